@@ -1,0 +1,6 @@
+# The river command-line tool.
+
+bin_PROGRAMS += apps/river
+
+apps_river_SOURCES = apps/river.c
+apps_river_LDADD = src/libriver.la

@@ -1,0 +1,267 @@
+/*
+ * river - River's command-line tool, run under mpirun/srun.
+ *
+ *   river hello            report the job: build, ranks, where each runs,
+ *                          and a ring bandwidth measurement
+ *   river version          print River's version and build line
+ *
+ * Every subcommand takes --help. Each subcommand is a function in the
+ * table below; main() initialises River, dispatches, and turns the
+ * subcommand's River error code into a message and a non-zero exit on
+ * every rank.
+ */
+#include <river.h>
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RIVER_CLI_LINE 640
+
+typedef int (*river_cli_fn)(int argc, char **argv);
+
+struct river_cli_cmd {
+  const char *name;
+  river_cli_fn fn;
+  const char *usage;   /* arguments after the name */
+  const char *summary; /* one line for `river --help` */
+};
+
+static int cmd_hello(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct river_cli_cmd river_cli_cmds[] = {
+  {"hello", cmd_hello, "[--laps N] [--bytes N]",
+   "report the job (build, ranks, hosts, binding) and ring bandwidth"},
+  {"version", cmd_version, "", "print River's version and build line"},
+};
+#define RIVER_CLI_NCMDS (sizeof river_cli_cmds / sizeof river_cli_cmds[0])
+
+static int world_rank(void)
+{
+  int rank = 0;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+static void usage_all(FILE *out)
+{
+  size_t i;
+
+  fprintf(out, "usage: mpirun -n N river COMMAND [OPTIONS]\n\ncommands:\n");
+  for (i = 0; i < RIVER_CLI_NCMDS; i++)
+    fprintf(out, "  %-10s %s\n", river_cli_cmds[i].name,
+            river_cli_cmds[i].summary);
+  fprintf(out, "\n`river COMMAND --help` describes one command.\n"
+               "Environment: RIVER_LOG=error|warn|info|debug\n");
+}
+
+/* Print `usage: river NAME USAGE` and the summary to stdout on rank 0. */
+static void usage_cmd(const char *name)
+{
+  size_t i;
+
+  if (world_rank() != 0)
+    return;
+  for (i = 0; i < RIVER_CLI_NCMDS; i++)
+    if (strcmp(river_cli_cmds[i].name, name) == 0)
+      printf("usage: river %s %s\n%s\n", name, river_cli_cmds[i].usage,
+             river_cli_cmds[i].summary);
+}
+
+static int wants_help(int argc, char **argv)
+{
+  int i;
+
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return 1;
+  return 0;
+}
+
+/* Parse a positive integer option value; RIVER_EINVAL with a message
+ * naming the option if it is not one. */
+static int parse_count(const char *opt, const char *val, long max, long *out)
+{
+  char *end;
+  long v;
+
+  if (val == NULL) {
+    river_log(RIVER_LOG_ERROR, "%s needs a value", opt);
+    return RIVER_EINVAL;
+  }
+  v = strtol(val, &end, 10);
+  if (*val == '\0' || *end != '\0' || v < 1 || v > max) {
+    river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in 1..%ld", opt,
+              val, max);
+    return RIVER_EINVAL;
+  }
+  *out = v;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ hello */
+
+/* Pass a token of `bytes` bytes round the ring `laps` times; on rank 0
+ * set *seconds to the time taken. */
+static int ring(long laps, long bytes, double *seconds)
+{
+  int rank, size;
+  long lap;
+  char *token;
+  double t0;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  token = calloc(1, (size_t)bytes);
+  if (token == NULL)
+    return RIVER_ENOMEM;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = river_wtime();
+  for (lap = 0; lap < laps; lap++) {
+    if (rank == 0) {
+      MPI_Send(token, (int)bytes, MPI_BYTE, next, 0, MPI_COMM_WORLD);
+      MPI_Recv(token, (int)bytes, MPI_BYTE, prev, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(token, (int)bytes, MPI_BYTE, prev, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      MPI_Send(token, (int)bytes, MPI_BYTE, next, 0, MPI_COMM_WORLD);
+    }
+  }
+  *seconds = river_wtime() - t0;
+  free(token);
+  return RIVER_SUCCESS;
+}
+
+static int cmd_hello(int argc, char **argv)
+{
+  long laps = 50, bytes = 1 << 20;
+  char line[RIVER_CLI_LINE] = "", *all = NULL;
+  size_t len = sizeof line;
+  int i, rank, size, rc;
+  double secs = 0.0;
+
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--laps") == 0)
+      rc = parse_count("--laps", argv[++i], 1000000, &laps);
+    else if (strcmp(argv[i], "--bytes") == 0)
+      rc = parse_count("--bytes", argv[++i], 1L << 30, &bytes);
+    else {
+      river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
+      rc = RIVER_EINVAL;
+    }
+    if (rc != RIVER_SUCCESS)
+      return rc;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  rc = river_topo_describe(line, &len);
+  if (rc != RIVER_SUCCESS)
+    snprintf(line, sizeof line, "(topology unavailable: %s)",
+             river_strerror(rc));
+  if (rank == 0 && (all = malloc((size_t)size * RIVER_CLI_LINE)) == NULL)
+    return RIVER_ENOMEM;
+  MPI_Gather(line, RIVER_CLI_LINE, MPI_CHAR, all, RIVER_CLI_LINE, MPI_CHAR, 0,
+             MPI_COMM_WORLD);
+
+  if (size > 1 && (rc = ring(laps, bytes, &secs)) != RIVER_SUCCESS) {
+    free(all);
+    return rc;
+  }
+  if (rank == 0) {
+    len = sizeof line;
+    if (river_build_info(line, &len) != RIVER_SUCCESS)
+      snprintf(line, sizeof line, "River %s", RIVER_VERSION_STRING);
+    printf("%s\n", line);
+    printf("%d rank%s:\n", size, size == 1 ? "" : "s");
+    for (i = 0; i < size; i++)
+      printf("  rank %-3d %s\n", i, all + (size_t)i * RIVER_CLI_LINE);
+    if (size > 1) {
+      double hops = (double)laps * size;
+      printf("ring: a %ld-byte token went %ld times round %d ranks in "
+             "%.3f s: %.1f us and %.2f GB/s per hop\n",
+             bytes, laps, size, secs, 1e6 * secs / hops,
+             (double)bytes * hops / secs / 1e9);
+    } else {
+      printf("ring: skipped (needs 2 or more ranks)\n");
+    }
+  }
+  free(all);
+  return RIVER_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- version */
+
+static int cmd_version(int argc, char **argv)
+{
+  char line[RIVER_CLI_LINE];
+  size_t len = sizeof line;
+  int rc;
+
+  if (argc > 1) {
+    river_log(RIVER_LOG_ERROR, "version: unexpected argument '%s'", argv[1]);
+    return RIVER_EINVAL;
+  }
+  rc = river_build_info(line, &len);
+  if (rc == RIVER_SUCCESS && world_rank() == 0)
+    printf("%s\n", line);
+  return rc;
+}
+
+/* ------------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+  const struct river_cli_cmd *cmd = NULL;
+  size_t i;
+  int rc, any;
+
+  rc = river_init(&argc, &argv);
+  if (rc != RIVER_SUCCESS) {
+    fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));
+    return 1;
+  }
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (world_rank() == 0)
+      usage_all(argc < 2 ? stderr : stdout);
+    river_finalize();
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    if (world_rank() == 0)
+      printf("river %s\n", RIVER_VERSION_STRING);
+    river_finalize();
+    return 0;
+  }
+  for (i = 0; i < RIVER_CLI_NCMDS; i++)
+    if (strcmp(argv[1], river_cli_cmds[i].name) == 0)
+      cmd = &river_cli_cmds[i];
+  if (cmd == NULL) {
+    if (world_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "unknown command '%s' (try river --help)",
+                argv[1]);
+    river_finalize();
+    return 2;
+  }
+  if (wants_help(argc - 1, argv + 1)) {
+    usage_cmd(cmd->name);
+    rc = RIVER_SUCCESS;
+  } else {
+    rc = cmd->fn(argc - 1, argv + 1);
+  }
+
+  /* Every rank exits non-zero if any rank failed. */
+  any = rc != RIVER_SUCCESS;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  if (rc != RIVER_SUCCESS)
+    river_log(RIVER_LOG_ERROR, "%s failed: %s (%s)", cmd->name,
+              river_strerror(rc), river_err_name(rc));
+  river_finalize();
+  return any ? 1 : 0;
+}

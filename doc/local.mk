@@ -1,0 +1,5 @@
+# Documentation installed under $(docdir).
+
+dist_doc_DATA += \
+	doc/design.md \
+	doc/building.md

@@ -1,0 +1,21 @@
+/*
+ * river.h - the public C API of River, an MPI data-flow environment and
+ * I/O substrate (see doc/design.md).
+ *
+ * This umbrella header includes one header per concept under river/.
+ * Conventions, true of every function unless its comment says otherwise:
+ *   - functions that can fail return int: RIVER_SUCCESS (0) or a negative
+ *     RIVER_E* code (river_strerror() explains it);
+ *   - a failing call leaks nothing and leaves its outputs untouched;
+ *   - NULL where a pointer is required gives RIVER_EINVAL;
+ *   - the library never prints to stdout, exits or aborts: it logs
+ *     through river_log() and returns codes.
+ */
+#ifndef RIVER_H
+#define RIVER_H
+
+#include "river/version.h"
+#include "river/core.h"
+#include "river/topo.h"
+
+#endif /* RIVER_H */

@@ -1,0 +1,23 @@
+# libriver: the C library, and its public headers.
+
+lib_LTLIBRARIES += src/libriver.la
+
+src_libriver_la_SOURCES = \
+	src/river_internal.h \
+	src/core.c \
+	src/log.c \
+	src/timing.c \
+	src/topo.c
+src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
+	$(HDF5_CFLAGS) $(HWLOC_CFLAGS)
+src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
+src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS)
+src_libriver_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
+	-no-undefined
+
+include_HEADERS = include/river.h
+riverincdir = $(includedir)/river
+riverinc_HEADERS = \
+	include/river/core.h \
+	include/river/topo.h
+nodist_riverinc_HEADERS = include/river/version.h

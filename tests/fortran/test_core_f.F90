@@ -1,0 +1,120 @@
+! test_core_f - module river from Fortran with mpi_f08: River inside a
+! program that owns MPI, version, error codes and messages, optional ierr,
+! the logger with a Fortran handler, timers, build and topology strings.
+module test_core_f_capture
+  use, intrinsic :: iso_c_binding
+  use river, only: river_c_string
+  implicit none
+  integer :: calls = 0, last_level = -1, last_rank = -2
+  character(len=:), allocatable :: last_msg
+contains
+  subroutine capture(level, rank, msg, ctx) bind(C)
+    integer(c_int), value :: level, rank
+    type(c_ptr), value :: msg, ctx
+    calls = calls + 1
+    last_level = level
+    last_rank = rank
+    last_msg = river_c_string(msg)
+  end subroutine capture
+end module test_core_f_capture
+
+program test_core_f
+  use, intrinsic :: iso_c_binding
+  use mpi_f08
+  use river
+  use test_core_f_capture
+  implicit none
+  integer :: ierr, rank, major, minor, release, level, failures, total
+  logical :: flag, up, down
+  character(len=:), allocatable :: s
+  character(len=32) :: expect
+  type(river_timer) :: t
+  real(c_double) :: secs, t0
+
+  failures = 0
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+
+  call river_init(ierr)
+  call check(ierr == RIVER_SUCCESS, 'river_init')
+  call river_initialized(flag)
+  call check(flag, 'river_initialized')
+
+  call river_get_version(major, minor, release)
+  call check(major == RIVER_VERSION_MAJOR .and. minor == RIVER_VERSION_MINOR &
+             .and. release == RIVER_VERSION_RELEASE, 'version')
+
+  ! Messages and names come from the C table.
+  call check(river_strerror(RIVER_EINVAL) == 'invalid argument', 'strerror')
+  call check(river_err_name(RIVER_ENOBUFS) == 'RIVER_ENOBUFS', 'err_name')
+  call check(river_strerror(12345) == 'unknown error code', 'strerror unknown')
+
+  ! With ierr, a bad argument comes back as a code and changes nothing.
+  call river_log_set_level(RIVER_LOG_INFO)
+  call river_log_set_level(99, ierr)
+  call check(ierr == RIVER_EINVAL, 'set_level 99 gives EINVAL')
+  call river_log_get_level(level)
+  call check(level == RIVER_LOG_INFO, 'level unchanged')
+
+  ! The logger reaches a Fortran handler with the rank.
+  call river_log_set_handler(capture, c_null_ptr)
+  call river_log(RIVER_LOG_INFO, 'from Fortran')
+  call river_log(RIVER_LOG_DEBUG, 'filtered out')
+  call check(calls == 1, 'handler called once')
+  call check(last_level == RIVER_LOG_INFO, 'handler level')
+  call check(last_rank == rank, 'handler rank')
+  call check(last_msg == 'from Fortran', 'handler message')
+  call river_log_reset_handler()
+
+  ! Timers.
+  call river_timer_reset(t)
+  call river_timer_start(t)
+  t0 = river_wtime()
+  do while (river_wtime() - t0 < 0.01_c_double)
+  end do
+  call river_timer_stop(t)
+  call river_timer_elapsed(t, secs)
+  call check(secs >= 0.0099_c_double .and. secs < 5.0_c_double, 'timer')
+  call river_timer_stop(t, ierr)
+  call check(ierr == RIVER_ESTATE, 'stop twice gives ESTATE')
+
+  ! Strings of any length come back whole.
+  call river_build_info(s)
+  write (expect, '(a,i0,a,i0,a,i0)') 'River ', major, '.', minor, '.', release
+  call check(index(s, trim(expect)) == 1, 'build_info starts with version')
+  call check(index(s, 'HDF5') > 0 .and. index(s, 'hwloc') > 0, 'build_info libs')
+  call river_topo_describe(s)
+  call check(index(s, 'host=') == 1 .and. index(s, ' pus=') > 0, 'topo')
+
+  call river_finalize(ierr)
+  call check(ierr == RIVER_SUCCESS, 'river_finalize')
+  call river_finalize(ierr)
+  call check(ierr == RIVER_ESTATE, 'second finalize gives ESTATE')
+
+  ! River left MPI up.
+  call MPI_Initialized(up)
+  call MPI_Finalized(down)
+  call check(up .and. .not. down, 'MPI left as found')
+
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (rank == 0) then
+    if (total == 0) then
+      print '(a)', 'PASS: test_core_f'
+    else
+      print '(a,i0,a)', 'FAIL: test_core_f (', total, ' failed checks)'
+    end if
+  end if
+  call MPI_Finalize()
+  if (total /= 0) error stop 1
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      failures = failures + 1
+      write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
+    end if
+  end subroutine check
+end program test_core_f

@@ -1,0 +1,82 @@
+# make check: CMocka unit tests (no MPI job), multi-rank MPI tests and
+# Fortran tests. Everything with an MPI job runs through
+# scripts/mpi-test-launch (ranks and time limit per test in
+# tests/*/testlist).
+
+TEST_EXTENSIONS = .mpi .sh
+MPI_LOG_COMPILER = $(top_srcdir)/scripts/mpi-test-launch
+SH_LOG_COMPILER = $(top_srcdir)/scripts/mpi-test-launch
+
+AM_TESTS_ENVIRONMENT = \
+	MPIEXEC='$(MPIEXEC)'; export MPIEXEC; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
+if RIVER_SANITIZERS
+# MPI and its plugins keep allocations to exit; LSan reports for them are
+# suppressed by library name (tests/lsan.supp), never for libriver.
+AM_TESTS_ENVIRONMENT += \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23; export ASAN_OPTIONS; \
+	LSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/lsan.supp':print_suppressions=0; export LSAN_OPTIONS; \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS; \
+	RIVER_TEST_TIMEOUT_SCALE=3; export RIVER_TEST_TIMEOUT_SCALE;
+endif
+EXTRA_DIST += tests/lsan.supp tests/mpi/testlist tests/fortran/testlist
+
+# ------------------------------------------------------------------ unit
+if RIVER_HAVE_CMOCKA
+unit_tests = \
+	tests/unit/test_badparam \
+	tests/unit/test_core \
+	tests/unit/test_log \
+	tests/unit/test_timing \
+	tests/unit/test_topo
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
+endif
+unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+unit_ldadd = src/libriver.la $(CMOCKA_LIBS)
+tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c
+tests_unit_test_badparam_CFLAGS = $(unit_cflags)
+tests_unit_test_badparam_LDADD = $(unit_ldadd)
+tests_unit_test_core_SOURCES = tests/unit/test_core.c
+tests_unit_test_core_CFLAGS = $(unit_cflags)
+tests_unit_test_core_LDADD = $(unit_ldadd)
+tests_unit_test_log_SOURCES = tests/unit/test_log.c
+tests_unit_test_log_CFLAGS = $(unit_cflags)
+tests_unit_test_log_LDADD = $(unit_ldadd)
+tests_unit_test_timing_SOURCES = tests/unit/test_timing.c
+tests_unit_test_timing_CFLAGS = $(unit_cflags)
+tests_unit_test_timing_LDADD = $(unit_ldadd)
+tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
+tests_unit_test_topo_CFLAGS = $(unit_cflags)
+tests_unit_test_topo_LDADD = $(unit_ldadd)
+
+# ------------------------------------------------------------------ MPI
+# Programs are built as tests/mpi/NAME.mpi so the .mpi log compiler
+# (the launcher) runs them.
+mpi_tests = \
+	tests/mpi/test_init_mpi.mpi \
+	tests/mpi/test_init_owned_mpi.mpi
+check_PROGRAMS += $(mpi_tests)
+TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh
+EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_river_cli.sh tests/fortran/test_errstop_f.sh
+tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
+
+# --------------------------------------------------------------- Fortran
+if RIVER_FORTRAN
+fortran_tests = \
+	tests/fortran/test_core_f.mpi
+# test_errstop_f is run by test_errstop_f.sh, which checks that it fails
+# and how.
+check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
+TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
+tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
+tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
+tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
+# Module dependency Automake does not see.
+$(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS): river.mod
+endif
