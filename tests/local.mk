@@ -13,14 +13,20 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
-# suppressed by library name (tests/lsan.supp), never for libriver.
+# suppressed by library name (tests/lsan.supp), never for libriver. The
+# dlclose shim keeps plugins mapped so that LSan can name them.
+check_LTLIBRARIES = tests/dlclose_noop.la
+tests_dlclose_noop_la_SOURCES = tests/dlclose_noop.c
+tests_dlclose_noop_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_dlclose_noop_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 AM_TESTS_ENVIRONMENT += \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23; export ASAN_OPTIONS; \
+	LD_PRELOAD='$(abs_top_builddir)/tests/.libs/dlclose_noop.so'; export LD_PRELOAD; \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23:verify_asan_link_order=0:fast_unwind_on_malloc=0; export ASAN_OPTIONS; \
 	LSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/lsan.supp':print_suppressions=0; export LSAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS; \
 	RIVER_TEST_TIMEOUT_SCALE=3; export RIVER_TEST_TIMEOUT_SCALE;
 endif
-EXTRA_DIST += tests/lsan.supp tests/mpi/testlist tests/fortran/testlist
+EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fortran/testlist
 
 # ------------------------------------------------------------------ unit
 if RIVER_HAVE_CMOCKA
@@ -74,6 +80,7 @@ fortran_tests = \
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
 TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
 tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
+CLEANFILES += test_core_f_capture.mod
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la

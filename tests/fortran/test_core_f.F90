@@ -85,6 +85,7 @@ program test_core_f
   call check(index(s, 'HDF5') > 0 .and. index(s, 'hwloc') > 0, 'build_info libs')
   call river_topo_describe(s)
   call check(index(s, 'host=') == 1 .and. index(s, ' pus=') > 0, 'topo')
+  deallocate(s)   ! the caller owns strings River returns
 
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')
