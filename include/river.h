@@ -17,5 +17,8 @@
 #include "river/version.h"
 #include "river/core.h"
 #include "river/topo.h"
+#include "river/checksum.h"
+#include "river/schema.h"
+#include "river/collection.h"
 
 #endif /* RIVER_H */

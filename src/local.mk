@@ -7,11 +7,14 @@ src_libriver_la_SOURCES = \
 	src/core.c \
 	src/log.c \
 	src/timing.c \
-	src/topo.c
+	src/topo.c \
+	src/checksum.c \
+	src/schema.c \
+	src/collection.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
-	$(HDF5_CFLAGS) $(HWLOC_CFLAGS)
+	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
-src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS)
+src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS)
 src_libriver_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
 	-no-undefined
 
@@ -19,5 +22,8 @@ include_HEADERS = include/river.h
 riverincdir = $(includedir)/river
 riverinc_HEADERS = \
 	include/river/core.h \
-	include/river/topo.h
+	include/river/topo.h \
+	include/river/checksum.h \
+	include/river/schema.h \
+	include/river/collection.h
 nodist_riverinc_HEADERS = include/river/version.h

@@ -32,7 +32,10 @@ EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fort
 if RIVER_HAVE_CMOCKA
 unit_tests = \
 	tests/unit/test_badparam \
+	tests/unit/test_checksum \
+	tests/unit/test_collection \
 	tests/unit/test_core \
+	tests/unit/test_schema \
 	tests/unit/test_log \
 	tests/unit/test_timing \
 	tests/unit/test_topo
@@ -44,6 +47,15 @@ unit_ldadd = src/libriver.la $(CMOCKA_LIBS)
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c
 tests_unit_test_badparam_CFLAGS = $(unit_cflags)
 tests_unit_test_badparam_LDADD = $(unit_ldadd)
+tests_unit_test_checksum_SOURCES = tests/unit/test_checksum.c
+tests_unit_test_checksum_CFLAGS = $(unit_cflags)
+tests_unit_test_checksum_LDADD = $(unit_ldadd)
+tests_unit_test_collection_SOURCES = tests/unit/test_collection.c
+tests_unit_test_collection_CFLAGS = $(unit_cflags)
+tests_unit_test_collection_LDADD = $(unit_ldadd)
+tests_unit_test_schema_SOURCES = tests/unit/test_schema.c
+tests_unit_test_schema_CFLAGS = $(unit_cflags)
+tests_unit_test_schema_LDADD = $(unit_ldadd)
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CFLAGS = $(unit_cflags)
 tests_unit_test_core_LDADD = $(unit_ldadd)

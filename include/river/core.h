@@ -30,7 +30,8 @@ extern "C" {
  * The one table of error codes. It generates the enum below,
  * river_strerror(), river_err_name() and the Fortran constants, so a code
  * and its message cannot drift apart. Codes are negative and stable: new
- * ones are appended, none is ever renumbered.
+ * ones are appended, none is ever renumbered. RIVER_EOS (positive) is
+ * not an error: it is the status of a read past the end of a stream.
  */
 #define RIVER_ERRNO_MAP(X)                                                   \
   X(SUCCESS,    0, "success")                                                \
@@ -47,7 +48,8 @@ extern "C" {
   X(EOVERFLOW,-11, "value too large")                                        \
   X(ENOTSUP,  -12, "not supported")                                          \
   X(EHDF5,    -13, "an HDF5 call failed")                                    \
-  X(ETOPO,    -14, "a hwloc topology call failed")
+  X(ETOPO,    -14, "a hwloc topology call failed")                         \
+  X(EOS,        1, "end of stream")
 
 typedef enum river_errno {
 #define RIVER__ERRNO_ENUM(name, code, msg) RIVER_##name = (code),

@@ -1,0 +1,2 @@
+/* checksum.c - placeholder, being written. */
+#include "river_internal.h"

@@ -1,0 +1,2 @@
+/* collection.c - placeholder, being written. */
+#include "river_internal.h"

@@ -1,0 +1,2 @@
+/* schema.c - placeholder, being written. */
+#include "river_internal.h"
