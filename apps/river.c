@@ -4,13 +4,15 @@
  *   river hello            report the job: build, ranks, where each runs,
  *                          and a ring bandwidth measurement
  *   river version          print River's version and build line
+ *   river gen|copy-in|copy-out|ls|info|fsck|rm
+ *                          collections (apps/river_coll.c)
  *
  * Every subcommand takes --help. Each subcommand is a function in the
  * table below; main() initialises River, dispatches, and turns the
  * subcommand's River error code into a message and a non-zero exit on
  * every rank.
  */
-#include <river.h>
+#include "river_cli.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -18,8 +20,6 @@
 #include <string.h>
 
 #define RIVER_CLI_LINE 640
-
-typedef int (*river_cli_fn)(int argc, char **argv);
 
 struct river_cli_cmd {
   const char *name;
@@ -35,15 +35,27 @@ static const struct river_cli_cmd river_cli_cmds[] = {
   {"hello", cmd_hello, "[--laps N] [--bytes N]",
    "report the job (build, ranks, hosts, binding) and ring bandwidth"},
   {"version", cmd_version, "", "print River's version and build line"},
+  {"gen", river_cmd_gen,
+   "COLL --records N [--ascii] [--skew] [--seed S] [--mirror R]\n"
+   "       [--layout partitioned|interleaved] [--block-size B] [COMMON]",
+   "generate gensort-format records into a collection, a slice per rank"},
+  {"copy-in", river_cmd_copy_in,
+   "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B] [COMMON]",
+   "split a flat file of records into a parallel collection"},
+  {"copy-out", river_cmd_copy_out, "COLL [-o FILE] [COMMON]",
+   "write a collection's records in collection order to FILE or stdout"},
+  {"ls", river_cmd_ls, "[COMMON]", "list the collections under the root"},
+  {"info", river_cmd_info, "COLL [COMMON]",
+   "show a collection's schema, partitions, sizes and mirrors"},
+  {"fsck", river_cmd_fsck, "COLL [COMMON]",
+   "verify every block of every copy; non-zero exit on damage"},
+  {"rm", river_cmd_rm, "COLL [COMMON]", "remove a collection"},
 };
 #define RIVER_CLI_NCMDS (sizeof river_cli_cmds / sizeof river_cli_cmds[0])
 
 static int world_rank(void)
 {
-  int rank = 0;
-
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
+  return river_cli_rank();
 }
 
 static void usage_all(FILE *out)
@@ -55,7 +67,14 @@ static void usage_all(FILE *out)
     fprintf(out, "  %-10s %s\n", river_cli_cmds[i].name,
             river_cli_cmds[i].summary);
   fprintf(out, "\n`river COMMAND --help` describes one command.\n"
-               "Environment: RIVER_LOG=error|warn|info|debug\n");
+               "COMMON options of collection commands:\n"
+               "  --root DIR       metadata in DIR/COLL.river.h5 (default "
+               "$RIVER_ROOT, else %s)\n"
+               "  --disks PATTERN  disk directories, one %%d for the disk "
+               "number (default DIR/%s)\n"
+               "  --direct-io      bypass the page cache (O_DIRECT)\n"
+               "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT\n",
+          RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
 }
 
 /* Print `usage: river NAME USAGE` and the summary to stdout on rank 0. */
@@ -81,35 +100,14 @@ static int wants_help(int argc, char **argv)
   return 0;
 }
 
-/* Parse a positive integer option value; RIVER_EINVAL with a message
- * naming the option if it is not one. */
-static int parse_count(const char *opt, const char *val, long max, long *out)
-{
-  char *end;
-  long v;
-
-  if (val == NULL) {
-    river_log(RIVER_LOG_ERROR, "%s needs a value", opt);
-    return RIVER_EINVAL;
-  }
-  v = strtol(val, &end, 10);
-  if (*val == '\0' || *end != '\0' || v < 1 || v > max) {
-    river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in 1..%ld", opt,
-              val, max);
-    return RIVER_EINVAL;
-  }
-  *out = v;
-  return RIVER_SUCCESS;
-}
-
 /* ------------------------------------------------------------------ hello */
 
 /* Pass a token of `bytes` bytes round the ring `laps` times; on rank 0
  * set *seconds to the time taken. */
-static int ring(long laps, long bytes, double *seconds)
+static int ring(uint64_t laps, uint64_t bytes, double *seconds)
 {
   int rank, size;
-  long lap;
+  uint64_t lap;
   char *token;
   double t0;
 
@@ -140,7 +138,7 @@ static int ring(long laps, long bytes, double *seconds)
 
 static int cmd_hello(int argc, char **argv)
 {
-  long laps = 50, bytes = 1 << 20;
+  uint64_t laps = 50, bytes = 1 << 20;
   char line[RIVER_CLI_LINE] = "", *all = NULL;
   size_t len = sizeof line;
   int i, rank, size, rc;
@@ -148,9 +146,9 @@ static int cmd_hello(int argc, char **argv)
 
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--laps") == 0)
-      rc = parse_count("--laps", argv[++i], 1000000, &laps);
+      rc = river_cli_parse_u64("--laps", argv[++i], 1, 1000000, 0, &laps);
     else if (strcmp(argv[i], "--bytes") == 0)
-      rc = parse_count("--bytes", argv[++i], 1L << 30, &bytes);
+      rc = river_cli_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
     else {
       river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
       rc = RIVER_EINVAL;
@@ -184,9 +182,9 @@ static int cmd_hello(int argc, char **argv)
       printf("  rank %-3d %s\n", i, all + (size_t)i * RIVER_CLI_LINE);
     if (size > 1) {
       double hops = (double)laps * size;
-      printf("ring: a %ld-byte token went %ld times round %d ranks in "
+      printf("ring: a %llu-byte token went %llu times round %d ranks in "
              "%.3f s: %.1f us and %.2f GB/s per hop\n",
-             bytes, laps, size, secs, 1e6 * secs / hops,
+             (unsigned long long)bytes, (unsigned long long)laps, size, secs, 1e6 * secs / hops,
              (double)bytes * hops / secs / 1e9);
     } else {
       printf("ring: skipped (needs 2 or more ranks)\n");

@@ -20,5 +20,8 @@
 #include "river/checksum.h"
 #include "river/schema.h"
 #include "river/collection.h"
+#include "river/pcoll.h"
+#include "river/gensort.h"
+#include "river/wait.h"
 
 #endif /* RIVER_H */

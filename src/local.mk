@@ -10,7 +10,10 @@ src_libriver_la_SOURCES = \
 	src/topo.c \
 	src/checksum.c \
 	src/schema.c \
-	src/collection.c
+	src/collection.c \
+	src/pcoll.c \
+	src/gensort.c \
+	src/wait.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
@@ -25,5 +28,8 @@ riverinc_HEADERS = \
 	include/river/topo.h \
 	include/river/checksum.h \
 	include/river/schema.h \
-	include/river/collection.h
+	include/river/collection.h \
+	include/river/pcoll.h \
+	include/river/gensort.h \
+	include/river/wait.h
 nodist_riverinc_HEADERS = include/river/version.h

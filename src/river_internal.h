@@ -20,6 +20,21 @@ void river__log_init_from_env(void);
  * contract of river_build_info() and river_topo_describe(). */
 int river__copy_out(const char *str, char *buf, size_t *len);
 
+/* Compare the keys of records a and b under schema s: <0, 0 or >0, as
+ * river_schema_compare but without argument checks (for hot loops). */
+int river__schema_key_cmp(const river_schema *s, const void *a, const void *b);
+
+/* As river__schema_key_cmp, but ka and kb point at bare keys (the key
+ * field's bytes alone, as copied out of records), not at records. */
+int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
+                                const void *kb);
+
+/* s's record size in bytes, without argument checks. */
+size_t river__schema_record_size(const river_schema *s);
+
+/* Sleep *ns nanoseconds, then double *ns up to River's backoff cap. */
+void river__backoff(long *ns);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

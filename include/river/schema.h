@@ -11,7 +11,9 @@
  *
  * Text form (CLI, flow specs, HDF5 metadata):
  *     NAME:TYPE[,NAME:TYPE...][;key=NAME]
- * TYPE is int32 int64 uint32 uint64 float32 float64 char[N] bytes[N].
+ * TYPE is int32 int64 uint32 uint64 float32 float64 char[N] bytes[N],
+ * N >= 1 (decimal digits). Whitespace around names, types and the
+ * separators , : ; = is ignored; a type has none inside ("char[16]").
  * Without ";key=", the key is the field named "key" if there is one, else
  * the first field. Names are 1..31 characters [A-Za-z0-9_], starting with
  * a letter or '_', unique within the schema. The default schema is the
@@ -81,7 +83,8 @@ RIVER_API int river_schema_field(const river_schema *s, int i,
                                  const char **name, river_type *type,
                                  size_t *count, size_t *offset);
 
-/* The key field's index, and the key's offset and size in the record. */
+/* The key field's index, and the key's offset and size in the record.
+ * As for river_schema_field, any output pointer may be NULL. */
 RIVER_API int river_schema_key(const river_schema *s, int *field,
                                size_t *offset, size_t *size);
 

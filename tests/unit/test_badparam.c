@@ -109,6 +109,78 @@ static void test_badparam_topo(void **state)
   assert_string_equal(buf, "keep");
 }
 
+static void test_badparam_schema(void **state)
+{
+  river_schema *s = NULL, *out;
+  const char *name = "keep";
+  river_type type = RIVER_TYPE_FLOAT64;
+  size_t count = 7, offset = 7, size = 7, len;
+  int n = 7, field = 7, eq = 7, cmp = 7;
+  unsigned char rec[100] = {0};
+  char buf[8] = "keep";
+
+  assert_int_equal(river_schema_create_default(&s), RIVER_SUCCESS);
+  out = s; /* a failed call leaves *out as it was */
+
+  assert_int_equal(river_schema_parse(NULL, &out), RIVER_EINVAL);
+  assert_int_equal(river_schema_parse("a:int32", NULL), RIVER_EINVAL);
+  assert_int_equal(river_schema_create_default(NULL), RIVER_EINVAL);
+  assert_int_equal(river_schema_clone(NULL, &out), RIVER_EINVAL);
+  assert_int_equal(river_schema_clone(s, NULL), RIVER_EINVAL);
+  assert_ptr_equal(out, s);
+  river_schema_destroy(NULL); /* documented no-op */
+
+  assert_int_equal(river_schema_record_size(NULL, &size), RIVER_EINVAL);
+  assert_int_equal(river_schema_record_size(s, NULL), RIVER_EINVAL);
+  assert_int_equal(river_schema_nfields(NULL, &n), RIVER_EINVAL);
+  assert_int_equal(river_schema_nfields(s, NULL), RIVER_EINVAL);
+
+  /* Field outputs are optional; s and the index are not. */
+  assert_int_equal(river_schema_field(NULL, 0, &name, &type, &count, &offset),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_field(s, -1, &name, &type, &count, &offset),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_field(s, 2, &name, &type, &count, &offset),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_field(s, 1 << 30, &name, &type, &count,
+                                      &offset), RIVER_EINVAL);
+
+  /* Key outputs are optional too; s is not. */
+  assert_int_equal(river_schema_key(NULL, &field, &offset, &size),
+                   RIVER_EINVAL);
+
+  assert_int_equal(river_schema_find(NULL, "key", &field), RIVER_EINVAL);
+  assert_int_equal(river_schema_find(s, NULL, &field), RIVER_EINVAL);
+  assert_int_equal(river_schema_find(s, "key", NULL), RIVER_EINVAL);
+
+  len = sizeof buf;
+  assert_int_equal(river_schema_format(NULL, buf, &len), RIVER_EINVAL);
+  assert_int_equal(river_schema_format(s, NULL, &len), RIVER_EINVAL);
+  assert_int_equal(river_schema_format(s, buf, NULL), RIVER_EINVAL);
+  assert_int_equal(len, sizeof buf);
+  assert_string_equal(buf, "keep");
+
+  assert_int_equal(river_schema_equal(NULL, s, &eq), RIVER_EINVAL);
+  assert_int_equal(river_schema_equal(s, NULL, &eq), RIVER_EINVAL);
+  assert_int_equal(river_schema_equal(s, s, NULL), RIVER_EINVAL);
+
+  assert_int_equal(river_schema_compare(NULL, rec, rec, &cmp), RIVER_EINVAL);
+  assert_int_equal(river_schema_compare(s, NULL, rec, &cmp), RIVER_EINVAL);
+  assert_int_equal(river_schema_compare(s, rec, NULL, &cmp), RIVER_EINVAL);
+  assert_int_equal(river_schema_compare(s, rec, rec, NULL), RIVER_EINVAL);
+
+  /* None of the refused calls wrote an output. */
+  assert_string_equal(name, "keep");
+  assert_int_equal(type, RIVER_TYPE_FLOAT64);
+  assert_int_equal(count + offset + size, 21);
+  assert_int_equal(n + field + eq + cmp, 28);
+
+  /* Types are any int: no input makes river_type_name return NULL. */
+  assert_string_equal(river_type_name(-1), "unknown");
+  assert_string_equal(river_type_name(RIVER_TYPE_BYTES + 1), "unknown");
+  river_schema_destroy(s);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -117,6 +189,7 @@ int main(void)
     cmocka_unit_test(test_badparam_vlog),
     cmocka_unit_test(test_badparam_timing),
     cmocka_unit_test(test_badparam_topo),
+    cmocka_unit_test(test_badparam_schema),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

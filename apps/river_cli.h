@@ -1,0 +1,35 @@
+/*
+ * river_cli.h - what the river command's subcommand files share: the
+ * command signature, option parsing helpers and the agreed exit.
+ */
+#ifndef RIVER_CLI_H
+#define RIVER_CLI_H
+
+#include <river.h>
+#include <stdint.h>
+
+/* A subcommand: argv[0] is its name. Returns a River code (the same on
+ * every rank: commands agree before returning). */
+typedef int (*river_cli_fn)(int argc, char **argv);
+
+int river_cli_rank(void);
+int river_cli_size(void);
+
+/* Parse an integer option value in [min, max]; on failure logs
+ * "OPT VALUE: expected an integer in MIN..MAX" and returns RIVER_EINVAL.
+ * Accepts suffixes k, M, G (powers of 1024) when allow_suffix. */
+int river_cli_parse_u64(const char *opt, const char *val, uint64_t min,
+                        uint64_t max, int allow_suffix, uint64_t *out);
+
+/* Every rank gets the most negative rc of any rank. */
+int river_cli_agree(int rc);
+
+int river_cmd_gen(int argc, char **argv);
+int river_cmd_copy_in(int argc, char **argv);
+int river_cmd_copy_out(int argc, char **argv);
+int river_cmd_ls(int argc, char **argv);
+int river_cmd_info(int argc, char **argv);
+int river_cmd_fsck(int argc, char **argv);
+int river_cmd_rm(int argc, char **argv);
+
+#endif /* RIVER_CLI_H */

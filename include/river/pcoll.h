@@ -1,0 +1,204 @@
+/*
+ * river/pcoll.h - parallel collections: a named set of partitions spread
+ * over disks, with mirrors, described by one HDF5 metadata file.
+ *
+ * On disk, under a root directory (default $RIVER_ROOT, else
+ * ./river-data):
+ *
+ *   ROOT/NAME.river.h5            metadata, written by one rank: the schema
+ *                                 as an HDF5 compound type, the partition
+ *                                 table, layout, replication, ordering
+ *   DISK(d)/NAME.pP.GEN.rdat      partition P's data (a single-disk
+ *                                 collection, river/collection.h) on each
+ *                                 disk holding a copy; GEN identifies the
+ *                                 write that made it
+ *
+ * DISK(d) is the disk pattern with d in place of its one %d ("disk%d",
+ * relative to ROOT, by default). With replication r, partition p lives
+ * on disks p, p+1, ..., p+r-1 (mod ndisks): chained declustering.
+ *
+ * Writing is collective: each rank of the writers' communicator writes
+ * one partition (partition = rank), every copy of it. A collection
+ * becomes visible only at river_pcoll_commit: data files are fsync'd,
+ * then the metadata is written under a temporary name, fsync'd and
+ * renamed into place; only then are the files of the collection it
+ * replaces removed. A crash before that leaves the old collection intact.
+ *
+ * Reading: any number of ranks (not tied to the number of partitions)
+ * open the metadata; each block read tries the partition's copies in
+ * turn, so a missing or damaged copy is covered by a mirror.
+ *
+ * Errors are logged (RIVER_LOG_ERROR) naming the collection and, for
+ * data, the partition, disk and block; collective calls return the same
+ * code on every rank.
+ *
+ * Part of the River API; include <river.h> rather than this file.
+ */
+#ifndef RIVER_PCOLL_H
+#define RIVER_PCOLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "river/core.h"
+#include "river/schema.h"
+#include "river/collection.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RIVER_PCOLL_NAME_MAX 128
+#define RIVER_PCOLL_DEFAULT_ROOT "./river-data"
+#define RIVER_PCOLL_DEFAULT_DISKS "disk%d"
+
+typedef enum river_layout {
+  RIVER_LAYOUT_PARTITIONED = 0, /* partition p holds a contiguous run of
+                                   the collection's records */
+  RIVER_LAYOUT_INTERLEAVED = 1  /* record j lives in partition j mod P
+                                   (round-robin by record, as in Bridge) */
+} river_layout;
+
+typedef struct river_pcoll river_pcoll;
+
+/* Options; NULL means all defaults. Fields marked "create" are ignored
+ * by river_pcoll_open, which takes them from the metadata. */
+typedef struct river_pcoll_opts {
+  const char *root;     /* NULL: $RIVER_ROOT, else RIVER_PCOLL_DEFAULT_ROOT */
+  const char *disks;    /* disk directory pattern with exactly one %d; a
+                           relative pattern is under root and may not climb
+                           out of it; no ".." component is accepted.
+                           NULL: create uses RIVER_PCOLL_DEFAULT_DISKS,
+                           open the pattern recorded at create */
+  int ndisks;           /* create: 0 = one disk per partition */
+  int replication;      /* create: copies of each partition (1..ndisks);
+                           0 = 1 */
+  river_layout layout;  /* create */
+  size_t block_size;    /* create: 0 = RIVER_COLL_DEFAULT_BLOCK_SIZE */
+  int ordered;          /* create: 1 = partitions are in key order (each
+                           partition's keys ascend and partition p's last
+                           key <= partition p+1's first); checked at commit */
+  int direct_io;        /* O_DIRECT data I/O where the file system allows */
+} river_pcoll_opts;
+
+#define RIVER_PCOLL_OPTS_INIT {NULL, NULL, 0, 0, RIVER_LAYOUT_PARTITIONED, 0, 0, 0}
+
+/* Facts about a collection (from its metadata). */
+typedef struct river_pcoll_info {
+  char name[RIVER_PCOLL_NAME_MAX + 1];
+  uint64_t nrecords;
+  size_t record_size;
+  int npartitions;
+  int ndisks;
+  int replication;
+  river_layout layout;
+  int ordered;
+  size_t block_size;
+  char generation[17];  /* hex id of the write that made it */
+} river_pcoll_info;
+
+/* One partition's entry in the partition table. */
+typedef struct river_pcoll_part {
+  uint64_t nrecords;
+  uint64_t bytes;       /* nrecords * record_size */
+  uint64_t nblocks;
+  uint32_t checksum;    /* CRC32C of the partition file's block-CRC table */
+  int first_disk;       /* copy c is on disk (first_disk + c) mod ndisks */
+  char path[RIVER_PCOLL_NAME_MAX + 64]; /* file name relative to its disk */
+} river_pcoll_part;
+
+/*
+ * Start writing collection `name` (letters, digits, '.', '_', '-'; not
+ * starting with '.'; at most RIVER_PCOLL_NAME_MAX bytes) with the given
+ * schema. Collective over comm: rank i writes partition i. The schema is
+ * copied. Disk directories are created as needed.
+ */
+RIVER_API int river_pcoll_create(MPI_Comm comm, const char *name,
+                                 const river_schema *schema,
+                                 const river_pcoll_opts *opts,
+                                 river_pcoll **out);
+
+/* Append nrecords records to this rank's partition (every copy). */
+RIVER_API int river_pcoll_write(river_pcoll *pc, const void *records,
+                                size_t nrecords);
+
+/*
+ * Make the collection visible (see above) and free pc. Collective. If any
+ * rank failed, no rank commits, every file of this write is removed, a
+ * previous collection of the same name stays as it was, and every rank
+ * returns the error.
+ */
+RIVER_API int river_pcoll_commit(river_pcoll *pc);
+
+/*
+ * Open collection `name` for reading: collective over comm; every rank
+ * reads and checks the metadata. RIVER_ENOTFOUND if there is none;
+ * RIVER_ECORRUPT if it cannot be read or contradicts itself.
+ */
+RIVER_API int river_pcoll_open(MPI_Comm comm, const char *name,
+                               const river_pcoll_opts *opts,
+                               river_pcoll **out);
+
+/* Close a reader, or abandon a writer (collective then: its files are
+ * removed). Frees pc; NULL is a no-op. */
+RIVER_API int river_pcoll_close(river_pcoll *pc);
+
+RIVER_API int river_pcoll_info_get(const river_pcoll *pc,
+                                   river_pcoll_info *info);
+
+/* The schema (borrowed: valid while pc lives). */
+RIVER_API int river_pcoll_schema(const river_pcoll *pc,
+                                 const river_schema **schema);
+
+/* Partition p's table entry (reader). */
+RIVER_API int river_pcoll_partition(const river_pcoll *pc, int p,
+                                    river_pcoll_part *part);
+
+/* The directory of disk d under this collection's root and pattern, into
+ * buf with the caller-buffer contract (see river_build_info). */
+RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
+                                    size_t *len);
+
+/*
+ * Read block `block` of partition p into buf (at least records_per_block
+ * * record_size bytes), verified. Tries the copies in order starting with
+ * the first disk; a missing, damaged or mismatched copy is logged (warn)
+ * and the next copy is tried. Only if every copy fails is the read an
+ * error, logged naming the collection, partition and block.
+ * *nrecords gets the block's record count.
+ */
+RIVER_API int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block,
+                                     void *buf, size_t bufsize,
+                                     size_t *nrecords);
+
+/* The number of records per block and the block count of partition p. */
+RIVER_API int river_pcoll_blocks(const river_pcoll *pc, int p,
+                                 size_t *records_per_block, uint64_t *nblocks);
+
+/*
+ * Check copy c (0 <= c < replication) of partition p: the file exists,
+ * matches the metadata (record size, count, checksum) and every block
+ * verifies. RIVER_SUCCESS, or the error with *bad_block set to the first
+ * damaged block (UINT64_MAX if the file as a whole is bad). Each problem
+ * is logged naming partition, disk, file and block. bad_block may be NULL.
+ */
+RIVER_API int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
+                                      uint64_t *bad_block);
+
+/*
+ * Remove collection `name`: the metadata first (so the collection
+ * disappears at once), then its data files. Not collective: call on one
+ * rank. RIVER_ENOTFOUND if there is no such collection.
+ */
+RIVER_API int river_pcoll_remove(const char *name,
+                                 const river_pcoll_opts *opts);
+
+/* Check a collection name (see river_pcoll_create): RIVER_SUCCESS or
+ * RIVER_EINVAL with a logged reason. */
+RIVER_API int river_pcoll_check_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIVER_PCOLL_H */

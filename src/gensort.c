@@ -1,0 +1,104 @@
+/*
+ * gensort.c - sort-benchmark records (layout in river/gensort.h).
+ *
+ * Random bytes come from splitmix64 applied to (seed, row, word): a
+ * counter-based generator, so record r is computable without generating
+ * records 0..r-1. libc's generators are sequential and so cannot do that;
+ * splitmix64 is a few lines and well studied, hence written here.
+ */
+#include "river_internal.h"
+
+#include <string.h>
+
+static const char river_hex[] = "0123456789ABCDEF";
+
+static uint64_t river_splitmix64(uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/* The w-th 64-bit random word of row under seed. */
+static uint64_t river_row_word(uint64_t seed, uint64_t row, unsigned w)
+{
+  return river_splitmix64(river_splitmix64(seed ^ (row * 4 + w)) + row);
+}
+
+static void river_gensort_key(uint64_t seed, uint64_t row, unsigned flags,
+                              unsigned char *key)
+{
+  uint64_t a = river_row_word(seed, row, 0), b = river_row_word(seed, row, 1);
+  unsigned i;
+
+  for (i = 0; i < 8; i++)
+    key[i] = (unsigned char)(a >> (8 * i));
+  key[8] = (unsigned char)b;
+  key[9] = (unsigned char)(b >> 8);
+  if (flags & RIVER_GENSORT_SKEW) {
+    double u = (double)(b >> 11) * (1.0 / 9007199254740992.0); /* [0,1) */
+    key[0] = (unsigned char)(256.0 * u * u * u * u);
+  }
+  if (flags & RIVER_GENSORT_ASCII) {
+    for (i = 0; i < RIVER_GENSORT_KEY_SIZE; i++)
+      key[i] = (unsigned char)(' ' + key[i] % 95);
+  }
+}
+
+/* Row id as 32 uppercase hex digits (a 128-bit number; high half 0). */
+static void river_gensort_rowid(uint64_t row, unsigned char *out)
+{
+  int i;
+
+  memset(out, '0', 16);
+  for (i = 0; i < 16; i++)
+    out[31 - i] = (unsigned char)river_hex[(row >> (4 * i)) & 0xf];
+}
+
+/* groups hex digits taken from row, each repeated 4 times. */
+static void river_gensort_filler(uint64_t row, int groups, unsigned char *out)
+{
+  int g;
+
+  for (g = 0; g < groups; g++)
+    memset(out + 4 * g, river_hex[(row + (uint64_t)g) & 0xf], 4);
+}
+
+static void river_gensort_record(uint64_t seed, uint64_t row, unsigned flags,
+                                 unsigned char *r)
+{
+  river_gensort_key(seed, row, flags, r);
+  if (flags & RIVER_GENSORT_ASCII) {
+    r[10] = ' ';
+    r[11] = ' ';
+    river_gensort_rowid(row, r + 12);
+    r[44] = ' ';
+    r[45] = ' ';
+    river_gensort_filler(row, 13, r + 46);
+    r[98] = '\r';
+    r[99] = '\n';
+  } else {
+    r[10] = 0x00;
+    r[11] = 0x11;
+    river_gensort_rowid(row, r + 12);
+    r[44] = 0x88; r[45] = 0x99; r[46] = 0xAA; r[47] = 0xBB;
+    river_gensort_filler(row, 12, r + 48);
+    r[96] = 0xCC; r[97] = 0xDD; r[98] = 0xEE; r[99] = 0xFF;
+  }
+}
+
+int river_gensort_fill(uint64_t first, size_t count, unsigned flags,
+                       uint64_t seed, void *buf)
+{
+  unsigned char *r = buf;
+  size_t i;
+
+  if ((buf == NULL && count > 0)
+      || (flags & ~(RIVER_GENSORT_ASCII | RIVER_GENSORT_SKEW)) != 0
+      || (count > 0 && first > UINT64_MAX - (count - 1)))
+    return RIVER_EINVAL;
+  for (i = 0; i < count; i++, r += RIVER_GENSORT_RECORD_SIZE)
+    river_gensort_record(seed, first + i, flags, r);
+  return RIVER_SUCCESS;
+}
