@@ -491,7 +491,7 @@ static void river_coll_encode_header(const river_coll *c, unsigned char *h)
 static int river_coll_finish(river_coll *c)
 {
   unsigned char h[RIVER_COLL_HDR_SIZE];
-  unsigned char *t = (unsigned char *)c->crcs;
+  unsigned char *t;
   uint64_t nb, size, i;
   size_t ext;
   int rc, e;
@@ -510,6 +510,7 @@ static int river_coll_finish(river_coll *c)
   river_coll_geometry(c->nrecords, c->record_size, c->block_size, &nb,
                       &c->trailer_offset, &size);
 
+  t = (unsigned char *)c->crcs;
   for (i = 0; i < c->nblocks; i++)   /* to little-endian, in place */
     river_put32(t + 4 * i, c->crcs[i]);
   river_crc32c(t, 4 * c->nblocks, &c->table_crc);
@@ -712,6 +713,11 @@ static int river_coll_read_trailer(river_coll *c)
   uint32_t crc = 0;
   int e;
 
+  if ((uint64_t)bytes != 4 * c->nblocks) {
+    river__error("%s: %" PRIu64 " blocks are too many for this machine",
+                 c->path, c->nblocks);
+    return RIVER_EOVERFLOW;
+  }
   if (bytes > 0) {
     c->crcs = malloc(bytes);
     if (c->crcs == NULL)

@@ -22,15 +22,15 @@ _Static_assert(sizeof(float) == 4, "float32 fields need a 4-byte float");
 _Static_assert(sizeof(double) == 8, "float64 fields need an 8-byte double");
 
 /* The largest record a schema may describe. */
-#define RIVER_SCHEMA_MAX_RECORD ((size_t)1 << 30)
+#define RIVER__MAX_RECORD ((size_t)1 << 30)
 
 /* The longest canonical text: per field NAME ':' "bytes[1073741824]" ',',
  * then ";key=" NAME and the NUL. */
-#define RIVER_SCHEMA_MAX_TEXT                                              \
+#define RIVER__MAX_TEXT                                                    \
   (RIVER_SCHEMA_MAX_FIELDS * (RIVER_SCHEMA_MAX_NAME + 1 + 17 + 1)          \
    + 5 + RIVER_SCHEMA_MAX_NAME + 1)
 
-struct river_schema_field {
+struct river__field {
   char name[RIVER_SCHEMA_MAX_NAME + 1];
   river_type type;
   size_t count;   /* N for char[N] and bytes[N], else 1 */
@@ -42,11 +42,11 @@ struct river_schema {
   int nfields;
   int key;              /* index of the key field */
   size_t record_size;
-  struct river_schema_field field[RIVER_SCHEMA_MAX_FIELDS];
+  struct river__field field[RIVER_SCHEMA_MAX_FIELDS];
 };
 
 /* A piece of the schema text: not NUL-terminated. */
-struct river_span {
+struct river__span {
   const char *p;
   size_t n;
 };
@@ -57,30 +57,38 @@ static const char *const river_type_names[] = {
 
 static const size_t river_type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1};
 
-#define RIVER_NTYPES ((int)(sizeof river_type_names / sizeof *river_type_names))
+#define RIVER__NTYPES \
+  ((int)(sizeof river_type_names / sizeof *river_type_names))
 
 const char *river_type_name(int type)
 {
-  if (type < 0 || type >= RIVER_NTYPES)
+  if (type < 0 || type >= RIVER__NTYPES)
     return "unknown";
   return river_type_names[type];
 }
 
 /* ------------------------------------------------------------ errors */
 
-/* Log "schema "TEXT": DETAIL" at error level; return rc. */
+/* The most of the text an error message quotes: the rest of the message
+ * (what is wrong) must fit in the logger's 1024 bytes too. */
+#define RIVER__QUOTE_MAX 400
+
+/* Log "schema "TEXT": DETAIL" at error level (a long TEXT cut to its
+ * first RIVER__QUOTE_MAX characters and "..."); return rc. */
 static int schema_error(const char *text, int rc, const char *fmt, ...)
     RIVER_PRINTF(3, 4);
 
 static int schema_error(const char *text, int rc, const char *fmt, ...)
 {
   char detail[512];
+  int cut = strlen(text) > RIVER__QUOTE_MAX;
   va_list ap;
 
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  river__error("schema \"%s\": %s", text, detail);
+  river__error("schema \"%.*s%s\": %s", RIVER__QUOTE_MAX, text,
+               cut ? "..." : "", detail);
   return rc;
 }
 
@@ -98,9 +106,9 @@ static int is_name_char(char c)
          || (c >= '0' && c <= '9') || c == '_';
 }
 
-static struct river_span span_trim(const char *p, size_t n)
+static struct river__span span_trim(const char *p, size_t n)
 {
-  struct river_span sp;
+  struct river__span sp;
 
   while (n > 0 && is_space(*p)) {
     p++;
@@ -113,12 +121,12 @@ static struct river_span span_trim(const char *p, size_t n)
   return sp;
 }
 
-static int span_is(struct river_span sp, const char *str)
+static int span_is(struct river__span sp, const char *str)
 {
   return sp.n == strlen(str) && memcmp(sp.p, str, sp.n) == 0;
 }
 
-static int find_span(const river_schema *s, struct river_span name)
+static int find_span(const river_schema *s, struct river__span name)
 {
   int i;
 
@@ -131,7 +139,7 @@ static int find_span(const river_schema *s, struct river_span name)
 /* ----------------------------------------------------------- parsing */
 
 /* What is wrong with name, or NULL if it is a good field name. */
-static const char *name_problem(struct river_span name)
+static const char *name_problem(struct river__span name)
 {
   size_t i;
 
@@ -153,7 +161,7 @@ static const char *name_problem(struct river_span name)
  * in type; where names the field in messages.
  */
 static int parse_count(const char *text, const char *where,
-                       struct river_span type, struct river_span num,
+                       struct river__span type, struct river__span num,
                        size_t *count)
 {
   const char *close = memchr(num.p, ']', num.n);
@@ -180,7 +188,7 @@ static int parse_count(const char *text, const char *where,
                           "number", where, (int)len, num.p, (int)type.n,
                           type.p);
     n = n * 10 + (size_t)(num.p[i] - '0');
-    if (n > RIVER_SCHEMA_MAX_RECORD)
+    if (n > RIVER__MAX_RECORD)
       return schema_error(text, RIVER_EOVERFLOW,
                           "%s: length N %.*s of type \"%.*s\" is too large "
                           "(a record is at most 1 GiB)", where, (int)len,
@@ -196,9 +204,9 @@ static int parse_count(const char *text, const char *where,
 
 /* Parse one trimmed TYPE into f's type and count. */
 static int parse_type(const char *text, const char *where,
-                      struct river_span type, struct river_schema_field *f)
+                      struct river__span type, struct river__field *f)
 {
-  struct river_span num;
+  struct river__span num;
   size_t plen;
   int t;
 
@@ -234,11 +242,11 @@ static int parse_type(const char *text, const char *where,
 }
 
 /* Parse one trimmed "NAME:TYPE" and append it to s. */
-static int parse_field(const char *text, struct river_span tok,
+static int parse_field(const char *text, struct river__span tok,
                        river_schema *s)
 {
-  struct river_schema_field *f = &s->field[s->nfields];
-  struct river_span name, type;
+  struct river__field *f = &s->field[s->nfields];
+  struct river__span name, type;
   int pos = s->nfields + 1, dup, rc;
   const char *colon, *why;
   char where[RIVER_SCHEMA_MAX_NAME + 32];
@@ -268,7 +276,7 @@ static int parse_field(const char *text, struct river_span tok,
   if (rc != RIVER_SUCCESS)
     return rc;
   f->size = f->count * river_type_sizes[f->type];
-  if (f->size > RIVER_SCHEMA_MAX_RECORD - s->record_size)
+  if (f->size > RIVER__MAX_RECORD - s->record_size)
     return schema_error(text, RIVER_EOVERFLOW,
                         "%s: the record would exceed 1 GiB", where);
   memcpy(f->name, name.p, name.n);
@@ -283,7 +291,7 @@ static int parse_field(const char *text, struct river_span tok,
 static int parse_fields(const char *text, size_t n, river_schema *s)
 {
   const char *p = text, *end = text + n, *comma;
-  struct river_span tok;
+  struct river__span tok;
   int rc;
 
   for (;;) {
@@ -304,7 +312,7 @@ static int parse_fields(const char *text, size_t n, river_schema *s)
 /* Parse the clause after ';' ("key=NAME", untrimmed) into s->key. */
 static int parse_key(const char *text, const char *clause, river_schema *s)
 {
-  struct river_span all = span_trim(clause, strlen(clause)), rest, name;
+  struct river__span all = span_trim(clause, strlen(clause)), rest, name;
   size_t i = 0;
   int is_key, k;
 
@@ -342,7 +350,7 @@ static int parse_text(const char *text, river_schema *s)
 {
   const char *semi = strchr(text, ';');
   size_t n = semi ? (size_t)(semi - text) : strlen(text);
-  struct river_span key = {"key", 3};
+  struct river__span key = {"key", 3};
   int rc, k;
 
   if (span_trim(text, strlen(text)).n == 0)
@@ -428,7 +436,7 @@ int river_schema_nfields(const river_schema *s, int *n)
 int river_schema_field(const river_schema *s, int i, const char **name,
                        river_type *type, size_t *count, size_t *offset)
 {
-  const struct river_schema_field *f;
+  const struct river__field *f;
 
   if (s == NULL || i < 0 || i >= s->nfields)
     return RIVER_EINVAL;
@@ -475,8 +483,8 @@ int river_schema_find(const river_schema *s, const char *name, int *field)
 
 int river_schema_format(const river_schema *s, char *buf, size_t *len)
 {
-  char text[RIVER_SCHEMA_MAX_TEXT];
-  const struct river_schema_field *f;
+  char text[RIVER__MAX_TEXT];
+  const struct river__field *f;
   size_t n = 0;
   int i;
 
@@ -511,7 +519,7 @@ int river_schema_equal(const river_schema *a, const river_schema *b,
 
 /* -------------------------------------------------------- comparison */
 
-#define RIVER_CMP(x, y) (((x) > (y)) - ((x) < (y)))
+#define RIVER__CMP(x, y) (((x) > (y)) - ((x) < (y)))
 
 /* Floats in total order: NaNs equal each other and follow everything. */
 static int cmp_double(double x, double y)
@@ -520,10 +528,10 @@ static int cmp_double(double x, double y)
 
   if (xn || yn)
     return (xn != 0) - (yn != 0);
-  return RIVER_CMP(x, y);
+  return RIVER__CMP(x, y);
 }
 
-#define RIVER_LOAD_CMP(ctype, a, b, cmp)                                   \
+#define RIVER__LOAD_CMP(ctype, a, b, cmp)                                  \
   do {                                                                     \
     ctype x_, y_;                                                          \
     memcpy(&x_, (a), sizeof x_);                                           \
@@ -532,29 +540,29 @@ static int cmp_double(double x, double y)
   } while (0)
 
 /* Compare the key fields at pa and pb (each k->size bytes). */
-static int key_cmp_at(const struct river_schema_field *k,
+static int key_cmp_at(const struct river__field *k,
                       const unsigned char *pa, const unsigned char *pb)
 {
   int r = 0;
 
   switch (k->type) {
   case RIVER_TYPE_INT32:
-    RIVER_LOAD_CMP(int32_t, pa, pb, r = RIVER_CMP(x_, y_));
+    RIVER__LOAD_CMP(int32_t, pa, pb, r = RIVER__CMP(x_, y_));
     break;
   case RIVER_TYPE_INT64:
-    RIVER_LOAD_CMP(int64_t, pa, pb, r = RIVER_CMP(x_, y_));
+    RIVER__LOAD_CMP(int64_t, pa, pb, r = RIVER__CMP(x_, y_));
     break;
   case RIVER_TYPE_UINT32:
-    RIVER_LOAD_CMP(uint32_t, pa, pb, r = RIVER_CMP(x_, y_));
+    RIVER__LOAD_CMP(uint32_t, pa, pb, r = RIVER__CMP(x_, y_));
     break;
   case RIVER_TYPE_UINT64:
-    RIVER_LOAD_CMP(uint64_t, pa, pb, r = RIVER_CMP(x_, y_));
+    RIVER__LOAD_CMP(uint64_t, pa, pb, r = RIVER__CMP(x_, y_));
     break;
   case RIVER_TYPE_FLOAT32:
-    RIVER_LOAD_CMP(float, pa, pb, r = cmp_double(x_, y_));
+    RIVER__LOAD_CMP(float, pa, pb, r = cmp_double(x_, y_));
     break;
   case RIVER_TYPE_FLOAT64:
-    RIVER_LOAD_CMP(double, pa, pb, r = cmp_double(x_, y_));
+    RIVER__LOAD_CMP(double, pa, pb, r = cmp_double(x_, y_));
     break;
   case RIVER_TYPE_CHAR:
   case RIVER_TYPE_BYTES:
@@ -566,7 +574,7 @@ static int key_cmp_at(const struct river_schema_field *k,
 
 int river__schema_key_cmp(const river_schema *s, const void *a, const void *b)
 {
-  const struct river_schema_field *k = &s->field[s->key];
+  const struct river__field *k = &s->field[s->key];
 
   return key_cmp_at(k, (const unsigned char *)a + k->offset,
                     (const unsigned char *)b + k->offset);

@@ -84,7 +84,9 @@ typedef struct river_coll_info {
 RIVER_API int river_coll_create(const char *path, size_t record_size,
                                 const river_coll_opts *opts, river_coll **out);
 
-/* Append nrecords records (nrecords * record_size bytes at records). */
+/* Append nrecords records (nrecords * record_size bytes at records).
+ * After a failed write (RIVER_EIO) the writer is spent: further appends
+ * and river_coll_commit return RIVER_ESTATE. */
 RIVER_API int river_coll_append(river_coll *c, const void *records,
                                 size_t nrecords);
 
@@ -92,7 +94,8 @@ RIVER_API int river_coll_append(river_coll *c, const void *records,
  * Finish a collection being written: write the last block, the trailer
  * and the header, fsync, rename "<path>.tmp" to path and fsync the
  * directory. Frees c whether or not it succeeds; on failure the temporary
- * file is removed and path is as it was. RIVER_EINVAL for a reader.
+ * file is removed and path is as it was. RIVER_EINVAL for a reader (which
+ * is left open).
  */
 RIVER_API int river_coll_commit(river_coll *c);
 
@@ -115,10 +118,12 @@ RIVER_API int river_coll_stat(const river_coll *c, river_coll_info *info);
 
 /*
  * Read block `block` (0 <= block < nblocks) into buf (bufsize bytes, at
- * least records_per_block * record_size) and verify its checksum. On
- * success *nrecords is the number of records in the block. A checksum
- * mismatch is RIVER_ECORRUPT, logged with the path and block index; a
- * short read (file changed underneath) is RIVER_EIO.
+ * least records_per_block * record_size, else RIVER_ENOBUFS) and verify
+ * its checksum. On success *nrecords is the number of records in the
+ * block. A checksum mismatch is RIVER_ECORRUPT, logged with the path and
+ * block index; a short read (file changed underneath) is RIVER_EIO. The
+ * data is read straight into buf, so after a failure its contents are
+ * undefined.
  */
 RIVER_API int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
                                     size_t bufsize, size_t *nrecords);

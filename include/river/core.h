@@ -43,7 +43,7 @@ extern "C" {
   X(ENOBUFS,   -6, "buffer too small")                                       \
   X(ENOTFOUND, -7, "not found")                                              \
   X(EEXIST,    -8, "already exists")                                         \
-  X(ECORRUPT,  -9, "data corrupt (checksum mismatch)")                       \
+  X(ECORRUPT,  -9, "data corrupt or inconsistent")                          \
   X(EFORMAT,  -10, "malformed input")                                        \
   X(EOVERFLOW,-11, "value too large")                                        \
   X(ENOTSUP,  -12, "not supported")                                          \

@@ -11,7 +11,10 @@
 #include <cmocka.h>
 
 #include <river.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_badparam_core(void **state)
 {
@@ -181,6 +184,120 @@ static void test_badparam_schema(void **state)
   river_schema_destroy(s);
 }
 
+static void test_badparam_checksum(void **state)
+{
+  uint32_t crc = 0x5a5a5a5a;
+
+  assert_int_equal(river_crc32c("x", 1, NULL), RIVER_EINVAL);
+  assert_int_equal(river_crc32c(NULL, 1, &crc), RIVER_EINVAL);
+  assert_int_equal(river_crc32c(NULL, SIZE_MAX, &crc), RIVER_EINVAL);
+  assert_int_equal(crc, 0x5a5a5a5a);
+  /* No bytes: buf may be NULL and the CRC stays as it was. */
+  assert_int_equal(river_crc32c(NULL, 0, &crc), RIVER_SUCCESS);
+  assert_int_equal(crc, 0x5a5a5a5a);
+}
+
+static void quiet(int level, int rank, const char *msg, void *ctx)
+{
+}
+
+/* Collections: NULL and nonsense, then reader calls on a writer and
+ * writer calls on a reader (in a mkdtemp() directory). */
+static void test_badparam_collection(void **state)
+{
+  const char *tmpdir = getenv("TMPDIR");
+  char dir[4096], path[4200], tmp[4200], label[RIVER_COLL_LABEL_MAX + 2];
+  river_coll_opts o = RIVER_COLL_OPTS_INIT;
+  river_coll *keep = (river_coll *)&o, *w = NULL, *r = NULL;
+  river_coll_info info, blank;
+  unsigned char rec[100] = {0}, buf[8192];
+  const void *recs = rec;
+  size_t k = 7;
+  uint64_t bad = 7;
+
+  river_log_set_handler(quiet, NULL);
+  snprintf(dir, sizeof dir, "%s/river_badparam_XXXXXX",
+           tmpdir && *tmpdir ? tmpdir : "/tmp");
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/c", dir);
+  snprintf(tmp, sizeof tmp, "%s/c.tmp", dir);
+
+  /* create and open: *out stays as it was. */
+  assert_int_equal(river_coll_create(NULL, 100, NULL, &keep), RIVER_EINVAL);
+  assert_int_equal(river_coll_create("", 100, NULL, &keep), RIVER_EINVAL);
+  assert_int_equal(river_coll_create(path, 100, NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_create(path, 0, NULL, &keep), RIVER_EINVAL);
+  o.block_size = 4095;
+  assert_int_equal(river_coll_create(path, 100, &o, &keep), RIVER_EINVAL);
+  o.block_size = 4096;
+  assert_int_equal(river_coll_create(path, 4097, &o, &keep), RIVER_EINVAL);
+  o.block_size = 0;
+  memset(label, 'x', sizeof label - 1);
+  label[sizeof label - 1] = '\0';
+  o.label = label;
+  assert_int_equal(river_coll_create(path, 100, &o, &keep), RIVER_EINVAL);
+  assert_int_equal(river_coll_open(NULL, 0, NULL, &keep), RIVER_EINVAL);
+  assert_int_equal(river_coll_open("", 0, NULL, &keep), RIVER_EINVAL);
+  assert_int_equal(river_coll_open(path, 0, NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_open(path, 0, NULL, &keep), RIVER_ENOTFOUND);
+  assert_ptr_equal(keep, (river_coll *)&o);
+  assert_int_equal(access(tmp, F_OK), -1);
+
+  /* NULL handles. */
+  memset(&info, 0x5a, sizeof info);
+  blank = info;
+  assert_int_equal(river_coll_append(NULL, rec, 1), RIVER_EINVAL);
+  assert_int_equal(river_coll_commit(NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_close(NULL), RIVER_SUCCESS);
+  assert_int_equal(river_coll_stat(NULL, &info), RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(NULL, 0, buf, sizeof buf, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_coll_next(NULL, &recs, &k), RIVER_EINVAL);
+  assert_int_equal(river_coll_rewind(NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_verify(NULL, &bad), RIVER_EINVAL);
+
+  /* A writer: NULL outputs and records, reader calls. */
+  o.label = NULL;
+  o.block_size = 8192;
+  assert_int_equal(river_coll_create(path, 100, &o, &w), RIVER_SUCCESS);
+  assert_int_equal(river_coll_append(w, NULL, 1), RIVER_EINVAL);
+  assert_int_equal(river_coll_append(w, rec, SIZE_MAX), RIVER_EOVERFLOW);
+  assert_int_equal(river_coll_stat(w, NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(w, 0, buf, sizeof buf, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_coll_next(w, &recs, &k), RIVER_EINVAL);
+  assert_int_equal(river_coll_rewind(w), RIVER_EINVAL);
+  assert_int_equal(river_coll_verify(w, &bad), RIVER_EINVAL);
+  assert_int_equal(river_coll_append(w, rec, 1), RIVER_SUCCESS);
+  assert_int_equal(river_coll_commit(w), RIVER_SUCCESS);
+
+  /* A reader: NULL outputs, out of range, too small, writer calls. */
+  assert_int_equal(river_coll_open(path, 100, NULL, &r), RIVER_SUCCESS);
+  assert_int_equal(river_coll_stat(r, NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(r, 0, NULL, sizeof buf, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(r, 0, buf, sizeof buf, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(r, 1, buf, sizeof buf, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_coll_read_block(r, 0, buf, 100, &k), RIVER_ENOBUFS);
+  assert_int_equal(river_coll_next(r, NULL, &k), RIVER_EINVAL);
+  assert_int_equal(river_coll_next(r, &recs, NULL), RIVER_EINVAL);
+  assert_int_equal(river_coll_append(r, rec, 1), RIVER_EINVAL);
+  assert_int_equal(river_coll_commit(r), RIVER_EINVAL); /* r stays open */
+  assert_int_equal(river_coll_verify(r, NULL), RIVER_SUCCESS);
+  assert_int_equal(river_coll_close(r), RIVER_SUCCESS);
+
+  /* None of the refused calls wrote an output. */
+  assert_memory_equal(&info, &blank, sizeof info);
+  assert_ptr_equal(recs, rec);
+  assert_int_equal(k + bad, 14);
+
+  river_log_set_handler(NULL, NULL);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -190,6 +307,8 @@ int main(void)
     cmocka_unit_test(test_badparam_timing),
     cmocka_unit_test(test_badparam_topo),
     cmocka_unit_test(test_badparam_schema),
+    cmocka_unit_test(test_badparam_checksum),
+    cmocka_unit_test(test_badparam_collection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

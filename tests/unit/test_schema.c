@@ -418,6 +418,9 @@ static const struct bad_case bad_cases[] = {
    {"field 3 \"c\"", "the record would exceed 1 GiB"}},
 };
 
+/* How much of a long text an error message quotes (src/schema.c). */
+#define QUOTE_MAX 400
+
 /* text fails with rc, leaves *out alone and logs exactly one error that
  * quotes text and contains each of want. */
 static void assert_parse_fails(const char *text, int rc,
@@ -437,7 +440,11 @@ static void assert_parse_fails(const char *text, int rc,
   assert_ptr_equal(out, sentinel);
   assert_int_equal(logged.calls, 1);
   assert_int_equal(logged.level, RIVER_LOG_ERROR);
-  snprintf(quoted, sizeof quoted, "schema \"%s\": ", text);
+  /* The message quotes the text, cut after QUOTE_MAX characters. */
+  if (strlen(text) > QUOTE_MAX)
+    snprintf(quoted, sizeof quoted, "schema \"%.*s...\": ", QUOTE_MAX, text);
+  else
+    snprintf(quoted, sizeof quoted, "schema \"%s\": ", text);
   if (strncmp(logged.msg, quoted, strlen(quoted)) != 0)
     fail_msg("message \"%s\" does not start with %s", logged.msg, quoted);
   for (i = 0; i < nwant && want[i] != NULL; i++)
@@ -463,6 +470,30 @@ static void test_schema_parse_too_many_fields(void **state)
   assert_parse_fails(text, RIVER_EFORMAT, want, 2);
   many_fields(text, sizeof text, RIVER_SCHEMA_MAX_FIELDS + 10);
   assert_parse_fails(text, RIVER_EFORMAT, want, 2);
+}
+
+/* A text too long to quote whole still gets a message saying what is
+ * wrong and where: 64 fields with 31-character names, then a 65th. */
+static void test_schema_parse_error_in_long_text(void **state)
+{
+  char text[4096];
+  const char *want[] = {"field 65 \"x:int32\"", "at most 64 fields"};
+  char where[64];
+  const char *want2[] = {where, "unknown type \"int33\""};
+  size_t len = 0;
+  int i;
+
+  for (i = 0; i < RIVER_SCHEMA_MAX_FIELDS; i++)
+    len += (size_t)snprintf(text + len, sizeof text - len, "f%030d:int32,",
+                            i);
+  snprintf(text + len, sizeof text - len, "x:int32");
+  assert_true(strlen(text) > 2000);
+  assert_parse_fails(text, RIVER_EFORMAT, want, 2);
+
+  snprintf(where, sizeof where, "field 64 \"f%030d\"", 63);
+  text[len - 2] = '3'; /* field 64 becomes int33 */
+  text[len - 1] = '\0';
+  assert_parse_fails(text, RIVER_EFORMAT, want2, 2);
 }
 
 /* The first error from the left is the one reported. */
@@ -1047,6 +1078,7 @@ int main(void)
     T(test_schema_parse_record_size_limit),
     T(test_schema_parse_errors_by_code_and_message),
     T(test_schema_parse_too_many_fields),
+    T(test_schema_parse_error_in_long_text),
     T(test_schema_parse_reports_first_error),
     T(test_schema_parse_logs_only_errors),
     T(test_schema_find_fields),
