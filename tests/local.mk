@@ -35,6 +35,7 @@ unit_tests = \
 	tests/unit/test_checksum \
 	tests/unit/test_collection \
 	tests/unit/test_core \
+	tests/unit/test_gensort \
 	tests/unit/test_schema \
 	tests/unit/test_log \
 	tests/unit/test_timing \
@@ -56,6 +57,9 @@ tests_unit_test_collection_LDADD = $(unit_ldadd)
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c
 tests_unit_test_schema_CFLAGS = $(unit_cflags)
 tests_unit_test_schema_LDADD = $(unit_ldadd)
+tests_unit_test_gensort_SOURCES = tests/unit/test_gensort.c
+tests_unit_test_gensort_CFLAGS = $(unit_cflags)
+tests_unit_test_gensort_LDADD = $(unit_ldadd)
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CFLAGS = $(unit_cflags)
 tests_unit_test_core_LDADD = $(unit_ldadd)
@@ -74,7 +78,8 @@ tests_unit_test_topo_LDADD = $(unit_ldadd)
 # (the launcher) runs them.
 mpi_tests = \
 	tests/mpi/test_init_mpi.mpi \
-	tests/mpi/test_init_owned_mpi.mpi
+	tests/mpi/test_init_owned_mpi.mpi \
+	tests/mpi/test_pcoll_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh tests/fortran/test_errstop_f.sh
@@ -82,11 +87,14 @@ tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpites
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN
 fortran_tests = \
-	tests/fortran/test_core_f.mpi
+	tests/fortran/test_core_f.mpi \
+	tests/fortran/test_pcoll_f.mpi
 # test_errstop_f is run by test_errstop_f.sh, which checks that it fails
 # and how.
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
@@ -94,8 +102,11 @@ TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
 tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
 CLEANFILES += test_core_f_capture.mod
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/test_pcoll_f.F90
+tests_fortran_test_pcoll_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
 # Module dependency Automake does not see.
-$(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS): river.mod
+$(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS) \
+$(tests_fortran_test_pcoll_f_mpi_OBJECTS): river.mod
 endif

@@ -1,0 +1,2 @@
+program test_pcoll_f
+end program test_pcoll_f
