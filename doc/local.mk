@@ -2,4 +2,5 @@
 
 dist_doc_DATA += \
 	doc/design.md \
-	doc/building.md
+	doc/building.md \
+	doc/collections.md
