@@ -6,8 +6,28 @@
 ! with the message. Strings coming back from River are allocatable
 ! character(len=:) values sized to fit. Private bind(C) interfaces end in
 ! _c. Constants come from river_constants.inc, generated from river.h.
+!
+! Handles (river_schema, river_coll, river_pcoll) are opaque; a call that
+! frees one (destroy, commit, close) leaves it null. Communicators are
+! type(MPI_Comm) from mpi_f08. Indices (schema fields, partitions, copies,
+! disks, blocks) are 0-based as in C, like MPI ranks. C size_t is
+! integer(c_size_t) and uint64_t is integer(c_int64_t) (values above
+! huge(0_c_int64_t) do not occur; UINT64_MAX reads as -1).
+!
+! Records: River's record calls take any array (a bind(C) derived type
+! laid out as the schema, numbers, bytes) as `type(*) :: records(*)`,
+! passed by address as C's void *, with an explicit record count; buffers
+! to read into take their size in bytes too (size(buf) * c_sizeof(buf(1));
+! c_sizeof(buf) for an explicit-shape array). A non-contiguous section is
+! passed as a contiguous copy. A derived type matches a schema only
+! without padding: check that c_sizeof(one_record) equals
+! river_schema_record_size. A scalar record is passed as [rec].
+!
+! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
+! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
 module river
   use, intrinsic :: iso_c_binding
+  use mpi_f08, only: MPI_Comm
   implicit none
   private
 
@@ -31,16 +51,146 @@ module river
   end interface
   public :: river_log_handler
 
+  !> A record schema (river/schema.h): from river_schema_parse,
+  !> river_schema_create_default or river_schema_clone; free it with
+  !> river_schema_destroy.
+  type, public :: river_schema
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_schema
+
+  !> A single-disk collection being written (river_coll_create) or read
+  !> (river_coll_open); see river/collection.h.
+  type, public :: river_coll
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_coll
+
+  !> A parallel collection being written (river_pcoll_create) or read
+  !> (river_pcoll_open); see river/pcoll.h.
+  type, public :: river_pcoll
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_pcoll
+
+  !> What a single-disk collection's header says, laid out as C's
+  !> river_coll_info. table_crc is C's uint32_t (may read negative);
+  !> label is NUL-terminated: river_c_string(info%label) gives the text.
+  type, bind(C), public :: river_coll_info
+    integer(c_size_t) :: record_size = 0
+    integer(c_size_t) :: block_size = 0
+    integer(c_size_t) :: records_per_block = 0
+    integer(c_int64_t) :: nrecords = 0
+    integer(c_int64_t) :: nblocks = 0
+    integer(c_int32_t) :: table_crc = 0
+    character(kind=c_char) :: label(RIVER__COLL_INFO_LABEL_LEN) = c_null_char
+  end type river_coll_info
+
+  !> Facts about a parallel collection, laid out as C's river_pcoll_info.
+  !> name and generation are NUL-terminated (see river_c_string); layout
+  !> is a RIVER_LAYOUT_* value; ordered is 0 or 1.
+  type, bind(C), public :: river_pcoll_info
+    character(kind=c_char) :: name(RIVER__PCOLL_INFO_NAME_LEN) = c_null_char
+    integer(c_int64_t) :: nrecords = 0
+    integer(c_size_t) :: record_size = 0
+    integer(c_int) :: npartitions = 0
+    integer(c_int) :: ndisks = 0
+    integer(c_int) :: replication = 0
+    integer(c_int) :: layout = RIVER_LAYOUT_PARTITIONED
+    integer(c_int) :: ordered = 0
+    integer(c_size_t) :: block_size = 0
+    character(kind=c_char) :: generation(RIVER__PCOLL_INFO_GEN_LEN) = &
+        c_null_char
+  end type river_pcoll_info
+
+  !> One partition's entry in a parallel collection's partition table,
+  !> laid out as C's river_pcoll_part (path: NUL-terminated file name
+  !> relative to its disk; copy c is on disk mod(first_disk + c, ndisks)).
+  type, bind(C), public :: river_pcoll_part
+    integer(c_int64_t) :: nrecords = 0
+    integer(c_int64_t) :: bytes = 0
+    integer(c_int64_t) :: nblocks = 0
+    integer(c_int32_t) :: checksum = 0
+    integer(c_int) :: first_disk = 0
+    character(kind=c_char) :: path(RIVER__PCOLL_PART_PATH_LEN) = c_null_char
+  end type river_pcoll_part
+
+  ! C's river_coll_opts and river_pcoll_opts, built from optional
+  ! arguments; the strings point into NUL-terminated copies that live for
+  ! the call.
+  type, bind(C) :: coll_opts_c
+    integer(c_size_t) :: block_size = 0
+    integer(c_int) :: direct_io = 0
+    type(c_ptr) :: label = c_null_ptr
+  end type coll_opts_c
+
+  type, bind(C) :: pcoll_opts_c
+    type(c_ptr) :: root = c_null_ptr
+    type(c_ptr) :: disks = c_null_ptr
+    integer(c_int) :: ndisks = 0
+    integer(c_int) :: replication = 0
+    integer(c_int) :: layout = RIVER_LAYOUT_PARTITIONED
+    integer(c_size_t) :: block_size = 0
+    integer(c_int) :: ordered = 0
+    integer(c_int) :: direct_io = 0
+  end type pcoll_opts_c
+
+  ! Compile-time check that the bind(C) types above are the size of their
+  ! C structs (sizes from river_gen_constants): a mismatch fails the build
+  ! here with a division by zero.
+  integer, parameter :: layout_ok = 1 / merge(1, 0, &
+      c_sizeof(river_coll_info()) == RIVER__SIZEOF_COLL_INFO .and. &
+      c_sizeof(river_pcoll_info()) == RIVER__SIZEOF_PCOLL_INFO .and. &
+      c_sizeof(river_pcoll_part()) == RIVER__SIZEOF_PCOLL_PART .and. &
+      c_sizeof(coll_opts_c()) == RIVER__SIZEOF_COLL_OPTS .and. &
+      c_sizeof(pcoll_opts_c()) == RIVER__SIZEOF_PCOLL_OPTS)
+
   public :: river_init, river_finalize, river_initialized
   public :: river_get_version, river_build_info
   public :: river_strerror, river_err_name
   public :: river_log, river_log_set_level, river_log_get_level
+  public :: river_log_parse_level, river_log_level_name
   public :: river_log_set_handler, river_log_reset_handler
   public :: river_wtime
   public :: river_timer_reset, river_timer_start, river_timer_stop
   public :: river_timer_elapsed
   public :: river_topo_describe
   public :: river_c_string
+  ! river/schema.h
+  public :: river_schema_parse, river_schema_create_default
+  public :: river_schema_clone, river_schema_destroy
+  public :: river_schema_record_size, river_schema_nfields
+  public :: river_schema_field, river_schema_key, river_schema_find
+  public :: river_schema_format, river_schema_equal, river_schema_compare
+  public :: river_type_name
+  ! river/collection.h
+  public :: river_coll_create, river_coll_append, river_coll_commit
+  public :: river_coll_open, river_coll_close, river_coll_stat
+  public :: river_coll_read_block, river_coll_next, river_coll_rewind
+  public :: river_coll_verify
+  ! river/pcoll.h
+  public :: river_pcoll_create, river_pcoll_write, river_pcoll_commit
+  public :: river_pcoll_open, river_pcoll_close, river_pcoll_info_get
+  public :: river_pcoll_schema, river_pcoll_partition, river_pcoll_disk_path
+  public :: river_pcoll_read_block, river_pcoll_blocks
+  public :: river_pcoll_verify_copy, river_pcoll_remove
+  public :: river_pcoll_check_name
+  ! river/gensort.h, river/checksum.h
+  public :: river_gensort_fill, river_crc32c
+
+  !> The text of a NUL-terminated C string: at a c_ptr, or in a
+  !> character(kind=c_char) array (such as river_pcoll_info%name).
+  interface river_c_string
+    module procedure river_c_string_ptr, river_c_string_chars
+  end interface river_c_string
+
+  !> The next block of a single-disk collection being read as a stream:
+  !> either borrowed (a c_ptr to the records, valid until the next call on
+  !> the collection; c_f_pointer makes it a Fortran array) or copied into
+  !> an allocatable integer(c_int8_t) array sized to the block's bytes.
+  interface river_coll_next
+    module procedure river_coll_next_ptr, river_coll_next_bytes
+  end interface river_coll_next
 
   interface
     function river_init_c(argc, argv) bind(C, name='river_init')
@@ -102,6 +252,18 @@ module river
       integer(c_int), intent(out) :: level
       integer(c_int) :: river_log_get_level_c
     end function river_log_get_level_c
+    function river_log_parse_level_c(name, level) &
+        bind(C, name='river_log_parse_level')
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: level
+      integer(c_int) :: river_log_parse_level_c
+    end function river_log_parse_level_c
+    function river_log_level_name_c(level) bind(C, name='river_log_level_name')
+      import :: c_int, c_ptr
+      integer(c_int), value :: level
+      type(c_ptr) :: river_log_level_name_c
+    end function river_log_level_name_c
     function river_log_set_handler_c(fn, ctx) &
         bind(C, name='river_log_set_handler')
       import :: c_int, c_funptr, c_ptr
@@ -135,6 +297,294 @@ module river
       real(c_double), intent(out) :: seconds
       integer(c_int) :: river_timer_elapsed_c
     end function river_timer_elapsed_c
+    ! river/schema.h
+    function river_schema_parse_c(text, out) bind(C, name='river_schema_parse')
+      import :: c_int, c_char, c_ptr
+      character(kind=c_char), intent(in) :: text(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_schema_parse_c
+    end function river_schema_parse_c
+    function river_schema_create_default_c(out) &
+        bind(C, name='river_schema_create_default')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_schema_create_default_c
+    end function river_schema_create_default_c
+    function river_schema_clone_c(s, out) bind(C, name='river_schema_clone')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_schema_clone_c
+    end function river_schema_clone_c
+    subroutine river_schema_destroy_c(s) bind(C, name='river_schema_destroy')
+      import :: c_ptr
+      type(c_ptr), value :: s
+    end subroutine river_schema_destroy_c
+    function river_schema_record_size_c(s, size) &
+        bind(C, name='river_schema_record_size')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t), intent(out) :: size
+      integer(c_int) :: river_schema_record_size_c
+    end function river_schema_record_size_c
+    function river_schema_nfields_c(s, n) bind(C, name='river_schema_nfields')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), intent(out) :: n
+      integer(c_int) :: river_schema_nfields_c
+    end function river_schema_nfields_c
+    function river_schema_field_c(s, i, name, type, count, offset) &
+        bind(C, name='river_schema_field')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_int), value :: i
+      type(c_ptr), intent(out) :: name
+      integer(c_int), intent(out) :: type
+      integer(c_size_t), intent(out) :: count, offset
+      integer(c_int) :: river_schema_field_c
+    end function river_schema_field_c
+    function river_schema_key_c(s, field, offset, size) &
+        bind(C, name='river_schema_key')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_int), intent(out) :: field
+      integer(c_size_t), intent(out) :: offset, size
+      integer(c_int) :: river_schema_key_c
+    end function river_schema_key_c
+    function river_schema_find_c(s, name, field) &
+        bind(C, name='river_schema_find')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: field
+      integer(c_int) :: river_schema_find_c
+    end function river_schema_find_c
+    function river_schema_format_c(s, buf, len) &
+        bind(C, name='river_schema_format')
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: s
+      character(kind=c_char), intent(out) :: buf(*)
+      integer(c_size_t), intent(inout) :: len
+      integer(c_int) :: river_schema_format_c
+    end function river_schema_format_c
+    function river_schema_equal_c(a, b, equal) &
+        bind(C, name='river_schema_equal')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a, b
+      integer(c_int), intent(out) :: equal
+      integer(c_int) :: river_schema_equal_c
+    end function river_schema_equal_c
+    function river_schema_compare_c(s, a, b, cmp) &
+        bind(C, name='river_schema_compare')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      type(*), intent(in) :: a, b
+      integer(c_int), intent(out) :: cmp
+      integer(c_int) :: river_schema_compare_c
+    end function river_schema_compare_c
+    function river_type_name_c(type) bind(C, name='river_type_name')
+      import :: c_int, c_ptr
+      integer(c_int), value :: type
+      type(c_ptr) :: river_type_name_c
+    end function river_type_name_c
+    ! river/collection.h
+    function river_coll_create_c(path, record_size, opts, out) &
+        bind(C, name='river_coll_create')
+      import :: c_int, c_char, c_size_t, c_ptr, coll_opts_c
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_size_t), value :: record_size
+      type(coll_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_coll_create_c
+    end function river_coll_create_c
+    function river_coll_append_c(c, records, nrecords) &
+        bind(C, name='river_coll_append')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: c
+      type(*), intent(in) :: records(*)
+      integer(c_size_t), value :: nrecords
+      integer(c_int) :: river_coll_append_c
+    end function river_coll_append_c
+    function river_coll_commit_c(c) bind(C, name='river_coll_commit')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: c
+      integer(c_int) :: river_coll_commit_c
+    end function river_coll_commit_c
+    function river_coll_open_c(path, record_size, opts, out) &
+        bind(C, name='river_coll_open')
+      import :: c_int, c_char, c_size_t, c_ptr, coll_opts_c
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_size_t), value :: record_size
+      type(coll_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_coll_open_c
+    end function river_coll_open_c
+    function river_coll_close_c(c) bind(C, name='river_coll_close')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: c
+      integer(c_int) :: river_coll_close_c
+    end function river_coll_close_c
+    function river_coll_stat_c(c, info) bind(C, name='river_coll_stat')
+      import :: c_int, c_ptr, river_coll_info
+      type(c_ptr), value :: c
+      type(river_coll_info), intent(out) :: info
+      integer(c_int) :: river_coll_stat_c
+    end function river_coll_stat_c
+    function river_coll_read_block_c(c, block, buf, bufsize, nrecords) &
+        bind(C, name='river_coll_read_block')
+      import :: c_int, c_ptr, c_int64_t, c_size_t
+      type(c_ptr), value :: c
+      integer(c_int64_t), value :: block
+      type(*), intent(inout) :: buf(*)
+      integer(c_size_t), value :: bufsize
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int) :: river_coll_read_block_c
+    end function river_coll_read_block_c
+    function river_coll_next_c(c, records, nrecords) &
+        bind(C, name='river_coll_next')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: c
+      type(c_ptr), intent(out) :: records
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int) :: river_coll_next_c
+    end function river_coll_next_c
+    function river_coll_rewind_c(c) bind(C, name='river_coll_rewind')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: c
+      integer(c_int) :: river_coll_rewind_c
+    end function river_coll_rewind_c
+    function river_coll_verify_c(c, bad_block) bind(C, name='river_coll_verify')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: c
+      integer(c_int64_t), intent(out) :: bad_block
+      integer(c_int) :: river_coll_verify_c
+    end function river_coll_verify_c
+    ! river/pcoll.h (create and open through shims: comm is an MPI_Fint)
+    function river_pcoll_create_c(comm, name, schema, opts, out) &
+        bind(C, name='river__f_pcoll_create')
+      import :: c_int, c_char, c_ptr, pcoll_opts_c
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: name(*)
+      type(c_ptr), value :: schema
+      type(pcoll_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_pcoll_create_c
+    end function river_pcoll_create_c
+    function river_pcoll_write_c(pc, records, nrecords) &
+        bind(C, name='river_pcoll_write')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: pc
+      type(*), intent(in) :: records(*)
+      integer(c_size_t), value :: nrecords
+      integer(c_int) :: river_pcoll_write_c
+    end function river_pcoll_write_c
+    function river_pcoll_commit_c(pc) bind(C, name='river_pcoll_commit')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pc
+      integer(c_int) :: river_pcoll_commit_c
+    end function river_pcoll_commit_c
+    function river_pcoll_open_c(comm, name, opts, out) &
+        bind(C, name='river__f_pcoll_open')
+      import :: c_int, c_char, c_ptr, pcoll_opts_c
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: name(*)
+      type(pcoll_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_pcoll_open_c
+    end function river_pcoll_open_c
+    function river_pcoll_close_c(pc) bind(C, name='river_pcoll_close')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pc
+      integer(c_int) :: river_pcoll_close_c
+    end function river_pcoll_close_c
+    function river_pcoll_info_get_c(pc, info) &
+        bind(C, name='river_pcoll_info_get')
+      import :: c_int, c_ptr, river_pcoll_info
+      type(c_ptr), value :: pc
+      type(river_pcoll_info), intent(out) :: info
+      integer(c_int) :: river_pcoll_info_get_c
+    end function river_pcoll_info_get_c
+    function river_pcoll_schema_c(pc, schema) bind(C, name='river_pcoll_schema')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pc
+      type(c_ptr), intent(out) :: schema
+      integer(c_int) :: river_pcoll_schema_c
+    end function river_pcoll_schema_c
+    function river_pcoll_partition_c(pc, p, part) &
+        bind(C, name='river_pcoll_partition')
+      import :: c_int, c_ptr, river_pcoll_part
+      type(c_ptr), value :: pc
+      integer(c_int), value :: p
+      type(river_pcoll_part), intent(out) :: part
+      integer(c_int) :: river_pcoll_partition_c
+    end function river_pcoll_partition_c
+    function river_pcoll_disk_path_c(pc, d, buf, len) &
+        bind(C, name='river_pcoll_disk_path')
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: pc
+      integer(c_int), value :: d
+      character(kind=c_char), intent(out) :: buf(*)
+      integer(c_size_t), intent(inout) :: len
+      integer(c_int) :: river_pcoll_disk_path_c
+    end function river_pcoll_disk_path_c
+    function river_pcoll_read_block_c(pc, p, block, buf, bufsize, nrecords) &
+        bind(C, name='river_pcoll_read_block')
+      import :: c_int, c_ptr, c_int64_t, c_size_t
+      type(c_ptr), value :: pc
+      integer(c_int), value :: p
+      integer(c_int64_t), value :: block
+      type(*), intent(inout) :: buf(*)
+      integer(c_size_t), value :: bufsize
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int) :: river_pcoll_read_block_c
+    end function river_pcoll_read_block_c
+    function river_pcoll_blocks_c(pc, p, records_per_block, nblocks) &
+        bind(C, name='river_pcoll_blocks')
+      import :: c_int, c_ptr, c_size_t, c_int64_t
+      type(c_ptr), value :: pc
+      integer(c_int), value :: p
+      integer(c_size_t), intent(out) :: records_per_block
+      integer(c_int64_t), intent(out) :: nblocks
+      integer(c_int) :: river_pcoll_blocks_c
+    end function river_pcoll_blocks_c
+    function river_pcoll_verify_copy_c(pc, p, c, bad_block) &
+        bind(C, name='river_pcoll_verify_copy')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: pc
+      integer(c_int), value :: p, c
+      integer(c_int64_t), intent(out) :: bad_block
+      integer(c_int) :: river_pcoll_verify_copy_c
+    end function river_pcoll_verify_copy_c
+    function river_pcoll_remove_c(name, opts) bind(C, name='river_pcoll_remove')
+      import :: c_int, c_char, pcoll_opts_c
+      character(kind=c_char), intent(in) :: name(*)
+      type(pcoll_opts_c), intent(in) :: opts
+      integer(c_int) :: river_pcoll_remove_c
+    end function river_pcoll_remove_c
+    function river_pcoll_check_name_c(name) &
+        bind(C, name='river_pcoll_check_name')
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: river_pcoll_check_name_c
+    end function river_pcoll_check_name_c
+    ! river/gensort.h (flags is C's unsigned), river/checksum.h
+    function river_gensort_fill_c(first, count, flags, seed, buf) &
+        bind(C, name='river_gensort_fill')
+      import :: c_int, c_int64_t, c_size_t
+      integer(c_int64_t), value :: first
+      integer(c_size_t), value :: count
+      integer(c_int), value :: flags
+      integer(c_int64_t), value :: seed
+      type(*), intent(inout) :: buf(*)
+      integer(c_int) :: river_gensort_fill_c
+    end function river_gensort_fill_c
+    function river_crc32c_c(buf, len, crc) bind(C, name='river_crc32c')
+      import :: c_int, c_size_t, c_int32_t
+      type(*), intent(in) :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_int32_t), intent(inout) :: crc
+      integer(c_int) :: river_crc32c_c
+    end function river_crc32c_c
     function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -160,8 +610,8 @@ contains
   end subroutine river_check
 
   !> Copy the NUL-terminated C string at ptr into a Fortran string
-  !> ('' for a null pointer).
-  function river_c_string(ptr) result(str)
+  !> ('' for a null pointer). Public as generic river_c_string.
+  function river_c_string_ptr(ptr) result(str)
     type(c_ptr), intent(in) :: ptr
     character(len=:), allocatable :: str
     character(kind=c_char), pointer :: chars(:)
@@ -176,7 +626,26 @@ contains
     do i = 1, n
       str(i:i) = chars(i)
     end do
-  end function river_c_string
+  end function river_c_string_ptr
+
+  !> The text in a character(kind=c_char) array up to its first NUL (or
+  !> all of it). Public as generic river_c_string.
+  function river_c_string_chars(chars) result(str)
+    character(kind=c_char), intent(in) :: chars(:)
+    character(len=:), allocatable :: str
+    integer :: i, n
+    n = size(chars)
+    do i = 1, size(chars)
+      if (chars(i) == c_null_char) then
+        n = i - 1
+        exit
+      end if
+    end do
+    allocate(character(len=n) :: str)
+    do i = 1, n
+      str(i:i) = chars(i)
+    end do
+  end function river_c_string_chars
 
   ! Fortran string -> NUL-terminated C character array.
   pure function c_str(s) result(cs)
@@ -227,10 +696,13 @@ contains
 
   ! Ask a caller-buffer C function for its string: first the length,
   ! then the text into a buffer of that size.
-  subroutine fetch_string(which, str, rc)
-    integer, intent(in) :: which   ! 1: build info, 2: topology
+  subroutine fetch_string(which, str, rc, h, d)
+    integer, intent(in) :: which   ! 1: build info, 2: topology,
+                                   ! 3: schema h's text, 4: pcoll h's disk d
     character(len=:), allocatable, intent(out) :: str
     integer(c_int), intent(out) :: rc
+    type(c_ptr), optional, intent(in) :: h
+    integer, optional, intent(in) :: d
     character(kind=c_char) :: probe(1)
     character(kind=c_char), allocatable :: buf(:)
     integer(c_size_t) :: n
@@ -253,11 +725,16 @@ contains
     integer(c_int) function call_fill(b, len)
       character(kind=c_char), intent(out) :: b(*)
       integer(c_size_t), intent(inout) :: len
-      if (which == 1) then
+      select case (which)
+      case (1)
         call_fill = river_build_info_c(b, len)
-      else
+      case (2)
         call_fill = river_topo_describe_c(b, len)
-      end if
+      case (3)
+        call_fill = river_schema_format_c(h, b, len)
+      case default
+        call_fill = river_pcoll_disk_path_c(h, int(d, c_int), b, len)
+      end select
     end function call_fill
   end subroutine fetch_string
 
@@ -318,6 +795,24 @@ contains
     call river_check(rc, 'river_log_get_level', ierr)
   end subroutine river_log_get_level
 
+  !> Parse 'error', 'warn', 'info' or 'debug' (any case) into level.
+  subroutine river_log_parse_level(name, level, ierr)
+    character(len=*), intent(in) :: name
+    integer, intent(out) :: level
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: clevel, rc
+    rc = river_log_parse_level_c(c_str(name), clevel)
+    if (rc == RIVER_SUCCESS) level = clevel
+    call river_check(rc, 'river_log_parse_level', ierr)
+  end subroutine river_log_parse_level
+
+  !> The level's name ('error' .. 'debug'; 'unknown' for other values).
+  function river_log_level_name(level) result(name)
+    integer, intent(in) :: level
+    character(len=:), allocatable :: name
+    name = river_c_string(river_log_level_name_c(int(level, c_int)))
+  end function river_log_level_name
+
   !> Send log messages to handler (with ctx passed through) instead of
   !> stderr.
   subroutine river_log_set_handler(handler, ctx, ierr)
@@ -369,5 +864,633 @@ contains
     if (rc == RIVER_SUCCESS) seconds = s
     call river_check(rc, 'river_timer_elapsed', ierr)
   end subroutine river_timer_elapsed
+
+  ! ------------------------------------------------------------- schemas
+
+  ! A NUL-terminated copy of s in cs, and c_loc of it in ptr (for the
+  ! string fields of C option structs; cs must outlive the C call).
+  subroutine c_str_ptr(s, cs, ptr)
+    character(len=*), intent(in) :: s
+    character(kind=c_char), allocatable, target, intent(inout) :: cs(:)
+    type(c_ptr), intent(inout) :: ptr
+    cs = c_str(s)
+    ptr = c_loc(cs)
+  end subroutine c_str_ptr
+
+  !> Parse a schema's text form ("NAME:TYPE[,...][;key=NAME]") into a new
+  !> schema. Bad text gives RIVER_EFORMAT (and a logged message).
+  subroutine river_schema_parse(text, schema, ierr)
+    character(len=*), intent(in) :: text
+    type(river_schema), intent(out) :: schema
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_schema_parse_c(c_str(text), out)
+    if (rc == RIVER_SUCCESS) schema%ptr = out
+    call river_check(rc, 'river_schema_parse', ierr)
+  end subroutine river_schema_parse
+
+  !> The sort benchmark's schema, RIVER_SCHEMA_DEFAULT.
+  subroutine river_schema_create_default(schema, ierr)
+    type(river_schema), intent(out) :: schema
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_schema_create_default_c(out)
+    if (rc == RIVER_SUCCESS) schema%ptr = out
+    call river_check(rc, 'river_schema_create_default', ierr)
+  end subroutine river_schema_create_default
+
+  !> A deep copy of schema (destroy both).
+  subroutine river_schema_clone(schema, copy, ierr)
+    type(river_schema), intent(in) :: schema
+    type(river_schema), intent(out) :: copy
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_schema_clone_c(schema%ptr, out)
+    if (rc == RIVER_SUCCESS) copy%ptr = out
+    call river_check(rc, 'river_schema_clone', ierr)
+  end subroutine river_schema_clone
+
+  !> Free schema and make it null; a null schema is left alone.
+  subroutine river_schema_destroy(schema)
+    type(river_schema), intent(inout) :: schema
+    call river_schema_destroy_c(schema%ptr)
+    schema%ptr = c_null_ptr
+  end subroutine river_schema_destroy
+
+  !> The record size in bytes.
+  subroutine river_schema_record_size(schema, size, ierr)
+    type(river_schema), intent(in) :: schema
+    integer(c_size_t), intent(out) :: size
+    integer, optional, intent(out) :: ierr
+    integer(c_size_t) :: n
+    integer(c_int) :: rc
+    rc = river_schema_record_size_c(schema%ptr, n)
+    if (rc == RIVER_SUCCESS) size = n
+    call river_check(rc, 'river_schema_record_size', ierr)
+  end subroutine river_schema_record_size
+
+  !> The number of fields.
+  subroutine river_schema_nfields(schema, n, ierr)
+    type(river_schema), intent(in) :: schema
+    integer, intent(out) :: n
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: cn, rc
+    rc = river_schema_nfields_c(schema%ptr, cn)
+    if (rc == RIVER_SUCCESS) n = cn
+    call river_check(rc, 'river_schema_nfields', ierr)
+  end subroutine river_schema_nfields
+
+  !> Field i (0-based): any of its name, type (RIVER_TYPE_*), element
+  !> count (N of char[N]/bytes[N]; 1 for numbers) and byte offset.
+  !> RIVER_EINVAL if i is out of range.
+  subroutine river_schema_field(schema, i, name, type, count, offset, ierr)
+    type(river_schema), intent(in) :: schema
+    integer, intent(in) :: i
+    character(len=:), allocatable, optional, intent(out) :: name
+    integer, optional, intent(out) :: type
+    integer(c_size_t), optional, intent(out) :: count, offset
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: cname
+    integer(c_int) :: ctype, rc
+    integer(c_size_t) :: ccount, coffset
+    rc = river_schema_field_c(schema%ptr, int(i, c_int), cname, ctype, &
+                              ccount, coffset)
+    if (rc == RIVER_SUCCESS) then
+      if (present(name)) name = river_c_string(cname)
+      if (present(type)) type = ctype
+      if (present(count)) count = ccount
+      if (present(offset)) offset = coffset
+    end if
+    call river_check(rc, 'river_schema_field', ierr)
+  end subroutine river_schema_field
+
+  !> The key: any of its field index (0-based), offset and size in bytes.
+  subroutine river_schema_key(schema, field, offset, size, ierr)
+    type(river_schema), intent(in) :: schema
+    integer, optional, intent(out) :: field
+    integer(c_size_t), optional, intent(out) :: offset, size
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: cfield, rc
+    integer(c_size_t) :: coffset, csize
+    rc = river_schema_key_c(schema%ptr, cfield, coffset, csize)
+    if (rc == RIVER_SUCCESS) then
+      if (present(field)) field = cfield
+      if (present(offset)) offset = coffset
+      if (present(size)) size = csize
+    end if
+    call river_check(rc, 'river_schema_key', ierr)
+  end subroutine river_schema_key
+
+  !> The index (0-based) of the field called name; RIVER_ENOTFOUND if
+  !> there is none.
+  subroutine river_schema_find(schema, name, field, ierr)
+    type(river_schema), intent(in) :: schema
+    character(len=*), intent(in) :: name
+    integer, intent(out) :: field
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: cfield, rc
+    rc = river_schema_find_c(schema%ptr, c_str(name), cfield)
+    if (rc == RIVER_SUCCESS) field = cfield
+    call river_check(rc, 'river_schema_find', ierr)
+  end subroutine river_schema_find
+
+  !> The canonical text form (always with ";key=NAME").
+  subroutine river_schema_format(schema, text, ierr)
+    type(river_schema), intent(in) :: schema
+    character(len=:), allocatable, intent(out) :: text
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    call fetch_string(3, text, rc, h=schema%ptr)
+    call river_check(rc, 'river_schema_format', ierr)
+  end subroutine river_schema_format
+
+  !> Whether a and b have the same fields (names, types, sizes, order) and
+  !> key.
+  subroutine river_schema_equal(a, b, equal, ierr)
+    type(river_schema), intent(in) :: a, b
+    logical, intent(out) :: equal
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: ceq, rc
+    rc = river_schema_equal_c(a%ptr, b%ptr, ceq)
+    if (rc == RIVER_SUCCESS) equal = ceq /= 0
+    call river_check(rc, 'river_schema_equal', ierr)
+  end subroutine river_schema_equal
+
+  !> Compare the keys of records a and b (each a record laid out as the
+  !> schema: a scalar of a matching bind(C) type, or the first element of
+  !> one in an array): cmp < 0, 0 or > 0.
+  subroutine river_schema_compare(schema, a, b, cmp, ierr)
+    type(river_schema), intent(in) :: schema
+    type(*), intent(in) :: a, b
+    integer, intent(out) :: cmp
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: ccmp, rc
+    rc = river_schema_compare_c(schema%ptr, a, b, ccmp)
+    if (rc == RIVER_SUCCESS) cmp = ccmp
+    call river_check(rc, 'river_schema_compare', ierr)
+  end subroutine river_schema_compare
+
+  !> A RIVER_TYPE_* value's name as in the text form ("int32", ...,
+  !> "char", "bytes"); "unknown" for other values.
+  function river_type_name(type) result(name)
+    integer, intent(in) :: type
+    character(len=:), allocatable :: name
+    name = river_c_string(river_type_name_c(int(type, c_int)))
+  end function river_type_name
+
+  ! ------------------------------------------------ single-disk collections
+
+  !> Start writing a collection of record_size-byte records at path
+  !> (written as "<path>.tmp" until river_coll_commit). block_size: a
+  !> multiple of RIVER_COLL_ALIGN (default RIVER_COLL_DEFAULT_BLOCK_SIZE);
+  !> direct_io: bypass the page cache where allowed; label: text kept in
+  !> the header (at most RIVER_COLL_LABEL_MAX bytes).
+  subroutine river_coll_create(path, record_size, coll, block_size, &
+                               direct_io, label, ierr)
+    character(len=*), intent(in) :: path
+    integer(c_size_t), intent(in) :: record_size
+    type(river_coll), intent(out) :: coll
+    integer(c_size_t), optional, intent(in) :: block_size
+    logical, optional, intent(in) :: direct_io
+    character(len=*), optional, intent(in) :: label
+    integer, optional, intent(out) :: ierr
+    type(coll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: label_c(:)
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    if (present(block_size)) opts%block_size = block_size
+    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    if (present(label)) call c_str_ptr(label, label_c, opts%label)
+    out = c_null_ptr
+    rc = river_coll_create_c(c_str(path), record_size, opts, out)
+    if (rc == RIVER_SUCCESS) coll%ptr = out
+    call river_check(rc, 'river_coll_create', ierr)
+  end subroutine river_coll_create
+
+  !> Append nrecords records from records (any array holding at least
+  !> nrecords * record_size bytes).
+  subroutine river_coll_append(coll, records, nrecords, ierr)
+    type(river_coll), intent(in) :: coll
+    type(*), intent(in) :: records(*)
+    integer(c_size_t), intent(in) :: nrecords
+    integer, optional, intent(out) :: ierr
+    call river_check(river_coll_append_c(coll%ptr, records, nrecords), &
+                     'river_coll_append', ierr)
+  end subroutine river_coll_append
+
+  !> Finish a collection being written and rename it into place. Frees
+  !> the writer (coll becomes null) whether or not it succeeds; a reader
+  !> gives RIVER_EINVAL and stays open.
+  subroutine river_coll_commit(coll, ierr)
+    type(river_coll), intent(inout) :: coll
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_coll_commit_c(coll%ptr)
+    if (rc /= RIVER_EINVAL) coll%ptr = c_null_ptr
+    call river_check(rc, 'river_coll_commit', ierr)
+  end subroutine river_coll_commit
+
+  !> Open the collection at path for reading. record_size 0 accepts any
+  !> record size (else a different one is RIVER_EFORMAT); a missing file
+  !> is RIVER_ENOTFOUND, a damaged one RIVER_ECORRUPT.
+  subroutine river_coll_open(path, record_size, coll, direct_io, ierr)
+    character(len=*), intent(in) :: path
+    integer(c_size_t), intent(in) :: record_size
+    type(river_coll), intent(out) :: coll
+    logical, optional, intent(in) :: direct_io
+    integer, optional, intent(out) :: ierr
+    type(coll_opts_c) :: opts
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    out = c_null_ptr
+    rc = river_coll_open_c(c_str(path), record_size, opts, out)
+    if (rc == RIVER_SUCCESS) coll%ptr = out
+    call river_check(rc, 'river_coll_open', ierr)
+  end subroutine river_coll_open
+
+  !> Close a reader, or abandon a writer (its temporary file is removed).
+  !> coll becomes null; a null coll is a no-op.
+  subroutine river_coll_close(coll, ierr)
+    type(river_coll), intent(inout) :: coll
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_coll_close_c(coll%ptr)
+    coll%ptr = c_null_ptr
+    call river_check(rc, 'river_coll_close', ierr)
+  end subroutine river_coll_close
+
+  !> The header's facts (for a writer: what has been appended so far).
+  subroutine river_coll_stat(coll, info, ierr)
+    type(river_coll), intent(in) :: coll
+    type(river_coll_info), intent(out) :: info
+    integer, optional, intent(out) :: ierr
+    type(river_coll_info) :: cinfo
+    integer(c_int) :: rc
+    rc = river_coll_stat_c(coll%ptr, cinfo)
+    if (rc == RIVER_SUCCESS) info = cinfo
+    call river_check(rc, 'river_coll_stat', ierr)
+  end subroutine river_coll_stat
+
+  !> Read block `block` (0-based) into buf, bufsize bytes (size(buf) *
+  !> c_sizeof(buf(1)); at least records_per_block * record_size, else
+  !> RIVER_ENOBUFS), and verify it; nrecords gets its record count.
+  subroutine river_coll_read_block(coll, block, buf, bufsize, nrecords, ierr)
+    type(river_coll), intent(in) :: coll
+    integer(c_int64_t), intent(in) :: block
+    type(*), intent(inout) :: buf(*)
+    integer(c_size_t), intent(in) :: bufsize
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: ierr
+    integer(c_size_t) :: n
+    integer(c_int) :: rc
+    rc = river_coll_read_block_c(coll%ptr, block, buf, bufsize, n)
+    if (rc == RIVER_SUCCESS) nrecords = n
+    call river_check(rc, 'river_coll_read_block', ierr)
+  end subroutine river_coll_read_block
+
+  !> river_coll_next, borrowed: records points at the next block's
+  !> nrecords records (valid until the next call on coll). After the last
+  !> block: records null, nrecords 0 and ierr RIVER_EOS (not an error:
+  !> without ierr this does not stop).
+  subroutine river_coll_next_ptr(coll, records, nrecords, ierr)
+    type(river_coll), intent(in) :: coll
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: r
+    integer(c_size_t) :: n
+    integer(c_int) :: rc
+    records = c_null_ptr
+    nrecords = 0
+    rc = river_coll_next_c(coll%ptr, r, n)
+    if (rc == RIVER_SUCCESS) then
+      records = r
+      nrecords = n
+    else if (rc == RIVER_EOS) then
+      if (present(ierr)) ierr = RIVER_EOS
+      return
+    end if
+    call river_check(rc, 'river_coll_next', ierr)
+  end subroutine river_coll_next_ptr
+
+  !> river_coll_next, copied: buf is (re)allocated to the next block's
+  !> bytes (nrecords * record_size). After the last block: buf empty,
+  !> nrecords 0 and ierr RIVER_EOS (not an error: without ierr this does
+  !> not stop).
+  subroutine river_coll_next_bytes(coll, buf, nrecords, ierr)
+    type(river_coll), intent(in) :: coll
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: ierr
+    type(river_coll_info) :: info
+    type(c_ptr) :: r
+    integer(c_int8_t), pointer :: src(:)
+    integer(c_size_t) :: n, nbytes
+    integer(c_int) :: rc
+    nrecords = 0
+    rc = river_coll_stat_c(coll%ptr, info)
+    if (rc == RIVER_SUCCESS) rc = river_coll_next_c(coll%ptr, r, n)
+    if (rc == RIVER_EOS) then
+      if (allocated(buf)) deallocate(buf)
+      allocate(buf(0))
+      if (present(ierr)) ierr = RIVER_EOS
+      return
+    end if
+    if (rc == RIVER_SUCCESS) then
+      nbytes = n * info%record_size
+      if (allocated(buf)) then
+        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
+      end if
+      if (.not. allocated(buf)) allocate(buf(nbytes))
+      if (nbytes > 0) then
+        call c_f_pointer(r, src, [nbytes])
+        buf(:) = src
+      end if
+      nrecords = n
+    end if
+    call river_check(rc, 'river_coll_next', ierr)
+  end subroutine river_coll_next_bytes
+
+  !> Restart stream access (river_coll_next) at block 0.
+  subroutine river_coll_rewind(coll, ierr)
+    type(river_coll), intent(in) :: coll
+    integer, optional, intent(out) :: ierr
+    call river_check(river_coll_rewind_c(coll%ptr), 'river_coll_rewind', ierr)
+  end subroutine river_coll_rewind
+
+  !> Read and verify every block: RIVER_ECORRUPT with bad_block set to the
+  !> first damaged block if any is.
+  subroutine river_coll_verify(coll, bad_block, ierr)
+    type(river_coll), intent(in) :: coll
+    integer(c_int64_t), optional, intent(out) :: bad_block
+    integer, optional, intent(out) :: ierr
+    integer(c_int64_t) :: bad
+    integer(c_int) :: rc
+    rc = river_coll_verify_c(coll%ptr, bad)
+    if (rc /= RIVER_SUCCESS .and. present(bad_block)) bad_block = bad
+    call river_check(rc, 'river_coll_verify', ierr)
+  end subroutine river_coll_verify
+
+  ! ------------------------------------------------- parallel collections
+
+  !> Start writing parallel collection `name` with schema: collective over
+  !> comm; rank i writes partition i. Options (defaults as in C's
+  !> river_pcoll_opts): root (directory; default $RIVER_ROOT, else
+  !> RIVER_PCOLL_DEFAULT_ROOT), disks (pattern with one %d, default
+  !> RIVER_PCOLL_DEFAULT_DISKS), ndisks (default one per partition),
+  !> replication (copies of each partition, the CLI's --mirror; default
+  !> 1), layout (RIVER_LAYOUT_*), block_size (bytes, a multiple of
+  !> RIVER_COLL_ALIGN), ordered (keys ascend across partitions, checked
+  !> at commit), direct_io.
+  subroutine river_pcoll_create(comm, name, schema, pcoll, root, disks, &
+                                ndisks, replication, layout, block_size, &
+                                ordered, direct_io, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: name
+    type(river_schema), intent(in) :: schema
+    type(river_pcoll), intent(out) :: pcoll
+    character(len=*), optional, intent(in) :: root, disks
+    integer, optional, intent(in) :: ndisks, replication, layout
+    integer(c_size_t), optional, intent(in) :: block_size
+    logical, optional, intent(in) :: ordered, direct_io
+    integer, optional, intent(out) :: ierr
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    if (present(ndisks)) opts%ndisks = int(ndisks, c_int)
+    if (present(replication)) opts%replication = int(replication, c_int)
+    if (present(layout)) opts%layout = int(layout, c_int)
+    if (present(block_size)) opts%block_size = block_size
+    if (present(ordered)) opts%ordered = merge(1, 0, ordered)
+    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    out = c_null_ptr
+    rc = river_pcoll_create_c(int(comm%MPI_VAL, c_int), c_str(name), &
+                              schema%ptr, opts, out)
+    if (rc == RIVER_SUCCESS) pcoll%ptr = out
+    call river_check(rc, 'river_pcoll_create', ierr)
+  end subroutine river_pcoll_create
+
+  !> Append nrecords records (any array of at least nrecords *
+  !> record_size bytes) to this rank's partition, every copy.
+  subroutine river_pcoll_write(pcoll, records, nrecords, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    type(*), intent(in) :: records(*)
+    integer(c_size_t), intent(in) :: nrecords
+    integer, optional, intent(out) :: ierr
+    call river_check(river_pcoll_write_c(pcoll%ptr, records, nrecords), &
+                     'river_pcoll_write', ierr)
+  end subroutine river_pcoll_write
+
+  !> Make the collection visible and free the writer (pcoll becomes
+  !> null). Collective; if any rank failed, none commits and every rank
+  !> gets the error. A reader gives RIVER_EINVAL and stays open.
+  subroutine river_pcoll_commit(pcoll, ierr)
+    type(river_pcoll), intent(inout) :: pcoll
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_pcoll_commit_c(pcoll%ptr)
+    if (rc /= RIVER_EINVAL) pcoll%ptr = c_null_ptr
+    call river_check(rc, 'river_pcoll_commit', ierr)
+  end subroutine river_pcoll_commit
+
+  !> Open collection `name` for reading, collective over comm (any number
+  !> of ranks). root and disks as for river_pcoll_create (disks: only to
+  !> override the recorded pattern). RIVER_ENOTFOUND if there is none.
+  subroutine river_pcoll_open(comm, name, pcoll, root, disks, direct_io, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: name
+    type(river_pcoll), intent(out) :: pcoll
+    character(len=*), optional, intent(in) :: root, disks
+    logical, optional, intent(in) :: direct_io
+    integer, optional, intent(out) :: ierr
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    out = c_null_ptr
+    rc = river_pcoll_open_c(int(comm%MPI_VAL, c_int), c_str(name), opts, out)
+    if (rc == RIVER_SUCCESS) pcoll%ptr = out
+    call river_check(rc, 'river_pcoll_open', ierr)
+  end subroutine river_pcoll_open
+
+  !> Close a reader, or abandon a writer (collective then: its files are
+  !> removed). pcoll becomes null; a null pcoll is a no-op.
+  subroutine river_pcoll_close(pcoll, ierr)
+    type(river_pcoll), intent(inout) :: pcoll
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_pcoll_close_c(pcoll%ptr)
+    pcoll%ptr = c_null_ptr
+    call river_check(rc, 'river_pcoll_close', ierr)
+  end subroutine river_pcoll_close
+
+  !> Facts about the collection (from its metadata).
+  subroutine river_pcoll_info_get(pcoll, info, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    type(river_pcoll_info), intent(out) :: info
+    integer, optional, intent(out) :: ierr
+    type(river_pcoll_info) :: cinfo
+    integer(c_int) :: rc
+    rc = river_pcoll_info_get_c(pcoll%ptr, cinfo)
+    if (rc == RIVER_SUCCESS) info = cinfo
+    call river_check(rc, 'river_pcoll_info_get', ierr)
+  end subroutine river_pcoll_info_get
+
+  !> A copy of the collection's schema (unlike C's borrowed pointer: the
+  !> caller destroys it).
+  subroutine river_pcoll_schema(pcoll, schema, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    type(river_schema), intent(out) :: schema
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: borrowed, out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_pcoll_schema_c(pcoll%ptr, borrowed)
+    if (rc == RIVER_SUCCESS) rc = river_schema_clone_c(borrowed, out)
+    if (rc == RIVER_SUCCESS) schema%ptr = out
+    call river_check(rc, 'river_pcoll_schema', ierr)
+  end subroutine river_pcoll_schema
+
+  !> Partition p's (0-based) entry in the partition table (reader).
+  subroutine river_pcoll_partition(pcoll, p, part, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    integer, intent(in) :: p
+    type(river_pcoll_part), intent(out) :: part
+    integer, optional, intent(out) :: ierr
+    type(river_pcoll_part) :: cpart
+    integer(c_int) :: rc
+    rc = river_pcoll_partition_c(pcoll%ptr, int(p, c_int), cpart)
+    if (rc == RIVER_SUCCESS) part = cpart
+    call river_check(rc, 'river_pcoll_partition', ierr)
+  end subroutine river_pcoll_partition
+
+  !> The directory of disk d (0-based) under the collection's root.
+  subroutine river_pcoll_disk_path(pcoll, d, path, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    integer, intent(in) :: d
+    character(len=:), allocatable, intent(out) :: path
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    call fetch_string(4, path, rc, h=pcoll%ptr, d=d)
+    call river_check(rc, 'river_pcoll_disk_path', ierr)
+  end subroutine river_pcoll_disk_path
+
+  !> Read block `block` of partition p (both 0-based) into buf, bufsize
+  !> bytes (size(buf) * c_sizeof(buf(1)); at least records_per_block *
+  !> record_size), verified; a bad copy is covered by a mirror. nrecords
+  !> gets the block's record count.
+  subroutine river_pcoll_read_block(pcoll, p, block, buf, bufsize, &
+                                    nrecords, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    integer, intent(in) :: p
+    integer(c_int64_t), intent(in) :: block
+    type(*), intent(inout) :: buf(*)
+    integer(c_size_t), intent(in) :: bufsize
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: ierr
+    integer(c_size_t) :: n
+    integer(c_int) :: rc
+    rc = river_pcoll_read_block_c(pcoll%ptr, int(p, c_int), block, buf, &
+                                  bufsize, n)
+    if (rc == RIVER_SUCCESS) nrecords = n
+    call river_check(rc, 'river_pcoll_read_block', ierr)
+  end subroutine river_pcoll_read_block
+
+  !> The records per block and the block count of partition p.
+  subroutine river_pcoll_blocks(pcoll, p, records_per_block, nblocks, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    integer, intent(in) :: p
+    integer(c_size_t), intent(out) :: records_per_block
+    integer(c_int64_t), intent(out) :: nblocks
+    integer, optional, intent(out) :: ierr
+    integer(c_size_t) :: rpb
+    integer(c_int64_t) :: nb
+    integer(c_int) :: rc
+    rc = river_pcoll_blocks_c(pcoll%ptr, int(p, c_int), rpb, nb)
+    if (rc == RIVER_SUCCESS) then
+      records_per_block = rpb
+      nblocks = nb
+    end if
+    call river_check(rc, 'river_pcoll_blocks', ierr)
+  end subroutine river_pcoll_blocks
+
+  !> Check copy c of partition p (both 0-based) against the metadata and
+  !> verify every block. On failure bad_block is the first damaged block
+  !> (-1: the file as a whole is bad).
+  subroutine river_pcoll_verify_copy(pcoll, p, c, bad_block, ierr)
+    type(river_pcoll), intent(in) :: pcoll
+    integer, intent(in) :: p, c
+    integer(c_int64_t), optional, intent(out) :: bad_block
+    integer, optional, intent(out) :: ierr
+    integer(c_int64_t) :: bad
+    integer(c_int) :: rc
+    rc = river_pcoll_verify_copy_c(pcoll%ptr, int(p, c_int), int(c, c_int), &
+                                   bad)
+    if (rc /= RIVER_SUCCESS .and. present(bad_block)) bad_block = bad
+    call river_check(rc, 'river_pcoll_verify_copy', ierr)
+  end subroutine river_pcoll_verify_copy
+
+  !> Remove collection `name` (metadata, then data files). Not
+  !> collective: call on one rank. RIVER_ENOTFOUND if there is none.
+  subroutine river_pcoll_remove(name, root, disks, ierr)
+    character(len=*), intent(in) :: name
+    character(len=*), optional, intent(in) :: root, disks
+    integer, optional, intent(out) :: ierr
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    call river_check(river_pcoll_remove_c(c_str(name), opts), &
+                     'river_pcoll_remove', ierr)
+  end subroutine river_pcoll_remove
+
+  !> Check a collection name: RIVER_EINVAL (with a logged reason) unless
+  !> it is 1..RIVER_PCOLL_NAME_MAX of letters, digits, '.', '_', '-', not
+  !> starting with '.' and without "..".
+  subroutine river_pcoll_check_name(name, ierr)
+    character(len=*), intent(in) :: name
+    integer, optional, intent(out) :: ierr
+    call river_check(river_pcoll_check_name_c(c_str(name)), &
+                     'river_pcoll_check_name', ierr)
+  end subroutine river_pcoll_check_name
+
+  ! ----------------------------------------------- gensort and checksums
+
+  !> Fill buf (at least count * RIVER_GENSORT_RECORD_SIZE bytes) with
+  !> gensort-layout records for rows first .. first+count-1. flags: 0 or
+  !> a sum of RIVER_GENSORT_ASCII and RIVER_GENSORT_SKEW.
+  subroutine river_gensort_fill(first, count, flags, seed, buf, ierr)
+    integer(c_int64_t), intent(in) :: first, seed
+    integer(c_size_t), intent(in) :: count
+    integer, intent(in) :: flags
+    type(*), intent(inout) :: buf(*)
+    integer, optional, intent(out) :: ierr
+    call river_check(river_gensort_fill_c(first, count, int(flags, c_int), &
+                                          seed, buf), &
+                     'river_gensort_fill', ierr)
+  end subroutine river_gensort_fill
+
+  !> Extend the CRC32C in crc with len bytes of buf (start from crc = 0;
+  !> C's uint32_t, so values of 2**31 and above read negative).
+  subroutine river_crc32c(buf, len, crc, ierr)
+    type(*), intent(in) :: buf(*)
+    integer(c_size_t), intent(in) :: len
+    integer(c_int32_t), intent(inout) :: crc
+    integer, optional, intent(out) :: ierr
+    call river_check(river_crc32c_c(buf, len, crc), 'river_crc32c', ierr)
+  end subroutine river_crc32c
 
 end module river

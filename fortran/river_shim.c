@@ -1,10 +1,15 @@
 /*
  * river_shim.c - C helpers for the Fortran module where a C function
- * cannot be bound directly (variadic river_log).
+ * cannot be bound directly (variadic river_log; MPI_Comm arguments).
  */
 #include <river.h>
 
 int river__f_log(int level, const char *msg);
+int river__f_pcoll_create(MPI_Fint comm, const char *name,
+                          const river_schema *schema,
+                          const river_pcoll_opts *opts, river_pcoll **out);
+int river__f_pcoll_open(MPI_Fint comm, const char *name,
+                        const river_pcoll_opts *opts, river_pcoll **out);
 
 /* river_log(level, "%s", msg): Fortran cannot call a variadic function. */
 int river__f_log(int level, const char *msg)
@@ -12,4 +17,20 @@ int river__f_log(int level, const char *msg)
   if (msg == NULL)
     return RIVER_EINVAL;
   return river_log(level, "%s", msg);
+}
+
+/* river_pcoll_create: MPI_Comm is opaque in C; Fortran holds an MPI_Fint
+ * (type(MPI_Comm)%MPI_VAL), converted here with MPI_Comm_f2c. */
+int river__f_pcoll_create(MPI_Fint comm, const char *name,
+                          const river_schema *schema,
+                          const river_pcoll_opts *opts, river_pcoll **out)
+{
+  return river_pcoll_create(MPI_Comm_f2c(comm), name, schema, opts, out);
+}
+
+/* river_pcoll_open: MPI_Comm is opaque in C (see river__f_pcoll_create). */
+int river__f_pcoll_open(MPI_Fint comm, const char *name,
+                        const river_pcoll_opts *opts, river_pcoll **out)
+{
+  return river_pcoll_open(MPI_Comm_f2c(comm), name, opts, out);
 }

@@ -23,5 +23,6 @@
 #include "river/pcoll.h"
 #include "river/gensort.h"
 #include "river/wait.h"
+#include "river/dq.h"
 
 #endif /* RIVER_H */

@@ -13,7 +13,8 @@ src_libriver_la_SOURCES = \
 	src/collection.c \
 	src/pcoll.c \
 	src/gensort.c \
-	src/wait.c
+	src/wait.c \
+	src/dq.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
@@ -31,5 +32,6 @@ riverinc_HEADERS = \
 	include/river/collection.h \
 	include/river/pcoll.h \
 	include/river/gensort.h \
-	include/river/wait.h
+	include/river/wait.h \
+	include/river/dq.h
 nodist_riverinc_HEADERS = include/river/version.h

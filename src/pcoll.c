@@ -64,7 +64,8 @@ struct river_pcoll {
   int ordered_ok;
   /* reader */
   river_coll **rcopies;         /* npartitions * replication, lazily opened */
-  unsigned char *rbad;          /* 1: that copy failed to open/match */
+  unsigned char *rbad;          /* nonzero: that copy failed to open or
+                                   match; -(the error code) */
 };
 
 /* ------------------------------------------------------------- names */
@@ -1230,11 +1231,11 @@ static int river_pcoll_open_copy(river_pcoll *pc, int p, int c,
   if (rc == RIVER_SUCCESS && (rc = river_coll_stat(coll, &ci)) == RIVER_SUCCESS
       && (ci.nrecords != pp->nrecords || ci.table_crc != pp->checksum
           || ci.block_size != pc->info.block_size)) {
-    river__error("collection %s: partition %d copy on disk %d (%s) does not "
-                 "match the metadata (%llu records, checksum %08x; metadata "
-                 "says %llu, %08x)", pc->info.name, p, d, path,
-                 (unsigned long long)ci.nrecords, (unsigned)ci.table_crc,
-                 (unsigned long long)pp->nrecords, (unsigned)pp->checksum);
+    river__warn("collection %s: partition %d copy on disk %d (%s) does not "
+                "match the metadata (%llu records, checksum %08x; metadata "
+                "says %llu, %08x)", pc->info.name, p, d, path,
+                (unsigned long long)ci.nrecords, (unsigned)ci.table_crc,
+                (unsigned long long)pp->nrecords, (unsigned)pp->checksum);
     rc = RIVER_ECORRUPT;
   }
   if (rc != RIVER_SUCCESS) {
@@ -1250,20 +1251,29 @@ static int river_pcoll_open_copy(river_pcoll *pc, int p, int c,
 int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
                            size_t bufsize, size_t *nrecords)
 {
-  int c, rc = RIVER_ENOTFOUND, tried = 0;
+  int c, rc = RIVER_ENOTFOUND, tried = 0, all_missing = 1;
   size_t slot;
 
   if (!river_pcoll_valid_part(pc, p) || buf == NULL || nrecords == NULL
       || block >= pc->parts[p].nblocks)
     return RIVER_EINVAL;
+  /* The caller's buffer, not the data: refuse before blaming any copy. */
+  if (bufsize < pc->info.block_size / pc->info.record_size
+                    * pc->info.record_size)
+    return RIVER_ENOBUFS;
   for (c = 0; c < pc->info.replication; c++) {
     slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
-    if (pc->rbad[slot])
+    if (pc->rbad[slot]) {
+      rc = -(int)pc->rbad[slot];  /* why it failed before */
+      all_missing = all_missing && rc == RIVER_ENOTFOUND;
       continue;
+    }
     if (pc->rcopies[slot] == NULL) {
       rc = river_pcoll_open_copy(pc, p, c, &pc->rcopies[slot]);
       if (rc != RIVER_SUCCESS) {
-        pc->rbad[slot] = 1;
+        pc->rbad[slot] = (unsigned char)(rc < 0 && rc > -256
+                                         ? -rc : -RIVER_ECORRUPT);
+        all_missing = all_missing && rc == RIVER_ENOTFOUND;
         continue;
       }
     }
@@ -1272,8 +1282,9 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
                                nrecords);
     if (rc == RIVER_SUCCESS)
       return RIVER_SUCCESS;
-    if (rc == RIVER_EINVAL)
+    if (rc == RIVER_EINVAL || rc == RIVER_ENOBUFS)
       return rc;  /* the caller's buffer, not the data */
+    all_missing = 0;
     river__warn("collection %s: partition %d block %llu: copy on disk %d "
                 "failed (%s)%s", pc->info.name, p, (unsigned long long)block,
                 (pc->parts[p].first_disk + c) % pc->info.ndisks,
@@ -1283,7 +1294,7 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
   river__error("collection %s: partition %d block %llu: no readable copy "
                "(%d of %d copies could be opened)", pc->info.name, p,
                (unsigned long long)block, tried, pc->info.replication);
-  return rc == RIVER_ENOTFOUND ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+  return all_missing ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
 }
 
 int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,

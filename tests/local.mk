@@ -79,7 +79,8 @@ tests_unit_test_topo_LDADD = $(unit_ldadd)
 mpi_tests = \
 	tests/mpi/test_init_mpi.mpi \
 	tests/mpi/test_init_owned_mpi.mpi \
-	tests/mpi/test_pcoll_mpi.mpi
+	tests/mpi/test_pcoll_mpi.mpi \
+	tests/mpi/test_dq_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh tests/fortran/test_errstop_f.sh
@@ -89,6 +90,8 @@ tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c test
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -109,9 +109,9 @@ typedef struct river_pcoll_part {
 
 /*
  * Start writing collection `name` (letters, digits, '.', '_', '-'; not
- * starting with '.'; at most RIVER_PCOLL_NAME_MAX bytes) with the given
- * schema. Collective over comm: rank i writes partition i. The schema is
- * copied. Disk directories are created as needed.
+ * starting with '.', no ".."; at most RIVER_PCOLL_NAME_MAX bytes) with
+ * the given schema. Collective over comm: rank i writes partition i. The
+ * schema is copied. Disk directories are created as needed.
  */
 RIVER_API int river_pcoll_create(MPI_Comm comm, const char *name,
                                  const river_schema *schema,
@@ -164,8 +164,13 @@ RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
  * * record_size bytes), verified. Tries the copies in order starting with
  * the first disk; a missing, damaged or mismatched copy is logged (warn)
  * and the next copy is tried. Only if every copy fails is the read an
- * error, logged naming the collection, partition and block.
- * *nrecords gets the block's record count.
+ * error, logged naming the collection, partition and block:
+ * RIVER_ENOTFOUND if no copy's file exists, else RIVER_ECORRUPT (a copy
+ * that failed to open keeps failing the same way for this handle).
+ * *nrecords gets the block's record count. RIVER_EINVAL for p or block
+ * out of range or a writer's handle; RIVER_ENOBUFS if bufsize is below
+ * records_per_block * record_size (even for a short last block), before
+ * any copy is read.
  */
 RIVER_API int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block,
                                      void *buf, size_t bufsize,

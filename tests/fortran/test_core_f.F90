@@ -55,6 +55,12 @@ program test_core_f
   call check(ierr == RIVER_EINVAL, 'set_level 99 gives EINVAL')
   call river_log_get_level(level)
   call check(level == RIVER_LOG_INFO, 'level unchanged')
+  call river_log_parse_level('DEBUG', level)
+  call check(level == RIVER_LOG_DEBUG, 'parse_level DEBUG')
+  call river_log_parse_level('loud', level, ierr)
+  call check(ierr == RIVER_EINVAL .and. level == RIVER_LOG_DEBUG, 'parse_level loud')
+  call check(river_log_level_name(RIVER_LOG_WARN) == 'warn', 'level_name warn')
+  call check(river_log_level_name(7) == 'unknown', 'level_name 7')
 
   ! The logger reaches a Fortran handler with the rank.
   call river_log_set_handler(capture, c_null_ptr)

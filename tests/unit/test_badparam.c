@@ -298,6 +298,154 @@ static void test_badparam_collection(void **state)
   assert_int_equal(rmdir(dir), 0);
 }
 
+/* Every logged message, for the checks on what refusals say. */
+static char msgs[8192];
+
+static void collect(int level, int rank, const char *msg, void *ctx)
+{
+  size_t n = strlen(msgs);
+
+  snprintf(msgs + n, sizeof msgs - n, "%s\n", msg);
+}
+
+/* Parallel collections, without MPI: only refusals that come before any
+ * MPI call (MPI_COMM_NULL, NULL pointers and handles, bad names and disk
+ * patterns). Outputs stay as they were. */
+static void test_badparam_pcoll(void **state)
+{
+  river_schema *s = NULL;
+  river_pcoll *keep = (river_pcoll *)&s, *out = keep;
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll_info info, blank_info;
+  river_pcoll_part part, blank_part;
+  const river_schema *sp = (const river_schema *)&o;
+  unsigned char rec[100] = {0};
+  char buf[8] = "keep", longname[RIVER_PCOLL_NAME_MAX + 2];
+  size_t len = sizeof buf, rpb = 7, k = 7;
+  uint64_t nb = 7, bad = 7;
+  const char *badnames[] = {"", "a/b", "..", ".hidden", "a..b", "a b",
+                            longname};
+  const char *badpats[] = {"nodisk", "d%d%d", "d%s", "../x%d",
+                           "a/../../x%d", "x%d/..", "%"};
+  size_t i;
+
+  assert_int_equal(river_schema_create_default(&s), RIVER_SUCCESS);
+  memset(longname, 'n', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  river_log_set_handler(collect, NULL);
+
+  /* create */
+  assert_int_equal(river_pcoll_create(MPI_COMM_NULL, "c", s, NULL, &out),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, NULL, s, NULL, &out),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, "c", NULL, NULL, &out),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, "c", s, NULL, NULL),
+                   RIVER_EINVAL);
+  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++) {
+    msgs[0] = '\0';
+    assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, badnames[i], s, NULL,
+                                        &out), RIVER_EINVAL);
+    assert_non_null(strstr(msgs, "collection name"));
+  }
+  /* "a/b": the message quotes the name and says what is wrong. */
+  msgs[0] = '\0';
+  assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, "a/b", s, NULL, &out),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "'a/b'"));
+  assert_non_null(strstr(msgs, "'/'"));
+  assert_ptr_equal(out, keep);
+
+  /* open: names, then disk patterns, are checked before MPI. */
+  assert_int_equal(river_pcoll_open(MPI_COMM_NULL, "c", NULL, &out),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, NULL, NULL, &out),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, "c", NULL, NULL),
+                   RIVER_EINVAL);
+  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+    assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, badnames[i], NULL,
+                                      &out), RIVER_EINVAL);
+  for (i = 0; i < sizeof badpats / sizeof badpats[0]; i++) {
+    msgs[0] = '\0';
+    o.disks = badpats[i];
+    assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, "c", &o, &out),
+                     RIVER_EINVAL);
+    assert_non_null(strstr(msgs, badpats[i]));
+  }
+  o.disks = NULL;
+  assert_ptr_equal(out, keep);
+
+  /* NULL handles. */
+  memset(&info, 0x5a, sizeof info);
+  blank_info = info;
+  memset(&part, 0x5a, sizeof part);
+  blank_part = part;
+  assert_int_equal(river_pcoll_write(NULL, rec, 1), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_write(NULL, NULL, 0), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_commit(NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_close(NULL), RIVER_SUCCESS); /* no-op */
+  assert_int_equal(river_pcoll_info_get(NULL, &info), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_schema(NULL, &sp), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_partition(NULL, 0, &part), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_path(NULL, 0, buf, &len), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_block(NULL, 0, 0, rec, sizeof rec, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_verify_copy(NULL, 0, 0, &bad), RIVER_EINVAL);
+  assert_memory_equal(&info, &blank_info, sizeof info);
+  assert_memory_equal(&part, &blank_part, sizeof part);
+  assert_ptr_equal(sp, (const river_schema *)&o);
+  assert_string_equal(buf, "keep");
+  assert_int_equal(len + rpb + k + nb + bad, sizeof buf + 28);
+
+  /* remove: names and patterns are refused before it looks (or uses
+   * MPI). */
+  assert_int_equal(river_pcoll_remove(NULL, NULL), RIVER_EINVAL);
+  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+    assert_int_equal(river_pcoll_remove(badnames[i], NULL), RIVER_EINVAL);
+  o.disks = "../x%d";
+  assert_int_equal(river_pcoll_remove("c", &o), RIVER_EINVAL);
+  o.disks = NULL;
+
+  /* check_name */
+  assert_int_equal(river_pcoll_check_name(NULL), RIVER_EINVAL);
+  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+    assert_int_equal(river_pcoll_check_name(badnames[i]), RIVER_EINVAL);
+  longname[RIVER_PCOLL_NAME_MAX] = '\0'; /* 128 characters: allowed */
+  assert_int_equal(river_pcoll_check_name(longname), RIVER_SUCCESS);
+  assert_int_equal(river_pcoll_check_name("a.b_c-9"), RIVER_SUCCESS);
+
+  river_log_set_handler(NULL, NULL);
+  river_schema_destroy(s);
+}
+
+static void test_badparam_gensort(void **state)
+{
+  unsigned char buf[200];
+
+  memset(buf, 0x5a, sizeof buf);
+  assert_int_equal(river_gensort_fill(0, 1, 0, 0, NULL), RIVER_EINVAL);
+  assert_int_equal(river_gensort_fill(0, 2, 8u, 0, buf), RIVER_EINVAL);
+  assert_int_equal(river_gensort_fill(UINT64_MAX, 2, 0, 0, buf),
+                   RIVER_EINVAL);
+  assert_int_equal(buf[0], 0x5a);
+  assert_int_equal(buf[199], 0x5a);
+  assert_int_equal(river_gensort_fill(0, 0, 0, 0, NULL), RIVER_SUCCESS);
+}
+
+/* Waits, without MPI: only refusals that come before any MPI call. */
+static void test_badparam_wait(void **state)
+{
+  MPI_Request reqs[2];
+
+  assert_int_equal(river_wait(NULL, MPI_STATUS_IGNORE), RIVER_EINVAL);
+  assert_int_equal(river_waitall(-1, reqs), RIVER_EINVAL);
+  assert_int_equal(river_waitall(1, NULL), RIVER_EINVAL);
+  assert_int_equal(river_waitall(2, NULL), RIVER_EINVAL);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -309,6 +457,9 @@ int main(void)
     cmocka_unit_test(test_badparam_schema),
     cmocka_unit_test(test_badparam_checksum),
     cmocka_unit_test(test_badparam_collection),
+    cmocka_unit_test(test_badparam_pcoll),
+    cmocka_unit_test(test_badparam_gensort),
+    cmocka_unit_test(test_badparam_wait),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
