@@ -32,7 +32,8 @@ int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
 /* s's record size in bytes, without argument checks. */
 size_t river__schema_record_size(const river_schema *s);
 
-/* Sleep *ns nanoseconds, then double *ns up to River's backoff cap. */
+/* Sleep *ns nanoseconds, then double *ns up to River's backoff cap
+ * (1 ms; see src/wait.c). Start from 1000 (1 us). */
 void river__backoff(long *ns);
 
 /* Shorthands for the internal logger. */
