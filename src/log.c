@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 static int river_log_level_cur = RIVER_LOG_WARN;
+static int river_log_demoted;  /* 1: errors are logged as warnings */
 static river_log_fn river_log_handler;
 static void *river_log_ctx;
 
@@ -85,6 +86,14 @@ void river__log_init_from_env(void)
                 env, river_log_level_name(river_log_level_cur));
 }
 
+int river__log_demote(int on)
+{
+  int prev = river_log_demoted;
+
+  river_log_demoted = on;
+  return prev;
+}
+
 int river__log_rank(void)
 {
   int up = 0, down = 0, rank;
@@ -106,6 +115,8 @@ int river_vlog(int level, const char *fmt, va_list ap)
 
   if (!river_level_valid(level) || fmt == NULL)
     return RIVER_EINVAL;
+  if (river_log_demoted && level == RIVER_LOG_ERROR)
+    level = RIVER_LOG_WARN;
   if (level > river_log_level_cur)
     return RIVER_SUCCESS;
 

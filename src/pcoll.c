@@ -1262,6 +1262,8 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
                     * pc->info.record_size)
     return RIVER_ENOBUFS;
   for (c = 0; c < pc->info.replication; c++) {
+    /* While another copy remains, this copy's failures are warnings. */
+    int more = c + 1 < pc->info.replication, demoted;
     slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
     if (pc->rbad[slot]) {
       rc = -(int)pc->rbad[slot];  /* why it failed before */
@@ -1269,7 +1271,9 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
       continue;
     }
     if (pc->rcopies[slot] == NULL) {
+      demoted = river__log_demote(more);
       rc = river_pcoll_open_copy(pc, p, c, &pc->rcopies[slot]);
+      river__log_demote(demoted);
       if (rc != RIVER_SUCCESS) {
         pc->rbad[slot] = (unsigned char)(rc < 0 && rc > -256
                                          ? -rc : -RIVER_ECORRUPT);
@@ -1278,8 +1282,10 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
       }
     }
     tried++;
+    demoted = river__log_demote(more);
     rc = river_coll_read_block(pc->rcopies[slot], block, buf, bufsize,
                                nrecords);
+    river__log_demote(demoted);
     if (rc == RIVER_SUCCESS)
       return RIVER_SUCCESS;
     if (rc == RIVER_EINVAL || rc == RIVER_ENOBUFS)

@@ -13,6 +13,11 @@
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);
 
+/* While on, errors are logged as warnings: for failures that a caller
+ * will recover from (a mirror serving a block a damaged copy could not).
+ * Returns the previous setting, to restore. */
+int river__log_demote(int on);
+
 /* Read RIVER_LOG into the log level (warns on a value it cannot parse). */
 void river__log_init_from_env(void);
 

@@ -193,7 +193,9 @@ RIVER_API int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
 /*
  * Remove collection `name`: the metadata first (so the collection
  * disappears at once), then its data files. Not collective: call on one
- * rank. RIVER_ENOTFOUND if there is no such collection.
+ * rank. RIVER_ENOTFOUND if there is no such collection. If the metadata
+ * cannot be read, it is removed (so the name can be used again), a
+ * warning says the data files, unknown, were left, and the call succeeds.
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
