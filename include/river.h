@@ -24,5 +24,6 @@
 #include "river/gensort.h"
 #include "river/wait.h"
 #include "river/dq.h"
+#include "river/throttle.h"
 
 #endif /* RIVER_H */

@@ -87,13 +87,34 @@
  *
  * Every wait tests and sleeps with river__backoff; nothing blocks in
  * MPI_Wait/MPI_Recv/MPI_Send.
+ *
+ * Stats: records_out/bytes_out count records put, once; messages_out and
+ * msgs_to count messages with records sent to each consumer (BROADCAST:
+ * once per consumer), the last one (with the EOS) included; a credit
+ * stall is counted once per message that had to wait for a credit.
+ * Calls on a rank without the role they need (put on a consumer, get on
+ * a producer) are RIVER_EINVAL: the role is an argument of create, not a
+ * state.
+ *
+ * Open MPI before 5.0 names a window's shared-memory segment after the
+ * communicator's context id, which disjoint groups (say, the parts of one
+ * MPI_Comm_split) can share: two queues created at once on one node then
+ * collide, failing or silently sharing one segment (open-mpi/ompi#9492,
+ * seen here as ENOENT). So with those versions the rank that creates the
+ * segment, the communicator's lowest rank on each node, holds a
+ * node-wide file lock around MPI_Win_allocate.
  */
 #include "river_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #define RIVER_DQ_TAG_DATA 1
 #define RIVER_DQ_TAG_EOS 2
@@ -286,8 +307,7 @@ static int river_dq_choose(river_dq *q, int b, int *c)
   return RIVER_EAGAIN;
 }
 
-/* Isend slot s (header already written, len bytes) to consumer c as
- * request j of the slot (tag DATA) or as c's EOS request. */
+/* Isend len bytes at buf to consumer c with tag, in request place req. */
 static int river_dq_isend(river_dq *q, const void *buf, size_t len, int c,
                           int tag, int req)
 {
@@ -481,12 +501,40 @@ static int river_dq_fits(river_dq *q, size_t n)
   }
 }
 
+/* RIVER_ENOBUFS (logged) if n records could never be taken at once, not
+ * even with every credit free: they would complete more messages for one
+ * consumer than it has credits (PUSH, STATIC: than all have). */
+static int river_dq_ever_fits(river_dq *q, size_t n)
+{
+  uint64_t m = 0, need, slots = 0, cap = (uint64_t)q->credits;
+  int b;
+
+  if (q->policy == RIVER_DQ_EXCHANGE) {
+    for (b = 0; b < q->nfill; b++)
+      if (q->count[b] > 0
+          && (need = river_dq_need(q, b, q->count[b], &slots)) > m)
+        m = need;
+  } else {
+    if (q->policy == RIVER_DQ_PUSH || q->policy == RIVER_DQ_STATIC)
+      cap *= (uint64_t)q->ncons;
+    m = river_dq_need(q, 0, n, &slots);
+  }
+  if (m <= cap)
+    return RIVER_SUCCESS;
+  river__error("dq: try_put of %zu records would need %llu messages to go "
+               "at once but credits allow %llu; put fewer at a time", n,
+               (unsigned long long)m, (unsigned long long)cap);
+  return RIVER_ENOBUFS;
+}
+
 /* try_put's test: RIVER_SUCCESS if the records fit now, else EAGAIN (and,
  * if credits are short, a stall counted for the buffers that wait). */
 static int river_dq_plan(river_dq *q, size_t n)
 {
   int b, rc, fit;
 
+  if ((rc = river_dq_ever_fits(q, n)) != RIVER_SUCCESS)
+    return rc;
   if (river_dq_fits(q, n) == 1)
     return RIVER_SUCCESS;
   if ((rc = river_dq_read_credits(q)) != RIVER_SUCCESS
@@ -907,6 +955,67 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
 
 /* ------------------------------------------------------ create/destroy */
 
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Collective over comm: on the lowest rank of comm on each node, wait
+ * (backing off) for the node's window lock and return its descriptor;
+ * elsewhere, or if the lock file cannot be used (warned), -1. */
+static int river_dq_win_lock(MPI_Comm comm)
+{
+  static const char *const dirs[] = {"/dev/shm", "/tmp"};
+  long ns = RIVER_DQ_FIRST_SLEEP_NS;
+  MPI_Comm node;
+  char path[64];
+  int lrank = -1, fd = -1, i;
+
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) != MPI_SUCCESS)
+    return -1;
+  MPI_Comm_rank(node, &lrank);
+  MPI_Comm_free(&node);
+  if (lrank != 0)
+    return -1;
+  for (i = 0; i < 2 && fd < 0; i++) {
+    snprintf(path, sizeof path, "%s/river-win-%u.lock", dirs[i],
+             (unsigned)getuid());
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  }
+  if (fd < 0) {
+    river__warn("dq create: no lock file (%s): creating the window "
+                "unserialised; Open MPI < 5 may collide (ompi#9492)",
+                strerror(errno));
+    return -1;
+  }
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      river__warn("dq create: cannot lock %s: %s", path, strerror(errno));
+      close(fd);
+      return -1;
+    }
+    river__backoff(&ns);
+  }
+  return fd;
+}
+
+static void river_dq_win_unlock(int fd)
+{
+  if (fd >= 0) {
+    flock(fd, LOCK_UN);
+    close(fd);
+  }
+}
+#else
+static int river_dq_win_lock(MPI_Comm comm)
+{
+  (void)comm;
+  return -1;
+}
+
+static void river_dq_win_unlock(int fd)
+{
+  (void)fd;
+}
+#endif
+
 /* What one rank can check alone; *o gets opts with defaults filled in. */
 static int river_dq_check_local(int role, size_t record_size,
                                 const river_dq_opts *opts, river_dq_opts *o)
@@ -1152,7 +1261,7 @@ static void river_dq_free(river_dq *q)
 static int river_dq_setup(river_dq *q, MPI_Comm comm, int role)
 {
   MPI_Aint winsize;
-  int rc, k;
+  int rc, k, lock;
   int *roles = q->prod_rank + 2 * (size_t)q->size; /* scratch */
 
   if (MPI_Comm_dup(comm, &q->comm) != MPI_SUCCESS) {
@@ -1172,8 +1281,11 @@ static int river_dq_setup(river_dq *q, MPI_Comm comm, int role)
   rc = river_dq_alloc(q);
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
             ? (MPI_Aint)((size_t)q->ncons * sizeof(uint64_t)) : 0;
-  if (MPI_Win_allocate(winsize, sizeof(uint64_t), MPI_INFO_NULL, q->comm,
-                       &q->winmem, &q->win) != MPI_SUCCESS) {
+  lock = river_dq_win_lock(q->comm);
+  k = MPI_Win_allocate(winsize, sizeof(uint64_t), MPI_INFO_NULL, q->comm,
+                       &q->winmem, &q->win);
+  river_dq_win_unlock(lock);
+  if (k != MPI_SUCCESS) {
     q->win = MPI_WIN_NULL;
     river__error("dq create: MPI_Win_allocate failed");
     return RIVER_EMPI;
@@ -1208,8 +1320,10 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
   if (comm == MPI_COMM_NULL)
     return RIVER_EINVAL;
   rc = river_dq_check_local(role, record_size, opts, &o);
-  if (out == NULL)
+  if (out == NULL && rc == RIVER_SUCCESS) {
+    river__error("dq create: out is NULL");
     rc = RIVER_EINVAL;
+  }
   /* With MPI up, even a rank with bad arguments takes part, so that every
    * rank returns the same code. */
   if (MPI_Initialized(&up) != MPI_SUCCESS || MPI_Finalized(&down)

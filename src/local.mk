@@ -14,11 +14,12 @@ src_libriver_la_SOURCES = \
 	src/pcoll.c \
 	src/gensort.c \
 	src/wait.c \
-	src/dq.c
+	src/dq.c \
+	src/throttle.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
-src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS)
+src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS) -lpthread
 src_libriver_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
 	-no-undefined
 
@@ -33,5 +34,6 @@ riverinc_HEADERS = \
 	include/river/pcoll.h \
 	include/river/gensort.h \
 	include/river/wait.h \
-	include/river/dq.h
+	include/river/dq.h \
+	include/river/throttle.h
 nodist_riverinc_HEADERS = include/river/version.h

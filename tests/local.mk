@@ -37,6 +37,7 @@ unit_tests = \
 	tests/unit/test_core \
 	tests/unit/test_gensort \
 	tests/unit/test_schema \
+	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_timing \
 	tests/unit/test_topo
@@ -60,6 +61,9 @@ tests_unit_test_schema_LDADD = $(unit_ldadd)
 tests_unit_test_gensort_SOURCES = tests/unit/test_gensort.c
 tests_unit_test_gensort_CFLAGS = $(unit_cflags)
 tests_unit_test_gensort_LDADD = $(unit_ldadd)
+tests_unit_test_throttle_SOURCES = tests/unit/test_throttle.c
+tests_unit_test_throttle_CFLAGS = $(unit_cflags)
+tests_unit_test_throttle_LDADD = $(unit_ldadd)
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CFLAGS = $(unit_cflags)
 tests_unit_test_core_LDADD = $(unit_ldadd)

@@ -129,7 +129,10 @@ RIVER_API int river_dq_create(MPI_Comm comm, int role, size_t record_size,
 RIVER_API int river_dq_put(river_dq *q, const void *records, size_t nrecords);
 
 /* Like river_dq_put, but returns RIVER_EAGAIN instead of blocking; then
- * none of the records was taken. */
+ * none of the records was taken. Records that could not go at once even
+ * with every credit free (they would fill more messages than `credits`
+ * for one consumer, or, for PUSH and STATIC, for all consumers together)
+ * give RIVER_ENOBUFS, also taking none: put fewer at a time. */
 RIVER_API int river_dq_try_put(river_dq *q, const void *records,
                                size_t nrecords);
 

@@ -24,8 +24,10 @@
  *   one-to-one   consumer i hears from producer i only
  *   credits      with consumers holding back, a producer gets exactly
  *                credits messages out to each consumer plus one full
- *                buffer, then try_put says RIVER_EAGAIN; a blocking put
- *                then waits, counted in put_wait_seconds
+ *                buffer, then try_put says RIVER_EAGAIN (RIVER_ENOBUFS
+ *                for more than all credits could ever let out), taking
+ *                nothing; a blocking put then waits, counted in
+ *                put_wait_seconds
  *   bad input    refusals on every rank (mismatched parameters, bad roles,
  *                no producer or consumer, ...), wrong-role calls, put after
  *                close, a partition index out of range (nothing taken,
@@ -226,7 +228,9 @@ struct scen {
   long cons_sleep;        /* consumers sleep 0..this (us) per message */
   int slow;               /* consumer sleeping slow_us per message, or -1 */
   long slow_us;
-  int max_chunk;          /* records per put: 1..max_chunk */
+  int max_chunk;          /* records per put: 1..max_chunk; for B ranks at
+                             most (credits - 1) x records a message + 1, so
+                             that try_put never has to say RIVER_ENOBUFS */
   river_dq_partition_fn part;
   int null_opts;          /* create with opts == NULL (defaults) */
 };
@@ -234,7 +238,7 @@ struct scen {
 /* What each rank reports after a flow, gathered in its group. */
 enum {
   F_ROLE, F_PIDX, F_CIDX, F_PCOUNT, F_PSUM, F_PXOR, F_CCOUNT, F_CSUM, F_CXOR,
-  F_RIN, F_MIN, F_ROUT, F_MOUT, F_FROM, F_TO = F_FROM + MAXR,
+  F_FROM, F_TO = F_FROM + MAXR,
   F_N = F_TO + MAXR
 };
 
@@ -242,7 +246,7 @@ enum {
 struct seen {
   struct sums sums;
   int64_t last[MAXR];      /* last seq from each producer */
-  uint64_t bad_hash, bad_order, bad_dest, bad_from, bad_size;
+  uint64_t bad_hash, bad_order, bad_dest, bad_size;
 };
 
 static void consume(const struct scen *sc, struct seen *s, int cidx,
@@ -302,8 +306,8 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
   o.seed = 42;
   o.partition = sc->part;
   o.partition_ctx = (void *)&sc->nrec;
-  per_msg = ((sc->msgsize ? sc->msgsize : RIVER_DQ_DEFAULT_MESSAGE_SIZE)
-             - 24) / RS;
+  /* Records a message can hold, at most (the header takes some bytes). */
+  per_msg = (sc->msgsize ? sc->msgsize : RIVER_DQ_DEFAULT_MESSAGE_SIZE) / RS;
   memset(&s, 0, sizeof s);
   for (i = 0; i < MAXR; i++)
     s.last[i] = -1;
@@ -385,8 +389,9 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
       sleep_us(20);
   }
   if (cidx >= 0) {
-    /* EOS stays EOS. */
-    MT_CHECK_RC(river_dq_get(q, &recs, &n, &from), RIVER_EOS);
+    MT_CHECK(eos);
+    if (eos) /* EOS stays EOS */
+      MT_CHECK_RC(river_dq_get(q, &recs, &n, &from), RIVER_EOS);
     MT_CHECK(s.bad_hash == 0);
     MT_CHECK(s.bad_order == 0);
     MT_CHECK(s.bad_dest == 0);
@@ -404,17 +409,19 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
   mine[F_CCOUNT] = s.sums.count;
   mine[F_CSUM] = s.sums.sum;
   mine[F_CXOR] = s.sums.xor;
-  mine[F_RIN] = st.records_in;
-  mine[F_MIN] = st.messages_in;
-  mine[F_ROUT] = st.records_out;
-  mine[F_MOUT] = st.messages_out;
-  for (i = 0; i < nprod && i < MAXR && st.msgs_from; i++)
-    mine[F_FROM + i] = st.msgs_from[i];
-  for (i = 0; i < ncons && i < MAXR && st.msgs_to; i++)
-    mine[F_TO + i] = st.msgs_to[i];
+  {
+    uint64_t in = 0, out = 0;
+    for (i = 0; i < nprod && i < MAXR && st.msgs_from; i++)
+      in += mine[F_FROM + i] = st.msgs_from[i];
+    for (i = 0; i < ncons && i < MAXR && st.msgs_to; i++)
+      out += mine[F_TO + i] = st.msgs_to[i];
+    MT_CHECK(in == st.messages_in && out == st.messages_out);
+  }
   MT_CHECK(pidx < 0 || st.records_out == nrec);
   MT_CHECK(pidx < 0 || st.bytes_out == nrec * RS);
   MT_CHECK(cidx < 0 || st.records_in == s.sums.count);
+  /* A message that holds one record carries one. */
+  MT_CHECK(per_msg > 1 || st.messages_in == st.records_in);
   MT_CHECK(cidx < 0 || st.bytes_in == s.sums.count * RS);
   MT_CHECK((pidx >= 0) == (st.msgs_to != NULL));
   MT_CHECK((cidx >= 0) == (st.msgs_from != NULL));
@@ -518,7 +525,7 @@ static void test_credits(MPI_Comm c)
   MPI_Comm_rank(c, &grank);
   o.policy = RIVER_DQ_PUSH;
   o.credits = 3;
-  o.message_size = 24 + per * RS + RS / 2; /* 4 records a message */
+  o.message_size = (per + 1) * RS - 1; /* 4 records and a header */
   rc = river_dq_create(c, grank == 0 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
                        RS, &o, &q);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
@@ -543,6 +550,20 @@ static void test_credits(MPI_Comm c)
     MT_CHECK_RC(river_dq_try_put(q, &r, 1), RIVER_EAGAIN);
     MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
     MT_CHECK(st.records_out == seq && st.messages_out == 6);
+    /* More than all credits could ever let out at once (2 x 3 messages
+     * and one left in the buffer): RIVER_ENOBUFS, with a message. */
+    {
+      struct rec many[2 * 3 * 4 + 1];
+      for (i = 0; i < (int)(sizeof many / sizeof *many); i++)
+        rec_make(&many[i], 0, seq + (uint64_t)i, 7);
+      log_capture();
+      MT_CHECK_RC(river_dq_try_put(q, many, sizeof many / sizeof *many),
+                  RIVER_ENOBUFS);
+      log_restore();
+      MT_CHECK(strstr(logbuf, "put fewer at a time") != NULL);
+      MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+      MT_CHECK(st.records_out == seq);
+    }
   }
   quiet_barrier(c);
   if (grank == 0) {
@@ -837,44 +858,42 @@ static void test_wait(MPI_Comm c)
 
 /* ----------------------------------------------------------------- main */
 
-static const uint64_t range_total = 3000;
-
 int main(int argc, char **argv)
 {
   static const struct scen r1[] = {
-    {"push-tiny", "PC", RIVER_DQ_PUSH, 2, 2 * 64 - 1, 3000, 0, 0, 0, -1, 0,
+    {"push-tiny", "PC", RIVER_DQ_PUSH, 2, 2 * 64 - 1, 8000, 0, 0, 0, -1, 0,
      40, NULL, 0},
-    {"static-3", "PCC", RIVER_DQ_STATIC, 2, 1024, 5000, 0, 0, 200, -1, 0, 50,
+    {"static-3", "PCC", RIVER_DQ_STATIC, 2, 1024, 20000, 0, 0, 200, -1, 0, 50,
      NULL, 0},
-    {"one-to-one-3", "BPC", RIVER_DQ_ONE_TO_ONE, 3, 2048, 4000, 0, 300, 100,
+    {"one-to-one-3", "BPC", RIVER_DQ_ONE_TO_ONE, 3, 2048, 15000, 0, 300, 100,
      -1, 0, 30, NULL, 0},
   };
   static const struct scen r2[] = {
-    {"exchange-1MiB", "PPCC", RIVER_DQ_EXCHANGE, 2, (size_t)1 << 20, 60000,
+    {"exchange-1MiB", "PPCC", RIVER_DQ_EXCHANGE, 2, (size_t)1 << 20, 150000,
      0, 0, 0, -1, 0, 5000, part_hash, 0},
-    {"broadcast-4", "BPCC", RIVER_DQ_BROADCAST, 3, 4096, 5000, 0, 200, 100,
+    {"broadcast-4", "BPCC", RIVER_DQ_BROADCAST, 3, 4096, 20000, 0, 200, 100,
      -1, 0, 60, NULL, 0},
   };
   static const struct scen r3[] = {
-    {"push-slow", "PPPCCCCC", RIVER_DQ_PUSH, 4, 2048, 30000, 1, 50, 0, 0,
+    {"push-slow", "PPPCCCCC", RIVER_DQ_PUSH, 4, 2048, 60000, 1, 50, 0, 0,
      2000, 100, NULL, 0},
   };
   static const struct scen r4[] = {
     {"exchange-range-all-both", "BBBBB", RIVER_DQ_EXCHANGE, 2, 1024,
-     3000, 0, 0, 50, -1, 0, 40, part_range, 0},
-    {"push-both-credit1", "PBC", RIVER_DQ_PUSH, 1, 1024, 4000, 1, 500, 200,
-     -1, 0, 25, NULL, 0},
+     12000, 0, 0, 50, -1, 0, 16, part_range, 0},
+    {"push-both-credit1", "PBC", RIVER_DQ_PUSH, 1, 1024, 15000, 1, 500, 200,
+     -1, 0, 16, NULL, 0},
   };
   static const struct scen r5[] = {
-    {"static-6", "PPCCCC", RIVER_DQ_STATIC, 3, 2048, 6000, 0, 200, 200, -1,
+    {"static-6", "PPCCCC", RIVER_DQ_STATIC, 3, 2048, 20000, 0, 200, 200, -1,
      0, 50, NULL, 0},
-    {"self-and-idle", "B-", RIVER_DQ_STATIC, 2, 4096, 5000, 0, 0, 0, -1, 0,
-     70, NULL, 0},
+    {"self-and-idle", "B-", RIVER_DQ_STATIC, 2, 4096, 20000, 0, 0, 0, -1, 0,
+     60, NULL, 0},
   };
   static const struct scen r6[] = {
-    {"one-to-one-7", "BBBPPCC", RIVER_DQ_ONE_TO_ONE, 2, 1024, 3000, 1, 200,
-     100, -1, 0, 30, NULL, 0},
-    {"self-defaults", "B", RIVER_DQ_PUSH, 0, 0, 10000, 0, 0, 0, -1, 0, 500,
+    {"one-to-one-7", "BBBPPCC", RIVER_DQ_ONE_TO_ONE, 2, 1024, 10000, 1, 200,
+     100, -1, 0, 16, NULL, 0},
+    {"self-defaults", "B", RIVER_DQ_PUSH, 0, 0, 30000, 0, 0, 0, -1, 0, 500,
      NULL, 1},
   };
   static const int s1[] = {2, 3, 3}, s2[] = {4, 4}, s3[] = {8},
@@ -895,7 +914,6 @@ int main(int argc, char **argv)
     river_finalize();
     return 1;
   }
-  (void)range_total;
   t0 = river_wtime();
 
 #define ROUND(sizes, scens)                                                 \

@@ -446,6 +446,156 @@ static void test_badparam_wait(void **state)
   assert_int_equal(river_waitall(2, NULL), RIVER_EINVAL);
 }
 
+/* Distributed queues, without MPI: only refusals that come before MPI is
+ * needed (MPI_COMM_NULL, NULL handles and outputs, record size 0, bad
+ * role bits, policies and credits). Outputs stay as they were. */
+static void test_badparam_dq(void **state)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT, x;
+  river_dq *keep = (river_dq *)&o, *q = keep;
+  river_dq_stats st;
+  const void *recs = &o;
+  unsigned char rec[16] = {0};
+  size_t n = 7;
+  int from = 7;
+
+  river_log_set_handler(collect, NULL);
+  msgs[0] = '\0';
+  assert_int_equal(river_dq_create(MPI_COMM_NULL, RIVER_DQ_PRODUCER, 16, &o,
+                                   &q), RIVER_EINVAL);
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &o,
+                                   NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_CONSUMER, 0, &o,
+                                   &q), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "record_size"));
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, 4, 16, &o, &q),
+                   RIVER_EINVAL);
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, -1, 16, NULL, &q),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "role"));
+  x = o;
+  x.policy = (river_dq_policy)(RIVER_DQ_BROADCAST + 1);
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  x.policy = (river_dq_policy)-1;
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "policy"));
+  x = o;
+  x.credits = -1;
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "credits"));
+  x = o;
+  x.message_size = 16; /* no room for a header and a 16-byte record */
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  x = o;
+  x.policy = RIVER_DQ_EXCHANGE; /* without a partition function */
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "partition"));
+  river_log_set_handler(NULL, NULL);
+  assert_ptr_equal(q, keep);
+
+  assert_int_equal(river_dq_put(NULL, rec, 1), RIVER_EINVAL);
+  assert_int_equal(river_dq_try_put(NULL, rec, 1), RIVER_EINVAL);
+  assert_int_equal(river_dq_close(NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_get(NULL, &recs, &n, &from), RIVER_EINVAL);
+  assert_int_equal(river_dq_try_get(NULL, &recs, &n, &from), RIVER_EINVAL);
+  assert_int_equal(river_dq_release(NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_stats_get(NULL, &st), RIVER_EINVAL);
+  assert_ptr_equal(recs, &o);
+  assert_int_equal(n + (size_t)from, 14);
+  assert_int_equal(river_dq_destroy(NULL), RIVER_SUCCESS);
+}
+
+/* Throttles, perturbation specs and the CPU hog: NULL handles and
+ * outputs, rates, bursts, factors and fractions that are not finite
+ * numbers in range, kinds that do not exist, text that is no spec.
+ * Outputs stay as they were. */
+static void test_badparam_throttle(void **state)
+{
+  river_throttle *tkeep = (river_throttle *)&tkeep, *t = tkeep;
+  river_perturb *pkeep = (river_perturb *)&pkeep, *p = pkeep;
+  river_cpu_hog *hkeep = (river_cpu_hog *)&hkeep, *h = hkeep;
+  double d = 7, inf = strtod("inf", NULL), nan = strtod("nan", NULL);
+  int k = 7, m = 7;
+
+  river_log_set_handler(collect, NULL);
+  msgs[0] = '\0';
+  assert_int_equal(river_throttle_create(1e6, 0, NULL), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(0, 0, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(-1, 0, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(nan, 0, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(inf, 0, &t), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "rate"));
+  assert_int_equal(river_throttle_create(1e6, -1, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(1e6, nan, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(1e6, inf, &t), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "burst"));
+  assert_ptr_equal(t, tkeep);
+  assert_int_equal(river_throttle_consume(NULL, 1), RIVER_EINVAL);
+  assert_int_equal(river_throttle_set_factor(NULL, 1), RIVER_EINVAL);
+  assert_int_equal(river_throttle_rate(NULL, &d), RIVER_EINVAL);
+  assert_int_equal(river_throttle_slept(NULL, &d), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create(1e6, 0, &t), RIVER_SUCCESS);
+  assert_int_equal(river_throttle_set_factor(t, 0), RIVER_EINVAL);
+  assert_int_equal(river_throttle_set_factor(t, -0.5), RIVER_EINVAL);
+  assert_int_equal(river_throttle_set_factor(t, nan), RIVER_EINVAL);
+  assert_int_equal(river_throttle_set_factor(t, inf), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "factor"));
+  assert_int_equal(river_throttle_rate(t, NULL), RIVER_EINVAL);
+  assert_int_equal(river_throttle_slept(t, NULL), RIVER_EINVAL);
+  assert_int_equal(river_throttle_rate(t, &d), RIVER_SUCCESS);
+  assert_true(d == 1e6);   /* the refused factors changed nothing */
+  river_throttle_destroy(t);
+  river_throttle_destroy(NULL);
+
+  d = 7;
+  msgs[0] = '\0';
+  assert_int_equal(river_perturb_parse(NULL, &p), RIVER_EINVAL);
+  assert_int_equal(river_perturb_parse("disk:1=0.5", NULL), RIVER_EINVAL);
+  assert_int_equal(river_perturb_parse("disk:1=0", &p), RIVER_EFORMAT);
+  assert_int_equal(river_perturb_parse("tape:1=0.5", &p), RIVER_EFORMAT);
+  assert_non_null(strstr(msgs, "clause 1"));
+  assert_ptr_equal(p, pkeep);
+  assert_int_equal(river_perturb_parse("disk:1=0.5", &p), RIVER_SUCCESS);
+  assert_int_equal(river_perturb_factor(NULL, RIVER_PERTURB_DISK, 1, 0, &d),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_factor(p, 2, 1, 0, &d), RIVER_EINVAL);
+  assert_int_equal(river_perturb_factor(p, RIVER_PERTURB_DISK, -1, 0, &d),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_factor(p, RIVER_PERTURB_DISK, 1, nan, &d),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_factor(p, RIVER_PERTURB_DISK, 1, 0, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_count(NULL, RIVER_PERTURB_CPU, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_count(p, -1, &k), RIVER_EINVAL);
+  assert_int_equal(river_perturb_count(p, RIVER_PERTURB_CPU, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_max_index(NULL, RIVER_PERTURB_CPU, &m),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_max_index(p, 2, &m), RIVER_EINVAL);
+  assert_int_equal(river_perturb_max_index(p, RIVER_PERTURB_CPU, NULL),
+                   RIVER_EINVAL);
+  assert_true(d == 7);
+  assert_int_equal(k + m, 14);
+  river_perturb_destroy(p);
+  river_perturb_destroy(NULL);
+
+  assert_int_equal(river_cpu_hog_start(0.5, NULL), RIVER_EINVAL);
+  assert_int_equal(river_cpu_hog_start(0, &h), RIVER_EINVAL);
+  assert_int_equal(river_cpu_hog_start(1, &h), RIVER_EINVAL);
+  assert_int_equal(river_cpu_hog_start(-1, &h), RIVER_EINVAL);
+  assert_int_equal(river_cpu_hog_start(nan, &h), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "fraction"));
+  assert_ptr_equal(h, hkeep);
+  assert_int_equal(river_cpu_hog_stop(NULL), RIVER_SUCCESS);
+  river_log_set_handler(NULL, NULL);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -460,6 +610,8 @@ int main(void)
     cmocka_unit_test(test_badparam_pcoll),
     cmocka_unit_test(test_badparam_gensort),
     cmocka_unit_test(test_badparam_wait),
+    cmocka_unit_test(test_badparam_dq),
+    cmocka_unit_test(test_badparam_throttle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
