@@ -1,7 +1,10 @@
-# The river command-line tool.
+# The river command-line tool and the benchmarks.
 
-bin_PROGRAMS += apps/river
+bin_PROGRAMS += apps/river apps/river-bench
 
 apps_river_SOURCES = apps/river.c apps/river_cli.h apps/river_cli.c \
 	apps/river_coll.c
 apps_river_LDADD = src/libriver.la
+
+apps_river_bench_SOURCES = apps/river_bench.c
+apps_river_bench_LDADD = src/libriver.la -lm

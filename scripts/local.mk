@@ -5,4 +5,5 @@ dist_bin_SCRIPTS = scripts/river-mpirun
 riverscriptsdir = $(pkgdatadir)/scripts
 dist_riverscripts_SCRIPTS = \
 	scripts/install-deps \
-	scripts/mpi-test-launch
+	scripts/mpi-test-launch \
+	scripts/plot-bench.py

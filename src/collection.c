@@ -537,7 +537,7 @@ static int river_coll_finish(river_coll *c)
 }
 
 /* fsync the directory holding path, so that a rename in it is durable. */
-static int river_coll_sync_dir(const char *path)
+int river__fsync_dir(const char *path)
 {
   const char *slash = strrchr(path, '/');
   char *dir;
@@ -583,7 +583,7 @@ int river_coll_commit(river_coll *c)
   }
   c->tmp_exists = 0;
   /* path is replaced now; a failure here leaves its durability open. */
-  rc = river_coll_sync_dir(c->path);
+  rc = river__fsync_dir(c->path);
 out:
   river_coll_free(c);
   return rc;

@@ -97,6 +97,28 @@ int river_initialized(int *flag)
   return RIVER_SUCCESS;
 }
 
+/* ----------------------------------------------------------------- helpers */
+
+int river__agree(MPI_Comm comm, int rc)
+{
+  int all = rc;
+
+  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return all;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014) is written here rather than taken
+ * from libc: River needs counter-based, seedable values that are the same
+ * on every platform (gensort rows must not depend on the rank count), and
+ * libc's generators are sequential and implementation-defined. */
+uint64_t river__mix64(uint64_t x)
+{
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 /* ----------------------------------------------------------------- version */
 
 int river_get_version(int *major, int *minor, int *release)

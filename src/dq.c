@@ -121,7 +121,6 @@
 #define RIVER_DQ_KIND_DATA 1u
 #define RIVER_DQ_KIND_EOS 2u
 #define RIVER_DQ_ALIGN 64           /* slot stride: records stay aligned */
-#define RIVER_DQ_FIRST_SLEEP_NS 1000L /* river__backoff's start, as river_wait */
 #define RIVER_DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 
 struct river_dq_hdr {
@@ -184,23 +183,10 @@ struct river_dq {
 
 /* ------------------------------------------------------------ helpers */
 
-static int river_dq_agree(MPI_Comm comm, int rc)
-{
-  int all = rc;
-
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  return all;
-}
-
 /* splitmix64: the next pseudo-random number from *s. */
 static uint64_t river_dq_rand(uint64_t *s)
 {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return river__mix64(*s += RIVER_MIX64_STEP);
 }
 
 static unsigned char *river_dq_sslot(const river_dq *q, int s)
@@ -410,7 +396,7 @@ typedef int (*river_dq_step)(river_dq *q, int b);
  * between; the time it waited counts as put wait. */
 static int river_dq_wait_step(river_dq *q, river_dq_step step, int b)
 {
-  long ns = RIVER_DQ_FIRST_SLEEP_NS;
+  long ns = RIVER_BACKOFF_START;
   double t0 = 0.0;
   int rc;
 
@@ -889,7 +875,7 @@ static int river_dq_step_get(river_dq *q, const void **records,
 static int river_dq_get_common(river_dq *q, const void **records,
                                size_t *nrecords, int *from, int block)
 {
-  long ns = RIVER_DQ_FIRST_SLEEP_NS;
+  long ns = RIVER_BACKOFF_START;
   double t0 = 0.0;
   int rc;
 
@@ -962,7 +948,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
 static int river_dq_win_lock(MPI_Comm comm)
 {
   static const char *const dirs[] = {"/dev/shm", "/tmp"};
-  long ns = RIVER_DQ_FIRST_SLEEP_NS;
+  long ns = RIVER_BACKOFF_START;
   MPI_Comm node;
   char path[64];
   int lrank = -1, fd = -1, i;
@@ -1177,7 +1163,7 @@ static int river_dq_alloc(river_dq *q)
       for (k = 0; k < q->nsreq; k++)
         q->sreq[k] = MPI_REQUEST_NULL;
       q->rr = q->pidx % nc;
-      q->rng = q->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(q->pidx + 1));
+      q->rng = q->seed ^ (RIVER_MIX64_STEP * (uint64_t)(q->pidx + 1));
     }
   }
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
@@ -1267,9 +1253,9 @@ static int river_dq_setup(river_dq *q, MPI_Comm comm, int role)
   if (MPI_Comm_dup(comm, &q->comm) != MPI_SUCCESS) {
     q->comm = MPI_COMM_NULL;
     river__error("dq create: MPI_Comm_dup failed");
-    return river_dq_agree(comm, RIVER_EMPI);
+    return river__agree(comm, RIVER_EMPI);
   }
-  rc = river_dq_agree(comm, RIVER_SUCCESS);
+  rc = river__agree(comm, RIVER_SUCCESS);
   if (rc != RIVER_SUCCESS)
     return rc;
   MPI_Comm_set_errhandler(q->comm, MPI_ERRORS_RETURN);
@@ -1304,7 +1290,7 @@ static int river_dq_setup(river_dq *q, MPI_Comm comm, int role)
     rc = RIVER_EMPI;
   for (k = 0; rc == RIVER_SUCCESS && k < q->nrreq; k++)
     rc = river_dq_post(q, k);
-  rc = river_dq_agree(q->comm, rc);
+  rc = river__agree(q->comm, rc);
   if (rc != RIVER_SUCCESS)
     river_dq_cancel_recvs(q);
   return rc;
@@ -1346,7 +1332,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->count_out = calloc((size_t)size * 2, sizeof(uint64_t));
   }
   rc = q && q->prod_rank && q->count_out ? RIVER_SUCCESS : RIVER_ENOMEM;
-  rc = river_dq_agree(comm, rc);
+  rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS) {
     MPI_Comm_rank(comm, &q->rank);
     q->cons_rank = q->prod_rank + size;
@@ -1377,7 +1363,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
  * it has arrived (counts exchanged with MPI_Alltoall). */
 static int river_dq_drain(river_dq *q)
 {
-  long ns = RIVER_DQ_FIRST_SLEEP_NS;
+  long ns = RIVER_BACKOFF_START;
   int c, p, rc, more;
 
   memset(q->count_out, 0, (size_t)q->size * sizeof(uint64_t));
@@ -1424,7 +1410,7 @@ int river_dq_destroy(river_dq *q)
     rc = r;
   if ((r = river_dq_cancel_recvs(q)) != RIVER_SUCCESS && r < rc)
     rc = r;
-  rc = river_dq_agree(q->comm, rc);
+  rc = river__agree(q->comm, rc);
   river_dq_free(q);
   return rc;
 }

@@ -1,10 +1,9 @@
 /*
  * gensort.c - sort-benchmark records (layout in river/gensort.h).
  *
- * Random bytes come from splitmix64 applied to (seed, row, word): a
- * counter-based generator, so record r is computable without generating
- * records 0..r-1. libc's generators are sequential and so cannot do that;
- * splitmix64 is a few lines and well studied, hence written here.
+ * Random bytes come from splitmix64 (river__mix64) applied to (seed, row,
+ * word): a counter-based generator, so record r is computable without
+ * generating records 0..r-1, whatever the number of ranks.
  */
 #include "river_internal.h"
 
@@ -14,10 +13,7 @@ static const char river_hex[] = "0123456789ABCDEF";
 
 static uint64_t river_splitmix64(uint64_t x)
 {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return river__mix64(x + RIVER_MIX64_STEP);
 }
 
 /* The w-th 64-bit random word of row under seed. */

@@ -231,40 +231,7 @@ static int river_copy_path(const river_pcoll *pc, const char *file, int disk,
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
 
-/* fsync the directory holding path. */
-static int river_fsync_dir_of(const char *path)
-{
-  char dir[RIVER_PATH_MAX];
-  char *slash;
-  int fd, rc = RIVER_SUCCESS;
-
-  snprintf(dir, sizeof dir, "%s", path);
-  slash = strrchr(dir, '/');
-  if (slash == NULL)
-    strcpy(dir, ".");
-  else if (slash == dir)
-    dir[1] = '\0';
-  else
-    *slash = '\0';
-  fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0 || fsync(fd) != 0)
-    rc = RIVER_EIO;
-  if (fd >= 0)
-    close(fd);
-  return rc;
-}
-
 /* ------------------------------------------------------ collectives */
-
-/* Agree on an outcome: every rank gets the most negative rc of any. */
-static int river_agree(MPI_Comm comm, int rc)
-{
-  int all = rc;
-
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  return all;
-}
 
 /* A 16-hex-digit id for one write, unique enough across time and hosts. */
 static void river_new_generation(char out[17])
@@ -275,10 +242,7 @@ static void river_new_generation(char out[17])
   clock_gettime(CLOCK_REALTIME, &ts);
   x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   x ^= (uint64_t)getpid() << 40;
-  x += 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser: spread the bits */
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  x ^= x >> 31;
+  x = river__mix64(x + RIVER_MIX64_STEP);  /* spread the bits */
   snprintf(out, 17, "%016llx", (unsigned long long)x);
 }
 
@@ -848,10 +812,10 @@ int river_pcoll_create(MPI_Comm comm, const char *name,
   rc = river_pcoll_setup_create(pc, schema, opts);
   if (rc == RIVER_SUCCESS && pc->rank == 0)
     rc = river_mkdirs(pc->root);
-  rc = river_agree(pc->comm, rc);
+  rc = river__agree(pc->comm, rc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_open_writers(pc);
-  rc = river_agree(pc->comm, rc);
+  rc = river__agree(pc->comm, rc);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_free(pc); /* closing writers removes their temp files */
     return rc;
@@ -1038,7 +1002,7 @@ static int river_pcoll_publish(river_pcoll *pc, const unsigned char *reports,
     rc = RIVER_EIO;
   }
   if (rc == RIVER_SUCCESS)
-    rc = river_fsync_dir_of(path);
+    rc = river__fsync_dir(path);
   if (rc != RIVER_SUCCESS)
     unlink(tmp);
   free(rows);
@@ -1064,7 +1028,7 @@ int river_pcoll_commit(river_pcoll *pc)
                                                       : RIVER_SUCCESS;
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_finish_local(pc, &rep);
-  rc = river_agree(pc->comm, rc);
+  rc = river__agree(pc->comm, rc);
   if (rc == RIVER_SUCCESS) {
     memcpy(mine, &rep, sizeof rep);
     memcpy(mine + sizeof rep, pc->key_min, pc->key_size);
@@ -1138,7 +1102,7 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
     if (pc->rcopies == NULL || pc->rbad == NULL)
       rc = RIVER_ENOMEM;
   }
-  rc = river_agree(pc->comm, rc);
+  rc = river__agree(pc->comm, rc);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_free(pc);
     return rc;
@@ -1359,7 +1323,7 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
     river_pcoll_close(pc);
     return RIVER_EIO;
   }
-  river_fsync_dir_of(path);
+  river__fsync_dir(path);
   for (p = 0; p < pc->info.npartitions; p++)
     river_remove_partition(pc, name, p, pc->info.generation, pc->info.ndisks,
                            pc->info.replication);

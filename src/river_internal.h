@@ -8,7 +8,9 @@
 #include "config.h"
 #include "river.h"
 
+#include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);
@@ -37,9 +39,26 @@ int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
 /* s's record size in bytes, without argument checks. */
 size_t river__schema_record_size(const river_schema *s);
 
-/* Sleep *ns nanoseconds, then double *ns up to River's backoff cap
- * (1 ms; see src/wait.c). Start from 1000 (1 us). */
+/* One step of River's wait backoff (src/wait.c): a few yields, then
+ * sleeps doubling from 1 us to 1 ms. Start each wait with
+ * long ns = RIVER_BACKOFF_START. */
+#define RIVER_BACKOFF_START 0L
 void river__backoff(long *ns);
+
+/* Agree on a collective outcome over comm: every rank gets the most
+ * negative rc of any rank (RIVER_EMPI if the reduction fails). */
+int river__agree(MPI_Comm comm, int rc);
+
+/* splitmix64's output function: a well-mixed 64-bit value from x. River's
+ * generators (gensort rows, queue choices, generation ids) are built on
+ * it; see src/core.c for why it is written here. */
+uint64_t river__mix64(uint64_t x);
+
+/* The golden-ratio increment of splitmix64's counter. */
+#define RIVER_MIX64_STEP 0x9e3779b97f4a7c15ULL
+
+/* fsync the directory that holds path (after a rename into it). */
+int river__fsync_dir(const char *path);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

@@ -3,9 +3,10 @@
  *
  * MPI_Wait spins: a blocked rank uses a whole core, and when ranks
  * outnumber cores the spinning ranks slow the working ones (measured
- * here: 3.7x). River's waits test the request and sleep between tests,
- * starting at 1 us and doubling to 1 ms, so a blocked rank uses a few
- * percent of a core and, after a long wait, answers within about 1 ms.
+ * here: 3.7x). River's waits test the request, yield the core a few
+ * times, then sleep between tests, starting at 1 us and doubling to 1 ms,
+ * so a blocked rank uses a few percent of a core and, after a long wait,
+ * answers within about 1 ms.
  *
  * Part of the River API; include <river.h> rather than this file.
  */

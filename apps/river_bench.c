@@ -1,0 +1,670 @@
+/*
+ * river-bench - River's benchmarks, after the River paper's figures.
+ *
+ *   mpirun -n N river-bench dq EXPERIMENT [--perturb SPEC] [--csv FILE] ...
+ *
+ * Every measured configuration is printed (rank 0) and, with --csv,
+ * written as a row with the columns
+ *   experiment,policy,n_producers,n_consumers,k_perturbed,factor,
+ *   measured_MBps,ideal_MBps,ratio,seconds,records
+ * where ideal is the fluid ideal from the configured rates and ratio =
+ * measured / ideal. Adaptive runs (policy "river") and the static
+ * baseline (policy "static") run on the same code path and are divided by
+ * the same ideal, so their ratios compare directly.
+ *
+ * Rates are emulated (river/throttle.h): a producer "reads its disk" by
+ * passing each message through a token bucket at the disk rate; a
+ * consumer "computes" (or "writes its disk") by passing each message it
+ * gets through its own bucket. Waiting for tokens sleeps, so many ranks
+ * share two cores without disturbing the measurement, as long as the
+ * emulated rates stay well below what the machine can really move.
+ *
+ * Experiments (dq):
+ *   scaling   n producers at the disk rate -> DQ -> n consumers (not the
+ *             bottleneck), n = 1, 2, 4, 8, 16
+ *   read      15 producers, 15 consumers; k = 0..15 consumers at 25%
+ *   write     15 CPU sources -> DQ -> 15 disk writers; k = 0..15 at 50%
+ *   overhead  1 -> 1 unthrottled, 64 KiB - 1 MiB messages, against a raw
+ *             MPI_Isend/MPI_Irecv stream in the same run; then 8 x 8
+ *   wait      CPU time of a consumer blocked for 10 s
+ * A sweep uses subsets of the ranks for smaller sizes and skips sizes that
+ * need more ranks than it has; with fewer ranks than an experiment's
+ * default, producers and consumers split the ranks evenly. --perturb runs
+ * just that one configuration.
+ */
+#include <river.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MB 1e6
+
+/* One configuration of a DQ run. Rates in bytes/s; 0 = unthrottled. */
+struct dq_cfg {
+  const char *experiment;
+  int nprod, ncons;
+  double prod_rate, cons_rate;
+  int perturb_kind;        /* which role a perturbation applies to:
+                              RIVER_PERTURB_DISK or _CPU, see below */
+  int perturb_consumers;   /* 1: perturbation indices are consumers */
+  const river_perturb *perturb;
+  river_dq_policy policy;
+  uint64_t bytes_per_producer;
+  size_t message_size;
+  int credits;
+  int lean;                /* overhead: put from a pre-filled 64 MiB
+                              source, consumers do not read the records;
+                              exactly-once is checked by counts only */
+};
+
+struct dq_result {
+  double seconds, measured, ideal;
+  uint64_t records;
+  int ok;                  /* every record arrived exactly once */
+};
+
+struct bench {
+  FILE *csv;               /* rank 0 */
+  int rank, size;
+  const char *perturb_text;
+  river_perturb *perturb;
+  double rate_mbps;        /* --rate: the nominal disk rate */
+  double seconds;          /* --seconds: target length of one run */
+  int credits;
+  size_t message_size;
+  int failures;
+};
+
+static const size_t record_size = 100;
+
+/* ------------------------------------------------------------- helpers */
+
+static void die_usage(const char *msg)
+{
+  int rank = 0;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    fprintf(stderr,
+            "river-bench: %s\n"
+            "usage: river-bench dq scaling|read|write|overhead|wait\n"
+            "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
+            "         [--seconds S (2)] [--credits N (2)]\n"
+            "         [--message-size BYTES (65536)]\n",
+            msg);
+}
+
+static void csv_row(struct bench *b, const struct dq_cfg *c, const char *policy,
+                    int k, double factor, const struct dq_result *r)
+{
+  if (b->rank != 0)
+    return;
+  printf("%-9s %-7s %3d x %-3d k=%-2d f=%-5.2f %9.2f MB/s  ideal %9.2f  "
+         "ratio %.3f  (%.2f s, %llu records)%s\n", c->experiment, policy,
+         c->nprod, c->ncons, k, factor, r->measured / MB, r->ideal / MB,
+         r->ideal > 0 ? r->measured / r->ideal : 0.0, r->seconds,
+         (unsigned long long)r->records, r->ok ? "" : "  DATA CHECK FAILED");
+  fflush(stdout);
+  if (b->csv)
+    fprintf(b->csv, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%llu\n",
+            c->experiment, policy, c->nprod, c->ncons, k, factor,
+            r->measured / MB, r->ideal / MB,
+            r->ideal > 0 ? r->measured / r->ideal : 0.0, r->seconds,
+            (unsigned long long)r->records);
+}
+
+static double factor_of(const struct dq_cfg *c, int consumer_side, int idx)
+{
+  double f = 1.0;
+
+  if (c->perturb != NULL && consumer_side == c->perturb_consumers)
+    river_perturb_factor(c->perturb, c->perturb_kind, idx, 0.0, &f);
+  return f;
+}
+
+/*
+ * The fluid ideal of a DQ run: each producer has a fixed amount of data
+ * and its own rate; consumers share whatever arrives. The run cannot end
+ * before the slowest producer has read its data, nor before the
+ * consumers together have processed everything:
+ *   T* = max(max_p D / r_p, (n_p D) / sum_c r_c),  ideal = n_p D / T*.
+ * Unthrottled sides (rate 0) impose no bound.
+ */
+static double dq_ideal(const struct dq_cfg *c)
+{
+  double total = (double)c->bytes_per_producer * c->nprod, t = 0, sum = 0;
+  int i;
+
+  if (c->prod_rate > 0)
+    for (i = 0; i < c->nprod; i++)
+      t = fmax(t, (double)c->bytes_per_producer
+                      / (c->prod_rate * factor_of(c, 0, i)));
+  if (c->cons_rate > 0) {
+    for (i = 0; i < c->ncons; i++)
+      sum += c->cons_rate * factor_of(c, 1, i);
+    t = fmax(t, total / sum);
+  }
+  return t > 0 ? total / t : 0.0;
+}
+
+/* Records in the lean source: 64 MiB worth, a whole number of chunks. */
+static size_t lean_records(size_t chunk)
+{
+  size_t n = ((size_t)64 << 20) / record_size / chunk * chunk;
+
+  return n ? n : chunk;
+}
+
+/* Deterministic record contents: producer p's record i. */
+static void fill_records(unsigned char *buf, size_t n, int p, uint64_t first)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    uint64_t id = ((uint64_t)p << 40) | (first + i);
+    memset(buf + i * record_size, (int)(id & 0xff), record_size);
+    memcpy(buf + i * record_size, &id, sizeof id);
+  }
+}
+
+/* Run one DQ configuration on the first nprod + ncons ranks of WORLD
+ * (collective over WORLD; the other ranks idle in the collectives). */
+static int run_dq(struct bench *b, const struct dq_cfg *c,
+                  struct dq_result *res)
+{
+  int n = c->nprod + c->ncons, color = b->rank < n ? 0 : MPI_UNDEFINED;
+  int me, is_prod, is_cons, rc = RIVER_SUCCESS, idx;
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_throttle *thr = NULL;
+  river_dq *q = NULL;
+  MPI_Comm comm;
+  unsigned char *buf = NULL;
+  uint64_t sent = 0, got = 0, idsum = 0, recs = 0, sums[3], all[3];
+  double t0, t1, tmax, rate;
+  size_t chunk = 0;
+
+  memset(res, 0, sizeof *res);
+  MPI_Comm_split(MPI_COMM_WORLD, color, b->rank, &comm);
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm, &me);
+    is_prod = me < c->nprod;
+    is_cons = !is_prod;
+    idx = is_prod ? me : me - c->nprod;
+    o.policy = c->policy;
+    o.credits = c->credits;
+    o.message_size = c->message_size;
+    o.seed = 12345;
+    rc = river_dq_create(comm, is_prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                         record_size, &o, &q);
+    rate = is_prod ? c->prod_rate : c->cons_rate;
+    chunk = (c->message_size ? c->message_size
+                             : RIVER_DQ_DEFAULT_MESSAGE_SIZE) / record_size;
+    /* The bucket holds one message and starts empty, so no rank gets a
+     * free head start over the fluid ideal. */
+    if (rc == RIVER_SUCCESS && rate > 0)
+      rc = river_throttle_create(rate * factor_of(c, is_cons, idx),
+                                 (double)(chunk * record_size), &thr);
+    if (thr)
+      river_throttle_consume(thr, chunk * record_size);
+    size_t nbuf = c->lean ? lean_records(chunk) : chunk;
+    if (rc == RIVER_SUCCESS && is_prod && (buf = malloc(nbuf * record_size))
+        == NULL)
+      rc = RIVER_ENOMEM;
+    if (rc == RIVER_SUCCESS && is_prod && c->lean)
+      fill_records(buf, nbuf, idx, 0);
+    MPI_Barrier(comm);
+    t0 = river_wtime();
+    if (rc == RIVER_SUCCESS && is_prod) {
+      uint64_t total = c->bytes_per_producer / record_size;
+      while (rc == RIVER_SUCCESS && sent < total) {
+        size_t k = total - sent < chunk ? (size_t)(total - sent) : chunk;
+        unsigned char *src = buf;
+        if (c->lean) {  /* cycle through the pre-filled source */
+          size_t at = (size_t)(sent % (nbuf / chunk * chunk));
+          src = buf + at * record_size;
+        } else {
+          fill_records(buf, k, idx, sent);
+        }
+        if (thr)
+          river_throttle_consume(thr, k * record_size);
+        rc = river_dq_put(q, src, k);
+        sent += k;
+      }
+      if (rc == RIVER_SUCCESS)
+        rc = river_dq_close(q);
+    } else if (rc == RIVER_SUCCESS) {
+      const void *r;
+      size_t k, i;
+      while ((rc = river_dq_get(q, &r, &k, NULL)) == RIVER_SUCCESS) {
+        for (i = 0; !c->lean && i < k; i++) {
+          uint64_t id;
+          memcpy(&id, (const unsigned char *)r + i * record_size, sizeof id);
+          idsum += id;
+        }
+        got += k;
+        if (thr)
+          river_throttle_consume(thr, k * record_size);
+        river_dq_release(q);
+      }
+      if (rc == RIVER_EOS)
+        rc = RIVER_SUCCESS;
+    }
+    t1 = river_wtime();
+    river_dq_destroy(q);
+    MPI_Reduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    /* Exactly once: counts and the sum of record ids must match. */
+    sums[0] = sent;
+    sums[1] = got;
+    if (is_prod && !c->lean) {
+      uint64_t i, total = sent;
+      for (i = 0; i < total; i++)
+        recs += ((uint64_t)idx << 40) | i;
+      sums[2] = recs;
+    } else {
+      sums[2] = 0;
+    }
+    MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+    {
+      uint64_t idall = 0;
+      MPI_Reduce(&idsum, &idall, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+      if (me == 0) {
+        res->seconds = tmax - t0;
+        res->records = all[1];
+        res->ok = all[0] == all[1] && all[2] == idall;
+        res->measured = (double)all[1] * record_size / res->seconds;
+        res->ideal = dq_ideal(c);
+      }
+    }
+    river_throttle_destroy(thr);
+    free(buf);
+    MPI_Comm_free(&comm);
+  }
+  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
+  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!res->ok)
+    b->failures++;
+  return rc;
+}
+
+/* --------------------------------------------------------- experiments */
+
+/* Run cfg with both policies (adaptive, then static) and report both. */
+static int run_pair(struct bench *b, struct dq_cfg *c, int k, double factor)
+{
+  struct dq_result r;
+  int rc;
+
+  c->policy = RIVER_DQ_PUSH;
+  rc = run_dq(b, c, &r);
+  csv_row(b, c, "river", k, factor, &r);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  c->policy = RIVER_DQ_STATIC;
+  rc = run_dq(b, c, &r);
+  csv_row(b, c, "static", k, factor, &r);
+  return rc;
+}
+
+/* Split the ranks between producers and consumers: the experiment's
+ * default sizes if they fit, else half and half. */
+static void sizes(const struct bench *b, int want_p, int want_c, int *np,
+                  int *nc)
+{
+  if (want_p + want_c <= b->size) {
+    *np = want_p;
+    *nc = want_c;
+  } else {
+    *np = b->size / 2;
+    *nc = b->size - *np;
+  }
+}
+
+static void base_cfg(const struct bench *b, struct dq_cfg *c, const char *exp)
+{
+  memset(c, 0, sizeof *c);
+  c->experiment = exp;
+  c->credits = b->credits;
+  c->message_size = b->message_size;
+}
+
+/* A perturbation of the first k indices of `kind` by factor, as a spec. */
+static int first_k(int kind, int k, double factor, river_perturb **out)
+{
+  char spec[96];
+
+  if (k == 0)
+    snprintf(spec, sizeof spec, "%s", "");
+  else
+    snprintf(spec, sizeof spec, "%s:0-%d=%g",
+             kind == RIVER_PERTURB_CPU ? "cpu" : "disk", k - 1, factor);
+  return river_perturb_parse(spec, out);
+}
+
+/* read/write: a sweep over k perturbed consumers, or the one --perturb. */
+static int exp_perturbed(struct bench *b, const char *exp, int kind,
+                         double prod_mult, double cons_mult, double factor)
+{
+  struct dq_cfg c;
+  double disk = b->rate_mbps * MB;
+  int np, nc, k, rc = RIVER_SUCCESS, kk;
+  river_perturb *p = NULL;
+
+  base_cfg(b, &c, exp);
+  sizes(b, 15, 15, &np, &nc);
+  c.nprod = np;
+  c.ncons = nc;
+  c.prod_rate = disk * prod_mult;
+  c.cons_rate = disk * cons_mult;
+  c.perturb_kind = kind;
+  c.perturb_consumers = 1;
+  /* About b->seconds of work for the slower side, unperturbed. */
+  c.bytes_per_producer = (uint64_t)(fmin(c.prod_rate, c.cons_rate)
+                                    * b->seconds);
+  if (b->perturb) {
+    c.perturb = b->perturb;
+    river_perturb_count(b->perturb, kind, &kk);
+    return run_pair(b, &c, kk, factor);
+  }
+  for (k = 0; k <= nc && rc == RIVER_SUCCESS; k++) {
+    rc = first_k(kind, k, factor, &p);
+    c.perturb = p;
+    if (rc == RIVER_SUCCESS)
+      rc = run_pair(b, &c, k, k ? factor : 1.0);
+    river_perturb_destroy(p);
+    p = NULL;
+  }
+  return rc;
+}
+
+static int exp_read(struct bench *b)
+{
+  /* Consumers at 1.5x the disk rate: not the bottleneck unperturbed. */
+  return exp_perturbed(b, "read", RIVER_PERTURB_CPU, 1.0, 1.5, 0.25);
+}
+
+static int exp_write(struct bench *b)
+{
+  /* CPU sources at 1.5x the disk rate feed disk writers. */
+  return exp_perturbed(b, "write", RIVER_PERTURB_DISK, 1.5, 1.0, 0.5);
+}
+
+static int exp_scaling(struct bench *b)
+{
+  static const int ns[] = {1, 2, 4, 8, 16};
+  struct dq_cfg c;
+  size_t i;
+  int rc = RIVER_SUCCESS, k = 0;
+
+  base_cfg(b, &c, "scaling");
+  c.prod_rate = b->rate_mbps * MB;
+  c.cons_rate = 2 * c.prod_rate;
+  c.perturb_kind = RIVER_PERTURB_DISK;
+  c.perturb_consumers = 0;
+  c.perturb = b->perturb;
+  c.bytes_per_producer = (uint64_t)(c.prod_rate * b->seconds);
+  if (b->perturb)
+    river_perturb_count(b->perturb, RIVER_PERTURB_DISK, &k);
+  for (i = 0; i < sizeof ns / sizeof ns[0] && rc == RIVER_SUCCESS; i++) {
+    if (2 * ns[i] > b->size) {
+      if (b->rank == 0)
+        printf("scaling: n=%d skipped (needs %d ranks, have %d)\n", ns[i],
+               2 * ns[i], b->size);
+      continue;
+    }
+    if (b->perturb && i + 1 < sizeof ns / sizeof ns[0]
+        && 2 * ns[i + 1] <= b->size)
+      continue;  /* --perturb: just the largest size that fits */
+    c.nprod = c.ncons = ns[i];
+    rc = run_pair(b, &c, k, 1.0);
+  }
+  return rc;
+}
+
+/* A raw MPI stream: producers 0..n-1 send `bytes` each to consumer n+i in
+ * `msg`-byte messages, `depth` in flight; returns the aggregate B/s. */
+static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
+                         int depth)
+{
+  int me = b->rank, i, active = me < 2 * n, peer = me < n ? me + n : me - n;
+  MPI_Request *req = calloc((size_t)depth, sizeof *req);
+  /* Senders cycle through a 64 MiB source, as the DQ's producers do in
+   * this experiment; receivers land in `depth` buffers. */
+  size_t nsrc = ((size_t)64 << 20) / msg > (size_t)depth
+                    ? ((size_t)64 << 20) / msg : (size_t)depth;
+  char *buf = malloc(nsrc * msg);
+  uint64_t count = bytes / msg, done;
+  double t0, t1, tmax;
+
+  for (i = 0; i < depth; i++)
+    req[i] = MPI_REQUEST_NULL;
+  memset(buf, 1, nsrc * msg);
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = river_wtime();
+  for (done = 0; active && done < count; done++) {
+    int s = (int)(done % (uint64_t)depth);
+    MPI_Wait(&req[s], MPI_STATUS_IGNORE);
+    if (me < n)
+      MPI_Isend(buf + (size_t)(done % nsrc) * msg, (int)msg, MPI_BYTE, peer,
+                9, MPI_COMM_WORLD, &req[s]);
+    else
+      MPI_Irecv(buf + (size_t)s * msg, (int)msg, MPI_BYTE, peer, 9,
+                MPI_COMM_WORLD, &req[s]);
+  }
+  MPI_Waitall(depth, req, MPI_STATUSES_IGNORE);
+  t1 = river_wtime();
+  MPI_Allreduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  free(req);
+  free(buf);
+  return (double)count * (double)msg * n / (tmax - t0);
+}
+
+static int exp_overhead(struct bench *b)
+{
+  static const size_t sizes_[] = {64 << 10, 128 << 10, 256 << 10, 512 << 10,
+                                  1 << 20};
+  static const int widths[] = {1, 8};
+  struct dq_cfg c;
+  struct dq_result r;
+  size_t i, w;
+  int rc = RIVER_SUCCESS, credits = b->credits ? b->credits
+                                               : RIVER_DQ_DEFAULT_CREDITS;
+
+  base_cfg(b, &c, "overhead");
+  for (w = 0; w < 2 && rc == RIVER_SUCCESS; w++) {
+    int n = widths[w];
+    if (2 * n > b->size) {
+      if (b->rank == 0)
+        printf("overhead: %dx%d skipped (needs %d ranks)\n", n, n, 2 * n);
+      continue;
+    }
+    for (i = 0; i < sizeof sizes_ / sizeof sizes_[0] && rc == RIVER_SUCCESS;
+         i++) {
+      struct dq_result raw = {0};
+      uint64_t bytes = (uint64_t)(1u << 30) / (uint64_t)n;
+      c.nprod = c.ncons = n;
+      c.message_size = sizes_[i];
+      c.bytes_per_producer = bytes;
+      c.lean = 1;
+      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits);
+      raw.ideal = raw.measured;
+      raw.ok = 1;
+      raw.seconds = (double)bytes * n / raw.measured;
+      raw.records = bytes * (uint64_t)n / record_size;
+      csv_row(b, &c, "raw", 0, (double)sizes_[i] / 1024, &raw);
+      c.policy = RIVER_DQ_PUSH;
+      rc = run_dq(b, &c, &r);
+      r.ideal = raw.measured;  /* overhead is measured against raw MPI */
+      csv_row(b, &c, "river", 0, (double)sizes_[i] / 1024, &r);
+    }
+  }
+  return rc;
+}
+
+/* CPU used by a consumer blocked in river_dq_get for `secs` seconds. */
+static int exp_wait(struct bench *b)
+{
+  river_dq *q = NULL;
+  struct timespec c0, c1;
+  double w0, w1, secs = b->seconds > 5 ? b->seconds : 10.0, pct = 0;
+  const void *r;
+  size_t n;
+  int rc;
+  MPI_Comm comm;
+
+  if (b->size < 2) {
+    die_usage("wait needs 2 ranks");
+    return RIVER_EINVAL;
+  }
+  MPI_Comm_split(MPI_COMM_WORLD, b->rank < 2 ? 0 : MPI_UNDEFINED, b->rank,
+                 &comm);
+  if (comm != MPI_COMM_NULL) {
+    rc = river_dq_create(comm, b->rank == 0 ? RIVER_DQ_PRODUCER
+                                            : RIVER_DQ_CONSUMER,
+                         record_size, NULL, &q);
+    if (rc == RIVER_SUCCESS && b->rank == 0) {
+      struct timespec ts = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+      nanosleep(&ts, NULL);
+      rc = river_dq_close(q);
+    } else if (rc == RIVER_SUCCESS) {
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+      w0 = river_wtime();
+      rc = river_dq_get(q, &r, &n, NULL);
+      w1 = river_wtime();
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+      pct = 100.0 * ((double)(c1.tv_sec - c0.tv_sec)
+                     + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)) / (w1 - w0);
+      rc = rc == RIVER_EOS ? RIVER_SUCCESS : RIVER_ESTATE;
+      secs = w1 - w0;
+    }
+    river_dq_destroy(q);
+    MPI_Comm_free(&comm);
+  } else {
+    rc = RIVER_SUCCESS;
+  }
+  /* Rank 1 measured; rank 0 reports. The CSV row puts the CPU share (in
+   * percent of a core) in the measured column and the 5% target in the
+   * ideal column: ratio < 1 meets the target. */
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Bcast(&pct, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  MPI_Bcast(&secs, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  if (b->rank == 0) {
+    printf("wait: a consumer blocked %.2f s in river_dq_get used %.2f%% of a "
+           "core (target < 5%%)\n", secs, pct);
+    if (b->csv)
+      fprintf(b->csv, "wait,river,1,1,0,1.000,%.4f,5.000,%.4f,%.4f,0\n", pct,
+              pct / 5.0, secs);
+  }
+  return rc;
+}
+
+/* ----------------------------------------------------------------- main */
+
+struct experiment {
+  const char *name;
+  int (*fn)(struct bench *b);
+};
+
+static const struct experiment dq_experiments[] = {
+  {"scaling", exp_scaling}, {"read", exp_read}, {"write", exp_write},
+  {"overhead", exp_overhead}, {"wait", exp_wait},
+};
+
+static int parse_opts(struct bench *b, int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"perturb", required_argument, NULL, 'p'},
+    {"csv", required_argument, NULL, 'c'},
+    {"rate", required_argument, NULL, 'r'},
+    {"seconds", required_argument, NULL, 's'},
+    {"credits", required_argument, NULL, 'k'},
+    {"message-size", required_argument, NULL, 'm'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+  const char *csv = NULL;
+  char *end;
+  int o;
+
+  opterr = 0;
+  while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (o) {
+    case 'p': b->perturb_text = optarg; break;
+    case 'c': csv = optarg; break;
+    case 'r': b->rate_mbps = strtod(optarg, &end); break;
+    case 's': b->seconds = strtod(optarg, &end); break;
+    case 'k': b->credits = atoi(optarg); break;
+    case 'm': b->message_size = (size_t)strtoull(optarg, &end, 10); break;
+    case 'h': die_usage("help"); return 1;
+    default: die_usage("unknown option"); return RIVER_EINVAL;
+    }
+  }
+  if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0) {
+    die_usage("--rate and --seconds must be > 0, --credits >= 0");
+    return RIVER_EINVAL;
+  }
+  if (b->perturb_text
+      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS)
+    return RIVER_EFORMAT;
+  if (csv && b->rank == 0) {
+    b->csv = fopen(csv, "w");
+    if (b->csv == NULL) {
+      river_log(RIVER_LOG_ERROR, "--csv %s: %s", csv, strerror(errno));
+      return RIVER_EIO;
+    }
+    fprintf(b->csv, "experiment,policy,n_producers,n_consumers,k_perturbed,"
+                    "factor,measured_MBps,ideal_MBps,ratio,seconds,records\n");
+  }
+  return RIVER_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+  struct bench b = {0};
+  const struct experiment *e = NULL;
+  size_t i;
+  int rc;
+
+  if (river_init(&argc, &argv) != RIVER_SUCCESS)
+    return 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+  /* Defaults (see doc/results.md for why): 40 MB/s emulated disks, runs
+   * of about 2 s, 64 KiB messages and 2 credits per pair, so that what a
+   * slow consumer has queued at the end of a run (credits x producers x
+   * message size) is small beside the run. */
+  b.rate_mbps = 40;
+  b.seconds = 2;
+  b.credits = 2;
+  b.message_size = 64 << 10;
+  if (argc < 3 || strcmp(argv[1], "dq") != 0) {
+    die_usage(argc < 3 ? "missing suite and experiment" : "unknown suite");
+    river_finalize();
+    return 2;
+  }
+  for (i = 0; i < sizeof dq_experiments / sizeof dq_experiments[0]; i++)
+    if (strcmp(argv[2], dq_experiments[i].name) == 0)
+      e = &dq_experiments[i];
+  if (e == NULL) {
+    die_usage("unknown experiment");
+    river_finalize();
+    return 2;
+  }
+  rc = parse_opts(&b, argc - 2, argv + 2);
+  if (rc == RIVER_SUCCESS)
+    rc = e->fn(&b);
+  if (b.csv)
+    fclose(b.csv);
+  river_perturb_destroy(b.perturb);
+  if (rc > 0)
+    rc = RIVER_SUCCESS; /* --help */
+  if (rc != RIVER_SUCCESS && b.rank == 0)
+    river_log(RIVER_LOG_ERROR, "dq %s: %s", argv[2], river_strerror(rc));
+  river_finalize();
+  return rc != RIVER_SUCCESS || b.failures ? 1 : 0;
+}

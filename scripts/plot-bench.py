@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""plot-bench.py - plot a river-bench CSV to a PNG.
+
+    scripts/plot-bench.py dq-read.csv [-o dq-read.png]
+
+Sweeps over k perturbed (read, write) plot ratio of the fluid ideal
+against k, one line per policy; scaling plots MB/s against n with the
+ideal; overhead plots MB/s against message size for river and raw MPI.
+Needs Python 3 and matplotlib (Debian: python3-matplotlib).
+"""
+import argparse
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def by_policy(rows):
+    out = {}
+    for r in rows:
+        out.setdefault(r["policy"], []).append(r)
+    return out
+
+
+def plot(rows, out, title):
+    exp = rows[0]["experiment"]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    groups = by_policy(rows)
+    if exp in ("read", "write"):
+        for pol, rs in groups.items():
+            ax.plot([int(r["k_perturbed"]) for r in rs],
+                    [100 * float(r["ratio"]) for r in rs], marker="o",
+                    label=pol)
+        ax.axhline(95, color="grey", linestyle=":", label="target 95%")
+        ax.set_xlabel("perturbed consumers k")
+        ax.set_ylabel("% of fluid ideal")
+        ax.set_ylim(0, 110)
+    elif exp == "scaling":
+        for pol, rs in groups.items():
+            ax.plot([int(r["n_producers"]) for r in rs],
+                    [float(r["measured_MBps"]) for r in rs], marker="o",
+                    label=pol)
+        rs = next(iter(groups.values()))
+        ax.plot([int(r["n_producers"]) for r in rs],
+                [float(r["ideal_MBps"]) for r in rs], "k--", label="ideal")
+        ax.set_xlabel("producers = consumers n")
+        ax.set_ylabel("MB/s")
+    elif exp == "overhead":
+        for pol, rs in groups.items():
+            for n in sorted({r["n_producers"] for r in rs}):
+                sel = [r for r in rs if r["n_producers"] == n]
+                ax.plot([float(r["factor"]) for r in sel],
+                        [float(r["measured_MBps"]) for r in sel], marker="o",
+                        label="%s %sx%s" % (pol, n, n))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (KiB)")
+        ax.set_ylabel("MB/s")
+    else:
+        print("plot-bench: nothing to plot for experiment %s" % exp,
+              file=sys.stderr)
+        return 1
+    ax.set_title(title or "river-bench dq %s" % exp)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv")
+    ap.add_argument("-o", "--output")
+    ap.add_argument("--title")
+    a = ap.parse_args()
+    rows = load(a.csv)
+    if not rows:
+        print("plot-bench: %s has no rows" % a.csv, file=sys.stderr)
+        return 1
+    out = a.output or a.csv.rsplit(".", 1)[0] + ".png"
+    return plot(rows, out, a.title)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
