@@ -3,4 +3,5 @@
 dist_doc_DATA += \
 	doc/design.md \
 	doc/building.md \
-	doc/collections.md
+	doc/collections.md \
+	doc/results.md
