@@ -168,6 +168,18 @@ static void my_range(uint64_t n, int r, int size, uint64_t *first,
   *count = hi - lo;
 }
 
+/* Commit pc if every rank wrote its part, else abandon it (collective);
+ * returns the agreed outcome. */
+static int finish_write(river_pcoll *pc, int rc)
+{
+  rc = river_cli_agree(rc);
+  if (rc != RIVER_SUCCESS) {
+    river_pcoll_close(pc);
+    return rc;
+  }
+  return river_pcoll_commit(pc);
+}
+
 /* ------------------------------------------------------------------ gen */
 
 int river_cmd_gen(int argc, char **argv)
@@ -210,12 +222,7 @@ int river_cmd_gen(int argc, char **argv)
         rc = river_pcoll_write(pc, buf, n);
     }
   }
-  rc = river_cli_agree(rc);
-  if (rc != RIVER_SUCCESS) {
-    river_pcoll_close(pc);
-    goto out;
-  }
-  rc = river_pcoll_commit(pc);
+  rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("gen: %s: %llu records on %d partitions%s\n", a.pos[0],
            (unsigned long long)a.records, size,
@@ -311,12 +318,7 @@ int river_cmd_copy_in(int argc, char **argv)
     my_range(nrec, rank, size, &first, &count);
     rc = copy_in_range(fd, a.pos[0], rs, first, count, 1, pc);
   }
-  rc = river_cli_agree(rc);
-  if (rc != RIVER_SUCCESS) {
-    river_pcoll_close(pc);
-    goto out;
-  }
-  rc = river_pcoll_commit(pc);
+  rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("copy-in: %s -> %s: %llu records of %zu bytes on %d partitions\n",
            a.pos[0], a.pos[1], (unsigned long long)nrec, rs, size);

@@ -109,7 +109,7 @@ fortran_tests = \
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
 TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
 tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
-CLEANFILES += test_core_f_capture.mod
+
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/test_pcoll_f.F90
 tests_fortran_test_pcoll_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
