@@ -7,8 +7,9 @@
 ! character(len=:) values sized to fit. Private bind(C) interfaces end in
 ! _c. Constants come from river_constants.inc, generated from river.h.
 !
-! Handles (river_schema, river_coll, river_pcoll) are opaque; a call that
-! frees one (destroy, commit, close) leaves it null. Communicators are
+! Handles (river_schema, river_coll, river_pcoll, river_dq,
+! river_throttle, river_perturb, river_cpu_hog) are opaque; a call that
+! frees one (destroy, commit, close, stop) leaves it null. Communicators are
 ! type(MPI_Comm) from mpi_f08. Indices (schema fields, partitions, copies,
 ! disks, blocks) are 0-based as in C, like MPI ranks. C size_t is
 ! integer(c_size_t) and uint64_t is integer(c_int64_t) (values above
@@ -22,6 +23,10 @@
 ! passed as a contiguous copy. A derived type matches a schema only
 ! without padding: check that c_sizeof(one_record) equals
 ! river_schema_record_size. A scalar record is passed as [rec].
+!
+! Statuses that are not failures never stop the program, with or without
+! ierr: RIVER_EOS from river_coll_next, river_dq_get and river_dq_try_get,
+! RIVER_EAGAIN from river_dq_try_get and river_dq_try_put.
 !
 ! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
 ! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
@@ -135,6 +140,75 @@ module river
     integer(c_int) :: direct_io = 0
   end type pcoll_opts_c
 
+  !> A distributed queue (river/dq.h): from river_dq_create, freed with
+  !> river_dq_destroy (collective).
+  type, public :: river_dq
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+    integer(c_size_t) :: record_size = 0
+  end type river_dq
+
+  !> A token bucket (river/throttle.h): river_throttle_create /
+  !> river_throttle_destroy.
+  type, public :: river_throttle
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_throttle
+
+  !> A parsed perturbation spec: river_perturb_parse /
+  !> river_perturb_destroy.
+  type, public :: river_perturb
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_perturb
+
+  !> A CPU-stealing thread: river_cpu_hog_start / river_cpu_hog_stop.
+  type, public :: river_cpu_hog
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_cpu_hog
+
+  !> For RIVER_DQ_EXCHANGE: the consumer index (0..nconsumers-1) of the
+  !> record at `record` (a pure function of its bytes; c_f_pointer makes
+  !> it a Fortran record). ctx is river_dq_create's partition_ctx.
+  abstract interface
+    function river_dq_partition_fn(record, nconsumers, ctx) bind(C)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: record
+      integer(c_int), value :: nconsumers
+      type(c_ptr), value :: ctx
+      integer(c_int) :: river_dq_partition_fn
+    end function river_dq_partition_fn
+  end interface
+  public :: river_dq_partition_fn
+
+  !> A rank's queue counters, laid out as C's river_dq_stats (uint64_t
+  !> as integer(c_int64_t)). msgs_to (nconsumers entries) and msgs_from
+  !> (nproducers entries) point into the queue, valid until it is
+  !> destroyed, or are null: c_f_pointer(s%msgs_to, a, [s%nconsumers])
+  !> with an integer(c_int64_t), pointer :: a(:) reads them.
+  type, bind(C), public :: river_dq_stats
+    integer(c_int64_t) :: records_out = 0, bytes_out = 0, messages_out = 0
+    integer(c_int64_t) :: records_in = 0, bytes_in = 0, messages_in = 0
+    type(c_ptr) :: msgs_to = c_null_ptr
+    type(c_ptr) :: msgs_from = c_null_ptr
+    integer(c_int64_t) :: credit_stalls = 0
+    real(c_double) :: put_wait_seconds = 0.0_c_double
+    real(c_double) :: get_wait_seconds = 0.0_c_double
+    integer(c_int) :: nproducers = 0, nconsumers = 0
+    integer(c_int) :: producer_index = -1, consumer_index = -1
+  end type river_dq_stats
+
+  ! C's river_dq_opts, built from river_dq_create's optional arguments.
+  type, bind(C) :: dq_opts_c
+    integer(c_int) :: policy = RIVER_DQ_PUSH
+    integer(c_int) :: credits = 0
+    integer(c_size_t) :: message_size = 0
+    integer(c_int64_t) :: seed = 0
+    type(c_funptr) :: partition = c_null_funptr
+    type(c_ptr) :: partition_ctx = c_null_ptr
+  end type dq_opts_c
+
   ! Compile-time check that the bind(C) types above are the size of their
   ! C structs (sizes from river_gen_constants): a mismatch fails the build
   ! here with a division by zero.
@@ -143,7 +217,9 @@ module river
       c_sizeof(river_pcoll_info()) == RIVER__SIZEOF_PCOLL_INFO .and. &
       c_sizeof(river_pcoll_part()) == RIVER__SIZEOF_PCOLL_PART .and. &
       c_sizeof(coll_opts_c()) == RIVER__SIZEOF_COLL_OPTS .and. &
-      c_sizeof(pcoll_opts_c()) == RIVER__SIZEOF_PCOLL_OPTS)
+      c_sizeof(pcoll_opts_c()) == RIVER__SIZEOF_PCOLL_OPTS .and. &
+      c_sizeof(dq_opts_c()) == RIVER__SIZEOF_DQ_OPTS .and. &
+      c_sizeof(river_dq_stats()) == RIVER__SIZEOF_DQ_STATS)
 
   public :: river_init, river_finalize, river_initialized
   public :: river_get_version, river_build_info
@@ -177,6 +253,18 @@ module river
   public :: river_pcoll_check_name
   ! river/gensort.h, river/checksum.h
   public :: river_gensort_fill, river_crc32c
+  ! river/dq.h
+  public :: river_dq_create, river_dq_put, river_dq_try_put, river_dq_close
+  public :: river_dq_get, river_dq_try_get, river_dq_release
+  public :: river_dq_end_unit, river_dq_unit
+  public :: river_dq_stats_get, river_dq_destroy
+  ! river/throttle.h
+  public :: river_throttle_create, river_throttle_destroy
+  public :: river_throttle_consume, river_throttle_set_factor
+  public :: river_throttle_rate, river_throttle_slept
+  public :: river_perturb_parse, river_perturb_destroy, river_perturb_factor
+  public :: river_perturb_count, river_perturb_max_index
+  public :: river_cpu_hog_start, river_cpu_hog_stop
 
   !> The text of a NUL-terminated C string: at a c_ptr, or in a
   !> character(kind=c_char) array (such as river_pcoll_info%name).
@@ -191,6 +279,20 @@ module river
   interface river_coll_next
     module procedure river_coll_next_ptr, river_coll_next_bytes
   end interface river_coll_next
+
+  !> The next message of a distributed queue (consumer), borrowed (a
+  !> c_ptr to its records, valid until river_dq_release or the next get)
+  !> or copied into an allocatable integer(c_int8_t) array; RIVER_EOS at
+  !> the end is a status, not an error.
+  interface river_dq_get
+    module procedure river_dq_get_ptr, river_dq_get_bytes
+  end interface river_dq_get
+
+  !> river_dq_get without blocking: RIVER_EAGAIN (a status, not an
+  !> error) when no message is ready.
+  interface river_dq_try_get
+    module procedure river_dq_try_get_ptr, river_dq_try_get_bytes
+  end interface river_dq_try_get
 
   interface
     function river_init_c(argc, argv) bind(C, name='river_init')
@@ -585,6 +687,169 @@ module river
       integer(c_int32_t), intent(inout) :: crc
       integer(c_int) :: river_crc32c_c
     end function river_crc32c_c
+    ! river/dq.h (create through a shim: comm is an MPI_Fint)
+    function river_dq_create_c(comm, role, record_size, opts, out) &
+        bind(C, name='river__f_dq_create')
+      import :: c_int, c_ptr, c_size_t, dq_opts_c
+      integer(c_int), value :: comm, role
+      integer(c_size_t), value :: record_size
+      type(dq_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_dq_create_c
+    end function river_dq_create_c
+    function river_dq_put_c(q, records, nrecords) bind(C, name='river_dq_put')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      type(*), intent(in) :: records(*)
+      integer(c_size_t), value :: nrecords
+      integer(c_int) :: river_dq_put_c
+    end function river_dq_put_c
+    function river_dq_try_put_c(q, records, nrecords) &
+        bind(C, name='river_dq_try_put')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      type(*), intent(in) :: records(*)
+      integer(c_size_t), value :: nrecords
+      integer(c_int) :: river_dq_try_put_c
+    end function river_dq_try_put_c
+    function river_dq_close_c(q) bind(C, name='river_dq_close')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_close_c
+    end function river_dq_close_c
+    function river_dq_get_c(q, records, nrecords, from) &
+        bind(C, name='river_dq_get')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      type(c_ptr), intent(out) :: records
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int), intent(out) :: from
+      integer(c_int) :: river_dq_get_c
+    end function river_dq_get_c
+    function river_dq_try_get_c(q, records, nrecords, from) &
+        bind(C, name='river_dq_try_get')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      type(c_ptr), intent(out) :: records
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int), intent(out) :: from
+      integer(c_int) :: river_dq_try_get_c
+    end function river_dq_try_get_c
+    function river_dq_release_c(q) bind(C, name='river_dq_release')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_release_c
+    end function river_dq_release_c
+    function river_dq_end_unit_c(q) bind(C, name='river_dq_end_unit')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_end_unit_c
+    end function river_dq_end_unit_c
+    function river_dq_unit_c(q, unit, first, last) &
+        bind(C, name='river_dq_unit')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int64_t), intent(out) :: unit
+      integer(c_int), intent(out) :: first, last
+      integer(c_int) :: river_dq_unit_c
+    end function river_dq_unit_c
+    function river_dq_stats_get_c(q, stats) bind(C, name='river_dq_stats_get')
+      import :: c_int, c_ptr, river_dq_stats
+      type(c_ptr), value :: q
+      type(river_dq_stats), intent(out) :: stats
+      integer(c_int) :: river_dq_stats_get_c
+    end function river_dq_stats_get_c
+    function river_dq_destroy_c(q) bind(C, name='river_dq_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_destroy_c
+    end function river_dq_destroy_c
+    ! river/throttle.h
+    function river_throttle_create_c(rate, burst, out) &
+        bind(C, name='river_throttle_create')
+      import :: c_int, c_ptr, c_double
+      real(c_double), value :: rate, burst
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_throttle_create_c
+    end function river_throttle_create_c
+    subroutine river_throttle_destroy_c(t) &
+        bind(C, name='river_throttle_destroy')
+      import :: c_ptr
+      type(c_ptr), value :: t
+    end subroutine river_throttle_destroy_c
+    function river_throttle_consume_c(t, bytes) &
+        bind(C, name='river_throttle_consume')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: t
+      integer(c_size_t), value :: bytes
+      integer(c_int) :: river_throttle_consume_c
+    end function river_throttle_consume_c
+    function river_throttle_set_factor_c(t, factor) &
+        bind(C, name='river_throttle_set_factor')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: t
+      real(c_double), value :: factor
+      integer(c_int) :: river_throttle_set_factor_c
+    end function river_throttle_set_factor_c
+    function river_throttle_rate_c(t, rate) bind(C, name='river_throttle_rate')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: t
+      real(c_double), intent(out) :: rate
+      integer(c_int) :: river_throttle_rate_c
+    end function river_throttle_rate_c
+    function river_throttle_slept_c(t, seconds) &
+        bind(C, name='river_throttle_slept')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: t
+      real(c_double), intent(out) :: seconds
+      integer(c_int) :: river_throttle_slept_c
+    end function river_throttle_slept_c
+    function river_perturb_parse_c(spec, out) bind(C, name='river_perturb_parse')
+      import :: c_int, c_char, c_ptr
+      character(kind=c_char), intent(in) :: spec(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_perturb_parse_c
+    end function river_perturb_parse_c
+    subroutine river_perturb_destroy_c(p) bind(C, name='river_perturb_destroy')
+      import :: c_ptr
+      type(c_ptr), value :: p
+    end subroutine river_perturb_destroy_c
+    function river_perturb_factor_c(p, kind, index, t, factor) &
+        bind(C, name='river_perturb_factor')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: p
+      integer(c_int), value :: kind, index
+      real(c_double), value :: t
+      real(c_double), intent(out) :: factor
+      integer(c_int) :: river_perturb_factor_c
+    end function river_perturb_factor_c
+    function river_perturb_count_c(p, kind, k) bind(C, name='river_perturb_count')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int), value :: kind
+      integer(c_int), intent(out) :: k
+      integer(c_int) :: river_perturb_count_c
+    end function river_perturb_count_c
+    function river_perturb_max_index_c(p, kind, max) &
+        bind(C, name='river_perturb_max_index')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int), value :: kind
+      integer(c_int), intent(out) :: max
+      integer(c_int) :: river_perturb_max_index_c
+    end function river_perturb_max_index_c
+    function river_cpu_hog_start_c(fraction, out) &
+        bind(C, name='river_cpu_hog_start')
+      import :: c_int, c_ptr, c_double
+      real(c_double), value :: fraction
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_cpu_hog_start_c
+    end function river_cpu_hog_start_c
+    function river_cpu_hog_stop_c(h) bind(C, name='river_cpu_hog_stop')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: h
+      integer(c_int) :: river_cpu_hog_stop_c
+    end function river_cpu_hog_stop_c
     function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -1492,5 +1757,437 @@ contains
     integer, optional, intent(out) :: ierr
     call river_check(river_crc32c_c(buf, len, crc), 'river_crc32c', ierr)
   end subroutine river_crc32c
+
+  ! ------------------------------------------------- distributed queues
+
+  !> Create a queue over comm (collective). role: RIVER_DQ_PRODUCER,
+  !> RIVER_DQ_CONSUMER, both (ior) or 0. record_size in bytes (> 0, the
+  !> same on every rank, e.g. c_sizeof(one_record)). Options (defaults as
+  !> in C's river_dq_opts, the same on every rank): policy (RIVER_DQ_*,
+  !> default RIVER_DQ_PUSH), credits (default RIVER_DQ_DEFAULT_CREDITS),
+  !> message_size (bytes, default RIVER_DQ_DEFAULT_MESSAGE_SIZE), seed
+  !> (for PUSH's random choices), and for RIVER_DQ_EXCHANGE partition (a
+  !> bind(C) function with interface river_dq_partition_fn) and
+  !> partition_ctx (passed to it).
+  subroutine river_dq_create(comm, role, record_size, q, policy, credits, &
+                             message_size, seed, partition, partition_ctx, &
+                             ierr)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: role
+    integer(c_size_t), intent(in) :: record_size
+    type(river_dq), intent(out) :: q
+    integer, optional, intent(in) :: policy, credits
+    integer(c_size_t), optional, intent(in) :: message_size
+    integer(c_int64_t), optional, intent(in) :: seed
+    procedure(river_dq_partition_fn), optional :: partition
+    type(c_ptr), optional, intent(in) :: partition_ctx
+    integer, optional, intent(out) :: ierr
+    type(dq_opts_c) :: opts
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    if (present(policy)) opts%policy = int(policy, c_int)
+    if (present(credits)) opts%credits = int(credits, c_int)
+    if (present(message_size)) opts%message_size = message_size
+    if (present(seed)) opts%seed = seed
+    if (present(partition)) opts%partition = c_funloc(partition)
+    if (present(partition_ctx)) opts%partition_ctx = partition_ctx
+    out = c_null_ptr
+    rc = river_dq_create_c(int(comm%MPI_VAL, c_int), int(role, c_int), &
+                           record_size, opts, out)
+    if (rc == RIVER_SUCCESS) then
+      q%ptr = out
+      q%record_size = record_size
+    end if
+    call river_check(rc, 'river_dq_create', ierr)
+  end subroutine river_dq_create
+
+  !> Put nrecords records from records (any array of at least nrecords *
+  !> record_size bytes); blocks, without spinning, while the message
+  !> being filled has nowhere to go.
+  subroutine river_dq_put(q, records, nrecords, ierr)
+    type(river_dq), intent(in) :: q
+    type(*), intent(in) :: records(*)
+    integer(c_size_t), intent(in) :: nrecords
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_put_c(q%ptr, records, nrecords), &
+                     'river_dq_put', ierr)
+  end subroutine river_dq_put
+
+  !> Like river_dq_put, but ierr RIVER_EAGAIN (none taken) instead of
+  !> blocking; that is a status, not an error: without ierr it does not
+  !> stop (so, without ierr, whether the records went cannot be told).
+  !> RIVER_ENOBUFS: too many records for one try, put fewer.
+  subroutine river_dq_try_put(q, records, nrecords, ierr)
+    type(river_dq), intent(in) :: q
+    type(*), intent(in) :: records(*)
+    integer(c_size_t), intent(in) :: nrecords
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_dq_try_put_c(q%ptr, records, nrecords)
+    if (rc == RIVER_EAGAIN) then
+      if (present(ierr)) ierr = RIVER_EAGAIN
+      return
+    end if
+    call river_check(rc, 'river_dq_try_put', ierr)
+  end subroutine river_dq_try_put
+
+  !> Send what is buffered and end this producer's stream.
+  subroutine river_dq_close(q, ierr)
+    type(river_dq), intent(in) :: q
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_close_c(q%ptr), 'river_dq_close', ierr)
+  end subroutine river_dq_close
+
+  ! Shared by the get variants: rc of get (blocking) or try_get; records,
+  ! nrecords and from are set only on RIVER_SUCCESS.
+  function dq_get_any(q, block, records, nrecords, from) result(rc)
+    type(river_dq), intent(in) :: q
+    logical, intent(in) :: block
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer(c_int), intent(out) :: from
+    integer(c_int) :: rc
+    if (block) then
+      rc = river_dq_get_c(q%ptr, records, nrecords, from)
+    else
+      rc = river_dq_try_get_c(q%ptr, records, nrecords, from)
+    end if
+  end function dq_get_any
+
+  ! Shared by the borrowed variants of river_dq_get and river_dq_try_get.
+  subroutine dq_get_ptr(q, block, what, records, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    logical, intent(in) :: block
+    character(len=*), intent(in) :: what
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: r
+    integer(c_size_t) :: n
+    integer(c_int) :: f, rc
+    records = c_null_ptr
+    nrecords = 0
+    rc = dq_get_any(q, block, r, n, f)
+    if (rc == RIVER_SUCCESS) then
+      records = r
+      nrecords = n
+      if (present(from)) from = int(f)
+    else if (rc == RIVER_EOS .or. rc == RIVER_EAGAIN) then
+      if (present(ierr)) ierr = int(rc)
+      return
+    end if
+    call river_check(rc, what, ierr)
+  end subroutine dq_get_ptr
+
+  ! Shared by the copying variants of river_dq_get and river_dq_try_get.
+  subroutine dq_get_bytes(q, block, what, buf, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    logical, intent(in) :: block
+    character(len=*), intent(in) :: what
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: r
+    integer(c_int8_t), pointer :: src(:)
+    integer(c_size_t) :: n, nbytes
+    integer(c_int) :: f, rc
+    nrecords = 0
+    rc = dq_get_any(q, block, r, n, f)
+    if (rc == RIVER_EOS .or. rc == RIVER_EAGAIN) then
+      if (allocated(buf)) deallocate(buf)
+      allocate(buf(0))
+      if (present(ierr)) ierr = int(rc)
+      return
+    end if
+    if (rc == RIVER_SUCCESS) then
+      nbytes = n * q%record_size
+      if (allocated(buf)) then
+        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
+      end if
+      if (.not. allocated(buf)) allocate(buf(nbytes))
+      if (nbytes > 0) then
+        call c_f_pointer(r, src, [nbytes])
+        buf(:) = src
+      end if
+      nrecords = n
+      if (present(from)) from = int(f)
+    end if
+    call river_check(rc, what, ierr)
+  end subroutine dq_get_bytes
+
+  !> river_dq_get, borrowed: records points at the next message's
+  !> nrecords records (c_f_pointer makes them a Fortran array), valid
+  !> until river_dq_release or the next get; from (optional) gets the
+  !> producer index. After the end of every stream: records null,
+  !> nrecords 0, ierr RIVER_EOS (not an error: without ierr this does
+  !> not stop).
+  subroutine river_dq_get_ptr(q, records, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    call dq_get_ptr(q, .true., 'river_dq_get', records, nrecords, from, ierr)
+  end subroutine river_dq_get_ptr
+
+  !> river_dq_get, copied: buf is (re)allocated to the next message's
+  !> bytes (nrecords * record_size). The message itself stays held (its
+  !> credit not returned) until river_dq_release or the next get. At the
+  !> end: buf empty, nrecords 0, ierr RIVER_EOS (not an error).
+  subroutine river_dq_get_bytes(q, buf, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    call dq_get_bytes(q, .true., 'river_dq_get', buf, nrecords, from, ierr)
+  end subroutine river_dq_get_bytes
+
+  !> river_dq_try_get, borrowed: as river_dq_get, but ierr RIVER_EAGAIN
+  !> (records null, nrecords 0) if no message is ready; EAGAIN and EOS
+  !> are statuses, not errors: without ierr this does not stop.
+  subroutine river_dq_try_get_ptr(q, records, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    call dq_get_ptr(q, .false., 'river_dq_try_get', records, nrecords, &
+                    from, ierr)
+  end subroutine river_dq_try_get_ptr
+
+  !> river_dq_try_get, copied (see river_dq_get_bytes); RIVER_EAGAIN
+  !> leaves buf empty.
+  subroutine river_dq_try_get_bytes(q, buf, nrecords, from, ierr)
+    type(river_dq), intent(in) :: q
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: from
+    integer, optional, intent(out) :: ierr
+    call dq_get_bytes(q, .false., 'river_dq_try_get', buf, nrecords, from, &
+                      ierr)
+  end subroutine river_dq_try_get_bytes
+
+  !> Give back the message from the last get (no-op if none is held).
+  subroutine river_dq_release(q, ierr)
+    type(river_dq), intent(in) :: q
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_release_c(q%ptr), 'river_dq_release', ierr)
+  end subroutine river_dq_release
+
+  !> RIVER_DQ_PULL, producer: end the current unit (the records put since
+  !> the last end_unit or create), waiting without spinning for a
+  !> consumer to claim it and for that consumer's credit; no records
+  !> since the last end_unit is a no-op. RIVER_EINVAL on a queue of
+  !> another policy or a rank that is not a producer.
+  subroutine river_dq_end_unit(q, ierr)
+    type(river_dq), intent(in) :: q
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_end_unit_c(q%ptr), 'river_dq_end_unit', ierr)
+  end subroutine river_dq_end_unit
+
+  !> RIVER_DQ_PULL, consumer: the unit of the message from the last
+  !> successful get: unit is its global id, ishft(producer index,
+  !> RIVER_DQ_UNIT_SHIFT) + its number within that producer; first and
+  !> last tell whether the message is the unit's first or last.
+  !> RIVER_ESTATE before the first message.
+  subroutine river_dq_unit(q, unit, first, last, ierr)
+    type(river_dq), intent(in) :: q
+    integer(c_int64_t), intent(out) :: unit
+    logical, optional, intent(out) :: first, last
+    integer, optional, intent(out) :: ierr
+    integer(c_int64_t) :: u
+    integer(c_int) :: f, l, rc
+    rc = river_dq_unit_c(q%ptr, u, f, l)
+    if (rc == RIVER_SUCCESS) then
+      unit = u
+      if (present(first)) first = f /= 0
+      if (present(last)) last = l /= 0
+    end if
+    call river_check(rc, 'river_dq_unit', ierr)
+  end subroutine river_dq_unit
+
+  !> This rank's counters so far.
+  subroutine river_dq_stats_get(q, stats, ierr)
+    type(river_dq), intent(in) :: q
+    type(river_dq_stats), intent(out) :: stats
+    integer, optional, intent(out) :: ierr
+    type(river_dq_stats) :: s
+    integer(c_int) :: rc
+    rc = river_dq_stats_get_c(q%ptr, s)
+    if (rc == RIVER_SUCCESS) stats = s
+    call river_check(rc, 'river_dq_stats_get', ierr)
+  end subroutine river_dq_stats_get
+
+  !> Free the queue (collective over its communicator); q becomes null
+  !> whatever the result. RIVER_ESTATE if a producer had not closed or a
+  !> consumer had not seen RIVER_EOS (on every rank alike).
+  subroutine river_dq_destroy(q, ierr)
+    type(river_dq), intent(inout) :: q
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_dq_destroy_c(q%ptr)
+    q%ptr = c_null_ptr
+    q%record_size = 0
+    call river_check(rc, 'river_dq_destroy', ierr)
+  end subroutine river_dq_destroy
+
+  ! ------------------------------------------------- throttle, perturbation
+
+  !> A token bucket of rate bytes/s (> 0) with a burst of burst bytes
+  !> (default, or 0: rate/20, at least 64 KiB); it starts full.
+  subroutine river_throttle_create(rate, t, burst, ierr)
+    real(c_double), intent(in) :: rate
+    type(river_throttle), intent(out) :: t
+    real(c_double), optional, intent(in) :: burst
+    integer, optional, intent(out) :: ierr
+    real(c_double) :: b
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    b = 0.0_c_double
+    if (present(burst)) b = burst
+    out = c_null_ptr
+    rc = river_throttle_create_c(rate, b, out)
+    if (rc == RIVER_SUCCESS) t%ptr = out
+    call river_check(rc, 'river_throttle_create', ierr)
+  end subroutine river_throttle_create
+
+  !> Free t and make it null; a null t is left alone.
+  subroutine river_throttle_destroy(t)
+    type(river_throttle), intent(inout) :: t
+    call river_throttle_destroy_c(t%ptr)
+    t%ptr = c_null_ptr
+  end subroutine river_throttle_destroy
+
+  !> Account for bytes of work: returns once the bucket has had the
+  !> tokens (sleeping, never spinning).
+  subroutine river_throttle_consume(t, bytes, ierr)
+    type(river_throttle), intent(in) :: t
+    integer(c_size_t), intent(in) :: bytes
+    integer, optional, intent(out) :: ierr
+    call river_check(river_throttle_consume_c(t%ptr, bytes), &
+                     'river_throttle_consume', ierr)
+  end subroutine river_throttle_consume
+
+  !> Multiply the nominal rate by factor (> 0) from now on.
+  subroutine river_throttle_set_factor(t, factor, ierr)
+    type(river_throttle), intent(in) :: t
+    real(c_double), intent(in) :: factor
+    integer, optional, intent(out) :: ierr
+    call river_check(river_throttle_set_factor_c(t%ptr, factor), &
+                     'river_throttle_set_factor', ierr)
+  end subroutine river_throttle_set_factor
+
+  !> The effective rate (nominal x factor), bytes/s.
+  subroutine river_throttle_rate(t, rate, ierr)
+    type(river_throttle), intent(in) :: t
+    real(c_double), intent(out) :: rate
+    integer, optional, intent(out) :: ierr
+    real(c_double) :: r
+    integer(c_int) :: rc
+    rc = river_throttle_rate_c(t%ptr, r)
+    if (rc == RIVER_SUCCESS) rate = r
+    call river_check(rc, 'river_throttle_rate', ierr)
+  end subroutine river_throttle_rate
+
+  !> Seconds river_throttle_consume has spent sleeping so far.
+  subroutine river_throttle_slept(t, seconds, ierr)
+    type(river_throttle), intent(in) :: t
+    real(c_double), intent(out) :: seconds
+    integer, optional, intent(out) :: ierr
+    real(c_double) :: s
+    integer(c_int) :: rc
+    rc = river_throttle_slept_c(t%ptr, s)
+    if (rc == RIVER_SUCCESS) seconds = s
+    call river_check(rc, 'river_throttle_slept', ierr)
+  end subroutine river_throttle_slept
+
+  !> Parse a perturbation spec ("KIND:INDICES=FACTOR[@TIME][;...]", see
+  !> river/throttle.h); bad text is RIVER_EFORMAT (with a logged reason).
+  subroutine river_perturb_parse(spec, p, ierr)
+    character(len=*), intent(in) :: spec
+    type(river_perturb), intent(out) :: p
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_perturb_parse_c(c_str(spec), out)
+    if (rc == RIVER_SUCCESS) p%ptr = out
+    call river_check(rc, 'river_perturb_parse', ierr)
+  end subroutine river_perturb_parse
+
+  !> Free p and make it null; a null p is left alone.
+  subroutine river_perturb_destroy(p)
+    type(river_perturb), intent(inout) :: p
+    call river_perturb_destroy_c(p%ptr)
+    p%ptr = c_null_ptr
+  end subroutine river_perturb_destroy
+
+  !> The factor for (kind, index) t seconds into the run (kind:
+  !> RIVER_PERTURB_DISK or RIVER_PERTURB_CPU): the last clause naming
+  !> index whose start is <= t, or 1.
+  subroutine river_perturb_factor(p, kind, index, t, factor, ierr)
+    type(river_perturb), intent(in) :: p
+    integer, intent(in) :: kind, index
+    real(c_double), intent(in) :: t
+    real(c_double), intent(out) :: factor
+    integer, optional, intent(out) :: ierr
+    real(c_double) :: f
+    integer(c_int) :: rc
+    rc = river_perturb_factor_c(p%ptr, int(kind, c_int), int(index, c_int), &
+                                t, f)
+    if (rc == RIVER_SUCCESS) factor = f
+    call river_check(rc, 'river_perturb_factor', ierr)
+  end subroutine river_perturb_factor
+
+  !> The number of distinct indices of kind with a factor /= 1 at any time.
+  subroutine river_perturb_count(p, kind, k, ierr)
+    type(river_perturb), intent(in) :: p
+    integer, intent(in) :: kind
+    integer, intent(out) :: k
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: n, rc
+    rc = river_perturb_count_c(p%ptr, int(kind, c_int), n)
+    if (rc == RIVER_SUCCESS) k = int(n)
+    call river_check(rc, 'river_perturb_count', ierr)
+  end subroutine river_perturb_count
+
+  !> The largest index of kind named by any clause, or -1 if none.
+  subroutine river_perturb_max_index(p, kind, max_index, ierr)
+    type(river_perturb), intent(in) :: p
+    integer, intent(in) :: kind
+    integer, intent(out) :: max_index
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: m, rc
+    rc = river_perturb_max_index_c(p%ptr, int(kind, c_int), m)
+    if (rc == RIVER_SUCCESS) max_index = int(m)
+    call river_check(rc, 'river_perturb_max_index', ierr)
+  end subroutine river_perturb_max_index
+
+  !> Start a thread stealing fraction (0 < fraction < 1) of this
+  !> process's core (RIVER_ETOPO if hwloc cannot bind it).
+  subroutine river_cpu_hog_start(fraction, h, ierr)
+    real(c_double), intent(in) :: fraction
+    type(river_cpu_hog), intent(out) :: h
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    out = c_null_ptr
+    rc = river_cpu_hog_start_c(fraction, out)
+    if (rc == RIVER_SUCCESS) h%ptr = out
+    call river_check(rc, 'river_cpu_hog_start', ierr)
+  end subroutine river_cpu_hog_start
+
+  !> Stop and join the thread; h becomes null (a null h is a no-op).
+  subroutine river_cpu_hog_stop(h, ierr)
+    type(river_cpu_hog), intent(inout) :: h
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_cpu_hog_stop_c(h%ptr)
+    h%ptr = c_null_ptr
+    call river_check(rc, 'river_cpu_hog_stop', ierr)
+  end subroutine river_cpu_hog_stop
 
 end module river

@@ -45,6 +45,7 @@ int main(void)
 {
   /* The bind(C) types hold enums and MPI_Fint as integer(c_int). */
   if (sizeof(river_layout) != sizeof(int) || sizeof(river_type) != sizeof(int)
+      || sizeof(river_dq_policy) != sizeof(int)
       || sizeof(MPI_Fint) != sizeof(int)) {
     fprintf(stderr, "river_gen_constants: enum or MPI_Fint is not the size "
             "of int; module river's bind(C) types need adapting\n");
@@ -94,6 +95,25 @@ int main(void)
   PARAM("RIVER_GENSORT_ASCII", RIVER_GENSORT_ASCII);
   PARAM("RIVER_GENSORT_SKEW", RIVER_GENSORT_SKEW);
 
+  /* river/dq.h */
+  PARAM("RIVER_DQ_PRODUCER", RIVER_DQ_PRODUCER);
+  PARAM("RIVER_DQ_CONSUMER", RIVER_DQ_CONSUMER);
+  PARAM("RIVER_DQ_DEFAULT_CREDITS", RIVER_DQ_DEFAULT_CREDITS);
+  PARAM_SIZE("RIVER_DQ_DEFAULT_MESSAGE_SIZE", RIVER_DQ_DEFAULT_MESSAGE_SIZE);
+  PARAM("RIVER_DQ_PUSH", RIVER_DQ_PUSH);
+  PARAM("RIVER_DQ_STATIC", RIVER_DQ_STATIC);
+  PARAM("RIVER_DQ_EXCHANGE", RIVER_DQ_EXCHANGE);
+  PARAM("RIVER_DQ_ONE_TO_ONE", RIVER_DQ_ONE_TO_ONE);
+  PARAM("RIVER_DQ_BROADCAST", RIVER_DQ_BROADCAST);
+  PARAM("RIVER_DQ_PULL", RIVER_DQ_PULL);
+#ifdef RIVER_DQ_UNIT_SHIFT
+  PARAM("RIVER_DQ_UNIT_SHIFT", RIVER_DQ_UNIT_SHIFT);
+#endif
+
+  /* river/throttle.h */
+  PARAM("RIVER_PERTURB_DISK", RIVER_PERTURB_DISK);
+  PARAM("RIVER_PERTURB_CPU", RIVER_PERTURB_CPU);
+
   /* C layouts of the structs module river mirrors. */
   PRIV_INT("RIVER__COLL_INFO_LABEL_LEN", MEMBER_SIZE(river_coll_info, label));
   PRIV_SIZE("RIVER__SIZEOF_COLL_INFO", sizeof(river_coll_info));
@@ -105,5 +125,7 @@ int main(void)
   PRIV_INT("RIVER__PCOLL_PART_PATH_LEN", MEMBER_SIZE(river_pcoll_part, path));
   PRIV_SIZE("RIVER__SIZEOF_PCOLL_PART", sizeof(river_pcoll_part));
   PRIV_SIZE("RIVER__SIZEOF_PCOLL_OPTS", sizeof(river_pcoll_opts));
+  PRIV_SIZE("RIVER__SIZEOF_DQ_OPTS", sizeof(river_dq_opts));
+  PRIV_SIZE("RIVER__SIZEOF_DQ_STATS", sizeof(river_dq_stats));
   return 0;
 }

@@ -8,6 +8,8 @@ int river__f_log(int level, const char *msg);
 int river__f_pcoll_create(MPI_Fint comm, const char *name,
                           const river_schema *schema,
                           const river_pcoll_opts *opts, river_pcoll **out);
+int river__f_dq_create(MPI_Fint comm, int role, size_t record_size,
+                       const river_dq_opts *opts, river_dq **out);
 int river__f_pcoll_open(MPI_Fint comm, const char *name,
                         const river_pcoll_opts *opts, river_pcoll **out);
 
@@ -33,4 +35,11 @@ int river__f_pcoll_open(MPI_Fint comm, const char *name,
                         const river_pcoll_opts *opts, river_pcoll **out)
 {
   return river_pcoll_open(MPI_Comm_f2c(comm), name, opts, out);
+}
+
+/* river_dq_create: MPI_Comm is opaque in C (see river__f_pcoll_create). */
+int river__f_dq_create(MPI_Fint comm, int role, size_t record_size,
+                       const river_dq_opts *opts, river_dq **out)
+{
+  return river_dq_create(MPI_Comm_f2c(comm), role, record_size, opts, out);
 }

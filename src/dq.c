@@ -77,6 +77,52 @@
  * get, so it must not block in put while its own consumer side is
  * undrained: it interleaves try_put and try_get (see river/dq.h).
  *
+ * PULL (units; river/dq.h). A PULL producer's window adds, after the
+ * ncons credit counters: claimed (units numbered so far by consumers),
+ * announced (units opened by the producer) and a ring of ncons + 1
+ * owner words (unit u's claimer + 1 at u mod (ncons + 1), 0 if none).
+ * The producer opens unit u (announced += 1, an atomic add on its own
+ * window) when the first record of the unit is put. A consumer with no
+ * unit in progress (idle) polls producers that have not closed, taking
+ * turns: it reads claimed and announced (MPI_Get_accumulate NO_OP) and,
+ * if claimed < announced, takes a unit number with MPI_Fetch_and_op(+1)
+ * on claimed, then adds its index + 1 to that unit's owner word
+ * (MPI_Accumulate SUM; no compare-and-swap: Open MPI 4.1's shared-memory
+ * BTL crashes on it, open-mpi/ompi#11349). Consumers racing for the last
+ * announced unit may take the number of a unit not announced yet: that
+ * consumer owns the producer's next unit, if it is ever made; it waits
+ * for it, and drops the number when the producer's EOS comes with every
+ * message before it delivered (the producer closed without that unit).
+ * Numbers run at most ncons - 1 ahead of announced (one per consumer,
+ * each after seeing claimed < announced), so unit u's owner word cannot
+ * be written for unit u + ncons + 1 before the producer opens unit u + 1,
+ * and the producer clears (subtracts) the word as soon as it reads it.
+ * The producer learns the owner of its open unit by reading the word,
+ * and sends the unit's messages, flagged FIRST and LAST in the header's
+ * kind, to that consumer under its credits; a full message waits in the
+ * fill buffer until the next record (then it is not the last) or the
+ * unit's end. So an unclaimed unit holds one message; put waits for the
+ * claim before sending it, end_unit for the claim and a credit, close
+ * for the claim only (the last message rides on the EOS, as for every
+ * policy). As a producer opens unit u + 1 only after u was claimed, at
+ * most one of its units is unclaimed. A consumer takes messages only from
+ * the producer of its unit, in order, until LAST; then it is idle again.
+ * It returns RIVER_EOS when idle and every producer's EOS has come and
+ * all was delivered: a producer closes only after its last unit was
+ * claimed, so no unit is left unclaimed.
+ *
+ * Why PULL cannot deadlock: a producer waits only for (a) the claim of
+ * its open unit, which any idle consumer in get makes (idle consumers
+ * poll announced counters with backoff), (b) credits from the unit's
+ * owner, which is in get taking exactly that producer's messages, and
+ * (c) sends to complete. A consumer waits only for its unit's producer,
+ * which waits at worst for (b) from this consumer (returned on its next
+ * get) or, for a number taken in a race, for its next unit or its close.
+ * A consumer busy with a unit is not needed for any other producer's
+ * claim as long as some consumer becomes idle: units end, so every
+ * consumer becomes idle again. (A rank in both roles cannot claim its own
+ * unit while it waits in put/end_unit/close: river/dq.h.)
+ *
  * Destroy. Every rank tells every other (MPI_Alltoall) how many messages
  * it sent it; consumers wait (test + backoff) until all have arrived
  * while producers wait for their sends, so no message of this queue is
@@ -122,6 +168,15 @@
 #define RIVER_DQ_KIND_EOS 2u
 #define RIVER_DQ_ALIGN 64           /* slot stride: records stay aligned */
 #define RIVER_DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
+#define RIVER_DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
+#define RIVER_DQ_FIRST 0x100u       /* PULL: the unit's first message */
+#define RIVER_DQ_LAST 0x200u        /* PULL: the unit's last message */
+/* PULL: words after the ncons credit counters in a producer's window */
+#define RIVER_DQ_W_CLAIM(q) ((MPI_Aint)(q)->ncons)     /* units claimed */
+#define RIVER_DQ_W_ANN(q) ((MPI_Aint)(q)->ncons + 1)   /* units announced */
+/* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0 */
+#define RIVER_DQ_W_OWNER(q, u)                                             \
+  ((MPI_Aint)(q)->ncons + 2 + (MPI_Aint)((u) % ((uint64_t)(q)->ncons + 1)))
 
 struct river_dq_hdr {
   uint32_t kind;        /* RIVER_DQ_KIND_* */
@@ -162,6 +217,10 @@ struct river_dq {
   uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
   size_t *count;                /* EXCHANGE: records per consumer */
   int rr;                       /* STATIC: next consumer */
+  int unit_open;                /* PULL: the current unit has records */
+  int owner;                    /* PULL: its claimer, or -1 not known */
+  int unit_first, unit_last;    /* PULL: flags for the next message */
+  uint64_t nunits;              /* PULL: units opened (announced) */
   uint64_t rng;                 /* PUSH: splitmix64 state */
 
   /* consumer */
@@ -175,6 +234,10 @@ struct river_dq {
   unsigned char *eos_full;      /* EOS records not yet delivered */
   int held, held_p, last_p;     /* slot lent out by get (-1: none) */
   int eos_seen;
+  int cur_p;                    /* PULL: producer of the unit in progress */
+  uint64_t cur_u;               /* PULL: its unit number */
+  uint64_t g_unit;              /* PULL: unit of the last get's message */
+  int g_first, g_last, g_valid;
 
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;
@@ -218,6 +281,72 @@ static int river_dq_read_credits(river_dq *q)
     return RIVER_EMPI;
   }
   return RIVER_SUCCESS;
+}
+
+/* PULL: learn who claimed the open unit (q->owner), if anyone has. */
+static int river_dq_read_owner(river_dq *q)
+{
+  uint64_t zero = 0, v = 0, back;
+  MPI_Aint w;
+
+  if (q->owner >= 0 || !q->unit_open)
+    return RIVER_SUCCESS;
+  w = RIVER_DQ_W_OWNER(q, q->nunits - 1);
+  if (MPI_Get_accumulate(&zero, 1, MPI_UINT64_T, &v, 1, MPI_UINT64_T,
+                         q->rank, w, 1, MPI_UINT64_T, MPI_NO_OP, q->win)
+          != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
+    goto fail;
+  if (v == 0)
+    return RIVER_SUCCESS;
+  if (v > (uint64_t)q->ncons) {
+    river__error("dq: unit %llu has a bad claim (%llu)",
+                 (unsigned long long)(q->nunits - 1), (unsigned long long)v);
+    return RIVER_ECORRUPT;
+  }
+  /* Clear the word for unit nunits - 1 + ncons + 1, whose claim cannot
+   * come before this producer opens its next unit (see above). */
+  back = (uint64_t)0 - v;
+  if (MPI_Accumulate(&back, 1, MPI_UINT64_T, q->rank, w, 1, MPI_UINT64_T,
+                     MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
+    goto fail;
+  q->owner = (int)(v - 1);
+  return RIVER_SUCCESS;
+fail:
+  river__error("dq: reading the claim window failed");
+  return RIVER_EMPI;
+}
+
+/* PULL: open a new unit: announce it (an atomic add on this producer's
+ * own window). */
+static int river_dq_open_unit(river_dq *q)
+{
+  uint64_t one = 1;
+
+  if (MPI_Accumulate(&one, 1, MPI_UINT64_T, q->rank, RIVER_DQ_W_ANN(q), 1,
+                        MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+    river__error("dq: announcing a unit failed");
+    return RIVER_EMPI;
+  }
+  q->nunits++;
+  q->unit_open = 1;
+  q->owner = -1;
+  q->unit_first = 1;
+  q->unit_last = 0;
+  return RIVER_SUCCESS;
+}
+
+/* PULL: RIVER_EAGAIN until the open unit is claimed. */
+static int river_dq_step_claim(river_dq *q, int b)
+{
+  int rc;
+
+  (void)b;
+  if ((rc = river_dq_read_owner(q)) != RIVER_SUCCESS)
+    return rc;
+  return q->owner >= 0 ? RIVER_SUCCESS : RIVER_EAGAIN;
 }
 
 /* Retire completed sends: their slots become free again. */
@@ -271,6 +400,14 @@ static int river_dq_choose(river_dq *q, int b, int *c)
           *c = i;
           return RIVER_SUCCESS;
         }
+      break;
+    case RIVER_DQ_PULL:
+      if ((rc = river_dq_read_owner(q)) != RIVER_SUCCESS)
+        return rc;
+      if (q->owner >= 0 && river_dq_free_at(q, q->owner) > 0) {
+        *c = q->owner;
+        return RIVER_SUCCESS;
+      }
       break;
     case RIVER_DQ_BROADCAST:
       for (i = 0; i < q->ncons && river_dq_free_at(q, i) > 0; i++)
@@ -337,6 +474,9 @@ static int river_dq_step_send(river_dq *q, int b)
   hi = c < 0 ? q->ncons : c + 1;
   buf = river_dq_sslot(q, s);
   h.kind = RIVER_DQ_KIND_DATA;
+  if (q->policy == RIVER_DQ_PULL)
+    h.kind |= (q->unit_first ? RIVER_DQ_FIRST : 0u)
+              | (q->unit_last ? RIVER_DQ_LAST : 0u);
   h.producer = (uint32_t)q->pidx;
   h.seq = q->sent[lo];   /* BROADCAST: every consumer has seen as many */
   h.nrecords = q->fill_n[b];
@@ -353,6 +493,7 @@ static int river_dq_step_send(river_dq *q, int b)
   }
   if (q->policy == RIVER_DQ_STATIC)
     q->rr = (q->rr + 1) % q->ncons;
+  q->unit_first = 0;
   river_dq_fill_done(q, b);
   return RIVER_SUCCESS;
 }
@@ -471,6 +612,10 @@ static int river_dq_fits(river_dq *q, size_t n)
   if (slots > (uint64_t)river_dq_free_slots(q))
     return -1;
   switch (q->policy) {
+  case RIVER_DQ_PULL: /* only to the open unit's claimer, once known */
+    if (river_dq_read_owner(q) != RIVER_SUCCESS || q->owner < 0)
+      return m == 0;
+    return m <= q->avail[q->owner];
   case RIVER_DQ_PUSH:
     return m <= sum;
   case RIVER_DQ_BROADCAST:
@@ -544,6 +689,9 @@ static int river_dq_take(river_dq *q, const unsigned char *r, size_t n)
   size_t i = 0, k, rs = q->record_size;
   int b = 0, rc;
 
+  if (q->policy == RIVER_DQ_PULL && n > 0 && !q->unit_open
+      && (rc = river_dq_open_unit(q)) != RIVER_SUCCESS)
+    return rc;
   while (i < n) {
     if (q->policy == RIVER_DQ_EXCHANGE) {
       b = q->partition(r + i * rs, q->ncons, q->partition_ctx);
@@ -577,6 +725,10 @@ static int river_dq_send_full(river_dq *q, int block)
 {
   int b, rc;
 
+  /* PULL: a full message waits for the next record or the unit's end,
+   * which tells whether it is the unit's last. */
+  if (q->policy == RIVER_DQ_PULL)
+    return RIVER_SUCCESS;
   for (b = 0; b < q->nfill; b++) {
     if (q->fill[b] < 0 || q->fill_n[b] < q->per_msg)
       continue;
@@ -646,6 +798,8 @@ static int river_dq_final_target(river_dq *q, int b)
     return b;
   case RIVER_DQ_ONE_TO_ONE:
     return q->pidx;
+  case RIVER_DQ_PULL:
+    return q->owner; /* close waited for the claim */
   default:
     return -1; /* BROADCAST: every consumer */
   }
@@ -667,6 +821,8 @@ static int river_dq_send_final(river_dq *q, int b)
   t = t < 0 ? 0 : t;
   h = q->eos_hdr[t];   /* BROADCAST: the same seq at every consumer */
   h.nrecords = n;
+  if (q->policy == RIVER_DQ_PULL)
+    h.kind |= RIVER_DQ_LAST | (q->unit_first ? RIVER_DQ_FIRST : 0u);
   buf = river_dq_sslot(q, s);
   memcpy(buf, &h, sizeof h);
   for (c = t; c < hi; c++) {
@@ -691,6 +847,11 @@ int river_dq_close(river_dq *q)
     return RIVER_ESTATE;
   if ((rc = river_dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
+  /* PULL: the open unit ends here; its last message goes with the EOS to
+   * its claimer, so wait for the claim (not for a credit). */
+  if (q->policy == RIVER_DQ_PULL && q->unit_open
+      && (rc = river_dq_wait_step(q, river_dq_step_claim, 0)) != RIVER_SUCCESS)
+    return rc;
   for (c = 0; c < q->ncons; c++) {
     q->eos_hdr[c].kind = RIVER_DQ_KIND_EOS;
     q->eos_hdr[c].producer = (uint32_t)q->pidx;
@@ -710,7 +871,33 @@ int river_dq_close(river_dq *q)
   }
   /* The fill slots stay marked busy: nothing is put after close. */
   q->closed = 1;
+  q->unit_open = 0;
   return river_dq_wait_step(q, river_dq_step_drain, 0);
+}
+
+int river_dq_end_unit(river_dq *q)
+{
+  int rc;
+
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
+      || q->policy != RIVER_DQ_PULL)
+    return RIVER_EINVAL;
+  if (q->closed)
+    return RIVER_ESTATE;
+  if ((rc = river_dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (!q->unit_open)
+    return RIVER_SUCCESS; /* empty: no unit */
+  /* An open unit's last records wait in the fill buffer (send_full keeps
+   * a full one back): send them flagged last, once claimed and credited. */
+  q->unit_last = 1;
+  rc = river_dq_wait_step(q, river_dq_step_send, 0);
+  q->unit_last = 0;
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  q->unit_open = 0;
+  q->owner = -1;
+  return RIVER_SUCCESS;
 }
 
 /* ----------------------------------------------------------- consumer */
@@ -742,7 +929,10 @@ static int river_dq_arrived(river_dq *q, int k, const MPI_Status *st)
   p = h.producer;
   if (bytes < (int)RIVER_DQ_HDR || p >= (uint64_t)q->nprod
       || q->prod_rank[p] != st->MPI_SOURCE
-      || h.kind != (eos ? RIVER_DQ_KIND_EOS : RIVER_DQ_KIND_DATA)
+      || (h.kind & RIVER_DQ_KIND_MASK)
+         != (eos ? RIVER_DQ_KIND_EOS : RIVER_DQ_KIND_DATA)
+      || (h.kind & ~(RIVER_DQ_KIND_MASK | RIVER_DQ_FIRST | RIVER_DQ_LAST))
+      || (q->policy != RIVER_DQ_PULL && h.kind > RIVER_DQ_KIND_MASK)
       || (eos && p != (uint64_t)(k - q->nrslots))
       || h.nrecords > q->per_msg || (!eos && h.nrecords == 0)
       || (uint64_t)bytes != RIVER_DQ_HDR + h.nrecords * q->record_size
@@ -831,6 +1021,114 @@ static int river_dq_release_held(river_dq *q)
   return RIVER_SUCCESS;
 }
 
+/* Lend out producer p's next message, in receive slot k; *hp gets its
+ * header. */
+static void river_dq_deliver(river_dq *q, int p, int k,
+                             struct river_dq_hdr *hp, const void **records,
+                             size_t *nrecords, int *from)
+{
+  struct river_dq_hdr h;
+
+  memcpy(&h, river_dq_rslot(q, k), sizeof h);
+  *hp = h;
+  if (k < q->nrslots) {
+    q->ring[p * q->credits + q->next[p] % q->credits] = -1;
+    q->next[p]++;
+  } else {
+    q->eos_full[p] = 0;
+  }
+  q->held = k;
+  q->held_p = p;
+  q->last_p = p;
+  q->records_in += h.nrecords;
+  q->bytes_in += h.nrecords * q->record_size;
+  q->messages_in++;
+  q->msgs_from[p]++;
+  *records = river_dq_rslot(q, k) + RIVER_DQ_HDR;
+  *nrecords = (size_t)h.nrecords;
+  if (from != NULL)
+    *from = p;
+}
+
+/* PULL, idle consumer: try to claim the next unclaimed unit of some
+ * producer that has not closed (producers take turns, starting after the
+ * last one): read its claimed and announced counters; if a unit is
+ * unclaimed, take the next unit number with MPI_Fetch_and_op(+1) on
+ * claimed, then tell the producer by adding this consumer's index + 1 to
+ * that unit's owner word. Sets q->cur_p. (Consumers racing for the last
+ * announced unit may take the number of a unit not announced yet: see
+ * the protocol comment at the top.) */
+static int river_dq_claim(river_dq *q)
+{
+  uint64_t zero[2] = {0, 0}, v[2], one = 1, want, got;
+  int i, p, r;
+
+  for (i = 1; i <= q->nprod; i++) {
+    p = (q->last_p + i) % q->nprod;
+    if (q->eos_seq[p] != RIVER_DQ_UNKNOWN)
+      continue; /* closed: close waited for its last unit's claim */
+    r = q->prod_rank[p];
+    if (MPI_Get_accumulate(zero, 2, MPI_UINT64_T, v, 2, MPI_UINT64_T, r,
+                           RIVER_DQ_W_CLAIM(q), 2, MPI_UINT64_T, MPI_NO_OP,
+                           q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    if (v[0] >= v[1])
+      continue;
+    if (MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, r, RIVER_DQ_W_CLAIM(q),
+                         MPI_SUM, q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    want = (uint64_t)q->cidx + 1;
+    if (MPI_Accumulate(&want, 1, MPI_UINT64_T, r, RIVER_DQ_W_OWNER(q, got),
+                       1, MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    q->cur_p = p;
+    q->cur_u = got;
+    q->last_p = p;
+    return RIVER_SUCCESS;
+  }
+  return RIVER_SUCCESS;
+fail:
+  river__error("dq: claiming a unit at rank %d failed", q->prod_rank[p]);
+  return RIVER_EMPI;
+}
+
+/* PULL: one look. An idle consumer claims a unit; one with a unit in
+ * progress takes only that unit's producer's next message. */
+static int river_dq_step_pull(river_dq *q, const void **records,
+                              size_t *nrecords, int *from)
+{
+  struct river_dq_hdr h;
+  int k, rc;
+
+  if ((rc = river_dq_recv_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  /* A unit number the producer closed without making (a lost race): the
+   * EOS came and every message before it was delivered. */
+  if (q->cur_p >= 0 && q->eos_seq[q->cur_p] != RIVER_DQ_UNKNOWN
+      && q->next[q->cur_p] == q->eos_seq[q->cur_p] && !q->eos_full[q->cur_p])
+    q->cur_p = -1;
+  if (q->cur_p < 0 && (rc = river_dq_claim(q)) != RIVER_SUCCESS)
+    return rc;
+  if (q->cur_p >= 0 && (k = river_dq_next_slot(q, q->cur_p)) >= 0) {
+    river_dq_deliver(q, q->cur_p, k, &h, records, nrecords, from);
+    q->g_unit = ((uint64_t)q->cur_p << RIVER_DQ_UNIT_SHIFT) | q->cur_u;
+    q->g_first = (h.kind & RIVER_DQ_FIRST) != 0;
+    q->g_last = (h.kind & RIVER_DQ_LAST) != 0;
+    q->g_valid = 1;
+    if (q->g_last)
+      q->cur_p = -1;
+    return RIVER_SUCCESS;
+  }
+  if (q->cur_p < 0 && river_dq_all_done(q)) {
+    q->eos_seen = 1;
+    return RIVER_EOS;
+  }
+  return RIVER_EAGAIN;
+}
+
 /* One look for a message: RIVER_SUCCESS (delivered), RIVER_EOS or
  * RIVER_EAGAIN. Producers take turns, starting after the last one. */
 static int river_dq_step_get(river_dq *q, const void **records,
@@ -839,30 +1137,15 @@ static int river_dq_step_get(river_dq *q, const void **records,
   struct river_dq_hdr h;
   int i, p, k, rc;
 
+  if (q->policy == RIVER_DQ_PULL)
+    return river_dq_step_pull(q, records, nrecords, from);
   if ((rc = river_dq_recv_progress(q)) != RIVER_SUCCESS)
     return rc;
   for (i = 1; i <= q->nprod; i++) {
     p = (q->last_p + i) % q->nprod;
     if ((k = river_dq_next_slot(q, p)) < 0)
       continue;
-    memcpy(&h, river_dq_rslot(q, k), sizeof h);
-    if (k < q->nrslots) {
-      q->ring[p * q->credits + q->next[p] % q->credits] = -1;
-      q->next[p]++;
-    } else {
-      q->eos_full[p] = 0;
-    }
-    q->held = k;
-    q->held_p = p;
-    q->last_p = p;
-    q->records_in += h.nrecords;
-    q->bytes_in += h.nrecords * q->record_size;
-    q->messages_in++;
-    q->msgs_from[p]++;
-    *records = river_dq_rslot(q, k) + RIVER_DQ_HDR;
-    *nrecords = (size_t)h.nrecords;
-    if (from != NULL)
-      *from = p;
+    river_dq_deliver(q, p, k, &h, records, nrecords, from);
     return RIVER_SUCCESS;
   }
   if (river_dq_all_done(q)) {
@@ -914,6 +1197,19 @@ int river_dq_release(river_dq *q)
   if (q == NULL || !(q->role & RIVER_DQ_CONSUMER))
     return RIVER_EINVAL;
   return river_dq_release_held(q);
+}
+
+int river_dq_unit(const river_dq *q, uint64_t *unit, int *first, int *last)
+{
+  if (q == NULL || unit == NULL || first == NULL || last == NULL
+      || !(q->role & RIVER_DQ_CONSUMER) || q->policy != RIVER_DQ_PULL)
+    return RIVER_EINVAL;
+  if (!q->g_valid)
+    return RIVER_ESTATE;
+  *unit = q->g_unit;
+  *first = q->g_first;
+  *last = q->g_last;
+  return RIVER_SUCCESS;
 }
 
 int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
@@ -1014,7 +1310,7 @@ static int river_dq_check_local(int role, size_t record_size,
                  "RIVER_DQ_CONSUMER", role);
     return RIVER_EINVAL;
   }
-  if ((int)o->policy < RIVER_DQ_PUSH || (int)o->policy > RIVER_DQ_BROADCAST) {
+  if ((int)o->policy < RIVER_DQ_PUSH || (int)o->policy > RIVER_DQ_PULL) {
     river__error("dq create: unknown policy %d", (int)o->policy);
     return RIVER_EINVAL;
   }
@@ -1132,6 +1428,8 @@ static int river_dq_alloc(river_dq *q)
   int nc = q->ncons, np = q->nprod;
 
   q->held = -1;
+  q->cur_p = -1;
+  q->owner = -1;
   if (q->role & RIVER_DQ_PRODUCER) {
     targets = q->policy == RIVER_DQ_ONE_TO_ONE
               || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;
@@ -1266,7 +1564,10 @@ static int river_dq_setup(river_dq *q, MPI_Comm comm, int role)
     return rc; /* every rank saw the same roles */
   rc = river_dq_alloc(q);
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
-            ? (MPI_Aint)((size_t)q->ncons * sizeof(uint64_t)) : 0;
+            ? (MPI_Aint)(((size_t)q->ncons
+                          + (q->policy == RIVER_DQ_PULL
+                             ? (size_t)q->ncons + 3 : 0))
+                         * sizeof(uint64_t)) : 0;
   lock = river_dq_win_lock(q->comm);
   k = MPI_Win_allocate(winsize, sizeof(uint64_t), MPI_INFO_NULL, q->comm,
                        &q->winmem, &q->win);

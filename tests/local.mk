@@ -103,7 +103,8 @@ tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
 if RIVER_FORTRAN
 fortran_tests = \
 	tests/fortran/test_core_f.mpi \
-	tests/fortran/test_pcoll_f.mpi
+	tests/fortran/test_pcoll_f.mpi \
+	tests/fortran/test_dq_f.mpi
 # test_errstop_f is run by test_errstop_f.sh, which checks that it fails
 # and how.
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
@@ -113,9 +114,11 @@ tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/test_pcoll_f.F90
 tests_fortran_test_pcoll_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+tests_fortran_test_dq_f_mpi_SOURCES = tests/fortran/test_dq_f.F90
+tests_fortran_test_dq_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
 # Module dependency Automake does not see.
 $(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS) \
-$(tests_fortran_test_pcoll_f_mpi_OBJECTS): river.mod
+$(tests_fortran_test_pcoll_f_mpi_OBJECTS) $(tests_fortran_test_dq_f_mpi_OBJECTS): river.mod
 endif

@@ -38,7 +38,32 @@
  *                        picks the consumer (range or hash; m x n);
  *   RIVER_DQ_ONE_TO_ONE  producer i sends to consumer i (needs as many
  *                        producers as consumers);
- *   RIVER_DQ_BROADCAST   every consumer gets every record.
+ *   RIVER_DQ_BROADCAST   every consumer gets every record;
+ *   RIVER_DQ_PULL        by unit, chosen by consumers (below).
+ *
+ * RIVER_DQ_PULL (unit-level pull, for large ordered units such as a
+ * sorted run of many MB). A producer's records form units: the records
+ * put since its last river_dq_end_unit (or since create) are one unit,
+ * ended by river_dq_end_unit or, if not empty, by river_dq_close. Units
+ * are numbered 0, 1, ... per producer and never empty (ending an empty
+ * unit is a no-op). Consumers choose, producers never do: a consumer
+ * with no unit in progress claims the next unclaimed unit of some
+ * producer atomically in that producer's RMA window, and then gets the
+ * whole unit: every unit goes whole to exactly one consumer, its messages
+ * in order and contiguous in that consumer's get sequence (a consumer
+ * works on one unit at a time; rarely, one that loses a race for a
+ * producer's last announced unit gets, and waits for, that producer's
+ * next unit instead). river_dq_unit tells which unit a message
+ * belongs to. A producer holds at most one unclaimed unit and buffers at
+ * most one message of it: river_dq_put (once that message is full),
+ * river_dq_end_unit and river_dq_close wait, without spinning, until a
+ * consumer claims the unit (consumers idle in river_dq_get poll for
+ * units, with backoff); end_unit also waits for the owner's credit for
+ * the unit's last message, close does not. So with PULL a rank in both
+ * roles needs another consumer to claim its units (it cannot use
+ * try_put/try_get alone to escape: end_unit and close wait for a claim).
+ * RIVER_EOS comes once every producer has closed and this consumer has
+ * got every unit it claimed.
  *
  * A rank that is both producer and consumer returns credits only when it
  * gets, so it must not block in river_dq_put while its own consumer side
@@ -74,7 +99,8 @@ typedef enum river_dq_policy {
   RIVER_DQ_STATIC = 1,
   RIVER_DQ_EXCHANGE = 2,
   RIVER_DQ_ONE_TO_ONE = 3,
-  RIVER_DQ_BROADCAST = 4
+  RIVER_DQ_BROADCAST = 4,
+  RIVER_DQ_PULL = 5
 } river_dq_policy;
 
 /* For RIVER_DQ_EXCHANGE: the consumer index (0..nconsumers-1) of a
@@ -159,6 +185,31 @@ RIVER_API int river_dq_try_get(river_dq *q, const void **records,
 
 /* Give back the message from the last get (no-op if none is held). */
 RIVER_API int river_dq_release(river_dq *q);
+
+/*
+ * RIVER_DQ_PULL, producer: end the current unit (the records put since
+ * the last end_unit, or since create). Sends its last message to the
+ * consumer that claimed it, waiting (without spinning) for the claim and
+ * for that consumer's credit. No records since the last end_unit: a
+ * no-op (units are never empty). RIVER_EINVAL for NULL, on a rank that is
+ * not a producer, or on a queue of another policy (units exist only for
+ * PULL); RIVER_ESTATE after close.
+ */
+RIVER_API int river_dq_end_unit(river_dq *q);
+
+/*
+ * RIVER_DQ_PULL, consumer: the unit of the message returned by the last
+ * successful get (still valid after river_dq_release). *unit gets its
+ * global id, (producer index << 40) | (unit number within that
+ * producer, from 0); *first and *last get 1 if the message is the unit's
+ * first or last message, else 0 (both 1 for a one-message unit). Every
+ * pointer must be non-NULL. RIVER_EINVAL for NULLs, on a rank that is not
+ * a consumer, or on a queue of another policy; RIVER_ESTATE before the
+ * first message. Outputs are set only on RIVER_SUCCESS.
+ */
+#define RIVER_DQ_UNIT_SHIFT 40
+RIVER_API int river_dq_unit(const river_dq *q, uint64_t *unit, int *first,
+                            int *last);
 
 /* This rank's counters so far. */
 RIVER_API int river_dq_stats_get(const river_dq *q, river_dq_stats *stats);

@@ -33,6 +33,14 @@
  *                close, a partition index out of range (nothing taken,
  *                with a message), destroy before close/EOS: RIVER_ESTATE
  *   wait         a consumer blocked ~1 s in get uses < 25% of a core
+ *   pull         RIVER_DQ_PULL, 3 producers x 4 units of 3-8 MB (1 MiB
+ *                messages) and one producer with no unit, 3 consumers,
+ *                one slow: every unit whole (count, sum and xor per unit),
+ *                in order and contiguous (river_dq_unit's id and
+ *                first/last) at exactly one consumer, the slow one gets
+ *                fewer units, EOS; bad arguments and wrong roles for
+ *                river_dq_end_unit and river_dq_unit, which are
+ *                RIVER_EINVAL on a queue of another policy
  *
  * Collective calls are made on every rank of their communicator whatever
  * the checks say, so a failing check does not hang the test. The test's
@@ -856,6 +864,213 @@ static void test_wait(MPI_Comm c)
            "core\n", 100.0 * fmax);
 }
 
+/* ---------------------------------------------------------------- pull */
+
+#define PULL_NP 4        /* producers: grank 0..3; producer 3 has no unit */
+#define PULL_NC 3        /* consumers: grank 4..6; consumer 0 is slow */
+#define PULL_NU 4        /* units per producer (but the last) */
+#define PULL_MSG ((size_t)1 << 20)
+#define PULL_PER ((PULL_MSG - 24) / RS) /* records per message (24: the
+                                           header, see src/dq.c) */
+#define PULL_TAG 100u
+
+/* Records in unit u of producer p: 3..8 MB, most not a whole number of
+ * messages; producer 0's unit 0 is exactly 3 messages. */
+static size_t pull_unit_len(int p, int u)
+{
+  if (p == 0 && u == 0)
+    return 3 * PULL_PER;
+  return (((size_t)3 << 20) + (size_t)((p * PULL_NU + u) % 6) * ((size_t)1
+          << 20)) / RS + (size_t)(p * 7 + u * 3 + 1);
+}
+
+/* RIVER_DQ_PULL on a 7-rank group: every unit whole at exactly one
+ * consumer (count, sum and xor of record digests, per unit), its records
+ * in order and its messages contiguous (river_dq_unit's first/last and
+ * id), exactly once overall, the slow consumer gets fewer units, EOS; a
+ * producer with no unit; wrong-role and bad-argument calls. */
+static void test_pull(MPI_Comm c)
+{
+  enum { NU = PULL_NP * PULL_NU };
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  struct rec *buf = NULL;
+  uint64_t pin[NU * 4], cin[NU * 5], pout[NU * 4], cout_[NU * 5];
+  uint64_t units[PULL_NC], uall[PULL_NC * 7], unit = 7, cur = 0, next = 0;
+  const void *recs = NULL;
+  size_t n = 0, len, i, k, chunk = 5000;
+  int grank, prod, cidx, rc, u, first = 7, last = 7, from = -1, inunit = 0;
+  int slot = 0, j, ok;
+  MPI_Request req;
+  double t0 = river_wtime();
+
+  MPI_Comm_rank(c, &grank);
+  prod = grank < PULL_NP;
+  cidx = grank - PULL_NP;
+  memset(pin, 0, sizeof pin);
+  memset(cin, 0, sizeof cin);
+  memset(units, 0, sizeof units);
+  o.policy = RIVER_DQ_PULL;
+  o.credits = 2;
+  o.message_size = PULL_MSG;
+  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  MT_CHECK_RC(river_dq_end_unit(NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_unit(NULL, &unit, &first, &last), RIVER_EINVAL);
+  if (prod) {
+    MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_get(q, &recs, &n, &from), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS); /* empty: no unit */
+    buf = malloc(chunk * RS);
+    MT_CHECK(buf != NULL);
+    for (u = 0; buf != NULL && grank < PULL_NP - 1 && u < PULL_NU; u++) {
+      len = pull_unit_len(grank, u);
+      for (i = 0; i < len; i += k) {
+        k = len - i < chunk ? len - i : chunk;
+        for (j = 0; j < (int)k; j++) {
+          rec_make(&buf[j], (uint32_t)grank, i + (size_t)j, PULL_TAG + u);
+          pin[(grank * PULL_NU + u) * 4] += 1;
+          pin[(grank * PULL_NU + u) * 4 + 1] += rec_digest(&buf[j]);
+          pin[(grank * PULL_NU + u) * 4 + 2] ^= rec_digest(&buf[j]);
+        }
+        if (grank == 1) { /* try_put: all or nothing, retried */
+          while ((rc = river_dq_try_put(q, buf, k)) == RIVER_EAGAIN)
+            sleep_us(200);
+          MT_CHECK_RC(rc, RIVER_SUCCESS);
+        } else {
+          MT_CHECK_RC(river_dq_put(q, buf, k), RIVER_SUCCESS);
+        }
+      }
+      pin[(grank * PULL_NU + u) * 4 + 3] = 1; /* units made */
+      if (grank == 2 && u == PULL_NU - 1)
+        break; /* close ends the last unit */
+      MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS); /* no-op */
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_end_unit(q), RIVER_ESTATE);
+  } else {
+    MT_CHECK_RC(river_dq_end_unit(q), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_ESTATE);
+    MT_CHECK_RC(river_dq_unit(q, NULL, &first, &last), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_unit(q, &unit, NULL, &last), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_unit(q, &unit, &first, NULL), RIVER_EINVAL);
+    MT_CHECK(unit == 7 && first == 7 && last == 7);
+    while ((rc = river_dq_get(q, &recs, &n, &from)) == RIVER_SUCCESS) {
+      const struct rec *x = recs;
+      MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_SUCCESS);
+      MT_CHECK(first == !inunit); /* contiguous: no other unit between */
+      if (first) {
+        cur = unit;
+        next = 0;
+        inunit = 1;
+        u = (int)(unit & (((uint64_t)1 << RIVER_DQ_UNIT_SHIFT) - 1));
+        ok = (unit >> RIVER_DQ_UNIT_SHIFT) < PULL_NP - 1 && u < PULL_NU;
+        MT_CHECK(ok);
+        slot = ok ? (int)(unit >> RIVER_DQ_UNIT_SHIFT) * PULL_NU + u : 0;
+        cin[slot * 5 + 3]++;
+        cin[slot * 5 + 4] += (uint64_t)cidx + 1;
+        units[cidx]++;
+      }
+      MT_CHECK(unit == cur && (uint64_t)from == unit >> RIVER_DQ_UNIT_SHIFT);
+      for (i = 0; i < n; i++, next++) {
+        ok = rec_ok(&x[i]) && x[i].prod == (uint32_t)from
+             && x[i].tag == PULL_TAG + (uint32_t)(slot % PULL_NU)
+             && x[i].seq == next;
+        if (!ok) {
+          MT_CHECK(ok);
+          break;
+        }
+        cin[slot * 5] += 1;
+        cin[slot * 5 + 1] += rec_digest(&x[i]);
+        cin[slot * 5 + 2] ^= rec_digest(&x[i]);
+      }
+      if (last)
+        inunit = 0;
+      if (cidx == 0)
+        sleep_us(40000); /* the slow consumer */
+    }
+    MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK(!inunit);
+    MT_CHECK_RC(river_dq_try_get(q, &recs, &n, &from), RIVER_EOS);
+  }
+  free(buf);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  /* Sums per unit: the xors (and unit flags) reduce with BXOR, the rest
+   * with SUM; then every unit: made once, received by exactly one
+   * consumer, whole. */
+  MPI_Iallreduce(pin, pout, NU * 4, MPI_UINT64_T, MPI_SUM, c, &req);
+  MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  MPI_Iallreduce(cin, cout_, NU * 5, MPI_UINT64_T, MPI_SUM, c, &req);
+  MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  for (j = 0; j < NU; j++) {
+    uint64_t px = pin[j * 4 + 2], cx = cin[j * 5 + 2];
+    MPI_Iallreduce(MPI_IN_PLACE, &px, 1, MPI_UINT64_T, MPI_BXOR, c, &req);
+    MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    MPI_Iallreduce(MPI_IN_PLACE, &cx, 1, MPI_UINT64_T, MPI_BXOR, c, &req);
+    MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    if (j / PULL_NU == PULL_NP - 1) {
+      MT_CHECK(pout[j * 4 + 3] == 0 && cout_[j * 5 + 3] == 0);
+      continue;
+    }
+    MT_CHECK(pout[j * 4 + 3] == 1);
+    MT_CHECK(cout_[j * 5 + 3] == 1); /* exactly one consumer */
+    MT_CHECK(pout[j * 4] == pull_unit_len(j / PULL_NU, j % PULL_NU));
+    MT_CHECK(cout_[j * 5] == pout[j * 4] && cout_[j * 5 + 1] == pout[j * 4 + 1]
+             && cx == px);
+  }
+  quiet_allgather(units, uall, PULL_NC, c);
+  for (j = 0, k = 0; j < PULL_NC; j++)
+    k += uall[PULL_NP * PULL_NC + j * PULL_NC + j]; /* consumer j's count */
+  MT_CHECK(k == NU - PULL_NU);
+  /* The slow one gets less than its 1/n share, no more than any fast
+   * one and less than the busiest (a fast one may lose time waiting for
+   * a unit number it took in a race: see src/dq.c). */
+  MT_CHECK(uall[PULL_NP * PULL_NC] * PULL_NC < (uint64_t)(NU - PULL_NU));
+  for (j = 1, k = 0; j < PULL_NC; j++) {
+    MT_CHECK(uall[PULL_NP * PULL_NC] <= uall[(PULL_NP + j) * PULL_NC + j]);
+    if (uall[(PULL_NP + j) * PULL_NC + j] > k)
+      k = uall[(PULL_NP + j) * PULL_NC + j];
+  }
+  MT_CHECK(uall[PULL_NP * PULL_NC] < k);
+  if (grank == 0)
+    printf("pull: %d units of 3-8 MB to consumers: slow %" PRIu64 ", fast %"
+           PRIu64 " and %" PRIu64 " (%.2f s)\n", NU - PULL_NU,
+           uall[PULL_NP * PULL_NC], uall[(PULL_NP + 1) * PULL_NC + 1],
+           uall[(PULL_NP + 2) * PULL_NC + 2], river_wtime() - t0);
+}
+
+/* The unit calls on a queue of another policy (one rank, both roles):
+ * RIVER_EINVAL; the queue still works. */
+static void test_pull_other(MPI_Comm c)
+{
+  river_dq *q = NULL;
+  struct rec r;
+  uint64_t unit = 7;
+  const void *recs;
+  size_t n;
+  int first = 7, last = 7, rc;
+
+  rc = river_dq_create(c, RIVER_DQ_PRODUCER | RIVER_DQ_CONSUMER, RS, NULL,
+                       &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  MT_CHECK_RC(river_dq_end_unit(q), RIVER_EINVAL);
+  rec_make(&r, 0, 0, 5);
+  MT_CHECK_RC(river_dq_put(q, &r, 1), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_SUCCESS);
+  MT_CHECK(n == 1 && rec_ok(recs));
+  MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_EINVAL);
+  MT_CHECK(unit == 7 && first == 7 && last == 7);
+  MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_EOS);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
 /* ----------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -943,6 +1158,14 @@ int main(int argc, char **argv)
 
   c = round_group(s3, 1, &g, &grank);
   test_wait(c);
+  MPI_Comm_free(&c);
+
+  /* PULL (7 ranks) beside the unit calls on a PUSH queue (1 rank). */
+  c = round_group(s6, 2, &g, &grank);
+  if (g == 0)
+    test_pull(c);
+  else
+    test_pull_other(c);
   MPI_Comm_free(&c);
 
   quiet_barrier(MPI_COMM_WORLD);

@@ -457,7 +457,8 @@ static void test_badparam_dq(void **state)
   const void *recs = &o;
   unsigned char rec[16] = {0};
   size_t n = 7;
-  int from = 7;
+  int from = 7, first = 7, last = 7;
+  uint64_t unit = 7;
 
   river_log_set_handler(collect, NULL);
   msgs[0] = '\0';
@@ -474,7 +475,7 @@ static void test_badparam_dq(void **state)
                    RIVER_EINVAL);
   assert_non_null(strstr(msgs, "role"));
   x = o;
-  x.policy = (river_dq_policy)(RIVER_DQ_BROADCAST + 1);
+  x.policy = (river_dq_policy)(RIVER_DQ_PULL + 1);
   assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
                                    &q), RIVER_EINVAL);
   x.policy = (river_dq_policy)-1;
@@ -505,6 +506,17 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_try_get(NULL, &recs, &n, &from), RIVER_EINVAL);
   assert_int_equal(river_dq_release(NULL), RIVER_EINVAL);
   assert_int_equal(river_dq_stats_get(NULL, &st), RIVER_EINVAL);
+  /* RIVER_DQ_PULL's unit calls. */
+  assert_int_equal(river_dq_end_unit(NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_unit(NULL, &unit, &first, &last), RIVER_EINVAL);
+  assert_int_equal(river_dq_unit(NULL, NULL, NULL, NULL), RIVER_EINVAL);
+  assert_true(unit == 7 && first == 7 && last == 7);
+  x = o;
+  x.policy = RIVER_DQ_PULL;
+  x.credits = -1;
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_CONSUMER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  assert_ptr_equal(q, keep);
   assert_ptr_equal(recs, &o);
   assert_int_equal(n + (size_t)from, 14);
   assert_int_equal(river_dq_destroy(NULL), RIVER_SUCCESS);
