@@ -95,7 +95,7 @@ static void die_usage(const char *msg)
             "river-bench: %s\n"
             "usage: river-bench dq scaling|read|write|overhead|wait\n"
             "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
-            "         [--seconds S (2)] [--credits N (2)]\n"
+            "         [--seconds S (1.5)] [--credits N (2)]\n"
             "         [--message-size BYTES (65536)]\n",
             msg);
 }
@@ -635,11 +635,11 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &b.size);
   /* Defaults (see doc/results.md for why): 40 MB/s emulated disks, runs
-   * of about 2 s, 64 KiB messages and 2 credits per pair, so that what a
+   * of about 1.5 s, 64 KiB messages and 2 credits per pair, so that what a
    * slow consumer has queued at the end of a run (credits x producers x
    * message size) is small beside the run. */
   b.rate_mbps = 40;
-  b.seconds = 2;
+  b.seconds = 1.5;
   b.credits = 2;
   b.message_size = 64 << 10;
   if (argc < 3 || strcmp(argv[1], "dq") != 0) {

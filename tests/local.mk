@@ -87,9 +87,9 @@ mpi_tests = \
 	tests/mpi/test_dq_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
-	tests/mpi/test_bench.sh
+	tests/mpi/test_bench.sh tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
-	tests/mpi/test_bench.sh tests/fortran/test_errstop_f.sh
+	tests/mpi/test_bench.sh tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h

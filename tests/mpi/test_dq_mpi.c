@@ -2,7 +2,8 @@
  * test_dq_mpi - distributed queues (river/dq.h) on 8 ranks (or a multiple
  * of 8: the pattern repeats). Each round splits the ranks into groups
  * that run at the same time, so groups of 1..8 ranks are covered without
- * idle ranks spinning:
+ * idle ranks spinning; then PUSH and STATIC run once over the whole job
+ * (tests/mpi/test_dq16.sh runs all of it on 16 ranks):
  *
  *   flow         every policy, with producers (P), consumers (C), ranks in
  *                both roles (B, which interleave try_put and try_get) and
@@ -1144,6 +1145,23 @@ int main(int argc, char **argv)
   ROUND(s4, r4);
   ROUND(s5, r5);
   ROUND(s6, r6);
+
+  /* The whole job as one queue (4 x 4 on 8 ranks, 8 x 8 on 16): PUSH and
+   * STATIC under random consumer delays, producers finishing at different
+   * times, producer 0 with no record. */
+  {
+    static char roles[1024];
+    int i, half = wsize / 2;
+    struct scen whole = {"push-whole", roles, RIVER_DQ_PUSH, 2, 2048, 8000,
+                         1, 200, 100, -1, 0, 40, NULL, 0};
+    for (i = 0; i < wsize && i < (int)sizeof roles - 1; i++)
+      roles[i] = i < half ? 'P' : 'C';
+    roles[i] = '\0';
+    run_flow(MPI_COMM_WORLD, &whole);
+    whole.name = "static-whole";
+    whole.policy = RIVER_DQ_STATIC;
+    run_flow(MPI_COMM_WORLD, &whole);
+  }
 
   /* Credits (3 ranks) beside a 5-rank bad-input group. */
   c = round_group(s4, 2, &g, &grank);
