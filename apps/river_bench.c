@@ -119,13 +119,34 @@ static void csv_row(struct bench *b, const struct dq_cfg *c, const char *policy,
             (unsigned long long)r->records);
 }
 
-static double factor_of(const struct dq_cfg *c, int consumer_side, int idx)
+/* The perturbation factor of a rank at t seconds into the run. */
+static double factor_at(const struct dq_cfg *c, int consumer_side, int idx,
+                        double t)
 {
   double f = 1.0;
 
   if (c->perturb != NULL && consumer_side == c->perturb_consumers)
-    river_perturb_factor(c->perturb, c->perturb_kind, idx, 0.0, &f);
+    river_perturb_factor(c->perturb, c->perturb_kind, idx, t, &f);
   return f;
+}
+
+static double factor_of(const struct dq_cfg *c, int consumer_side, int idx)
+{
+  return factor_at(c, consumer_side, idx, 0.0);
+}
+
+/* Pass n bytes of work through thr at the factor in force now (a
+ * perturbation with a start time, "@2s", changes it mid-run). */
+static void throttled(river_throttle *thr, const struct dq_cfg *c,
+                      int consumer_side, int idx, double t0, size_t n)
+{
+  double f;
+
+  if (thr == NULL)
+    return;
+  f = factor_at(c, consumer_side, idx, river_wtime() - t0);
+  river_throttle_set_factor(thr, f);
+  river_throttle_consume(thr, n);
 }
 
 /*
@@ -134,7 +155,9 @@ static double factor_of(const struct dq_cfg *c, int consumer_side, int idx)
  * before the slowest producer has read its data, nor before the
  * consumers together have processed everything:
  *   T* = max(max_p D / r_p, (n_p D) / sum_c r_c),  ideal = n_p D / T*.
- * Unthrottled sides (rate 0) impose no bound.
+ * Unthrottled sides (rate 0) impose no bound. A perturbation that starts
+ * later ("@2s") is applied during the run, but the ideal is computed from
+ * the rates at the start.
  */
 static double dq_ideal(const struct dq_cfg *c)
 {
@@ -179,7 +202,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
                   struct dq_result *res)
 {
   int n = c->nprod + c->ncons, color = b->rank < n ? 0 : MPI_UNDEFINED;
-  int me, is_prod, is_cons, rc = RIVER_SUCCESS, idx;
+  int me, is_prod, rc = RIVER_SUCCESS, idx;
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_throttle *thr = NULL;
   river_dq *q = NULL;
@@ -194,7 +217,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
   if (comm != MPI_COMM_NULL) {
     MPI_Comm_rank(comm, &me);
     is_prod = me < c->nprod;
-    is_cons = !is_prod;
+
     idx = is_prod ? me : me - c->nprod;
     o.policy = c->policy;
     o.credits = c->credits;
@@ -208,8 +231,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
     /* The bucket holds one message and starts empty, so no rank gets a
      * free head start over the fluid ideal. */
     if (rc == RIVER_SUCCESS && rate > 0)
-      rc = river_throttle_create(rate * factor_of(c, is_cons, idx),
-                                 (double)(chunk * record_size), &thr);
+      rc = river_throttle_create(rate, (double)(chunk * record_size), &thr);
     if (thr)
       river_throttle_consume(thr, chunk * record_size);
     size_t nbuf = c->lean ? lean_records(chunk) : chunk;
@@ -231,8 +253,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
         } else {
           fill_records(buf, k, idx, sent);
         }
-        if (thr)
-          river_throttle_consume(thr, k * record_size);
+        throttled(thr, c, 0, idx, t0, k * record_size);
         rc = river_dq_put(q, src, k);
         sent += k;
       }
@@ -248,8 +269,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
           idsum += id;
         }
         got += k;
-        if (thr)
-          river_throttle_consume(thr, k * record_size);
+        throttled(thr, c, 1, idx, t0, k * record_size);
         river_dq_release(q);
       }
       if (rc == RIVER_EOS)
