@@ -217,7 +217,6 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
   if (comm != MPI_COMM_NULL) {
     MPI_Comm_rank(comm, &me);
     is_prod = me < c->nprod;
-
     idx = is_prod ? me : me - c->nprod;
     o.policy = c->policy;
     o.credits = c->credits;
