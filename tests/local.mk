@@ -44,38 +44,10 @@ unit_tests = \
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 endif
-unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-unit_ldadd = src/libriver.la $(CMOCKA_LIBS)
-tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c
-tests_unit_test_badparam_CFLAGS = $(unit_cflags)
-tests_unit_test_badparam_LDADD = $(unit_ldadd)
-tests_unit_test_checksum_SOURCES = tests/unit/test_checksum.c
-tests_unit_test_checksum_CFLAGS = $(unit_cflags)
-tests_unit_test_checksum_LDADD = $(unit_ldadd)
-tests_unit_test_collection_SOURCES = tests/unit/test_collection.c
-tests_unit_test_collection_CFLAGS = $(unit_cflags)
-tests_unit_test_collection_LDADD = $(unit_ldadd)
-tests_unit_test_schema_SOURCES = tests/unit/test_schema.c
-tests_unit_test_schema_CFLAGS = $(unit_cflags)
-tests_unit_test_schema_LDADD = $(unit_ldadd)
-tests_unit_test_gensort_SOURCES = tests/unit/test_gensort.c
-tests_unit_test_gensort_CFLAGS = $(unit_cflags)
-tests_unit_test_gensort_LDADD = $(unit_ldadd)
-tests_unit_test_throttle_SOURCES = tests/unit/test_throttle.c
-tests_unit_test_throttle_CFLAGS = $(unit_cflags)
-tests_unit_test_throttle_LDADD = $(unit_ldadd)
-tests_unit_test_core_SOURCES = tests/unit/test_core.c
-tests_unit_test_core_CFLAGS = $(unit_cflags)
-tests_unit_test_core_LDADD = $(unit_ldadd)
-tests_unit_test_log_SOURCES = tests/unit/test_log.c
-tests_unit_test_log_CFLAGS = $(unit_cflags)
-tests_unit_test_log_LDADD = $(unit_ldadd)
-tests_unit_test_timing_SOURCES = tests/unit/test_timing.c
-tests_unit_test_timing_CFLAGS = $(unit_cflags)
-tests_unit_test_timing_LDADD = $(unit_ldadd)
-tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
-tests_unit_test_topo_CFLAGS = $(unit_cflags)
-tests_unit_test_topo_LDADD = $(unit_ldadd)
+# Each unit test is one file, tests/unit/NAME.c (Automake's default
+# source), linked with the default LDADD below.
+LDADD = src/libriver.la $(CMOCKA_LIBS)
+AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 
 # ------------------------------------------------------------------ MPI
 # Programs are built as tests/mpi/NAME.mpi so the .mpi log compiler
