@@ -25,5 +25,6 @@
 #include "river/wait.h"
 #include "river/dq.h"
 #include "river/throttle.h"
+#include "river/gd.h"
 
 #endif /* RIVER_H */

@@ -1348,35 +1348,14 @@ static int river_dq_check_same(MPI_Comm comm, int local_rc, size_t rs,
 {
   static const char *const names[] = {"record_size", "policy", "credits",
                                       "message_size", "seed"};
-  uint64_t p[5], v[11], r[11];
-  int i;
+  uint64_t p[5];
 
   p[0] = rs;
   p[1] = (uint64_t)o->policy;
   p[2] = (uint64_t)o->credits;
   p[3] = o->message_size;
   p[4] = o->seed;
-  v[0] = local_rc != RIVER_SUCCESS;
-  for (i = 0; i < 5; i++) {
-    v[1 + 2 * i] = p[i];
-    v[2 + 2 * i] = ~p[i];    /* max of ~x is ~(min of x) */
-  }
-  if (MPI_Allreduce(v, r, 11, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  if (r[0]) {
-    if (local_rc == RIVER_SUCCESS)
-      river__error("dq create: another rank passed invalid arguments");
-    return RIVER_EINVAL;
-  }
-  for (i = 0; i < 5; i++)
-    if (r[1 + 2 * i] != ~r[2 + 2 * i]) {
-      river__error("dq create: ranks passed different %s (from %llu to "
-                   "%llu); every rank must pass the same", names[i],
-                   (unsigned long long)~r[2 + 2 * i],
-                   (unsigned long long)r[1 + 2 * i]);
-      return RIVER_EINVAL;
-    }
-  return RIVER_SUCCESS;
+  return river__agree_same(comm, "dq create", local_rc, 5, names, p);
 }
 
 /* Roles from every rank: indices, counts, and the policy's needs (the

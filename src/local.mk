@@ -15,7 +15,9 @@ src_libriver_la_SOURCES = \
 	src/gensort.c \
 	src/wait.c \
 	src/dq.c \
-	src/throttle.c
+	src/throttle.c \
+	src/gd.c \
+	src/gd_alloc.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
@@ -35,5 +37,6 @@ riverinc_HEADERS = \
 	include/river/gensort.h \
 	include/river/wait.h \
 	include/river/dq.h \
-	include/river/throttle.h
+	include/river/throttle.h \
+	include/river/gd.h
 nodist_riverinc_HEADERS = include/river/version.h

@@ -1212,12 +1212,44 @@ static int river_pcoll_open_copy(river_pcoll *pc, int p, int c,
   return RIVER_SUCCESS;
 }
 
-int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
-                           size_t bufsize, size_t *nrecords)
+/* Read `block` of copy c of partition p (arguments checked). A copy that
+ * failed to open keeps failing the same way (pc->rbad). *opened tells
+ * whether the copy's file could be opened; `more`, whether the caller
+ * will try another copy (said in the warning). */
+static int river_pcoll_read_one(river_pcoll *pc, int p, int c, uint64_t block,
+                                void *buf, size_t bufsize, size_t *nrecords,
+                                int more, int *opened)
 {
-  int c, rc = RIVER_ENOTFOUND, tried = 0, all_missing = 1;
-  size_t slot;
+  size_t slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
+  int rc;
 
+  *opened = 0;
+  if (pc->rbad[slot])
+    return -(int)pc->rbad[slot];  /* why it failed before */
+  if (pc->rcopies[slot] == NULL) {
+    rc = river_pcoll_open_copy(pc, p, c, &pc->rcopies[slot]);
+    if (rc != RIVER_SUCCESS) {
+      pc->rbad[slot] = (unsigned char)(rc < 0 && rc > -256
+                                       ? -rc : -RIVER_ECORRUPT);
+      return rc;
+    }
+  }
+  *opened = 1;
+  rc = river_coll_read_block(pc->rcopies[slot], block, buf, bufsize,
+                             nrecords);
+  if (rc != RIVER_SUCCESS && rc != RIVER_EINVAL && rc != RIVER_ENOBUFS)
+    river__warn("collection %s: partition %d block %llu: copy on disk %d "
+                "failed (%s)%s", pc->info.name, p, (unsigned long long)block,
+                (pc->parts[p].first_disk + c) % pc->info.ndisks,
+                river_strerror(rc), more ? "; trying the next copy" : "");
+  return rc;
+}
+
+/* Argument checks shared by the block readers. */
+static int river_pcoll_check_read(const river_pcoll *pc, int p, uint64_t block,
+                                  const void *buf, size_t bufsize,
+                                  const size_t *nrecords)
+{
   if (!river_pcoll_valid_part(pc, p) || buf == NULL || nrecords == NULL
       || block >= pc->parts[p].nblocks)
     return RIVER_EINVAL;
@@ -1225,46 +1257,56 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
   if (bufsize < pc->info.block_size / pc->info.record_size
                     * pc->info.record_size)
     return RIVER_ENOBUFS;
+  return RIVER_SUCCESS;
+}
+
+int river_pcoll_read_copy(river_pcoll *pc, int p, int c, uint64_t block,
+                          void *buf, size_t bufsize, size_t *nrecords)
+{
+  int rc = river_pcoll_check_read(pc, p, block, buf, bufsize, nrecords),
+      opened;
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (c < 0 || c >= pc->info.replication)
+    return RIVER_EINVAL;
+  return river_pcoll_read_one(pc, p, c, block, buf, bufsize, nrecords, 0,
+                              &opened);
+}
+
+int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
+                           size_t bufsize, size_t *nrecords)
+{
+  int c, rc = river_pcoll_check_read(pc, p, block, buf, bufsize, nrecords),
+      tried = 0, all_missing = 1, opened, demoted;
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
   for (c = 0; c < pc->info.replication; c++) {
     /* While another copy remains, this copy's failures are warnings. */
-    int more = c + 1 < pc->info.replication, demoted;
-    slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
-    if (pc->rbad[slot]) {
-      rc = -(int)pc->rbad[slot];  /* why it failed before */
-      all_missing = all_missing && rc == RIVER_ENOTFOUND;
-      continue;
-    }
-    if (pc->rcopies[slot] == NULL) {
-      demoted = river__log_demote(more);
-      rc = river_pcoll_open_copy(pc, p, c, &pc->rcopies[slot]);
-      river__log_demote(demoted);
-      if (rc != RIVER_SUCCESS) {
-        pc->rbad[slot] = (unsigned char)(rc < 0 && rc > -256
-                                         ? -rc : -RIVER_ECORRUPT);
-        all_missing = all_missing && rc == RIVER_ENOTFOUND;
-        continue;
-      }
-    }
-    tried++;
+    int more = c + 1 < pc->info.replication;
     demoted = river__log_demote(more);
-    rc = river_coll_read_block(pc->rcopies[slot], block, buf, bufsize,
-                               nrecords);
+    rc = river_pcoll_read_one(pc, p, c, block, buf, bufsize, nrecords, more,
+                              &opened);
     river__log_demote(demoted);
+    tried += opened;
     if (rc == RIVER_SUCCESS)
       return RIVER_SUCCESS;
     if (rc == RIVER_EINVAL || rc == RIVER_ENOBUFS)
       return rc;  /* the caller's buffer, not the data */
-    all_missing = 0;
-    river__warn("collection %s: partition %d block %llu: copy on disk %d "
-                "failed (%s)%s", pc->info.name, p, (unsigned long long)block,
-                (pc->parts[p].first_disk + c) % pc->info.ndisks,
-                river_strerror(rc),
-                c + 1 < pc->info.replication ? "; trying the next copy" : "");
+    all_missing = all_missing && rc == RIVER_ENOTFOUND;
   }
   river__error("collection %s: partition %d block %llu: no readable copy "
                "(%d of %d copies could be opened)", pc->info.name, p,
                (unsigned long long)block, tried, pc->info.replication);
   return all_missing ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+}
+
+/* Whether copy c of partition p is known to be unusable (its file could
+ * not be opened or did not match the metadata). For GD's failover. */
+int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c)
+{
+  return pc->rbad[(size_t)p * (size_t)pc->info.replication + (size_t)c] != 0;
 }
 
 int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,

@@ -49,6 +49,16 @@ void river__backoff(long *ns);
  * negative rc of any rank (RIVER_EMPI if the reduction fails). */
 int river__agree(MPI_Comm comm, int rc);
 
+/* Agree that every rank of comm passed the same n (<= RIVER_AGREE_SAME_MAX)
+ * values and that local_rc, this rank's own argument check, succeeded
+ * everywhere: one MPI_Allreduce MAX of each value and its complement
+ * (which gives min and max). Otherwise RIVER_EINVAL on every rank, with
+ * the differing value named in the log ("WHAT: ranks passed different
+ * NAME"). Every rank must call it, even one whose own check failed. */
+#define RIVER_AGREE_SAME_MAX 16
+int river__agree_same(MPI_Comm comm, const char *what, int local_rc, int n,
+                      const char *const names[], const uint64_t values[]);
+
 /* splitmix64's output function: a well-mixed 64-bit value from x. River's
  * generators (gensort rows, queue choices, generation ids) are built on
  * it; see src/core.c for why it is written here. */
@@ -59,6 +69,18 @@ uint64_t river__mix64(uint64_t x);
 
 /* fsync the directory that holds path (after a rename into it). */
 int river__fsync_dir(const char *path);
+
+/* Whether copy c of partition p of a reader is known to be unusable
+ * (src/pcoll.c; arguments unchecked). */
+int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c);
+
+/* GD's feedback allocator (src/gd_alloc.c): which of n streams a disk
+ * serves next, the pending one whose client lags the most (progress ==
+ * NULL: round-robin, no bias); -1 if none is pending. Streams within
+ * RIVER_GD_TIE of the laggard alternate from *cursor. */
+#define RIVER_GD_TIE 1e-9
+int river__gd_pick(const double *progress, const int *pending, int n,
+                   int *cursor);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

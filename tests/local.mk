@@ -35,6 +35,7 @@ unit_tests = \
 	tests/unit/test_checksum \
 	tests/unit/test_collection \
 	tests/unit/test_core \
+	tests/unit/test_gd_alloc \
 	tests/unit/test_gensort \
 	tests/unit/test_schema \
 	tests/unit/test_throttle \
@@ -48,6 +49,9 @@ endif
 # source), linked with the default LDADD below.
 LDADD = src/libriver.la $(CMOCKA_LIBS)
 AM_CPPFLAGS += $(CMOCKA_CFLAGS)
+# The GD allocator is internal (not exported): its test compiles it in.
+tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
+tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 
 # ------------------------------------------------------------------ MPI
 # Programs are built as tests/mpi/NAME.mpi so the .mpi log compiler
@@ -56,7 +60,8 @@ mpi_tests = \
 	tests/mpi/test_init_mpi.mpi \
 	tests/mpi/test_init_owned_mpi.mpi \
 	tests/mpi/test_pcoll_mpi.mpi \
-	tests/mpi/test_dq_mpi.mpi
+	tests/mpi/test_dq_mpi.mpi \
+	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
 	tests/mpi/test_bench.sh tests/mpi/test_dq16.sh
@@ -70,13 +75,16 @@ tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpit
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN
 fortran_tests = \
 	tests/fortran/test_core_f.mpi \
 	tests/fortran/test_pcoll_f.mpi \
-	tests/fortran/test_dq_f.mpi
+	tests/fortran/test_dq_f.mpi \
+	tests/fortran/test_gd_f.mpi
 # test_errstop_f is run by test_errstop_f.sh, which checks that it fails
 # and how.
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
@@ -88,9 +96,12 @@ tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/test_pcoll_f.F90
 tests_fortran_test_pcoll_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_dq_f_mpi_SOURCES = tests/fortran/test_dq_f.F90
 tests_fortran_test_dq_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+tests_fortran_test_gd_f_mpi_SOURCES = tests/fortran/test_gd_f.F90
+tests_fortran_test_gd_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
 # Module dependency Automake does not see.
 $(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS) \
-$(tests_fortran_test_pcoll_f_mpi_OBJECTS) $(tests_fortran_test_dq_f_mpi_OBJECTS): river.mod
+$(tests_fortran_test_pcoll_f_mpi_OBJECTS) $(tests_fortran_test_dq_f_mpi_OBJECTS) \
+$(tests_fortran_test_gd_f_mpi_OBJECTS): river.mod
 endif

@@ -176,6 +176,18 @@ RIVER_API int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block,
                                      void *buf, size_t bufsize,
                                      size_t *nrecords);
 
+/*
+ * Read block `block` of copy c (0 <= c < replication) of partition p only,
+ * as river_pcoll_read_block but with no fallback to other copies (for
+ * readers that choose the copy themselves, such as graduated
+ * declustering, river/gd.h). Failures are logged as warnings naming
+ * partition, disk and block; RIVER_ENOTFOUND if the copy's file does not
+ * exist.
+ */
+RIVER_API int river_pcoll_read_copy(river_pcoll *pc, int p, int c,
+                                    uint64_t block, void *buf, size_t bufsize,
+                                    size_t *nrecords);
+
 /* The number of records per block and the block count of partition p. */
 RIVER_API int river_pcoll_blocks(const river_pcoll *pc, int p,
                                  size_t *records_per_block, uint64_t *nblocks);

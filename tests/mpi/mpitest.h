@@ -6,12 +6,15 @@
  * prints PASS or FAIL, and every rank gets the exit status: non-zero on
  * all ranks if any rank failed. A crash or abort on any rank makes
  * mpirun itself exit non-zero, so that fails the test too.
+ *
+ * Include <river.h> first.
  */
 #ifndef RIVER_MPITEST_H
 #define RIVER_MPITEST_H
 
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 static int mt_failures;
 
@@ -50,6 +53,54 @@ static inline int mt_verdict(MPI_Comm comm, const char *name)
     printf("%s: %s (%d failed check%s)\n", total ? "FAIL" : "PASS", name,
            total, total == 1 ? "" : "s");
   return total ? 1 : 0;
+}
+
+/* ----------------------------------------------------------- the log */
+/* Install with river_log_set_handler(mt_log_capture, NULL): every message
+ * this rank logs is kept, one "level|message" per line, so tests can
+ * check what was said. */
+static char mt_logbuf[1 << 16];
+static size_t mt_loglen;
+
+static inline void mt_log_capture(int level, int rank_, const char *msg,
+                                  void *ctx)
+{
+  int n = snprintf(mt_logbuf + mt_loglen, sizeof mt_logbuf - mt_loglen,
+                   "%s|%s\n", river_log_level_name(level), msg);
+
+  (void)rank_;
+  (void)ctx;
+  if (n > 0 && (size_t)n < sizeof mt_logbuf - mt_loglen)
+    mt_loglen += (size_t)n;
+}
+
+static inline void mt_log_clear(void)
+{
+  mt_loglen = 0;
+  mt_logbuf[0] = '\0';
+}
+
+/* Some logged line contains every one of the texts (NULL: any). */
+static inline int mt_logged(const char *a, const char *b, const char *c)
+{
+  const char *line = mt_logbuf;
+
+  while (*line) {
+    const char *end = strchr(line, '\n');
+    char one[1200];
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    if (n >= sizeof one)
+      n = sizeof one - 1;
+    memcpy(one, line, n);
+    one[n] = '\0';
+    if ((a == NULL || strstr(one, a)) && (b == NULL || strstr(one, b))
+        && (c == NULL || strstr(one, c)))
+      return 1;
+    line += n + (end ? 1 : 0);
+    if (!end)
+      break;
+  }
+  return 0;
 }
 
 #endif /* RIVER_MPITEST_H */

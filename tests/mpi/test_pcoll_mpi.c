@@ -48,48 +48,6 @@ static river_schema *schema;
 
 /* ---------------------------------------------------------------- log */
 
-/* Every message this rank logs, one per line. */
-static char logbuf[1 << 16];
-static size_t loglen;
-
-static void capture(int level, int rank_, const char *msg, void *ctx)
-{
-  int n = snprintf(logbuf + loglen, sizeof logbuf - loglen, "%s|%s\n",
-                   river_log_level_name(level), msg);
-
-  if (n > 0 && (size_t)n < sizeof logbuf - loglen)
-    loglen += (size_t)n;
-}
-
-static void log_clear(void)
-{
-  loglen = 0;
-  logbuf[0] = '\0';
-}
-
-/* Some logged line contains every one of the (NULL-terminated) texts. */
-static int logged(const char *a, const char *b, const char *c)
-{
-  const char *line = logbuf;
-
-  while (*line) {
-    const char *end = strchr(line, '\n');
-    char one[1200];
-    size_t n = end ? (size_t)(end - line) : strlen(line);
-    if (n >= sizeof one)
-      n = sizeof one - 1;
-    memcpy(one, line, n);
-    one[n] = '\0';
-    if ((a == NULL || strstr(one, a)) && (b == NULL || strstr(one, b))
-        && (c == NULL || strstr(one, c)))
-      return 1;
-    line += n + (end ? 1 : 0);
-    if (!end)
-      break;
-  }
-  return 0;
-}
-
 /* ------------------------------------------------------------ records */
 
 static uint64_t mix64(uint64_t x)
@@ -539,11 +497,11 @@ static void check_failed_ordered(unsigned char *recs, size_t n,
   o.ordered = 1;
   o.replication = 2;
   o.block_size = 4096;
-  log_clear();
+  mt_log_clear();
   rc = write_coll(MPI_COMM_WORLD, "ord", &o, recs, n, gen);
   MT_CHECK_RC(rc, RIVER_EINVAL);
   if (rank == 0) {
-    MT_CHECK(logged("error|", "collection ord", why_part));
+    MT_CHECK(mt_logged("error|", "collection ord", why_part));
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
@@ -750,10 +708,10 @@ static void test_failover_mirrored(void)
   MPI_Barrier(MPI_COMM_WORLD);
 
   /* Every block still reads, correctly, whoever reads it. */
-  log_clear();
+  mt_log_clear();
   read_check_all_ways(&e, "fo%d");
   /* verify_copy reports each damaged copy and passes the others. */
-  log_clear();
+  mt_log_clear();
   rc = river_pcoll_open(MPI_COMM_WORLD, "fo2", &o, &pc);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS) {
@@ -774,23 +732,23 @@ static void test_failover_mirrored(void)
           want = RIVER_ECORRUPT;
           want_bad = UINT64_MAX;
         }
-        log_clear();
+        mt_log_clear();
         MT_CHECK_RC(river_pcoll_verify_copy(pc, p, c, &bad), want);
         MT_CHECK(bad == want_bad);
         if (p == 2 && c == 0)
-          MT_CHECK(logged("error|", "collection fo2: partition 2 copy on disk "
+          MT_CHECK(mt_logged("error|", "collection fo2: partition 2 copy on disk "
                           "2", "block 1 "));
         if (p == 2 && c == 1)
-          MT_CHECK(logged("error|", "collection fo2: partition 2 copy on disk "
+          MT_CHECK(mt_logged("error|", "collection fo2: partition 2 copy on disk "
                           "3", "block 3 "));
         if (p == 0 && c == 0)
-          MT_CHECK(logged("error|", "collection fo2: partition 0 copy on "
+          MT_CHECK(mt_logged("error|", "collection fo2: partition 0 copy on "
                           "disk 0", NULL));
         if (p == 3 && c == 0)
-          MT_CHECK(logged("warn|", "partition 3 copy on disk 3",
+          MT_CHECK(mt_logged("warn|", "partition 3 copy on disk 3",
                           "does not match the metadata"));
         if (want == RIVER_SUCCESS)
-          MT_CHECK(!logged(NULL, "partition", NULL));
+          MT_CHECK(!mt_logged(NULL, "partition", NULL));
       }
     /* The reader of a damaged block warned and went on to the mirror;
      * the same for a mismatched copy. Neither is a failed read, so
@@ -799,22 +757,22 @@ static void test_failover_mirrored(void)
     {
       size_t got = 0;
       unsigned char buf[4096];
-      log_clear();
+      mt_log_clear();
       MT_CHECK_RC(river_pcoll_read_block(pc, 2, 1, buf, sizeof buf, &got),
                   RIVER_SUCCESS);
       MT_CHECK(got == 256);
-      MT_CHECK(logged("warn|", "collection fo2: partition 2 block 1",
+      MT_CHECK(mt_logged("warn|", "collection fo2: partition 2 block 1",
                       "trying the next copy"));
-      MT_CHECK(logged("warn|", "fo2.p2.", "block 1: checksum mismatch"));
-      MT_CHECK(!logged("error|", NULL, NULL));
-      MT_CHECK(!logged(NULL, "no readable copy", NULL));
-      log_clear();
+      MT_CHECK(mt_logged("warn|", "fo2.p2.", "block 1: checksum mismatch"));
+      MT_CHECK(!mt_logged("error|", NULL, NULL));
+      MT_CHECK(!mt_logged(NULL, "no readable copy", NULL));
+      mt_log_clear();
       MT_CHECK_RC(river_pcoll_read_block(pc, 3, 2, buf, sizeof buf, &got),
                   RIVER_SUCCESS);
       MT_CHECK(got == 513 - 512);
-      MT_CHECK(logged("warn|", "partition 3 copy on disk 3",
+      MT_CHECK(mt_logged("warn|", "partition 3 copy on disk 3",
                       "does not match the metadata"));
-      MT_CHECK(!logged("error|", NULL, NULL));
+      MT_CHECK(!mt_logged("error|", NULL, NULL));
     }
     river_pcoll_close(pc);
   }
@@ -855,29 +813,29 @@ static void test_failover_single(void)
     uint64_t bad = 0;
 
     /* Damaged block: an error, named. Blocks 0 and 2 are fine. */
-    log_clear();
+    mt_log_clear();
     MT_CHECK_RC(river_pcoll_read_block(pc, 2, 1, buf, 4096, &got),
                 RIVER_ECORRUPT);
-    MT_CHECK(logged("error|", "collection fo1: partition 2 block 1", NULL));
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 2 block 1", NULL));
     MT_CHECK_RC(river_pcoll_read_block(pc, 2, 0, buf, 4096, &got),
                 RIVER_SUCCESS);
     MT_CHECK_RC(river_pcoll_read_block(pc, 2, 2, buf, 4096, &got),
                 RIVER_SUCCESS);
     MT_CHECK(got == 256);
     /* Missing file: not found, named; and again on a second try. */
-    log_clear();
+    mt_log_clear();
     MT_CHECK_RC(river_pcoll_read_block(pc, 3, 0, buf, 4096, &got),
                 RIVER_ENOTFOUND);
-    MT_CHECK(logged("error|", "collection fo1: partition 3 block 0", NULL));
-    log_clear();
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 3 block 0", NULL));
+    mt_log_clear();
     MT_CHECK_RC(river_pcoll_read_block(pc, 3, 1, buf, 4096, &got),
                 RIVER_ENOTFOUND);
-    MT_CHECK(logged("error|", "collection fo1: partition 3 block 1", NULL));
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 3 block 1", NULL));
     /* Damaged header: corrupt, and the same answer on a second try. */
-    log_clear();
+    mt_log_clear();
     MT_CHECK_RC(river_pcoll_read_block(pc, 0, 0, buf, 4096, &got),
                 RIVER_ECORRUPT);
-    MT_CHECK(logged("error|", "collection fo1: partition 0 block 0", NULL));
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 0 block 0", NULL));
     MT_CHECK_RC(river_pcoll_read_block(pc, 0, 1, buf, 4096, &got),
                 RIVER_ECORRUPT);
     /* verify_copy agrees. */
@@ -903,12 +861,12 @@ static void bad_create(const char *name, const river_pcoll_opts *o, int want,
   river_pcoll *pc = NULL;
   int rc;
 
-  log_clear();
+  mt_log_clear();
   rc = river_pcoll_create(MPI_COMM_WORLD, name, schema, o, &pc);
   MT_CHECK_RC(rc, want);
   MT_CHECK(pc == NULL);
   if (text)
-    MT_CHECK(logged("error|", text, NULL));
+    MT_CHECK(mt_logged("error|", text, NULL));
   if (rc == RIVER_SUCCESS)
     river_pcoll_close(pc);
 }
@@ -932,10 +890,10 @@ static void test_bad_input(void)
     char quoted[64];
     snprintf(quoted, sizeof quoted, "'%s'", names[i]);
     bad_create(names[i], &o, RIVER_EINVAL, quoted);
-    log_clear();
+    mt_log_clear();
     MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, names[i], &o, &pc),
                 RIVER_EINVAL);
-    MT_CHECK(logged("error|", quoted, NULL));
+    MT_CHECK(mt_logged("error|", quoted, NULL));
   }
   bad_create(longname, &o, RIVER_EINVAL, "1..128 characters");
 
@@ -959,10 +917,10 @@ static void test_bad_input(void)
   o.replication = 0;
 
   /* A missing collection: ENOTFOUND everywhere, named; remove says so. */
-  log_clear();
+  mt_log_clear();
   MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "nosuch", &o, &pc),
               RIVER_ENOTFOUND);
-  MT_CHECK(logged("error|", "nosuch", "not found"));
+  MT_CHECK(mt_logged("error|", "nosuch", "not found"));
   if (rank == 0)
     MT_CHECK_RC(river_pcoll_remove("nosuch", &o), RIVER_ENOTFOUND);
 
@@ -994,15 +952,15 @@ static void test_bad_input(void)
                 RIVER_EINVAL);
     /* A buffer smaller than a block: ENOBUFS (even for the short last
      * block), the data is not blamed, no error is logged. */
-    log_clear();
+    mt_log_clear();
     got = 77;
     MT_CHECK_RC(river_pcoll_read_block(pc, 0, 0, buf, 8191, &got),
                 RIVER_ENOBUFS);
     MT_CHECK_RC(river_pcoll_read_block(pc, 0, 1, buf, 16, &got),
                 RIVER_ENOBUFS);
     MT_CHECK(got == 77);
-    MT_CHECK(!logged("error|", NULL, NULL));
-    MT_CHECK(!logged("warn|", NULL, NULL));
+    MT_CHECK(!mt_logged("error|", NULL, NULL));
+    MT_CHECK(!mt_logged("warn|", NULL, NULL));
     /* ...and the copy is not given up on. */
     MT_CHECK_RC(river_pcoll_read_block(pc, 0, 1, buf, 8192, &got),
                 RIVER_SUCCESS);
@@ -1066,12 +1024,12 @@ static void test_bad_input(void)
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    log_clear();
+    mt_log_clear();
     pc = NULL;
     MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "meta", &o, &pc),
                 RIVER_ECORRUPT);
     MT_CHECK(pc == NULL);
-    MT_CHECK(logged("error|", "meta.river.h5", NULL));
+    MT_CHECK(mt_logged("error|", "meta.river.h5", NULL));
   }
   /* remove frees the name even so; then it is gone. */
   MPI_Barrier(MPI_COMM_WORLD);
@@ -1215,7 +1173,7 @@ int main(int argc, char **argv)
   }
   MT_CHECK_RC(river_init(NULL, NULL), RIVER_SUCCESS);
   river_log_set_level(RIVER_LOG_WARN);
-  river_log_set_handler(capture, NULL);
+  river_log_set_handler(mt_log_capture, NULL);
   MT_CHECK_RC(river_schema_parse(SCHEMA_TEXT, &schema), RIVER_SUCCESS);
   make_root();
   MT_CHECK(root[0] != '\0');

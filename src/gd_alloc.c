@@ -1,0 +1,76 @@
+/*
+ * gd_alloc.c - the pure parts of graduated declustering (river/gd.h): the
+ * disks' feedback allocator and the fluid ideal. No MPI here, so the
+ * unit tests can drive them on a model of the ring.
+ */
+#include "river_internal.h"
+
+#include <math.h>
+
+/*
+ * The feedback allocator. A disk holds requests from several streams
+ * (one per partition copy it stores); stream i has pending[i] requests
+ * and its client last reported progress[i] (fraction of the partition
+ * received). Serve the stream whose client lags the most; streams within
+ * RIVER_GD_TIE of the laggard share round-robin from *cursor, so equal
+ * clients alternate instead of one starving the other. With progress ==
+ * NULL (the baselines) every pending stream shares round-robin: no bias.
+ * Returns the stream to serve, or -1 if nothing is pending.
+ */
+int river__gd_pick(const double *progress, const int *pending, int n,
+                   int *cursor)
+{
+  double low = INFINITY;
+  int i, j, start = *cursor;
+
+  if (progress != NULL)
+    for (i = 0; i < n; i++)
+      if (pending[i] > 0 && progress[i] < low)
+        low = progress[i];
+  for (j = 0; j < n; j++) {
+    i = (start + j) % n;
+    if (pending[i] <= 0)
+      continue;
+    if (progress != NULL && progress[i] > low + RIVER_GD_TIE)
+      continue;
+    *cursor = (i + 1) % n;
+    return i;
+  }
+  return -1;
+}
+
+int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
+                         double *total)
+{
+  double sum = 0, best, run;
+  int i, j, len, ndisk;
+
+  if (rates == NULL || n < 1 || r < 1 || r > n)
+    return RIVER_EINVAL;
+  for (i = 0; i < n; i++) {
+    if (!(rates[i] >= 0) || isinf(rates[i]))
+      return RIVER_EINVAL;
+    sum += rates[i];
+  }
+  /* The whole ring: n clients share every disk. */
+  best = sum / n;
+  /* Runs of len consecutive clients j..j+len-1 (len < n) can use only
+   * disks j..j+len+r-2, fewer than n of them when len + r - 1 < n. */
+  for (len = 1; len < n; len++) {
+    ndisk = len + r - 1;
+    if (ndisk >= n)
+      break;      /* every disk: no tighter than the whole ring */
+    for (j = 0; j < n; j++) {
+      run = 0;
+      for (i = 0; i < ndisk; i++)
+        run += rates[(j + i) % n];
+      if (run / len < best)
+        best = run / len;
+    }
+  }
+  if (per_client)
+    *per_client = best;
+  if (total)
+    *total = best * n;
+  return RIVER_SUCCESS;
+}

@@ -1,0 +1,2 @@
+/* placeholder: replaced by the allocator ring-model tests */
+int main(void) { return 77; }
