@@ -42,8 +42,11 @@ static const struct river_cli_cmd river_cli_cmds[] = {
   {"copy-in", river_cmd_copy_in,
    "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B] [COMMON]",
    "split a flat file of records into a parallel collection"},
-  {"copy-out", river_cmd_copy_out, "COLL [-o FILE] [COMMON]",
-   "write a collection's records in collection order to FILE or stdout"},
+  {"copy-out", river_cmd_copy_out,
+   "COLL [-o FILE] [--read-policy gd|mirror-nogd|nomirror] [COMMON]",
+   "write a collection's records in order to FILE or stdout, reading\n"
+   "             every mirror with graduated declustering (--read-policy:\n"
+   "             the baselines)"},
   {"ls", river_cmd_ls, "[COMMON]", "list the collections under the root"},
   {"info", river_cmd_info, "COLL [COMMON]",
    "show a collection's schema, partitions, sizes and mirrors"},

@@ -25,7 +25,8 @@ enum {
   OPT_ROOT = 1 << 0, OPT_DISKS = 1 << 1, OPT_DIRECT = 1 << 2,
   OPT_RECORDS = 1 << 3, OPT_ASCII = 1 << 4, OPT_SKEW = 1 << 5,
   OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
-  OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11
+  OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
+  OPT_READ = 1 << 12
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -40,6 +41,7 @@ struct args {
   uint64_t seed;
   const char *schema;
   const char *out;
+  river_gd_policy read_policy;
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +57,7 @@ static const struct option long_opts[] = {
   {"block-size", required_argument, NULL, OPT_BLOCK},
   {"schema", required_argument, NULL, OPT_SCHEMA},
   {"output", required_argument, NULL, OPT_OUT},
+  {"read-policy", required_argument, NULL, OPT_READ},
   {NULL, 0, NULL, 0}
 };
 
@@ -103,6 +106,19 @@ static int set_opt(struct args *a, int opt, const char *val)
     break;
   case OPT_SCHEMA: a->schema = val; break;
   case OPT_OUT: a->out = val; break;
+  case OPT_READ:
+    if (strcmp(val, "gd") == 0)
+      a->read_policy = RIVER_GD_BALANCED;
+    else if (strcmp(val, "mirror-nogd") == 0)
+      a->read_policy = RIVER_GD_MIRROR_NOGD;
+    else if (strcmp(val, "nomirror") == 0)
+      a->read_policy = RIVER_GD_NOMIRROR;
+    else {
+      river_log(RIVER_LOG_ERROR, "--read-policy %s: expected gd, mirror-nogd "
+                "or nomirror", val);
+      rc = RIVER_EINVAL;
+    }
+    break;
   default: rc = RIVER_EINVAL;
   }
   return rc;
@@ -331,71 +347,27 @@ out:
 
 /* ------------------------------------------------------------- copy-out */
 
-/* A block on its way to rank 0: a status (River code of the read) and
- * the record count, then the records. */
-struct block_msg {
-  int64_t status;
-  int64_t nrecords;
-};
-
+/*
+ * copy-out reads the collection with graduated declustering (river/gd.h):
+ * rank 0 is the client of every partition, in stream mode, so blocks
+ * reach it in write order (partition by partition, or stripe by stripe
+ * for an interleaved collection), and every rank serves the disks d with
+ * d mod size == rank, reading from all mirrors at once; --read-policy
+ * selects the baselines.
+ */
 struct copy_out {
   river_pcoll *pc;
   river_pcoll_info info;
-  size_t rpb, msg_size;
+  size_t rpb;
   int rank, size;
   int fd;          /* rank 0: output */
   int rc;          /* first failure seen by this rank */
+  /* interleaved: the stripe being gathered */
+  unsigned char *stripe, *line;
+  size_t *stripe_n;
+  uint64_t stripe_b;
+  int stripe_have;
 };
-
-static int owner_of(const struct copy_out *co, int p)
-{
-  return p % co->size;
-}
-
-static uint64_t nblocks_of(const struct copy_out *co, int p)
-{
-  size_t rpb;
-  uint64_t nb = 0;
-
-  river_pcoll_blocks(co->pc, p, &rpb, &nb);
-  return nb;
-}
-
-/* Read block b of p into msg (status and count filled in); after a
- * failure, only the status is sent, no more reads. */
-static void read_unit(struct copy_out *co, int p, uint64_t b,
-                      unsigned char *msg)
-{
-  struct block_msg h = {0, 0};
-  size_t n = 0;
-
-  if (co->rc == RIVER_SUCCESS) {
-    co->rc = river_pcoll_read_block(co->pc, p, b, msg + sizeof h,
-                                    co->rpb * co->info.record_size, &n);
-  }
-  h.status = co->rc;
-  h.nrecords = co->rc == RIVER_SUCCESS ? (int64_t)n : 0;
-  memcpy(msg, &h, sizeof h);
-}
-
-/* Rank 0: get block b of p into msg, from disk or from its owner. */
-static void fetch_unit(struct copy_out *co, int p, uint64_t b,
-                       unsigned char *msg)
-{
-  struct block_msg h;
-  MPI_Request req;
-
-  if (owner_of(co, p) == 0) {
-    read_unit(co, p, b, msg);
-    return;
-  }
-  MPI_Irecv(msg, (int)co->msg_size, MPI_BYTE, owner_of(co, p), 0,
-            MPI_COMM_WORLD, &req);
-  river_wait(&req, MPI_STATUS_IGNORE);
-  memcpy(&h, msg, sizeof h);
-  if (h.status != RIVER_SUCCESS && co->rc == RIVER_SUCCESS)
-    co->rc = (int)h.status;
-}
 
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
@@ -421,84 +393,75 @@ static void emit(struct copy_out *co, const unsigned char *recs, size_t len)
   }
 }
 
-/* Rank 0, partitioned layout: partitions in order, blocks in order. */
-static void copy_out_root_partitioned(struct copy_out *co, unsigned char *msg)
-{
-  struct block_msg h;
-  uint64_t b;
-  int p;
-
-  for (p = 0; p < co->info.npartitions; p++) {
-    for (b = 0; b < nblocks_of(co, p); b++) {
-      fetch_unit(co, p, b, msg);
-      memcpy(&h, msg, sizeof h);
-      emit(co, msg + sizeof h, (size_t)h.nrecords * co->info.record_size);
-    }
-  }
-}
-
-/* Rank 0, interleaved layout: stripe b is block b of every partition;
- * record k of partition p's block comes before record k of p+1's and
- * after record k-1 of every partition. */
-static void copy_out_root_interleaved(struct copy_out *co, unsigned char *msgs,
-                                      unsigned char *line)
+/* Interleaved layout: record k of every partition's block b, in
+ * partition order, then record k + 1: the stripe gathered so far. */
+static void emit_stripe(struct copy_out *co)
 {
   size_t rs = co->info.record_size, k, o;
-  uint64_t b, maxb = 0;
-  struct block_msg h;
-  int p, P = co->info.npartitions;
+  int p;
 
-  for (p = 0; p < P; p++)
-    maxb = nblocks_of(co, p) > maxb ? nblocks_of(co, p) : maxb;
-  for (b = 0; b < maxb; b++) {
-    for (p = 0; p < P; p++) {
-      memset(msgs + (size_t)p * co->msg_size, 0, sizeof h);
-      if (b < nblocks_of(co, p))
-        fetch_unit(co, p, b, msgs + (size_t)p * co->msg_size);
-    }
-    for (k = 0; k < co->rpb; k++) {
-      for (o = 0, p = 0; p < P; p++) {
-        const unsigned char *m = msgs + (size_t)p * co->msg_size;
-        memcpy(&h, m, sizeof h);
-        if ((int64_t)k < h.nrecords)
-          memcpy(line + (o++) * rs, m + sizeof h + k * rs, rs);
-      }
-      if (o == 0)
-        break;
-      emit(co, line, o * rs);
-    }
+  for (k = 0; k < co->rpb; k++) {
+    for (o = 0, p = 0; p < co->info.npartitions; p++)
+      if (k < co->stripe_n[p])
+        memcpy(co->line + (o++) * rs,
+               co->stripe + ((size_t)p * co->rpb + k) * rs, rs);
+    if (o == 0)
+      break;
+    emit(co, co->line, o * rs);
   }
+  memset(co->stripe_n, 0, (size_t)co->info.npartitions * sizeof *co->stripe_n);
+  co->stripe_have = 0;
 }
 
-/* Ranks > 0: send the blocks of the partitions they own, in the order
- * rank 0 consumes them, two messages in flight. */
-static void copy_out_send(struct copy_out *co, unsigned char *bufs)
+/* Rank 0: one block, in write order. */
+static void copy_out_block(struct copy_out *co, const void *recs, size_t n,
+                           int p, uint64_t b)
 {
-  MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  int p, slot = 0, P = co->info.npartitions;
-  uint64_t b, maxb = 0;
+  size_t rs = co->info.record_size;
 
-  for (p = 0; p < P; p++)
-    maxb = nblocks_of(co, p) > maxb ? nblocks_of(co, p) : maxb;
-  /* One loop for both layouts: the outer index is the partition for
-   * "partitioned", the stripe for "interleaved". */
-  int inter = co->info.layout == RIVER_LAYOUT_INTERLEAVED;
-  uint64_t outer_n = inter ? maxb : (uint64_t)P, inner_n, i, j;
-  for (i = 0; i < outer_n; i++) {
-    inner_n = inter ? (uint64_t)P : nblocks_of(co, (int)i);
-    for (j = 0; j < inner_n; j++) {
-      p = inter ? (int)j : (int)i;
-      b = inter ? i : j;
-      if (owner_of(co, p) != co->rank || b >= nblocks_of(co, p))
-        continue;
-      river_wait(&req[slot], MPI_STATUS_IGNORE);
-      read_unit(co, p, b, bufs + (size_t)slot * co->msg_size);
-      MPI_Isend(bufs + (size_t)slot * co->msg_size, (int)co->msg_size,
-                MPI_BYTE, 0, 0, MPI_COMM_WORLD, &req[slot]);
-      slot ^= 1;
-    }
+  if (co->info.layout != RIVER_LAYOUT_INTERLEAVED) {
+    emit(co, recs, n * rs);
+    return;
   }
-  river_waitall(2, req);
+  if (co->stripe_have && b != co->stripe_b)
+    emit_stripe(co);
+  co->stripe_b = b;
+  co->stripe_have = 1;
+  memcpy(co->stripe + (size_t)p * co->rpb * rs, recs, n * rs);
+  co->stripe_n[p] = n;
+}
+
+/* Every rank: serve its disks; rank 0 also writes what arrives. */
+static int copy_out_run(struct copy_out *co, river_gd_policy policy)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_gd *gd = NULL;
+  const void *recs;
+  size_t n;
+  uint64_t b;
+  int *clients, p, rc;
+
+  clients = calloc((size_t)co->info.npartitions, sizeof *clients);
+  if (clients == NULL)
+    return river_cli_agree(RIVER_ENOMEM);
+  o.mode = RIVER_GD_STREAM;
+  o.policy = policy;
+  o.client_ranks = clients;  /* all 0 */
+  rc = river_gd_open(MPI_COMM_WORLD, co->pc, &o, &gd);
+  free(clients);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS) {
+    copy_out_block(co, recs, n, p, b);
+    if (co->rc != RIVER_SUCCESS)
+      break;   /* close lets the other ranks finish */
+  }
+  if (rc == RIVER_EOS && co->stripe_have)
+    emit_stripe(co);
+  if (rc != RIVER_EOS && rc != RIVER_SUCCESS && co->rc == RIVER_SUCCESS)
+    co->rc = rc;
+  rc = river_gd_close(gd);
+  return river_cli_agree(rc != RIVER_SUCCESS ? rc : co->rc);
 }
 
 /* Rank 0: open the output (a temporary name beside FILE, or stdout). */
@@ -542,12 +505,11 @@ int river_cmd_copy_out(int argc, char **argv)
 {
   struct args a;
   struct copy_out co = {0};
-  unsigned char *bufs = NULL, *line = NULL;
   char tmp[4200] = "";
-  size_t nbufs;
   int rc;
 
-  rc = parse_args(argc, argv, OPT_COMMON | OPT_OUT, 1, "COLL", &a);
+  rc = parse_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
+                  &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   co.rank = river_cli_rank();
@@ -558,32 +520,26 @@ int river_cmd_copy_out(int argc, char **argv)
     return rc;
   river_pcoll_info_get(co.pc, &co.info);
   co.rpb = co.info.block_size / co.info.record_size;
-  co.msg_size = sizeof(struct block_msg) + co.rpb * co.info.record_size;
-  nbufs = co.rank == 0 && co.info.layout == RIVER_LAYOUT_INTERLEAVED
-              ? (size_t)co.info.npartitions : 2;
-  bufs = malloc(nbufs * co.msg_size);
-  if (co.rank == 0 && co.info.layout == RIVER_LAYOUT_INTERLEAVED)
-    line = malloc((size_t)co.info.npartitions * co.info.record_size);
-  rc = bufs == NULL || (nbufs > 2 && line == NULL) ? RIVER_ENOMEM
-                                                   : RIVER_SUCCESS;
+  if (co.rank == 0 && co.info.layout == RIVER_LAYOUT_INTERLEAVED) {
+    size_t np = (size_t)co.info.npartitions, rs = co.info.record_size;
+    co.stripe = malloc(np * co.rpb * rs);
+    co.line = malloc(np * rs);
+    co.stripe_n = calloc(np, sizeof *co.stripe_n);
+    if (co.stripe == NULL || co.line == NULL || co.stripe_n == NULL)
+      rc = RIVER_ENOMEM;
+  }
   if (rc == RIVER_SUCCESS && co.rank == 0)
     rc = copy_out_open(&co, a.out, tmp, sizeof tmp);
   rc = river_cli_agree(rc);
-  if (rc == RIVER_SUCCESS) {
-    if (co.rank != 0)
-      copy_out_send(&co, bufs);
-    else if (co.info.layout == RIVER_LAYOUT_INTERLEAVED)
-      copy_out_root_interleaved(&co, bufs, line);
-    else
-      copy_out_root_partitioned(&co, bufs);
-    rc = river_cli_agree(co.rc);
-  }
+  if (rc == RIVER_SUCCESS)
+    rc = copy_out_run(&co, a.read_policy);
   if (co.rank == 0)
     rc = river_cli_agree(copy_out_close(&co, a.out, tmp, rc));
   else
     rc = river_cli_agree(rc);
-  free(bufs);
-  free(line);
+  free(co.stripe);
+  free(co.line);
+  free(co.stripe_n);
   river_pcoll_close(co.pc);
   return rc;
 }

@@ -23,7 +23,9 @@
  * outstanding x r x (partitions, at most 4) + 1 in unordered mode,
  * window + 1 in stream mode (where a block may be asked for only within
  * `window` blocks of the next one to deliver, in the client's sequence:
- * its partitions in ascending order, each one's blocks in order).
+ * the write order, its partitions whole in ascending order, or for an
+ * interleaved collection stripe by stripe, block b of each of its
+ * partitions before any block b + 1).
  * Each partition keeps at most `outstanding` requests at each live copy.
  * New blocks go in ascending order to the copy with the fewest requests
  * out (BALANCED), or to the first live copy (MIRROR_NOGD) or copy 0 only
@@ -143,6 +145,7 @@ struct river_gd {
   /* options */
   river_gd_policy policy;
   river_gd_mode mode;
+  int striped;             /* stream order is stripe by stripe */
   int k;
   uint64_t window;
   double rate, seek;
@@ -401,6 +404,24 @@ static int gd_server_step(river_gd *gd, int *busy)
 
 /* ------------------------------------------------------------ client */
 
+/* Block b of the client's partition i: its place in the write order. */
+static uint64_t gd_seq(const river_gd *gd, int i, uint64_t b)
+{
+  uint64_t seq = 0;
+  int j;
+
+  if (!gd->striped)
+    return gd->mine[i].seq0 + b;
+  /* Blocks of earlier stripes, then block b of earlier partitions. */
+  for (j = 0; j < gd->nmine; j++) {
+    uint64_t nb = gd->mine[j].nblocks;
+    seq += nb < b ? nb : b;
+    if (j < i && nb > b)
+      seq++;
+  }
+  return seq;
+}
+
 static int gd_free_slot(river_gd *gd)
 {
   int i;
@@ -530,7 +551,7 @@ static int gd_arrived(river_gd *gd, int s)
     if (mp->received == mp->nblocks)
       gd->stats.seconds = river_wtime() - gd->t0;
     sl->state = SLOT_READY;
-    sl->seq = mp->seq0 + h.block;
+    sl->seq = gd_seq(gd, i, h.block);
     sl->arrival = gd->arrivals++;
     return RIVER_SUCCESS;
   }
@@ -597,7 +618,7 @@ static int gd_issue(river_gd *gd, int *busy)
     }
     while (mp->next < mp->nblocks && gd_free_slot(gd) >= 0
            && (gd->mode == RIVER_GD_UNORDERED
-               || mp->seq0 + mp->next < gd->dseq + gd->window)) {
+               || gd_seq(gd, i, mp->next) < gd->dseq + gd->window)) {
       c = gd_choose_copy(gd, mp, 0, &left);
       if (!left)
         return gd_fail_block(gd, mp, mp->next, 0, 0);
@@ -821,7 +842,8 @@ static int gd_check_layout(const river_gd_layout *l)
   if (l->npartitions < 1 || l->ndisks < 1 || l->replication < 1
       || l->replication > l->ndisks
       || l->replication > RIVER_GD_MAX_REPLICATION || l->record_size == 0
-      || l->records_per_block == 0 || l->nrecords == NULL) {
+      || l->records_per_block == 0 || l->nrecords == NULL
+      || (unsigned)l->order > RIVER_LAYOUT_INTERLEAVED) {
     river__error("gd create: bad layout (%d partitions, %d disks, "
                  "replication %d, record size %zu, %zu records per block%s)",
                  l->npartitions, l->ndisks, l->replication, l->record_size,
@@ -1129,6 +1151,7 @@ int river_gd_create(MPI_Comm comm, const river_gd_layout *layout,
     MPI_Comm_rank(comm, &gd->rank);
     gd->policy = o.policy;
     gd->mode = o.mode;
+    gd->striped = layout->order == RIVER_LAYOUT_INTERLEAVED;
     gd->k = o.outstanding ? o.outstanding : RIVER_GD_DEFAULT_OUTSTANDING;
     gd->rate = o.disk_rate;
     gd->seek = o.seek_seconds;
@@ -1155,7 +1178,7 @@ int river_gd_create(MPI_Comm comm, const river_gd_layout *layout,
     v[8] = gd->window;
     memcpy(&v[9], &rate, sizeof rate);
     memcpy(&v[10], &seek, sizeof seek);
-    v[11] = gd_hash(gd);
+    v[11] = gd_hash(gd) ^ (uint64_t)layout->order;
   }
   rc = river__agree_same(comm, "gd create", rc, 12, names, v);
   if (rc == RIVER_SUCCESS && MPI_Comm_dup(comm, &gd->comm) != MPI_SUCCESS)
@@ -1225,6 +1248,7 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
     l.records_per_block = info.block_size / info.record_size;
     l.nrecords = nrec;
     l.first_disk = first;
+    l.order = info.layout;
   }
   /* A bad rank passes a NULL layout so create fails everywhere. */
   rc = river_gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, gd_read_pcoll,

@@ -67,9 +67,9 @@ typedef enum river_gd_policy {
 
 typedef enum river_gd_mode {
   RIVER_GD_UNORDERED = 0,    /* blocks as they arrive */
-  RIVER_GD_STREAM = 1        /* each client's blocks in write order:
-                                partitions in ascending order, each one's
-                                blocks in order */
+  RIVER_GD_STREAM = 1        /* each client's blocks in write order
+                                (river_gd_layout.order): partition by
+                                partition, or stripe by stripe */
 } river_gd_mode;
 
 #define RIVER_GD_DEFAULT_OUTSTANDING 2
@@ -110,6 +110,11 @@ typedef struct river_gd_layout {
   const uint64_t *nrecords; /* [npartitions] records in each partition */
   const int *first_disk;    /* [npartitions]; NULL: partition p on disk
                                p mod ndisks */
+  river_layout order;       /* stream mode's write order over a client's
+                               partitions: RIVER_LAYOUT_PARTITIONED (each
+                               partition whole, in ascending order) or
+                               RIVER_LAYOUT_INTERLEAVED (block b of each
+                               partition, then block b + 1) */
 } river_gd_layout;
 
 /* Read block `block` of copy `copy` of partition p (on disk `disk`) into

@@ -129,6 +129,30 @@ r 4 copy-in "$tmp/binary.dat" m2 --mirror 2 --block-size 64k --disks 'm2disk%d' 
 rm -rf "$root/m2disk2"
 r 3 copy-out m2 -o "$tmp/m2" 2>"$tmp/err" || fail "copy-out with disk 2 gone"
 cmp -s "$tmp/m2" "$tmp/binary.dat" || fail "copy-out with a lost disk differs"
+grep -q "partition 2: the copy on disk 2 is unusable" "$tmp/err" \
+  || fail "copy-out did not say disk 2's copy of partition 2 is unusable"
+# The same with graduated declustering's baselines: the fixed mirror fails
+# over; "nomirror" reads the first copies only, so it fails, naming
+# partition and block, and leaves no output.
+for ranks in 1 2 4; do
+  rm -f "$tmp/m2n"
+  r $ranks copy-out m2 -o "$tmp/m2n" --read-policy mirror-nogd 2>/dev/null \
+    && cmp -s "$tmp/m2n" "$tmp/binary.dat" || fail "mirror-nogd on $ranks ranks, disk 2 gone"
+done
+rm -f "$tmp/m2n"
+expect_fail 3 "collection m2: partition 2 block 0: no readable copy \(missing on disk 2; other mirrors not tried: nomirror" \
+  copy-out m2 -o "$tmp/m2n" --read-policy nomirror
+[ ! -e "$tmp/m2n" ] || fail "a failed nomirror copy-out left an output file"
+# Interleaved, mirrored, a disk lost: stripes still come out in order.
+r 4 copy-in "$tmp/binary.dat" m2i --mirror 2 --layout interleaved --block-size 8k \
+  --disks 'm2idisk%d' >/dev/null || fail "copy-in m2i"
+rm -rf "$root/m2idisk1"
+for ranks in 1 3; do
+  r $ranks copy-out m2i -o "$tmp/m2i" 2>/dev/null && cmp -s "$tmp/m2i" "$tmp/binary.dat" \
+    || fail "interleaved mirrored copy-out on $ranks ranks with disk 1 gone"
+done
+expect_fail 2 "--read-policy fast: expected gd, mirror-nogd or nomirror" \
+  copy-out m2 -o "$tmp/m2n" --read-policy fast
 r 2 fsck m2 >"$tmp/out" 2>/dev/null && fail "fsck missed the lost disk"
 grep -q "every block still has a good mirror" "$tmp/out" || fail "fsck m2 summary"
 # A damaged block on one copy is read from the other.

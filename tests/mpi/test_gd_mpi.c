@@ -115,6 +115,7 @@ struct source {
   int bad_part;
   uint64_t bad_block;
   int bad_all;            /* that block is bad on every copy */
+  river_layout order;     /* stream order of the layout */
   int wrong_disk;         /* set if a read arrived at the wrong disk */
   uint64_t reads;
 };
@@ -183,8 +184,8 @@ struct outcome {
 };
 
 /* Drain gd on this rank, checking what arrives. */
-static void drain(river_gd *gd, river_gd_mode mode, struct outcome *o,
-                  const uint64_t *nblocks, int npart)
+static void drain(river_gd *gd, river_gd_mode mode, int striped,
+                  struct outcome *o, const uint64_t *nblocks, int npart)
 {
   const void *r;
   size_t n, i;
@@ -202,12 +203,15 @@ static void drain(river_gd *gd, river_gd_mode mode, struct outcome *o,
     }
     if (seen[p][b]++)
       o->once_ok = 0;
-    if (mode == RIVER_GD_STREAM) {
-      if (!(p > lastp ? b == 0 : p == lastp && b == lastb + 1))
-        o->order_ok = 0;
-      lastp = p;
-      lastb = b;
-    }
+    /* Stream: (partition, block), or (block, partition) for an
+     * interleaved order, strictly ascending; with every block delivered
+     * once, that is exactly the write order. */
+    if (mode == RIVER_GD_STREAM && lastp >= 0
+        && !(striped ? b > lastb || (b == lastb && p > lastp)
+                     : p > lastp || (p == lastp && b > lastb)))
+      o->order_ok = 0;
+    lastp = p;
+    lastb = b;
     for (i = 0; i < n; i++) {
       const unsigned char *rec = (const unsigned char *)r + i * RS;
       uint64_t id;
@@ -241,13 +245,15 @@ static void read_source(MPI_Comm c, struct source *s,
   l.record_size = RS;
   l.records_per_block = RPB;
   l.nrecords = s->nrec;
+  l.order = s->order;
   for (p = 0; p < s->npart; p++)
     nblocks[p] = (s->nrec[p] + RPB - 1) / RPB;
   rc = river_gd_create(c, &l, src_read, s, opts, &gd);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc != RIVER_SUCCESS)
     return;
-  drain(gd, opts ? opts->mode : RIVER_GD_UNORDERED, o, nblocks, s->npart);
+  drain(gd, opts ? opts->mode : RIVER_GD_UNORDERED,
+        s->order == RIVER_LAYOUT_INTERLEAVED, o, nblocks, s->npart);
   o->rc_close = river_gd_close(gd);
   MT_CHECK_RC(o->rc_close, expect_rc);
   if (expect_rc == RIVER_SUCCESS)
@@ -344,6 +350,10 @@ static void test_source(void)
       /* (partition p's copies are on disks p mod n, p+1 mod n: what
        * the source checks, (p + c) mod ndisks) */
       snprintf(what, sizeof what, "n=%d mode %d 2n partitions", n, m);
+      read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+      /* The same in an interleaved write order (stripe by stripe). */
+      s.order = RIVER_LAYOUT_INTERLEAVED;
+      snprintf(what, sizeof what, "n=%d mode %d interleaved", n, m);
       read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
     }
     MPI_Comm_free(&c);
@@ -558,7 +568,8 @@ static int read_coll(int n, const char *name, river_gd_mode mode,
     rc = river_gd_open(c, pc, &o, &gd);
     MT_CHECK_RC(rc, RIVER_SUCCESS);
     if (rc == RIVER_SUCCESS) {
-      drain(gd, mode, &out, nblocks, info.npartitions);
+      drain(gd, mode, info.layout == RIVER_LAYOUT_INTERLEAVED, &out, nblocks,
+            info.npartitions);
       MT_CHECK(out.once_ok && out.records_ok && out.order_ok);
       rc = river_gd_close(gd);
     }
@@ -780,7 +791,7 @@ static void test_bad(void)
     memset(&out, 0, sizeof out);
     if (wrank != 1) {
       uint64_t nb[4] = {1, 1, 1, 1};
-      drain(g, RIVER_GD_UNORDERED, &out, nb, 4);
+      drain(g, RIVER_GD_UNORDERED, 0, &out, nb, 4);
       MT_CHECK_RC(out.rc_next, RIVER_EOS);
     }
     MT_CHECK_RC(river_gd_close(g), RIVER_SUCCESS);
