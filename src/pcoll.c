@@ -1263,13 +1263,13 @@ static int river_pcoll_check_read(const river_pcoll *pc, int p, uint64_t block,
 int river_pcoll_read_copy(river_pcoll *pc, int p, int c, uint64_t block,
                           void *buf, size_t bufsize, size_t *nrecords)
 {
-  int rc = river_pcoll_check_read(pc, p, block, buf, bufsize, nrecords),
-      opened;
+  int rc, opened;
 
+  if (pc != NULL && (c < 0 || c >= pc->info.replication))
+    return RIVER_EINVAL;
+  rc = river_pcoll_check_read(pc, p, block, buf, bufsize, nrecords);
   if (rc != RIVER_SUCCESS)
     return rc;
-  if (c < 0 || c >= pc->info.replication)
-    return RIVER_EINVAL;
   return river_pcoll_read_one(pc, p, c, block, buf, bufsize, nrecords, 0,
                               &opened);
 }

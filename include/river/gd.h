@@ -142,7 +142,8 @@ typedef struct river_gd_stats {
 /*
  * Read collection pc (a reader handle from river_pcoll_open, opened on
  * every rank of comm) with GD. Collective; every rank must pass the same
- * options. The collection's record size, block size and partition table
+ * options (else RIVER_EINVAL on every rank, naming what differs). On
+ * failure *out is NULL. The collection's record size, block size and partition table
  * give the layout; pc must stay open until river_gd_close.
  */
 RIVER_API int river_gd_open(MPI_Comm comm, river_pcoll *pc,

@@ -522,6 +522,172 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_destroy(NULL), RIVER_SUCCESS);
 }
 
+/* A GD read function that must never be called here. */
+static int gd_never_read(void *ctx, int partition, int copy, int disk,
+                         uint64_t block, void *buf, size_t bufsize,
+                         size_t *nrecords)
+{
+  fail_msg("gd read called without MPI");
+  return RIVER_EINVAL;
+}
+
+/* Graduated declustering, without MPI: river_gd_create and river_gd_open
+ * ask MPI_Initialized first, so with MPI not initialised every call is
+ * refused with RIVER_EINVAL, good arguments or bad, before any other MPI
+ * call and without calling read; the checks of the arguments themselves
+ * run under MPI (tests/mpi/test_gd_mpi.c). Then the calls on a NULL
+ * handle, river_pcoll_read_copy's NULL handle and buffers, and the fluid
+ * ideal (pure, so all of its refusals). *out is NULL after a refused
+ * create or open (river_gd_create clears it first), never anything
+ * else; the other outputs stay as they were. */
+static void test_badparam_gd(void **state)
+{
+  static const uint64_t nrec[4] = {10, 10, 10, 10};
+  static const int first[4] = {0, 1, 2, 7};
+  river_gd_layout l;
+  river_gd_opts o = RIVER_GD_OPTS_INIT, x;
+  river_gd *keep = (river_gd *)&o, *g = keep;
+  river_gd_stats st, blank;
+  const void *recs = &o;
+  unsigned char buf[8192];
+  size_t n = 7;
+  uint64_t block = 7;
+  int part = 7, init = 1;
+  double rates[4] = {1, 0.5, 1, 1}, pc = 7, tot = 7;
+  double nan = strtod("nan", NULL), inf = strtod("inf", NULL);
+
+  assert_int_equal(MPI_Initialized(&init), MPI_SUCCESS);
+  assert_int_equal(init, 0);
+  memset(&l, 0, sizeof l);
+  l.npartitions = 4;
+  l.ndisks = 4;
+  l.replication = 2;
+  l.record_size = 100;
+  l.records_per_block = 10;
+  l.nrecords = nrec;
+
+  river_log_set_handler(collect, NULL);
+  msgs[0] = '\0';
+  /* A good layout and options: still no MPI. */
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  assert_null(g);
+  g = keep;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   NULL, &g), RIVER_EINVAL);
+  assert_null(g);
+  /* NULL and nonsense. */
+  g = keep;
+  assert_int_equal(river_gd_create(MPI_COMM_NULL, &l, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  assert_null(g);
+  g = keep;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, NULL, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  assert_null(g);
+  g = keep;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, NULL, NULL, &o, &g),
+                   RIVER_EINVAL);
+  assert_null(g);
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &o, NULL), RIVER_EINVAL);
+  l.replication = 5;            /* more copies than disks */
+  g = keep;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  assert_null(g);
+  l.replication = 2;
+  l.first_disk = first;         /* disk 7 of 4 */
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  l.first_disk = NULL;
+  l.nrecords = NULL;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &o, &g), RIVER_EINVAL);
+  l.nrecords = nrec;
+  x = o;
+  x.policy = (river_gd_policy)(RIVER_GD_NOMIRROR + 1);
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &x, &g), RIVER_EINVAL);
+  x = o;
+  x.mode = (river_gd_mode)-1;
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &x, &g), RIVER_EINVAL);
+  x = o;
+  x.outstanding = -1;
+  x.disk_rate = nan;
+  x.seek_seconds = 0.01;        /* a seek cost without a disk rate */
+  assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
+                                   &x, &g), RIVER_EINVAL);
+  assert_null(g);
+
+  /* open: a NULL collection is refused (and said), MPI or not. */
+  g = keep;
+  assert_int_equal(river_gd_open(MPI_COMM_WORLD, NULL, &o, &g),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "collection is NULL"));
+  assert_null(g);
+  g = keep;
+  assert_int_equal(river_gd_open(MPI_COMM_NULL, NULL, NULL, &g),
+                   RIVER_EINVAL);
+  assert_null(g);
+  assert_int_equal(river_gd_open(MPI_COMM_WORLD, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+
+  /* NULL handles. */
+  memset(&st, 0x5a, sizeof st);
+  blank = st;
+  assert_int_equal(river_gd_next(NULL, &recs, &n, &part, &block),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_next(NULL, &recs, &n, NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_gd_next(NULL, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_stats_get(NULL, &st), RIVER_EINVAL);
+  assert_int_equal(river_gd_stats_get(NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_gd_close(NULL), RIVER_SUCCESS); /* no-op */
+  assert_memory_equal(&st, &blank, sizeof st);
+  assert_ptr_equal(recs, &o);
+  assert_int_equal(n + (size_t)part + (size_t)block, 21);
+
+  /* read_copy: a NULL reader, whatever else. */
+  assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, buf, sizeof buf,
+                                         &n), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, NULL, sizeof buf,
+                                         &n), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, buf, sizeof buf,
+                                         NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy(NULL, -1, -1, UINT64_MAX, buf, 0,
+                                         &n), RIVER_EINVAL);
+  assert_int_equal(n, 7);
+
+  /* The fluid ideal: rates, n >= 1, r in 1..n, finite rates >= 0. */
+  assert_int_equal(river_gd_fluid_ideal(NULL, 4, 2, &pc, &tot),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_fluid_ideal(rates, 0, 1, &pc, &tot),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_fluid_ideal(rates, -4, 1, &pc, &tot),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 0, &pc, &tot),
+                   RIVER_EINVAL);
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 5, &pc, &tot),
+                   RIVER_EINVAL);
+  rates[1] = -0.5;
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 2, &pc, &tot),
+                   RIVER_EINVAL);
+  rates[1] = nan;
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 2, &pc, &tot),
+                   RIVER_EINVAL);
+  rates[1] = inf;
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 2, &pc, &tot),
+                   RIVER_EINVAL);
+  assert_true(pc == 7 && tot == 7);
+  /* Both outputs are optional. */
+  rates[1] = 0.5;
+  assert_int_equal(river_gd_fluid_ideal(rates, 4, 2, NULL, NULL),
+                   RIVER_SUCCESS);
+  river_log_set_handler(NULL, NULL);
+}
+
 /* Throttles, perturbation specs and the CPU hog: NULL handles and
  * outputs, rates, bursts, factors and fractions that are not finite
  * numbers in range, kinds that do not exist, text that is no spec.
@@ -623,6 +789,7 @@ int main(void)
     cmocka_unit_test(test_badparam_gensort),
     cmocka_unit_test(test_badparam_wait),
     cmocka_unit_test(test_badparam_dq),
+    cmocka_unit_test(test_badparam_gd),
     cmocka_unit_test(test_badparam_throttle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
