@@ -2,6 +2,10 @@
  * river-bench - River's benchmarks, after the River paper's figures.
  *
  *   mpirun -n N river-bench dq EXPERIMENT [--perturb SPEC] [--csv FILE] ...
+ *   mpirun -n N river-bench gd EXPERIMENT [--perturb SPEC] [--csv FILE] ...
+ *
+ * This file holds the dq suite and main; the gd suite (graduated
+ * declustering) is in river_bench_gd.c.
  *
  * Every measured configuration is printed (rank 0) and, with --csv,
  * written as a row with the columns
@@ -33,6 +37,7 @@
  * just that one configuration.
  */
 #include <river.h>
+#include "river_bench.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -42,8 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define MB 1e6
 
 /* One configuration of a DQ run. Rates in bytes/s; 0 = unthrottled. */
 struct dq_cfg {
@@ -63,29 +66,14 @@ struct dq_cfg {
                               exactly-once is checked by counts only */
 };
 
-struct dq_result {
-  double seconds, measured, ideal;
-  uint64_t records;
-  int ok;                  /* every record arrived exactly once */
-};
-
-struct bench {
-  FILE *csv;               /* rank 0 */
-  int rank, size;
-  const char *perturb_text;
-  river_perturb *perturb;
-  double rate_mbps;        /* --rate: the nominal disk rate */
-  double seconds;          /* --seconds: target length of one run */
-  int credits;
-  size_t message_size;
-  int failures;
-};
+/* A DQ run's outcome is a bench_result (river_bench.h). */
+#define dq_result bench_result
 
 static const size_t record_size = 100;
 
 /* ------------------------------------------------------------- helpers */
 
-static void die_usage(const char *msg)
+void bench_usage(const char *msg)
 {
   int rank = 0;
 
@@ -96,27 +84,45 @@ static void die_usage(const char *msg)
             "usage: river-bench dq scaling|read|write|overhead|wait\n"
             "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
             "         [--seconds S (1.5)] [--credits N (2)]\n"
-            "         [--message-size BYTES (65536)]\n",
+            "         [--message-size BYTES (65536)]\n"
+            "       river-bench gd scaling|read|lost\n"
+            "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
+            "         [--seconds S (1.5)] [--outstanding K (2)]\n"
+            "         [--block-size BYTES (262144)] [--seek-ms MS (0.5)]\n",
             msg);
+}
+#define die_usage bench_usage
+
+void bench_row(struct bench *b, const char *experiment, const char *policy,
+               int n1, int n2, int k, double factor,
+               const struct bench_result *r)
+{
+  double ratio = r->ideal > 0 ? r->measured / r->ideal : 0.0;
+
+  if (b->rank != 0)
+    return;
+  printf("%-9s %-11s %3d x %-3d k=%-2d f=%-5.2f %9.2f MB/s  ideal %9.2f  "
+         "ratio %.3f  (%.2f s, %llu records", experiment, policy, n1, n2, k,
+         factor, r->measured / MB, r->ideal / MB, ratio, r->seconds,
+         (unsigned long long)r->records);
+  if (b->gd)
+    printf(", finish spread %.1f%%", 100 * r->spread);
+  printf(")%s\n", r->ok ? "" : "  DATA CHECK FAILED");
+  fflush(stdout);
+  if (b->csv) {
+    fprintf(b->csv, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%llu",
+            experiment, policy, n1, n2, k, factor, r->measured / MB,
+            r->ideal / MB, ratio, r->seconds, (unsigned long long)r->records);
+    if (b->gd)
+      fprintf(b->csv, ",%.4f", r->spread);
+    fprintf(b->csv, "\n");
+  }
 }
 
 static void csv_row(struct bench *b, const struct dq_cfg *c, const char *policy,
                     int k, double factor, const struct dq_result *r)
 {
-  if (b->rank != 0)
-    return;
-  printf("%-9s %-7s %3d x %-3d k=%-2d f=%-5.2f %9.2f MB/s  ideal %9.2f  "
-         "ratio %.3f  (%.2f s, %llu records)%s\n", c->experiment, policy,
-         c->nprod, c->ncons, k, factor, r->measured / MB, r->ideal / MB,
-         r->ideal > 0 ? r->measured / r->ideal : 0.0, r->seconds,
-         (unsigned long long)r->records, r->ok ? "" : "  DATA CHECK FAILED");
-  fflush(stdout);
-  if (b->csv)
-    fprintf(b->csv, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%llu\n",
-            c->experiment, policy, c->nprod, c->ncons, k, factor,
-            r->measured / MB, r->ideal / MB,
-            r->ideal > 0 ? r->measured / r->ideal : 0.0, r->seconds,
-            (unsigned long long)r->records);
+  bench_row(b, c->experiment, policy, c->nprod, c->ncons, k, factor, r);
 }
 
 /* The perturbation factor of a rank at t seconds into the run. */
@@ -354,7 +360,7 @@ static void base_cfg(const struct bench *b, struct dq_cfg *c, const char *exp)
 }
 
 /* A perturbation of the first k indices of `kind` by factor, as a spec. */
-static int first_k(int kind, int k, double factor, river_perturb **out)
+int bench_first_k(int kind, int k, double factor, river_perturb **out)
 {
   char spec[96];
 
@@ -392,7 +398,7 @@ static int exp_perturbed(struct bench *b, const char *exp, int kind,
     return run_pair(b, &c, kk, factor);
   }
   for (k = 0; k <= nc && rc == RIVER_SUCCESS; k++) {
-    rc = first_k(kind, k, factor, &p);
+    rc = bench_first_k(kind, k, factor, &p);
     c.perturb = p;
     if (rc == RIVER_SUCCESS)
       rc = run_pair(b, &c, k, k ? factor : 1.0);
@@ -604,6 +610,9 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {"seconds", required_argument, NULL, 's'},
     {"credits", required_argument, NULL, 'k'},
     {"message-size", required_argument, NULL, 'm'},
+    {"outstanding", required_argument, NULL, 'o'},
+    {"block-size", required_argument, NULL, 'b'},
+    {"seek-ms", required_argument, NULL, 'e'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
@@ -619,12 +628,17 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 's': b->seconds = strtod(optarg, &end); break;
     case 'k': b->credits = atoi(optarg); break;
     case 'm': b->message_size = (size_t)strtoull(optarg, &end, 10); break;
+    case 'o': b->outstanding = atoi(optarg); break;
+    case 'b': b->block_size = (size_t)strtoull(optarg, &end, 10); break;
+    case 'e': b->seek_ms = strtod(optarg, &end); break;
     case 'h': die_usage("help"); return 1;
     default: die_usage("unknown option"); return RIVER_EINVAL;
     }
   }
-  if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0) {
-    die_usage("--rate and --seconds must be > 0, --credits >= 0");
+  if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
+      || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)) {
+    die_usage("--rate and --seconds must be > 0, --credits >= 0, "
+              "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0");
     return RIVER_EINVAL;
   }
   if (b->perturb_text
@@ -637,7 +651,8 @@ static int parse_opts(struct bench *b, int argc, char **argv)
       return RIVER_EIO;
     }
     fprintf(b->csv, "experiment,policy,n_producers,n_consumers,k_perturbed,"
-                    "factor,measured_MBps,ideal_MBps,ratio,seconds,records\n");
+                    "factor,measured_MBps,ideal_MBps,ratio,seconds,records%s\n",
+            b->gd ? ",finish_spread" : "");
   }
   return RIVER_SUCCESS;
 }
@@ -647,7 +662,7 @@ int main(int argc, char **argv)
   struct bench b = {0};
   const struct experiment *e = NULL;
   size_t i;
-  int rc;
+  int rc, known = 0;
 
   if (river_init(&argc, &argv) != RIVER_SUCCESS)
     return 1;
@@ -656,34 +671,46 @@ int main(int argc, char **argv)
   /* Defaults (see doc/results.md for why): 40 MB/s emulated disks, runs
    * of about 1.5 s, 64 KiB messages and 2 credits per pair, so that what a
    * slow consumer has queued at the end of a run (credits x producers x
-   * message size) is small beside the run. */
+   * message size) is small beside the run; for GD, 256 KiB blocks, 2
+   * requests out per mirror, and a 0.5 ms seek when seeks are on (a
+   * block's 6.5 ms at 40 MB/s plus 8%, as a 10 MB/s disk's 512 KiB
+   * request plus a 4 ms seek). */
   b.rate_mbps = 40;
   b.seconds = 1.5;
   b.credits = 2;
   b.message_size = 64 << 10;
-  if (argc < 3 || strcmp(argv[1], "dq") != 0) {
+  b.outstanding = RIVER_GD_DEFAULT_OUTSTANDING;
+  b.block_size = 256 << 10;
+  b.seek_ms = 0.5;
+  if (argc < 3
+      || (strcmp(argv[1], "dq") != 0 && strcmp(argv[1], "gd") != 0)) {
     die_usage(argc < 3 ? "missing suite and experiment" : "unknown suite");
     river_finalize();
     return 2;
   }
-  for (i = 0; i < sizeof dq_experiments / sizeof dq_experiments[0]; i++)
-    if (strcmp(argv[2], dq_experiments[i].name) == 0)
-      e = &dq_experiments[i];
-  if (e == NULL) {
+  b.gd = strcmp(argv[1], "gd") == 0;
+  if (b.gd)
+    known = river_bench_gd_known(argv[2]);
+  else
+    for (i = 0; i < sizeof dq_experiments / sizeof dq_experiments[0]; i++)
+      if (strcmp(argv[2], dq_experiments[i].name) == 0)
+        e = &dq_experiments[i];
+  if (e == NULL && !known) {
     die_usage("unknown experiment");
     river_finalize();
     return 2;
   }
   rc = parse_opts(&b, argc - 2, argv + 2);
   if (rc == RIVER_SUCCESS)
-    rc = e->fn(&b);
+    rc = b.gd ? river_bench_gd(&b, argv[2]) : e->fn(&b);
   if (b.csv)
     fclose(b.csv);
   river_perturb_destroy(b.perturb);
   if (rc > 0)
     rc = RIVER_SUCCESS; /* --help */
   if (rc != RIVER_SUCCESS && b.rank == 0)
-    river_log(RIVER_LOG_ERROR, "dq %s: %s", argv[2], river_strerror(rc));
+    river_log(RIVER_LOG_ERROR, "%s %s: %s", argv[1], argv[2],
+              river_strerror(rc));
   river_finalize();
   return rc != RIVER_SUCCESS || b.failures ? 1 : 0;
 }

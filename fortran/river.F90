@@ -7,7 +7,7 @@
 ! character(len=:) values sized to fit. Private bind(C) interfaces end in
 ! _c. Constants come from river_constants.inc, generated from river.h.
 !
-! Handles (river_schema, river_coll, river_pcoll, river_dq,
+! Handles (river_schema, river_coll, river_pcoll, river_dq, river_gd,
 ! river_throttle, river_perturb, river_cpu_hog) are opaque; a call that
 ! frees one (destroy, commit, close, stop) leaves it null. Communicators are
 ! type(MPI_Comm) from mpi_f08. Indices (schema fields, partitions, copies,
@@ -25,8 +25,8 @@
 ! river_schema_record_size. A scalar record is passed as [rec].
 !
 ! Statuses that are not failures never stop the program, with or without
-! ierr: RIVER_EOS from river_coll_next, river_dq_get and river_dq_try_get,
-! RIVER_EAGAIN from river_dq_try_get and river_dq_try_put.
+! ierr: RIVER_EOS from river_coll_next, river_dq_get, river_dq_try_get and
+! river_gd_next, RIVER_EAGAIN from river_dq_try_get and river_dq_try_put.
 !
 ! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
 ! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
@@ -209,6 +209,45 @@ module river
     type(c_ptr) :: partition_ctx = c_null_ptr
   end type dq_opts_c
 
+  !> A graduated-declustering read of a mirrored parallel collection
+  !> (river/gd.h): from river_gd_open, freed with river_gd_close
+  !> (collective). river_gd_create (a custom source read through a C
+  !> callback) has no Fortran binding: GD from Fortran reads a collection.
+  type, public :: river_gd
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+    integer(c_size_t) :: record_size = 0
+  end type river_gd
+
+  !> A rank's GD counters, laid out as C's river_gd_stats (uint64_t as
+  !> integer(c_int64_t)). Client side (the partitions this rank reads):
+  !> blocks_received, bytes_received, failovers (blocks asked again of
+  !> another mirror), seconds (from the end of river_gd_open to its last
+  !> block; 0 on a rank with no partitions). Server side (the disks this
+  !> rank serves): blocks_served, bytes_served, seeks (stream switches).
+  type, bind(C), public :: river_gd_stats
+    integer(c_int64_t) :: blocks_received = 0, bytes_received = 0
+    integer(c_int64_t) :: failovers = 0
+    integer(c_int64_t) :: blocks_served = 0, bytes_served = 0, seeks = 0
+    real(c_double) :: seconds = 0.0_c_double
+  end type river_gd_stats
+
+  ! C's river_gd_opts, built from river_gd_open's optional arguments; the
+  ! defaults are RIVER_GD_OPTS_INIT's. The rank arrays point into copies
+  ! that live for the call (C copies them); perturb is borrowed until
+  ! river_gd_close.
+  type, bind(C) :: gd_opts_c
+    integer(c_int) :: policy = RIVER_GD_BALANCED
+    integer(c_int) :: mode = RIVER_GD_UNORDERED
+    integer(c_int) :: outstanding = 0
+    integer(c_int) :: window = 0
+    type(c_ptr) :: disk_ranks = c_null_ptr
+    type(c_ptr) :: client_ranks = c_null_ptr
+    real(c_double) :: disk_rate = 0.0_c_double
+    real(c_double) :: seek_seconds = 0.0_c_double
+    type(c_ptr) :: perturb = c_null_ptr
+  end type gd_opts_c
+
   ! Compile-time check that the bind(C) types above are the size of their
   ! C structs (sizes from river_gen_constants): a mismatch fails the build
   ! here with a division by zero.
@@ -219,7 +258,9 @@ module river
       c_sizeof(coll_opts_c()) == RIVER__SIZEOF_COLL_OPTS .and. &
       c_sizeof(pcoll_opts_c()) == RIVER__SIZEOF_PCOLL_OPTS .and. &
       c_sizeof(dq_opts_c()) == RIVER__SIZEOF_DQ_OPTS .and. &
-      c_sizeof(river_dq_stats()) == RIVER__SIZEOF_DQ_STATS)
+      c_sizeof(river_dq_stats()) == RIVER__SIZEOF_DQ_STATS .and. &
+      c_sizeof(gd_opts_c()) == RIVER__SIZEOF_GD_OPTS .and. &
+      c_sizeof(river_gd_stats()) == RIVER__SIZEOF_GD_STATS)
 
   public :: river_init, river_finalize, river_initialized
   public :: river_get_version, river_build_info
@@ -258,6 +299,9 @@ module river
   public :: river_dq_get, river_dq_try_get, river_dq_release
   public :: river_dq_end_unit, river_dq_unit
   public :: river_dq_stats_get, river_dq_destroy
+  ! river/gd.h (river_gd_create, a custom C callback source, is not bound)
+  public :: river_gd_open, river_gd_next, river_gd_stats_get, river_gd_close
+  public :: river_gd_fluid_ideal
   ! river/throttle.h
   public :: river_throttle_create, river_throttle_destroy
   public :: river_throttle_consume, river_throttle_set_factor
@@ -293,6 +337,14 @@ module river
   interface river_dq_try_get
     module procedure river_dq_try_get_ptr, river_dq_try_get_bytes
   end interface river_dq_try_get
+
+  !> The next block of a GD read, borrowed (a c_ptr to its records, valid
+  !> until the next river_gd_next or river_gd_close) or copied into an
+  !> allocatable integer(c_int8_t) array; with its partition and block
+  !> (0-based, as in C). RIVER_EOS at the end is a status, not an error.
+  interface river_gd_next
+    module procedure river_gd_next_ptr, river_gd_next_bytes
+  end interface river_gd_next
 
   interface
     function river_init_c(argc, argv) bind(C, name='river_init')
@@ -764,6 +816,45 @@ module river
       type(c_ptr), value :: q
       integer(c_int) :: river_dq_destroy_c
     end function river_dq_destroy_c
+    ! river/gd.h (open through a shim: comm is an MPI_Fint)
+    function river_gd_open_c(comm, pc, opts, out) &
+        bind(C, name='river__f_gd_open')
+      import :: c_int, c_ptr, gd_opts_c
+      integer(c_int), value :: comm
+      type(c_ptr), value :: pc
+      type(gd_opts_c), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: river_gd_open_c
+    end function river_gd_open_c
+    function river_gd_next_c(gd, records, nrecords, partition, block) &
+        bind(C, name='river_gd_next')
+      import :: c_int, c_ptr, c_size_t, c_int64_t
+      type(c_ptr), value :: gd
+      type(c_ptr), intent(out) :: records
+      integer(c_size_t), intent(out) :: nrecords
+      integer(c_int), intent(out) :: partition
+      integer(c_int64_t), intent(out) :: block
+      integer(c_int) :: river_gd_next_c
+    end function river_gd_next_c
+    function river_gd_stats_get_c(gd, stats) bind(C, name='river_gd_stats_get')
+      import :: c_int, c_ptr, river_gd_stats
+      type(c_ptr), value :: gd
+      type(river_gd_stats), intent(out) :: stats
+      integer(c_int) :: river_gd_stats_get_c
+    end function river_gd_stats_get_c
+    function river_gd_close_c(gd) bind(C, name='river_gd_close')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: gd
+      integer(c_int) :: river_gd_close_c
+    end function river_gd_close_c
+    function river_gd_fluid_ideal_c(rates, n, r, per_client, total) &
+        bind(C, name='river_gd_fluid_ideal')
+      import :: c_int, c_double
+      real(c_double), intent(in) :: rates(*)
+      integer(c_int), value :: n, r
+      real(c_double), intent(out) :: per_client, total
+      integer(c_int) :: river_gd_fluid_ideal_c
+    end function river_gd_fluid_ideal_c
     ! river/throttle.h
     function river_throttle_create_c(rate, burst, out) &
         bind(C, name='river_throttle_create')
@@ -2033,6 +2124,226 @@ contains
     q%record_size = 0
     call river_check(rc, 'river_dq_destroy', ierr)
   end subroutine river_dq_destroy
+
+  ! ------------------------------------------- graduated declustering
+
+  ! A copy of ranks (or none) as a C int array of at least n entries, the
+  ! ones past the end of ranks -1, so that C, which reads n entries,
+  ! never reads past the copy and rejects a short array (RIVER_EINVAL,
+  ! on every rank) instead.
+  subroutine gd_rank_array(ranks, n, copy, ptr)
+    integer, optional, intent(in) :: ranks(:)
+    integer, intent(in) :: n
+    integer(c_int), allocatable, target, intent(inout) :: copy(:)
+    type(c_ptr), intent(inout) :: ptr
+    if (.not. present(ranks)) return
+    allocate(copy(max(size(ranks), n, 1)))
+    copy = -1_c_int
+    copy(1:size(ranks)) = int(ranks, c_int)
+    ptr = c_loc(copy)
+  end subroutine gd_rank_array
+
+  !> Read parallel collection pc (a reader from river_pcoll_open, open on
+  !> every rank of comm, and left open until river_gd_close) with
+  !> graduated declustering: collective over comm; every rank passes the
+  !> same options. Options (defaults as RIVER_GD_OPTS_INIT):
+  !>   policy        RIVER_GD_BALANCED (default), RIVER_GD_MIRROR_NOGD or
+  !>                 RIVER_GD_NOMIRROR
+  !>   mode          RIVER_GD_UNORDERED (default: blocks as they arrive)
+  !>                 or RIVER_GD_STREAM (each rank's blocks in write
+  !>                 order: for a RIVER_LAYOUT_PARTITIONED collection its
+  !>                 partitions in ascending order, each whole; for
+  !>                 RIVER_LAYOUT_INTERLEAVED stripe by stripe, block b of
+  !>                 each of its partitions, then block b + 1)
+  !>   outstanding   requests a client keeps at each mirror (default, or
+  !>                 0: RIVER_GD_DEFAULT_OUTSTANDING)
+  !>   window        stream mode: blocks past the next one that may be
+  !>                 asked for (default, or 0: 8 x outstanding x replication)
+  !>   disk_ranks    (0:ndisks-1) the rank serving each disk (default: disk
+  !>                 d on rank mod(d, size)); a shorter array is RIVER_EINVAL
+  !>   client_ranks  (0:npartitions-1) the rank reading each partition
+  !>                 (default: partition p on rank mod(p, size)); likewise
+  !>   disk_rate     emulated bytes/s per disk (default 0: real speed)
+  !>   seek_seconds  emulated seek when a disk switches streams (needs
+  !>                 disk_rate; default 0)
+  !>   perturb       factors on disk_rate ("disk:..."), borrowed: keep it
+  !>                 until river_gd_close
+  !> Bad options are RIVER_EINVAL on every rank.
+  subroutine river_gd_open(comm, pc, gd, policy, mode, outstanding, window, &
+                           disk_ranks, client_ranks, disk_rate, &
+                           seek_seconds, perturb, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    type(river_pcoll), intent(in) :: pc
+    type(river_gd), intent(out) :: gd
+    integer, optional, intent(in) :: policy, mode, outstanding, window
+    integer, optional, intent(in) :: disk_ranks(:), client_ranks(:)
+    real(c_double), optional, intent(in) :: disk_rate, seek_seconds
+    type(river_perturb), optional, intent(in) :: perturb
+    integer, optional, intent(out) :: ierr
+    type(gd_opts_c) :: opts
+    type(river_pcoll_info) :: info
+    integer(c_int), allocatable, target :: dr(:), cr(:)
+    type(c_ptr) :: out
+    integer(c_int) :: rc
+    ! The layout sizes the rank arrays and the copying river_gd_next. A
+    ! handle that is not a reader fails in river_gd_open on every rank.
+    if (river_pcoll_info_get_c(pc%ptr, info) /= RIVER_SUCCESS) &
+      info = river_pcoll_info()
+    if (present(policy)) opts%policy = int(policy, c_int)
+    if (present(mode)) opts%mode = int(mode, c_int)
+    if (present(outstanding)) opts%outstanding = int(outstanding, c_int)
+    if (present(window)) opts%window = int(window, c_int)
+    call gd_rank_array(disk_ranks, int(info%ndisks), dr, opts%disk_ranks)
+    call gd_rank_array(client_ranks, int(info%npartitions), cr, &
+                       opts%client_ranks)
+    if (present(disk_rate)) opts%disk_rate = disk_rate
+    if (present(seek_seconds)) opts%seek_seconds = seek_seconds
+    if (present(perturb)) opts%perturb = perturb%ptr
+    out = c_null_ptr
+    rc = river_gd_open_c(int(comm%MPI_VAL, c_int), pc%ptr, opts, out)
+    if (rc == RIVER_SUCCESS) then
+      gd%ptr = out
+      gd%record_size = info%record_size
+    end if
+    call river_check(rc, 'river_gd_open', ierr)
+  end subroutine river_gd_open
+
+  ! Shared by the river_gd_next variants: rc of river_gd_next; records,
+  ! nrecords, partition and block are set only on RIVER_SUCCESS.
+  function gd_next_any(gd, records, nrecords, partition, block) result(rc)
+    type(river_gd), intent(in) :: gd
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: partition
+    integer(c_int64_t), optional, intent(out) :: block
+    integer(c_int) :: rc, p
+    integer(c_int64_t) :: b
+    records = c_null_ptr
+    nrecords = 0
+    rc = river_gd_next_c(gd%ptr, records, nrecords, p, b)
+    if (rc == RIVER_SUCCESS) then
+      if (present(partition)) partition = int(p)
+      if (present(block)) block = b
+    else
+      records = c_null_ptr
+      nrecords = 0
+    end if
+  end function gd_next_any
+
+  !> river_gd_next, borrowed: records points at nrecords records of
+  !> partition `partition`, block `block` (both 0-based, as in C; block is
+  !> the block's index within its partition), valid until the next
+  !> river_gd_next or river_gd_close (c_f_pointer makes them a Fortran
+  !> array). A rank serving disks keeps serving inside this call until
+  !> every client is done: call it on every rank until it gives RIVER_EOS
+  !> (records null, nrecords 0; a status, not an error: without ierr this
+  !> does not stop) or an error, then river_gd_close.
+  subroutine river_gd_next_ptr(gd, records, nrecords, partition, block, ierr)
+    type(river_gd), intent(in) :: gd
+    type(c_ptr), intent(out) :: records
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: partition
+    integer(c_int64_t), optional, intent(out) :: block
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = gd_next_any(gd, records, nrecords, partition, block)
+    if (rc == RIVER_EOS) then
+      if (present(ierr)) ierr = RIVER_EOS
+      return
+    end if
+    call river_check(rc, 'river_gd_next', ierr)
+  end subroutine river_gd_next_ptr
+
+  !> river_gd_next, copied: buf is (re)allocated to the block's bytes
+  !> (nrecords * record_size; transfer() turns them into records);
+  !> partition and block as for the borrowed variant. At the end: buf
+  !> empty, nrecords 0, ierr RIVER_EOS (not an error).
+  subroutine river_gd_next_bytes(gd, buf, nrecords, partition, block, ierr)
+    type(river_gd), intent(in) :: gd
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nrecords
+    integer, optional, intent(out) :: partition
+    integer(c_int64_t), optional, intent(out) :: block
+    integer, optional, intent(out) :: ierr
+    type(c_ptr) :: r
+    integer(c_int8_t), pointer :: src(:)
+    integer(c_size_t) :: n, nbytes
+    integer(c_int) :: rc
+    rc = gd_next_any(gd, r, n, partition, block)
+    nrecords = 0
+    if (rc /= RIVER_SUCCESS) then
+      if (allocated(buf)) deallocate(buf)
+      allocate(buf(0))
+      if (rc == RIVER_EOS) then
+        if (present(ierr)) ierr = RIVER_EOS
+        return
+      end if
+    else
+      nbytes = n * gd%record_size
+      if (allocated(buf)) then
+        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
+      end if
+      if (.not. allocated(buf)) allocate(buf(nbytes))
+      if (nbytes > 0) then
+        call c_f_pointer(r, src, [nbytes])
+        buf(:) = src
+      end if
+      nrecords = n
+    end if
+    call river_check(rc, 'river_gd_next', ierr)
+  end subroutine river_gd_next_bytes
+
+  !> This rank's counters so far.
+  subroutine river_gd_stats_get(gd, stats, ierr)
+    type(river_gd), intent(in) :: gd
+    type(river_gd_stats), intent(out) :: stats
+    integer, optional, intent(out) :: ierr
+    type(river_gd_stats) :: s
+    integer(c_int) :: rc
+    rc = river_gd_stats_get_c(gd%ptr, s)
+    if (rc == RIVER_SUCCESS) stats = s
+    call river_check(rc, 'river_gd_stats_get', ierr)
+  end subroutine river_gd_stats_get
+
+  !> Finish the read (collective over river_gd_open's comm): the first
+  !> error any rank met, the same on every rank. gd becomes null
+  !> whatever the result; a null gd is a no-op (and then not collective).
+  !> Call river_gd_next until it gives something other than
+  !> RIVER_SUCCESS first.
+  subroutine river_gd_close(gd, ierr)
+    type(river_gd), intent(inout) :: gd
+    integer, optional, intent(out) :: ierr
+    integer(c_int) :: rc
+    rc = river_gd_close_c(gd%ptr)
+    gd%ptr = c_null_ptr
+    gd%record_size = 0
+    call river_check(rc, 'river_gd_close', ierr)
+  end subroutine river_gd_close
+
+  !> The fluid ideal of a GD read of n partitions on n disks with chained
+  !> replication r, disk d (0-based) delivering rates(d+1) bytes/s: the
+  !> rate per_client every client gets and the total n * per_client.
+  !> RIVER_EINVAL for n < 1, r outside 1..n, a negative rate or fewer
+  !> than n rates.
+  subroutine river_gd_fluid_ideal(rates, n, r, per_client, total, ierr)
+    real(c_double), intent(in) :: rates(:)
+    integer, intent(in) :: n, r
+    real(c_double), optional, intent(out) :: per_client, total
+    integer, optional, intent(out) :: ierr
+    real(c_double) :: pc, tot
+    integer(c_int) :: rc
+    if (n > size(rates)) then
+      rc = RIVER_EINVAL
+    else
+      rc = river_gd_fluid_ideal_c(rates, int(n, c_int), int(r, c_int), pc, &
+                                  tot)
+    end if
+    if (rc == RIVER_SUCCESS) then
+      if (present(per_client)) per_client = pc
+      if (present(total)) total = tot
+    end if
+    call river_check(rc, 'river_gd_fluid_ideal', ierr)
+  end subroutine river_gd_fluid_ideal
 
   ! ------------------------------------------------- throttle, perturbation
 

@@ -46,6 +46,8 @@ int main(void)
   /* The bind(C) types hold enums and MPI_Fint as integer(c_int). */
   if (sizeof(river_layout) != sizeof(int) || sizeof(river_type) != sizeof(int)
       || sizeof(river_dq_policy) != sizeof(int)
+      || sizeof(river_gd_policy) != sizeof(int)
+      || sizeof(river_gd_mode) != sizeof(int)
       || sizeof(MPI_Fint) != sizeof(int)) {
     fprintf(stderr, "river_gen_constants: enum or MPI_Fint is not the size "
             "of int; module river's bind(C) types need adapting\n");
@@ -110,6 +112,15 @@ int main(void)
   PARAM("RIVER_DQ_UNIT_SHIFT", RIVER_DQ_UNIT_SHIFT);
 #endif
 
+  /* river/gd.h */
+  PARAM("RIVER_GD_BALANCED", RIVER_GD_BALANCED);
+  PARAM("RIVER_GD_MIRROR_NOGD", RIVER_GD_MIRROR_NOGD);
+  PARAM("RIVER_GD_NOMIRROR", RIVER_GD_NOMIRROR);
+  PARAM("RIVER_GD_UNORDERED", RIVER_GD_UNORDERED);
+  PARAM("RIVER_GD_STREAM", RIVER_GD_STREAM);
+  PARAM("RIVER_GD_DEFAULT_OUTSTANDING", RIVER_GD_DEFAULT_OUTSTANDING);
+  PARAM("RIVER_GD_MAX_REPLICATION", RIVER_GD_MAX_REPLICATION);
+
   /* river/throttle.h */
   PARAM("RIVER_PERTURB_DISK", RIVER_PERTURB_DISK);
   PARAM("RIVER_PERTURB_CPU", RIVER_PERTURB_CPU);
@@ -127,5 +138,7 @@ int main(void)
   PRIV_SIZE("RIVER__SIZEOF_PCOLL_OPTS", sizeof(river_pcoll_opts));
   PRIV_SIZE("RIVER__SIZEOF_DQ_OPTS", sizeof(river_dq_opts));
   PRIV_SIZE("RIVER__SIZEOF_DQ_STATS", sizeof(river_dq_stats));
+  PRIV_SIZE("RIVER__SIZEOF_GD_OPTS", sizeof(river_gd_opts));
+  PRIV_SIZE("RIVER__SIZEOF_GD_STATS", sizeof(river_gd_stats));
   return 0;
 }

@@ -12,6 +12,8 @@ int river__f_dq_create(MPI_Fint comm, int role, size_t record_size,
                        const river_dq_opts *opts, river_dq **out);
 int river__f_pcoll_open(MPI_Fint comm, const char *name,
                         const river_pcoll_opts *opts, river_pcoll **out);
+int river__f_gd_open(MPI_Fint comm, river_pcoll *pc,
+                     const river_gd_opts *opts, river_gd **out);
 
 /* river_log(level, "%s", msg): Fortran cannot call a variadic function. */
 int river__f_log(int level, const char *msg)
@@ -42,4 +44,11 @@ int river__f_dq_create(MPI_Fint comm, int role, size_t record_size,
                        const river_dq_opts *opts, river_dq **out)
 {
   return river_dq_create(MPI_Comm_f2c(comm), role, record_size, opts, out);
+}
+
+/* river_gd_open: MPI_Comm is opaque in C (see river__f_pcoll_create). */
+int river__f_gd_open(MPI_Fint comm, river_pcoll *pc,
+                     const river_gd_opts *opts, river_gd **out)
+{
+  return river_gd_open(MPI_Comm_f2c(comm), pc, opts, out);
 }

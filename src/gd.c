@@ -10,10 +10,16 @@
  *        RIVER_ENOTFOUND); the server echoes them, so the client keeps no
  *        table of what it asked. progress is the client's fraction of the
  *        partition received: the feedback the allocator works from.
+ *        Two kinds ask for no block (copy < 0): PROGRESS, sent to each
+ *        other live mirror whenever a block arrives, so that a disk that
+ *        is not serving a client still knows how far it is (else it
+ *        would see the progress of the client's last request to it, take
+ *        a client that is ahead for a laggard, and serve it); and DONE,
+ *        sent to every server rank once the client has every reply it
+ *        will get. MPI keeps one sender's messages on one tag in order,
+ *        so a server that has a client's DONE has all its messages.
  *   DATA (tag 2) server -> client: a 64-byte header {partition, copy,
  *        block, tried, missing, status, dead, nrecords} then the records.
- *   DONE (tag 3) client rank -> every server rank, empty: the client has
- *        every reply it will ever get, so it will send nothing more.
  *
  * Client. Buffers ("slots") of header + one block: a slot is FREE, POSTED
  * (an MPI_Irecv from any server is waiting in it, for one request this
@@ -33,10 +39,13 @@
  * failed copies marked, and is asked of a copy not yet tried; a copy the
  * server reports dead (file missing or unusable) gets no more requests.
  *
- * Server. One MPI_Irecv for requests and one for DONE are kept posted.
+ * Server. One MPI_Irecv for tag 1 is kept posted.
  * Each local disk keeps a queue per stream (partition copy it stores);
- * the allocator (river__gd_pick, src/gd_alloc.c) picks the stream to
- * serve from the clients' latest reported progress. A block is read
+ * the allocator (river__gd_pick_sticky, src/gd_alloc.c) picks the stream
+ * to serve from the clients' latest reported progress: the laggard's,
+ * but it stays with the stream it served last until that client leads
+ * by GD_RUN blocks, so streams alternate in runs, not block by block
+ * (fewer seeks on a spinning disk). A block is read
  * into a send slot, passes the disk's token bucket when rates are
  * emulated (plus a seek's worth of time when the disk switches streams),
  * and goes out with MPI_Isend. The server is done when every client rank
@@ -53,12 +62,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { GD_TAG_REQ = 1, GD_TAG_DATA = 2, GD_TAG_DONE = 3 };
+enum { GD_TAG_REQ = 1, GD_TAG_DATA = 2 };
+/* gd_req.copy of the messages that ask for no block */
+enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2 };
 enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 
 #define GD_HDR 64          /* bytes before a block's records */
 #define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
 #define GD_SEND_SLOTS 4    /* per local disk */
+#define GD_PROG_SLOTS 32   /* progress reports a client has in flight */
+#define GD_RUN 0           /* a disk stays with a client until it leads the
+                              laggard by this many blocks */
 
 struct gd_req {
   int32_t partition, copy;
@@ -117,6 +131,7 @@ struct gd_disk {
   struct gd_stream *streams;
   int cursor;              /* allocator round-robin */
   int last;                /* partition served last (-1: none) */
+  int last_stream;         /* stream served last (-1: none) */
   river_throttle *thr;     /* emulated rate, or NULL */
   double *prog;            /* scratch: progress per stream */
   int *pend;               /* scratch: pending per stream */
@@ -167,7 +182,11 @@ struct river_gd {
                               posted */
   int nservers;
   int *servers;            /* ranks that serve some disk */
+  struct gd_req *done_msg; /* [nservers] */
   MPI_Request *done_sreq;  /* [nservers] */
+  struct gd_req prog_msg[GD_PROG_SLOTS]; /* progress reports in flight */
+  MPI_Request prog_sreq[GD_PROG_SLOTS];
+  int prog_next;
   int done_sent;
   /* server */
   int nlocal;
@@ -176,7 +195,7 @@ struct river_gd {
   double *progress;        /* [npart] latest reported */
   uint64_t *pnblocks;      /* [npart] */
   struct gd_req rmsg;
-  MPI_Request rreq, dreq;
+  MPI_Request rreq;
   int nclients;            /* distinct client ranks */
   int dones;
   int nsend;
@@ -205,11 +224,6 @@ static int gd_post_req(river_gd *gd)
              ? RIVER_SUCCESS : RIVER_EMPI;
 }
 
-static int gd_post_done(river_gd *gd)
-{
-  return MPI_Irecv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, GD_TAG_DONE, gd->comm,
-                   &gd->dreq) == MPI_SUCCESS ? RIVER_SUCCESS : RIVER_EMPI;
-}
 
 /* A request has arrived: note the progress, queue it at its stream. */
 static int gd_enqueue(river_gd *gd, const struct gd_req *m, int src)
@@ -218,6 +232,16 @@ static int gd_enqueue(river_gd *gd, const struct gd_req *m, int src)
   struct gd_stream *st = NULL;
   int d, i;
 
+  if (m->copy == GD_MSG_DONE) {
+    gd->dones++;
+    return RIVER_SUCCESS;
+  }
+  if (m->copy == GD_MSG_PROGRESS && m->partition >= 0
+      && m->partition < gd->npart) {
+    if (m->progress > gd->progress[m->partition])
+      gd->progress[m->partition] = m->progress;
+    return RIVER_SUCCESS;
+  }
   if (m->partition < 0 || m->partition >= gd->npart || m->copy < 0
       || m->copy >= gd->repl
       || (d = gd->disk_local[gd_disk_of(gd, m->partition, m->copy)]) < 0) {
@@ -259,16 +283,6 @@ static int gd_server_poll(river_gd *gd, int *busy)
     if ((rc = gd_enqueue(gd, &gd->rmsg, st.MPI_SOURCE)) != RIVER_SUCCESS)
       return rc;
     if ((rc = gd_post_req(gd)) != RIVER_SUCCESS)
-      return rc;
-  }
-  while (gd->dones < gd->nclients) {
-    if (MPI_Test(&gd->dreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      return RIVER_EMPI;
-    if (!flag)
-      break;
-    *busy = 1;
-    gd->dones++;
-    if (gd->dones < gd->nclients && (rc = gd_post_done(gd)) != RIVER_SUCCESS)
       return rc;
   }
   for (i = 0; i < gd->nsend; i++)
@@ -323,11 +337,22 @@ static int gd_serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
     dk->pend[i] = dk->streams[i].count;
     dk->prog[i] = gd->progress[dk->streams[i].partition];
   }
-  s = river__gd_pick(gd->policy == RIVER_GD_BALANCED ? dk->prog : NULL,
-                     dk->pend, dk->nstreams, &dk->cursor);
+  {
+    /* Stay with the last stream for up to GD_RUN blocks of lead. */
+    int last = dk->last_stream;
+    double margin = last >= 0 ? (double)GD_RUN
+                                    / (double)(gd->pnblocks[dk->streams[last]
+                                                   .partition] + 1)
+                              : 0.0;
+    s = river__gd_pick_sticky(gd->policy == RIVER_GD_BALANCED ? dk->prog
+                                                              : NULL,
+                              dk->pend, dk->nstreams, &dk->cursor, last,
+                              margin);
+  }
   if (s < 0)
     return RIVER_SUCCESS;
   st = &dk->streams[s];
+  dk->last_stream = s;
   m = st->q[st->head];
   st->head = (st->head + 1) % gd->k;
   st->count--;
@@ -516,6 +541,35 @@ static int gd_fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
   return RIVER_SUCCESS;
 }
 
+/* Tell every live mirror of mp (but `except`) how far its client is, so
+ * a disk that is not serving this client still knows whether it lags
+ * (requests carry progress too, but only to the disk they go to). */
+static int gd_report(river_gd *gd, struct gd_part *mp, int except)
+{
+  int c, s;
+
+  if (gd->policy != RIVER_GD_BALANCED)
+    return RIVER_SUCCESS;
+  for (c = 0; c < gd->repl; c++) {
+    if (c == except || mp->dead[c])
+      continue;
+    s = gd->prog_next;
+    gd->prog_next = (s + 1) % GD_PROG_SLOTS;
+    if (gd->prog_sreq[s] != MPI_REQUEST_NULL
+        && MPI_Wait(&gd->prog_sreq[s], MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    memset(&gd->prog_msg[s], 0, sizeof gd->prog_msg[s]);
+    gd->prog_msg[s].partition = mp->p;
+    gd->prog_msg[s].copy = GD_MSG_PROGRESS;
+    gd->prog_msg[s].progress = (double)mp->received / (double)mp->nblocks;
+    if (MPI_Isend(&gd->prog_msg[s], (int)sizeof gd->prog_msg[s], MPI_BYTE,
+                  gd->disk_rank[gd_disk_of(gd, mp->p, c)], GD_TAG_REQ,
+                  gd->comm, &gd->prog_sreq[s]) != MPI_SUCCESS)
+      return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
 /* A reply has arrived in slot s. */
 static int gd_arrived(river_gd *gd, int s)
 {
@@ -546,6 +600,11 @@ static int gd_arrived(river_gd *gd, int s)
       return RIVER_ESTATE;
     }
     mp->received++;
+    if (mp->received < mp->nblocks) {
+      int rc = gd_report(gd, mp, h.copy);
+      if (rc != RIVER_SUCCESS)
+        return rc;
+    }
     gd->stats.blocks_received++;
     gd->stats.bytes_received += h.nrecords * gd->record_size;
     if (mp->received == mp->nblocks)
@@ -637,13 +696,22 @@ static int gd_send_dones(river_gd *gd)
 {
   int i;
 
-  for (i = 0; i < gd->nservers; i++)
-    if (MPI_Isend(NULL, 0, MPI_BYTE, gd->servers[i], GD_TAG_DONE, gd->comm,
-                  &gd->done_sreq[i]) != MPI_SUCCESS)
+  /* On the request tag: MPI keeps one sender's messages on one tag in
+   * order, so a server has all of this client's messages once it has
+   * its DONE. */
+  for (i = 0; i < gd->nservers; i++) {
+    memset(&gd->done_msg[i], 0, sizeof gd->done_msg[i]);
+    gd->done_msg[i].partition = -1;
+    gd->done_msg[i].copy = GD_MSG_DONE;
+    if (MPI_Isend(&gd->done_msg[i], (int)sizeof gd->done_msg[i], MPI_BYTE,
+                  gd->servers[i], GD_TAG_REQ, gd->comm, &gd->done_sreq[i])
+        != MPI_SUCCESS)
       return RIVER_EMPI;
+  }
   gd->done_sent = 1;
   return RIVER_SUCCESS;
 }
+
 
 static int gd_client_step(river_gd *gd, int *busy)
 {
@@ -786,6 +854,7 @@ static void gd_free(river_gd *gd)
   free(gd->local_of);
   free(gd->servers);
   free(gd->done_sreq);
+  free(gd->done_msg);
   free(gd->disk_local);
   free(gd->progress);
   free(gd->pnblocks);
@@ -825,6 +894,9 @@ int river_gd_close(river_gd *gd)
   }
   for (i = 0; gd->done_sent && i < gd->nservers; i++)
     MPI_Wait(&gd->done_sreq[i], MPI_STATUS_IGNORE);
+  for (i = 0; i < GD_PROG_SLOTS; i++)
+    if (gd->prog_sreq[i] != MPI_REQUEST_NULL)
+      MPI_Wait(&gd->prog_sreq[i], MPI_STATUS_IGNORE);
   for (i = 0; i < gd->nslots; i++)
     if (gd->slots[i].sreq != MPI_REQUEST_NULL)
       MPI_Wait(&gd->slots[i].sreq, MPI_STATUS_IGNORE);
@@ -1005,7 +1077,10 @@ static int gd_setup_client(river_gd *gd)
     gd->nservers += isserver[r];
   gd->servers = malloc((size_t)gd->nservers * sizeof *gd->servers + 1);
   gd->done_sreq = malloc((size_t)gd->nservers * sizeof *gd->done_sreq + 1);
-  if (gd->servers == NULL || gd->done_sreq == NULL) {
+  gd->done_msg = malloc((size_t)gd->nservers * sizeof *gd->done_msg + 1);
+  for (i = 0; i < GD_PROG_SLOTS; i++)
+    gd->prog_sreq[i] = MPI_REQUEST_NULL;
+  if (gd->servers == NULL || gd->done_sreq == NULL || gd->done_msg == NULL) {
     free(isserver);
     return RIVER_ENOMEM;
   }
@@ -1036,7 +1111,7 @@ static int gd_setup_server(river_gd *gd)
       continue;
     dk = &gd->disks[i];
     dk->d = d;
-    dk->last = -1;
+    dk->last = dk->last_stream = -1;
     for (p = 0; p < gd->npart; p++)
       for (c = 0; c < gd->repl; c++)
         dk->nstreams += gd_disk_of(gd, p, c) == d;
@@ -1095,8 +1170,6 @@ static int gd_start(river_gd *gd)
 
   if (gd->nlocal > 0) {
     if ((rc = gd_post_req(gd)) != RIVER_SUCCESS)
-      return rc;
-    if (gd->nclients > 0 && (rc = gd_post_done(gd)) != RIVER_SUCCESS)
       return rc;
     if (gd->nclients == 0) {
       MPI_Cancel(&gd->rreq);

@@ -39,6 +39,30 @@ int river__gd_pick(const double *progress, const int *pending, int n,
   return -1;
 }
 
+/*
+ * As river__gd_pick, but a disk keeps serving the stream it served last
+ * (`last`, or -1) while that stream still has requests and its client is
+ * within `margin` of the laggard: clients then take turns in runs of a
+ * few blocks instead of one, so a disk switches streams (a seek on a
+ * spinning disk) a few times less often, at the price of clients being
+ * up to `margin` apart.
+ */
+int river__gd_pick_sticky(const double *progress, const int *pending, int n,
+                          int *cursor, int last, double margin)
+{
+  double low = INFINITY;
+  int i;
+
+  if (progress != NULL && last >= 0 && last < n && pending[last] > 0) {
+    for (i = 0; i < n; i++)
+      if (pending[i] > 0 && progress[i] < low)
+        low = progress[i];
+    if (progress[last] <= low + margin)
+      return last;
+  }
+  return river__gd_pick(progress, pending, n, cursor);
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

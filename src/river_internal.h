@@ -81,6 +81,10 @@ int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c);
 #define RIVER_GD_TIE 1e-9
 int river__gd_pick(const double *progress, const int *pending, int n,
                    int *cursor);
+/* The same, staying with stream `last` while it is pending and within
+ * `margin` of the laggard (fewer stream switches). */
+int river__gd_pick_sticky(const double *progress, const int *pending, int n,
+                          int *cursor, int last, double margin);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

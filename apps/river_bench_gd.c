@@ -1,0 +1,550 @@
+/*
+ * river-bench gd - graduated declustering benchmarks (river/gd.h), after
+ * the River paper's figures 8 and 9:
+ *
+ *   mpirun -n N river-bench gd scaling|read|lost [--perturb SPEC] ...
+ *
+ * n disk ranks (the first n of the run) serve n client ranks (the next
+ * n); partition p is read by client p and mirrored (replication 2,
+ * chained) on disks p and p+1 mod n. Disks are emulated at --rate MB/s
+ * (a token bucket per disk) and hold --rate x --seconds bytes per
+ * partition, so an unperturbed run takes about --seconds.
+ *
+ *   scaling   n = 2, 4, ..., 14: GD against the non-mirrored baseline
+ *             (replication 1, each client reads its one disk), first
+ *             without, then with a seek cost (--seek-ms) each time a disk
+ *             switches from one client's stream to another's
+ *             (experiment "scaling-seek")
+ *   read      14 disks, 14 clients; k = 0..14 disks at 50% (a competing
+ *             stream), spread evenly round the ring (disks floor(i n/k)):
+ *             GD against mirrored-without-GD (each client reads its
+ *             partition's first copy). With adjacent slow disks
+ *             (--perturb 'disk:0-3=0.5') a short run of clients is the
+ *             bottleneck and the clients outside it finish early: the
+ *             ideal is still n t*, but finish times spread by design
+ *   lost      a real mirrored collection, read once whole, then with one
+ *             disk's files deleted: every record delivered and checked
+ *             (content checksums against what was written)
+ *
+ * scaling and read use a synthetic source (river_gd_create) whose blocks
+ * carry record ids, checked exactly once at the clients; lost reads real
+ * files through river_gd_open. All policies run the same code path.
+ *
+ * Columns as the dq suite's, plus finish_spread: (last - first client's
+ * finish) / last. ideal is the fluid ideal of the configured disk rates
+ * for a mirrored read (river_gd_fluid_ideal: every client gets the same
+ * rate t*, capped by every run of consecutive clients), the same for
+ * every policy of a configuration, so ratios compare directly.
+ */
+#define _GNU_SOURCE
+#include <river.h>
+#include "river_bench.h"
+
+#include <ftw.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RS 100   /* record size: gensort's */
+
+struct gd_cfg {
+  const char *experiment;
+  const char *policy_name;
+  river_gd_policy policy;
+  int n;                   /* disks = clients */
+  int repl;
+  double rate;             /* bytes/s per disk */
+  double seek;             /* seconds per stream switch */
+  const river_perturb *perturb;
+  uint64_t records;        /* per partition */
+  size_t block_size;
+  int outstanding;
+  const char *coll;        /* a real collection (lost), else synthetic */
+  const char *root;
+  int lost_disk;           /* for the ideal: this disk delivers 0 */
+};
+
+/* ----------------------------------------------------- synthetic source */
+
+static uint64_t rec_id(int p, uint64_t i)
+{
+  return ((uint64_t)p << 40) | i;
+}
+
+/* Block `block` of partition p: each record starts with its id (the rest
+ * of the buffer is left as it was: only ids are checked). */
+static int synth_read(void *ctx, int p, int copy, int disk, uint64_t block,
+                      void *buf, size_t bufsize, size_t *nrecords)
+{
+  const struct gd_cfg *c = ctx;
+  size_t rpb = c->block_size / RS, n, i;
+  uint64_t first = block * rpb;
+
+  (void)copy;
+  (void)disk;
+  if (bufsize < rpb * RS || first >= c->records)
+    return RIVER_EINVAL;
+  n = c->records - first < rpb ? (size_t)(c->records - first) : rpb;
+  for (i = 0; i < n; i++) {
+    uint64_t id = rec_id(p, first + i);
+    memcpy((unsigned char *)buf + i * RS, &id, sizeof id);
+  }
+  *nrecords = n;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------- real records (lost) */
+
+static uint64_t mix64(uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/* Record i of partition p: its id, then bytes derived from it. */
+static void make_rec(unsigned char *r, int p, uint64_t i)
+{
+  uint64_t w = rec_id(p, i), x = w;
+  int k;
+
+  memcpy(r, &w, 8);
+  for (k = 8; k + 8 <= RS; k += 8) {
+    x = mix64(x);
+    memcpy(r + k, &x, 8);
+  }
+  memcpy(r + RS - 4, &x, 4);
+}
+
+/* The order-independent content digest of a record. */
+static uint64_t rec_digest(const unsigned char *r)
+{
+  uint32_t crc = 0;
+  uint64_t id;
+
+  river_crc32c(r, RS, &crc);
+  memcpy(&id, r, 8);
+  return mix64(id ^ ((uint64_t)crc << 17));
+}
+
+/* --------------------------------------------------------------- runs */
+
+static double ideal_of(const struct gd_cfg *c)
+{
+  double *rates = malloc((size_t)c->n * sizeof *rates), total = 0;
+  int d;
+
+  if (rates == NULL)
+    return 0;
+  for (d = 0; d < c->n; d++) {
+    double f = 1.0;
+    if (c->perturb)
+      river_perturb_factor(c->perturb, RIVER_PERTURB_DISK, d, 0.0, &f);
+    rates[d] = d == c->lost_disk ? 0.0 : c->rate * f;
+  }
+  river_gd_fluid_ideal(rates, c->n, c->n > 1 ? 2 : 1, NULL, &total);
+  free(rates);
+  return total;
+}
+
+/* Run one configuration on the first 2n ranks of WORLD (collective over
+ * WORLD). */
+static int run_gd(struct bench *b, const struct gd_cfg *c,
+                  struct bench_result *res)
+{
+  int n = c->n, color = b->rank < 2 * n ? 0 : MPI_UNDEFINED, me = -1, i;
+  int *disk_ranks = NULL, *client_ranks = NULL, rc = RIVER_SUCCESS;
+  uint64_t *nrec = NULL, got = 0, idsum = 0, want = 0, sums[3], all[3];
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_gd_layout l;
+  river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  river_gd *gd = NULL;
+  river_gd_stats st;
+  MPI_Comm comm;
+  double fin, tmax = 0, tmin = 0;
+
+  memset(res, 0, sizeof *res);
+  memset(&st, 0, sizeof st);
+  MPI_Comm_split(MPI_COMM_WORLD, color, b->rank, &comm);
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm, &me);
+    disk_ranks = malloc((size_t)n * sizeof *disk_ranks);
+    client_ranks = malloc((size_t)n * sizeof *client_ranks);
+    nrec = malloc((size_t)n * sizeof *nrec);
+    if (!disk_ranks || !client_ranks || !nrec)
+      rc = RIVER_ENOMEM;
+    for (i = 0; rc == RIVER_SUCCESS && i < n; i++) {
+      disk_ranks[i] = i;
+      client_ranks[i] = n + i;
+      nrec[i] = c->records;
+    }
+    o.policy = c->policy;
+    o.outstanding = c->outstanding;
+    o.disk_ranks = disk_ranks;
+    o.client_ranks = client_ranks;
+    o.disk_rate = c->rate;
+    o.seek_seconds = c->seek;
+    o.perturb = c->perturb;
+    memset(&l, 0, sizeof l);
+    l.npartitions = l.ndisks = n;
+    l.replication = c->repl;
+    l.record_size = RS;
+    l.records_per_block = c->block_size / RS;
+    l.nrecords = nrec;
+    if (c->coll) {
+      po.root = c->root;
+      MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
+      if (rc == RIVER_SUCCESS)
+        rc = river_pcoll_open(comm, c->coll, &po, &pc);
+      if (rc == RIVER_SUCCESS)
+        rc = river_gd_open(comm, pc, &o, &gd);
+    } else {
+      rc = river_gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, synth_read,
+                           (void *)c, &o, &gd);
+    }
+    if (rc == RIVER_SUCCESS) {
+      const void *r;
+      size_t k, j;
+      int p;
+      while ((rc = river_gd_next(gd, &r, &k, &p, NULL)) == RIVER_SUCCESS) {
+        for (j = 0; j < k; j++) {
+          const unsigned char *rec = (const unsigned char *)r + j * RS;
+          uint64_t id;
+          memcpy(&id, rec, 8);
+          idsum += c->coll ? rec_digest(rec) : id;
+          if ((int)(id >> 40) != p)
+            idsum ^= 1;   /* a record in the wrong partition */
+        }
+        got += k;
+      }
+      if (rc == RIVER_EOS)
+        rc = RIVER_SUCCESS;
+      river_gd_stats_get(gd, &st);
+      rc = river_gd_close(gd) != RIVER_SUCCESS ? RIVER_ECORRUPT : rc;
+    }
+    river_pcoll_close(pc);
+    /* What should have come: clients compute their partition's. */
+    if (me >= n) {
+      uint64_t N = c->records, j;
+      int p = me - n;
+      if (c->coll) {
+        unsigned char rec[RS];
+        for (j = 0; j < N; j++) {
+          make_rec(rec, p, j);
+          want += rec_digest(rec);
+        }
+      } else {
+        want = N * rec_id(p, 0) + N * (N - 1) / 2;
+      }
+    }
+    fin = me >= n ? st.seconds : 0.0;
+    MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    fin = me >= n ? st.seconds : INFINITY;
+    MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+    sums[0] = got;
+    sums[1] = idsum;
+    sums[2] = want;
+    MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+    if (me == 0) {
+      res->seconds = tmax;
+      res->records = all[0];
+      res->ok = rc == RIVER_SUCCESS && all[0] == c->records * (uint64_t)n
+                && all[1] == all[2];
+      res->measured = tmax > 0 ? (double)all[0] * RS / tmax : 0;
+      res->ideal = ideal_of(c);
+      res->spread = tmax > 0 ? (tmax - tmin) / tmax : 0;
+    }
+    free(disk_ranks);
+    free(client_ranks);
+    free(nrec);
+    MPI_Comm_free(&comm);
+  }
+  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
+  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!res->ok)
+    b->failures++;
+  return rc;
+}
+
+/* ---------------------------------------------------------- experiments */
+
+static void base_cfg(const struct bench *b, struct gd_cfg *c, const char *exp,
+                     int n)
+{
+  memset(c, 0, sizeof *c);
+  c->experiment = exp;
+  c->n = n;
+  c->repl = 2;
+  c->rate = b->rate_mbps * MB;
+  c->block_size = b->block_size / RS * RS;
+  c->outstanding = b->outstanding;
+  c->records = (uint64_t)(c->rate * b->seconds) / RS;
+  c->lost_disk = -1;
+  c->policy = RIVER_GD_BALANCED;
+  c->policy_name = "gd";
+}
+
+static int run_row(struct bench *b, struct gd_cfg *c, int k, double factor)
+{
+  struct bench_result r;
+  int rc = run_gd(b, c, &r);
+
+  bench_row(b, c->experiment, c->policy_name, c->n, c->n, k, factor, &r);
+  return rc;
+}
+
+/* c with policy gd, then the baseline `base` ("nomirror" reads a
+ * non-mirrored layout, "mirror-nogd" one fixed mirror). */
+static int run_pair(struct bench *b, struct gd_cfg *c, const char *base,
+                    int k, double factor)
+{
+  int rc;
+
+  c->policy = RIVER_GD_BALANCED;
+  c->policy_name = "gd";
+  c->repl = 2;
+  rc = run_row(b, c, k, factor);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  c->policy_name = base;
+  if (strcmp(base, "nomirror") == 0) {
+    c->policy = RIVER_GD_NOMIRROR;
+    c->repl = 1;
+  } else {
+    c->policy = RIVER_GD_MIRROR_NOGD;
+  }
+  rc = run_row(b, c, k, factor);
+  c->repl = 2;
+  return rc;
+}
+
+/* The disks x clients of a sweep's largest run: the default if it fits,
+ * else half the ranks each. */
+static int size_for(const struct bench *b, int want)
+{
+  return 2 * want <= b->size ? want : b->size / 2;
+}
+
+static int exp_scaling(struct bench *b)
+{
+  struct gd_cfg c;
+  int n, seek, rc = RIVER_SUCCESS, k = 0, top = size_for(b, 14);
+
+  if (top < 2) {
+    bench_usage("gd scaling needs at least 4 ranks");
+    return RIVER_EINVAL;
+  }
+  if (b->perturb)
+    river_perturb_count(b->perturb, RIVER_PERTURB_DISK, &k);
+  for (seek = 0; seek < 2 && rc == RIVER_SUCCESS; seek++)
+    for (n = 2; n <= 14 && rc == RIVER_SUCCESS; n += 2) {
+      if (2 * n > b->size) {
+        if (b->rank == 0 && !seek)
+          printf("scaling: n=%d skipped (needs %d ranks, have %d)\n", n,
+                 2 * n, b->size);
+        continue;
+      }
+      if (b->perturb && n != (top & ~1))
+        continue;   /* --perturb: just the largest size that fits */
+      base_cfg(b, &c, seek ? "scaling-seek" : "scaling", n);
+      c.seek = seek ? b->seek_ms / 1000 : 0;
+      c.perturb = b->perturb;
+      rc = run_pair(b, &c, "nomirror", k, 1.0);
+    }
+  return rc;
+}
+
+/* k of n disks slowed by factor, spread evenly round the ring (disks
+ * floor(i n / k)): independent competing streams. */
+static int spread_k(int n, int k, double factor, river_perturb **out)
+{
+  char spec[512];
+  size_t at;
+  int i;
+
+  at = (size_t)snprintf(spec, sizeof spec, "%s", k ? "disk:" : "");
+  for (i = 0; i < k && at < sizeof spec - 32; i++)
+    at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%d", i ? "," : "",
+                           (int)((long)i * n / k));
+  if (k)
+    snprintf(spec + at, sizeof spec - at, "=%g", factor);
+  return river_perturb_parse(spec, out);
+}
+
+static int exp_read(struct bench *b)
+{
+  struct gd_cfg c;
+  river_perturb *p = NULL;
+  int n = size_for(b, 14), k, kk, rc = RIVER_SUCCESS;
+
+  if (n < 2) {
+    bench_usage("gd read needs at least 4 ranks");
+    return RIVER_EINVAL;
+  }
+  base_cfg(b, &c, "read", n);
+  if (b->perturb) {
+    c.perturb = b->perturb;
+    river_perturb_count(b->perturb, RIVER_PERTURB_DISK, &kk);
+    return run_pair(b, &c, "mirror-nogd", kk, kk ? 0.5 : 1.0);
+  }
+  for (k = 0; k <= n && rc == RIVER_SUCCESS; k++) {
+    rc = spread_k(n, k, 0.5, &p);
+    c.perturb = p;
+    if (rc == RIVER_SUCCESS)
+      rc = run_pair(b, &c, "mirror-nogd", k, k ? 0.5 : 1.0);
+    river_perturb_destroy(p);
+    p = NULL;
+  }
+  return rc;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag,
+                  struct FTW *ftw)
+{
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Write the lost experiment's collection: n partitions of c->records,
+ * mirrored, written by the first n ranks. */
+static int write_lost(struct bench *b, const struct gd_cfg *c,
+                      river_schema *schema)
+{
+  river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  MPI_Comm comm;
+  int rc = RIVER_SUCCESS;
+
+  MPI_Comm_split(MPI_COMM_WORLD, b->rank < c->n ? 0 : MPI_UNDEFINED, b->rank,
+                 &comm);
+  if (comm != MPI_COMM_NULL) {
+    size_t chunk = 4096, j;
+    unsigned char *buf = malloc(chunk * RS);
+    uint64_t i = 0;
+    po.root = c->root;
+    po.replication = 2;
+    po.block_size = c->block_size;
+    rc = buf ? river_pcoll_create(comm, c->coll, schema, &po, &pc)
+             : RIVER_ENOMEM;
+    while (rc == RIVER_SUCCESS && i < c->records) {
+      size_t k = c->records - i < chunk ? (size_t)(c->records - i) : chunk;
+      for (j = 0; j < k; j++)
+        make_rec(buf + j * RS, b->rank, i + j);
+      rc = river_pcoll_write(pc, buf, k);
+      i += k;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
+    if (pc)
+      rc = rc == RIVER_SUCCESS ? river_pcoll_commit(pc)
+                               : (river_pcoll_close(pc), rc);
+    free(buf);
+    MPI_Comm_free(&comm);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return rc;
+}
+
+static int exp_lost(struct bench *b)
+{
+  struct gd_cfg c;
+  struct bench_result whole, lost;
+  river_schema *schema = NULL;
+  char root[1024] = "";
+  int n = size_for(b, 14), rc, lost_disk = 0;
+
+  if (n < 2) {
+    bench_usage("gd lost needs at least 4 ranks");
+    return RIVER_EINVAL;
+  }
+  if (b->perturb) {
+    bench_usage("gd lost takes no --perturb (it loses disk 0)");
+    return RIVER_EINVAL;
+  }
+  base_cfg(b, &c, "lost", n);
+  if (b->rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/river-bench-lost-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(root) == NULL)
+      root[0] = '\0';
+  }
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (root[0] == '\0') {
+    river_log(RIVER_LOG_ERROR, "gd lost: cannot make a temporary root");
+    return RIVER_EIO;
+  }
+  c.root = root;
+  c.coll = "lost";
+  /* Records of 100 bytes, the first 8 the id; collection blocks are
+   * multiples of 4 KiB. */
+  c.block_size = b->block_size & ~(size_t)4095;
+  rc = river_schema_parse("id:uint64,payload:char[92]", &schema);
+  if (rc == RIVER_SUCCESS)
+    rc = write_lost(b, &c, schema);
+  river_schema_destroy(schema);
+  if (rc == RIVER_SUCCESS)
+    rc = run_gd(b, &c, &whole);
+  if (rc == RIVER_SUCCESS)
+    bench_row(b, "lost", "gd", n, n, 0, 1.0, &whole);
+  /* Lose disk 0: its directory and every file in it. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rc == RIVER_SUCCESS && b->rank == 0) {
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/disk%d", root, lost_disk);
+    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  c.lost_disk = lost_disk;
+  if (rc == RIVER_SUCCESS)
+    rc = run_gd(b, &c, &lost);
+  if (rc == RIVER_SUCCESS) {
+    bench_row(b, "lost", "gd", n, n, 1, 0.0, &lost);
+    if (b->rank == 0)
+      printf("lost: with disk %d's files deleted, %.1f%% of the whole "
+             "collection's throughput (target >= (n-1)/n = %.1f%%); every "
+             "record %s\n", lost_disk,
+             100 * lost.measured / whole.measured, 100.0 * (n - 1) / n,
+             lost.ok ? "delivered once and verified" : "NOT verified");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (b->rank == 0)
+    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  return rc;
+}
+
+struct gd_experiment {
+  const char *name;
+  int (*fn)(struct bench *b);
+};
+
+static const struct gd_experiment gd_experiments[] = {
+  {"scaling", exp_scaling}, {"read", exp_read}, {"lost", exp_lost},
+};
+
+int river_bench_gd_known(const char *experiment)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof gd_experiments / sizeof gd_experiments[0]; i++)
+    if (strcmp(experiment, gd_experiments[i].name) == 0)
+      return 1;
+  return 0;
+}
+
+int river_bench_gd(struct bench *b, const char *experiment)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof gd_experiments / sizeof gd_experiments[0]; i++)
+    if (strcmp(experiment, gd_experiments[i].name) == 0)
+      return gd_experiments[i].fn(b);
+  return RIVER_EINVAL;
+}
