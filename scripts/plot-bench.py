@@ -3,9 +3,11 @@
 
     scripts/plot-bench.py dq-read.csv [-o dq-read.png]
 
-Sweeps over k perturbed (read, write) plot ratio of the fluid ideal
-against k, one line per policy; scaling plots MB/s against n with the
-ideal; overhead plots MB/s against message size for river and raw MPI.
+Works for both suites (a gd CSV has a finish_spread column). Sweeps over
+k perturbed (read, write) plot ratio of the fluid ideal against k, one
+line per policy; scaling (and gd's scaling-seek rows in the same file)
+plots MB/s against n with the ideal; overhead plots MB/s against message
+size for river and raw MPI.
 Needs Python 3 and matplotlib (Debian: python3-matplotlib).
 """
 import argparse
@@ -26,12 +28,17 @@ def load(path):
 def by_policy(rows):
     out = {}
     for r in rows:
-        out.setdefault(r["policy"], []).append(r)
+        key = r["policy"]
+        if r["experiment"] != rows[0]["experiment"]:
+            key = "%s (%s)" % (key, r["experiment"])
+        out.setdefault(key, []).append(r)
     return out
 
 
 def plot(rows, out, title):
     exp = rows[0]["experiment"]
+    gd = "finish_spread" in rows[0]
+    suite = "gd" if gd else "dq"
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     groups = by_policy(rows)
     if exp in ("read", "write"):
@@ -40,7 +47,8 @@ def plot(rows, out, title):
                     [100 * float(r["ratio"]) for r in rs], marker="o",
                     label=pol)
         ax.axhline(95, color="grey", linestyle=":", label="target 95%")
-        ax.set_xlabel("perturbed consumers k")
+        ax.set_xlabel("perturbed disks k" if gd
+                      else "perturbed consumers k")
         ax.set_ylabel("% of fluid ideal")
         ax.set_ylim(0, 110)
     elif exp == "scaling":
@@ -51,7 +59,8 @@ def plot(rows, out, title):
         rs = next(iter(groups.values()))
         ax.plot([int(r["n_producers"]) for r in rs],
                 [float(r["ideal_MBps"]) for r in rs], "k--", label="ideal")
-        ax.set_xlabel("producers = consumers n")
+        ax.set_xlabel("disks = clients n" if gd
+                      else "producers = consumers n")
         ax.set_ylabel("MB/s")
     elif exp == "overhead":
         for pol, rs in groups.items():
@@ -67,7 +76,7 @@ def plot(rows, out, title):
         print("plot-bench: nothing to plot for experiment %s" % exp,
               file=sys.stderr)
         return 1
-    ax.set_title(title or "river-bench dq %s" % exp)
+    ax.set_title(title or "river-bench %s %s" % (suite, exp))
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -71,7 +71,7 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 #define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
 #define GD_SEND_SLOTS 4    /* per local disk */
 #define GD_PROG_SLOTS 32   /* progress reports a client has in flight */
-#define GD_RUN 0           /* a disk stays with a client until it leads the
+#define GD_RUN 2           /* a disk stays with a client until it leads the
                               laggard by this many blocks */
 
 struct gd_req {
