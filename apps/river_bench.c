@@ -119,6 +119,16 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
   }
 }
 
+int bench_end_run(struct bench *b, struct bench_result *res, int rc)
+{
+  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
+  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!res->ok)
+    b->failures++;
+  return rc;
+}
+
 static void csv_row(struct bench *b, const struct dq_cfg *c, const char *policy,
                     int k, double factor, const struct dq_result *r)
 {
@@ -310,12 +320,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
     free(buf);
     MPI_Comm_free(&comm);
   }
-  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
-  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!res->ok)
-    b->failures++;
-  return rc;
+  return bench_end_run(b, res, rc);
 }
 
 /* --------------------------------------------------------- experiments */

@@ -42,6 +42,11 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
                int n1, int n2, int k, double factor,
                const struct bench_result *r);
 
+/* End a run (collective over WORLD): rank 0's result to every rank, the
+ * worst code of any rank (RIVER_ECORRUPT if the data check failed), and
+ * the failure counted. */
+int bench_end_run(struct bench *b, struct bench_result *res, int rc);
+
 /* Usage, with msg, on rank 0's stderr. */
 void bench_usage(const char *msg);
 

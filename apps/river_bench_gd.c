@@ -98,14 +98,6 @@ static int synth_read(void *ctx, int p, int copy, int disk, uint64_t block,
 
 /* ------------------------------------------------- real records (lost) */
 
-static uint64_t mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 /* Record i of partition p: its id, then bytes derived from it. */
 static void make_rec(unsigned char *r, int p, uint64_t i)
 {
@@ -114,7 +106,7 @@ static void make_rec(unsigned char *r, int p, uint64_t i)
 
   memcpy(r, &w, 8);
   for (k = 8; k + 8 <= RS; k += 8) {
-    x = mix64(x);
+    x = river_hash64(x);
     memcpy(r + k, &x, 8);
   }
   memcpy(r + RS - 4, &x, 4);
@@ -128,7 +120,7 @@ static uint64_t rec_digest(const unsigned char *r)
 
   river_crc32c(r, RS, &crc);
   memcpy(&id, r, 8);
-  return mix64(id ^ ((uint64_t)crc << 17));
+  return river_hash64(id ^ ((uint64_t)crc << 17));
 }
 
 /* --------------------------------------------------------------- runs */
@@ -264,12 +256,7 @@ static int run_gd(struct bench *b, const struct gd_cfg *c,
     free(nrec);
     MPI_Comm_free(&comm);
   }
-  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
-  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!res->ok)
-    b->failures++;
-  return rc;
+  return bench_end_run(b, res, rc);
 }
 
 /* ---------------------------------------------------------- experiments */

@@ -293,7 +293,7 @@ module river
   public :: river_pcoll_verify_copy, river_pcoll_remove
   public :: river_pcoll_check_name
   ! river/gensort.h, river/checksum.h
-  public :: river_gensort_fill, river_crc32c
+  public :: river_gensort_fill, river_crc32c, river_hash64
   ! river/dq.h
   public :: river_dq_create, river_dq_put, river_dq_try_put, river_dq_close
   public :: river_dq_get, river_dq_try_get, river_dq_release
@@ -732,6 +732,12 @@ module river
       type(*), intent(inout) :: buf(*)
       integer(c_int) :: river_gensort_fill_c
     end function river_gensort_fill_c
+    !> river_hash64 (C): splitmix64 of x; the uint64 travels as int64 bits.
+    function river_hash64(x) bind(C, name='river_hash64')
+      import :: c_int64_t
+      integer(c_int64_t), value :: x
+      integer(c_int64_t) :: river_hash64
+    end function river_hash64
     function river_crc32c_c(buf, len, crc) bind(C, name='river_crc32c')
       import :: c_int, c_size_t, c_int32_t
       type(*), intent(in) :: buf(*)
@@ -949,6 +955,23 @@ module river
   end interface
 
 contains
+
+  !> buf (re)allocated to exactly nbytes, holding the nbytes at r: the
+  !> copied ("_bytes") variants of the readers share it.
+  subroutine bytes_from(r, nbytes, buf)
+    type(c_ptr), intent(in) :: r
+    integer(c_size_t), intent(in) :: nbytes
+    integer(c_int8_t), allocatable, intent(inout) :: buf(:)
+    integer(c_int8_t), pointer :: src(:)
+    if (allocated(buf)) then
+      if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
+    end if
+    if (.not. allocated(buf)) allocate(buf(nbytes))
+    if (nbytes > 0) then
+      call c_f_pointer(r, src, [nbytes])
+      buf(:) = src
+    end if
+  end subroutine bytes_from
 
   ! Hand rc to ierr if present; otherwise stop on failure with the
   ! message, naming the procedure that failed.
@@ -1547,28 +1570,19 @@ contains
     integer, optional, intent(out) :: ierr
     type(river_coll_info) :: info
     type(c_ptr) :: r
-    integer(c_int8_t), pointer :: src(:)
     integer(c_size_t) :: n, nbytes
     integer(c_int) :: rc
     nrecords = 0
     rc = river_coll_stat_c(coll%ptr, info)
     if (rc == RIVER_SUCCESS) rc = river_coll_next_c(coll%ptr, r, n)
     if (rc == RIVER_EOS) then
-      if (allocated(buf)) deallocate(buf)
-      allocate(buf(0))
+      call bytes_from(c_null_ptr, 0_c_size_t, buf)
       if (present(ierr)) ierr = RIVER_EOS
       return
     end if
     if (rc == RIVER_SUCCESS) then
       nbytes = n * info%record_size
-      if (allocated(buf)) then
-        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
-      end if
-      if (.not. allocated(buf)) allocate(buf(nbytes))
-      if (nbytes > 0) then
-        call c_f_pointer(r, src, [nbytes])
-        buf(:) = src
-      end if
+      call bytes_from(r, nbytes, buf)
       nrecords = n
     end if
     call river_check(rc, 'river_coll_next', ierr)
@@ -1981,27 +1995,18 @@ contains
     integer, optional, intent(out) :: from
     integer, optional, intent(out) :: ierr
     type(c_ptr) :: r
-    integer(c_int8_t), pointer :: src(:)
     integer(c_size_t) :: n, nbytes
     integer(c_int) :: f, rc
     nrecords = 0
     rc = dq_get_any(q, block, r, n, f)
     if (rc == RIVER_EOS .or. rc == RIVER_EAGAIN) then
-      if (allocated(buf)) deallocate(buf)
-      allocate(buf(0))
+      call bytes_from(c_null_ptr, 0_c_size_t, buf)
       if (present(ierr)) ierr = int(rc)
       return
     end if
     if (rc == RIVER_SUCCESS) then
       nbytes = n * q%record_size
-      if (allocated(buf)) then
-        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
-      end if
-      if (.not. allocated(buf)) allocate(buf(nbytes))
-      if (nbytes > 0) then
-        call c_f_pointer(r, src, [nbytes])
-        buf(:) = src
-      end if
+      call bytes_from(r, nbytes, buf)
       nrecords = n
       if (present(from)) from = int(f)
     end if
@@ -2266,28 +2271,19 @@ contains
     integer(c_int64_t), optional, intent(out) :: block
     integer, optional, intent(out) :: ierr
     type(c_ptr) :: r
-    integer(c_int8_t), pointer :: src(:)
     integer(c_size_t) :: n, nbytes
     integer(c_int) :: rc
     rc = gd_next_any(gd, r, n, partition, block)
     nrecords = 0
     if (rc /= RIVER_SUCCESS) then
-      if (allocated(buf)) deallocate(buf)
-      allocate(buf(0))
+      call bytes_from(c_null_ptr, 0_c_size_t, buf)
       if (rc == RIVER_EOS) then
         if (present(ierr)) ierr = RIVER_EOS
         return
       end if
     else
       nbytes = n * gd%record_size
-      if (allocated(buf)) then
-        if (size(buf, kind=c_size_t) /= nbytes) deallocate(buf)
-      end if
-      if (.not. allocated(buf)) allocate(buf(nbytes))
-      if (nbytes > 0) then
-        call c_f_pointer(r, src, [nbytes])
-        buf(:) = src
-      end if
+      call bytes_from(r, nbytes, buf)
       nrecords = n
     end if
     call river_check(rc, 'river_gd_next', ierr)

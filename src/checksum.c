@@ -36,3 +36,8 @@ int river_crc32c(const void *buf, size_t len, uint32_t *crc)
   *crc = ~reg;
   return RIVER_SUCCESS;
 }
+
+uint64_t river_hash64(uint64_t x)
+{
+  return river__mix64(x + RIVER_MIX64_STEP);
+}

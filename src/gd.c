@@ -880,17 +880,18 @@ int river_gd_close(river_gd *gd)
                                && (gd->server_done || gd->nlocal == 0))) {
     const void *r;
     size_t n;
-    int e;
-    if (gd->client_rc == RIVER_SUCCESS)
-      gd->client_rc = RIVER_ESTATE;  /* closed before the end */
-    while ((e = river_gd_next(gd, &r, &n, NULL, NULL)) == RIVER_SUCCESS)
+    int undelivered = !gd->client_done;
+    for (i = 0; i < gd->nslots; i++)
+      undelivered |= gd->slots[i].state == SLOT_READY;
+    /* Ask nothing more, but serve until every client is done. */
+    gd->client_rc = RIVER_ESTATE;
+    while (river_gd_next(gd, &r, &n, NULL, NULL) == RIVER_SUCCESS)
       ;
     if (gd->fatal)
       rc = gd->fatal;
-    river__warn("%s: closed before every block was delivered",
-                gd->name);
+    if (undelivered)
+      river__warn("%s: closed before every block was delivered", gd->name);
     gd->client_rc = RIVER_SUCCESS;
-    (void)e;
   }
   for (i = 0; gd->done_sent && i < gd->nservers; i++)
     MPI_Wait(&gd->done_sreq[i], MPI_STATUS_IGNORE);

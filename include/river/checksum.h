@@ -24,6 +24,14 @@ extern "C" {
  */
 RIVER_API int river_crc32c(const void *buf, size_t len, uint32_t *crc);
 
+/*
+ * A well-mixed 64-bit value from x: splitmix64's step and output function
+ * (x + 0x9e3779b97f4a7c15, then its finalizer). For order-independent
+ * digests of records (sum the hashes of their ids or CRCs) and
+ * deterministic test data; not a cryptographic hash.
+ */
+RIVER_API uint64_t river_hash64(uint64_t x);
+
 #ifdef __cplusplus
 }
 #endif

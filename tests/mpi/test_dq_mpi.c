@@ -78,14 +78,6 @@ static int wrank, wsize;
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t mix64(uint64_t z)
-{
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 static void rec_make(struct rec *r, uint32_t prod, uint64_t seq, uint32_t tag)
 {
   int i;
@@ -93,9 +85,9 @@ static void rec_make(struct rec *r, uint32_t prod, uint64_t seq, uint32_t tag)
   r->prod = prod;
   r->tag = tag;
   r->seq = seq;
-  r->hash = mix64(((uint64_t)prod << 48) ^ ((uint64_t)tag << 32) ^ seq);
+  r->hash = river_hash64(((uint64_t)prod << 48) ^ ((uint64_t)tag << 32) ^ seq);
   for (i = 0; i < FILLER; i += 8) {
-    uint64_t v = mix64(r->hash + (uint64_t)i);
+    uint64_t v = river_hash64(r->hash + (uint64_t)i);
     memcpy(r->fill + i, &v, 8);
   }
 }
@@ -117,7 +109,7 @@ static uint64_t rec_digest(const struct rec *r)
 
   memcpy(w, r, sizeof w);
   for (i = 0; i < 8; i++)
-    h = mix64(h ^ w[i]);
+    h = river_hash64(h ^ w[i]);
   return h;
 }
 
@@ -203,7 +195,7 @@ static int part_hash(const void *record, int n, void *ctx)
 {
   const struct rec *r = record;
 
-  return (int)(mix64(r->hash ^ 0x1234) % (uint64_t)n);
+  return (int)(river_hash64(r->hash ^ 0x1234) % (uint64_t)n);
 }
 
 /* By sequence number in ranges of *ctx records. */
@@ -340,7 +332,7 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
   MT_CHECK((cidx >= 0) == !!(role & RIVER_DQ_CONSUMER));
   if (pidx >= 0)
     nrec = sc->zero_first && pidx == 0 ? 0 : sc->nrec;
-  rng = mix64(0x777 + (uint64_t)wrank);
+  rng = river_hash64(0x777 + (uint64_t)wrank);
 
   /* Producer-only and consumer-only ranks block; ranks in both roles
    * interleave try_put and try_get (they must not block in put). */
@@ -350,7 +342,7 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
     if (pidx >= 0 && !closed) {
       if (put < nrec) {
         if (k == 0) {
-          k = 1 + (int)(mix64(rng++) % (uint64_t)sc->max_chunk);
+          k = 1 + (int)(river_hash64(rng++) % (uint64_t)sc->max_chunk);
           if ((uint64_t)k > nrec - put)
             k = (int)(nrec - put);
           for (i = 0; i < k; i++)
@@ -385,7 +377,7 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
         if (cidx == sc->slow)
           sleep_us(sc->slow_us);
         else if (sc->cons_sleep)
-          sleep_us((long)(mix64(rng++) % (uint64_t)sc->cons_sleep));
+          sleep_us((long)(river_hash64(rng++) % (uint64_t)sc->cons_sleep));
         progressed = 1;
       } else if (rc == RIVER_EOS) {
         eos = 1;

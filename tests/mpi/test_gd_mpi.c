@@ -52,23 +52,15 @@ static char root[2048];
 
 /* ------------------------------------------------------------ records */
 
-static uint64_t mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 /* Record i of partition p: {id = p << 40 | i, three words from id}. */
 static void make_rec(unsigned char *r, int p, uint64_t i)
 {
   uint64_t w[4];
 
   w[0] = ((uint64_t)p << 40) | i;
-  w[1] = mix64(w[0]);
-  w[2] = mix64(w[1]);
-  w[3] = mix64(w[2]);
+  w[1] = river_hash64(w[0]);
+  w[2] = river_hash64(w[1]);
+  w[3] = river_hash64(w[2]);
   memcpy(r, w, RS);
 }
 
@@ -88,7 +80,7 @@ struct sums {
 
 static void sums_add(struct sums *s, const unsigned char *r)
 {
-  uint64_t h = mix64(mix64(((const uint64_t *)(const void *)r)[0])
+  uint64_t h = river_hash64(river_hash64(((const uint64_t *)(const void *)r)[0])
                      ^ ((const uint64_t *)(const void *)r)[3]);
 
   s->count++;
@@ -613,6 +605,22 @@ static void flip(int d, int p, uint64_t b, size_t block_size)
     closedir(dh);
 }
 
+/* Collection gd1 read on the first k ranks (stream mode if m) delivers
+ * exactly the records written (want). */
+static void read_all(int k, int m, river_gd_policy pol,
+                     const struct sums *want)
+{
+  struct sums all;
+  int rc = read_coll(k, "gd1", m ? RIVER_GD_STREAM : RIVER_GD_UNORDERED, pol,
+                     &all);
+
+  if (wrank < k) {
+    MT_CHECK_RC(rc, RIVER_SUCCESS);
+    MT_CHECK(all.count == want->count && all.x == want->x
+             && all.sum == want->sum);
+  }
+}
+
 static void test_collection(void)
 {
   river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
@@ -645,28 +653,15 @@ static void test_collection(void)
   }
   /* Every group size, both modes. */
   for (k = 2; k <= NR; k++)
-    for (m = 0; m < 2; m++) {
-      rc = read_coll(k, "gd1", m ? RIVER_GD_STREAM : RIVER_GD_UNORDERED,
-                     RIVER_GD_BALANCED, &all);
-      if (wrank < k) {
-        MT_CHECK_RC(rc, RIVER_SUCCESS);
-        MT_CHECK(all.count == want.count && all.x == want.x
-                 && all.sum == want.sum);
-      }
-    }
+    for (m = 0; m < 2; m++)
+      read_all(k, m, RIVER_GD_BALANCED, &want);
   /* A flipped byte in one copy: the other serves it. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0)
     flip(3, 3, 1, block);
   MPI_Barrier(MPI_COMM_WORLD);
-  for (m = 0; m < 2; m++) {
-    rc = read_coll(m ? 8 : 3, "gd1", m ? RIVER_GD_STREAM : RIVER_GD_UNORDERED,
-                   RIVER_GD_MIRROR_NOGD, &all);
-    if (wrank < (m ? 8 : 3)) {
-      MT_CHECK_RC(rc, RIVER_SUCCESS);
-      MT_CHECK(all.count == want.count && all.sum == want.sum);
-    }
-  }
+  for (m = 0; m < 2; m++)
+    read_all(m ? 8 : 3, m, RIVER_GD_MIRROR_NOGD, &want);
   /* One disk directory removed: still every record. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0) {
@@ -676,15 +671,8 @@ static void test_collection(void)
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (k = 2; k <= NR; k += 3)
-    for (m = 0; m < 2; m++) {
-      rc = read_coll(k, "gd1", m ? RIVER_GD_STREAM : RIVER_GD_UNORDERED,
-                     RIVER_GD_BALANCED, &all);
-      if (wrank < k) {
-        MT_CHECK_RC(rc, RIVER_SUCCESS);
-        MT_CHECK(all.count == want.count && all.x == want.x
-                 && all.sum == want.sum);
-      }
-    }
+    for (m = 0; m < 2; m++)
+      read_all(k, m, RIVER_GD_BALANCED, &want);
   /* Partition 3 block 1 now bad on both copies: every rank fails, the
    * client names collection, partition and block. */
   MPI_Barrier(MPI_COMM_WORLD);

@@ -50,14 +50,6 @@ static river_schema *schema;
 
 /* ------------------------------------------------------------ records */
 
-static uint64_t mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 /* A 64-bit hash of a record's bytes (FNV-1a, then mixed). */
 static uint64_t rec_hash(const unsigned char *r)
 {
@@ -66,7 +58,7 @@ static uint64_t rec_hash(const unsigned char *r)
 
   for (i = 0; i < RECSZ; i++)
     h = (h ^ r[i]) * 0x100000001b3ULL;
-  return mix64(h);
+  return river_hash64(h);
 }
 
 /* Order-independent digest of a multiset of records. */
@@ -101,7 +93,7 @@ static int sums_equal(const struct sums *a, const struct sums *b)
 static void make_rec(unsigned char *r, uint64_t id, int w, size_t i,
                      uint64_t salt)
 {
-  int32_t v = (int32_t)(uint32_t)mix64(id ^ salt);
+  int32_t v = (int32_t)(uint32_t)river_hash64(id ^ salt);
 
   memcpy(r, &id, 8);
   memcpy(r + 8, &v, 4);

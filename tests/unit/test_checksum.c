@@ -91,6 +91,18 @@ static void test_crc32c_empty(void **state)
   assert_int_equal(crc, 0xE3069283u);
 }
 
+/* splitmix64 from state 0: its published first outputs. */
+static void test_hash64_splitmix(void **state)
+{
+  uint64_t x = 0;
+
+  (void)state;
+  assert_int_equal(river_hash64(0), 0xe220a8397b1dcdafULL);
+  x += 0x9e3779b97f4a7c15ULL;
+  assert_int_equal(river_hash64(x), 0x6e789e6aa1b965f4ULL);
+  assert_true(river_hash64(1) != river_hash64(2));
+}
+
 static void test_crc32c_bad_args(void **state)
 {
   uint32_t crc = 0x1234;
@@ -108,6 +120,7 @@ int main(void)
     cmocka_unit_test(test_crc32c_chained_equals_one_shot),
     cmocka_unit_test(test_crc32c_empty),
     cmocka_unit_test(test_crc32c_bad_args),
+    cmocka_unit_test(test_hash64_splitmix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
