@@ -89,19 +89,31 @@ fortran_tests = \
 # and how.
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
 TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
-tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/test_core_f.F90
-
+# Module ftest (tests/fortran/ftest.F90: check, ftest_finish, the log
+# capture, a temporary directory, libc helpers) is in the _SOURCES of the
+# tests that use it. Without per-target flags Automake compiles it once,
+# to tests/fortran/ftest.$(OBJEXT), which the tests share; being in
+# _SOURCES it is distributed. (A convenience library would be built by
+# `make all`; check_LTLIBRARIES is taken, under RIVER_SANITIZERS.)
+tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_core_f.F90
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
-tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/test_pcoll_f.F90
+tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_pcoll_f.F90
 tests_fortran_test_pcoll_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
-tests_fortran_test_dq_f_mpi_SOURCES = tests/fortran/test_dq_f.F90
+tests_fortran_test_dq_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_dq_f.F90
 tests_fortran_test_dq_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
-tests_fortran_test_gd_f_mpi_SOURCES = tests/fortran/test_gd_f.F90
+tests_fortran_test_gd_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_gd_f.F90
 tests_fortran_test_gd_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+# test_errstop_f has no checks to count: it stops at its first call.
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
-# Module dependency Automake does not see.
+# Module dependencies Automake does not see. gfortran writes ftest.mod,
+# like river.mod, into the build root, where every compile runs. The
+# tests' own objects are named: their _OBJECTS hold ftest's object too,
+# which must not depend on its own .mod.
 $(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS) \
 $(tests_fortran_test_pcoll_f_mpi_OBJECTS) $(tests_fortran_test_dq_f_mpi_OBJECTS) \
 $(tests_fortran_test_gd_f_mpi_OBJECTS): river.mod
+ftest.mod: tests/fortran/ftest.$(OBJEXT)
+tests/fortran/test_core_f.$(OBJEXT) tests/fortran/test_pcoll_f.$(OBJEXT) \
+tests/fortran/test_dq_f.$(OBJEXT) tests/fortran/test_gd_f.$(OBJEXT): ftest.mod
 endif

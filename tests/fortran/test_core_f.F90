@@ -1,39 +1,20 @@
 ! test_core_f - module river from Fortran with mpi_f08: River inside a
 ! program that owns MPI, version, error codes and messages, optional ierr,
 ! the logger with a Fortran handler, timers, build and topology strings.
-module test_core_f_capture
-  use, intrinsic :: iso_c_binding
-  use river, only: river_c_string
-  implicit none
-  integer :: calls = 0, last_level = -1, last_rank = -2
-  character(len=:), allocatable :: last_msg
-contains
-  subroutine capture(level, rank, msg, ctx) bind(C)
-    integer(c_int), value :: level, rank
-    type(c_ptr), value :: msg, ctx
-    calls = calls + 1
-    last_level = level
-    last_rank = rank
-    last_msg = river_c_string(msg)
-  end subroutine capture
-end module test_core_f_capture
-
 program test_core_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
-  use test_core_f_capture
+  use ftest
   implicit none
-  integer :: ierr, rank, major, minor, release, level, failures, total
+  integer :: ierr, rank, major, minor, release, level
   logical :: flag, up, down
   character(len=:), allocatable :: s
   character(len=32) :: expect
   type(river_timer) :: t
   real(c_double) :: secs, t0
 
-  failures = 0
-  call MPI_Init()
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_init(rank)   ! MPI_Init: the program owns MPI
 
   call river_init(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_init')
@@ -66,10 +47,10 @@ program test_core_f
   call river_log_set_handler(capture, c_null_ptr)
   call river_log(RIVER_LOG_INFO, 'from Fortran')
   call river_log(RIVER_LOG_DEBUG, 'filtered out')
-  call check(calls == 1, 'handler called once')
+  call check(logged == 1, 'handler called once')
   call check(last_level == RIVER_LOG_INFO, 'handler level')
   call check(last_rank == rank, 'handler rank')
-  call check(last_msg == 'from Fortran', 'handler message')
+  call check(last_log == 'from Fortran', 'handler message')
   call river_log_reset_handler()
 
   ! Timers.
@@ -103,25 +84,5 @@ program test_core_f
   call MPI_Finalized(down)
   call check(up .and. .not. down, 'MPI left as found')
 
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', 'PASS: test_core_f'
-    else
-      print '(a,i0,a)', 'FAIL: test_core_f (', total, ' failed checks)'
-    end if
-  end if
-  call MPI_Finalize()
-  if (total /= 0) error stop 1
-
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
+  call ftest_finish('test_core_f')
 end program test_core_f

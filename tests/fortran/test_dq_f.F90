@@ -63,19 +63,17 @@ program test_dq_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
+  use ftest
   use test_dq_f_util
   implicit none
 
   integer, parameter :: NPROD = 2, NCONS = 2, NPER = 3000
   integer(c_size_t), parameter :: MSG_SIZE = 1024
-  integer :: rank, nranks, ierr, failures, total
+  integer :: rank, nranks, ierr
   logical :: producer, consumer
   type(drec) :: one
 
-  failures = 0
-  call MPI_Init()
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  call ftest_init(rank, nranks)
   call river_init(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_init')
   if (nranks /= NPROD + NCONS) then
@@ -99,28 +97,9 @@ program test_dq_f
 
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, &
-                     MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      write (*, '(a)') 'test_dq_f: all checks passed'
-    else
-      write (*, '(a,i0,a)') 'test_dq_f: ', total, ' checks failed'
-    end if
-  end if
-  call MPI_Finalize()
-  if (total /= 0) error stop 1
+  call ftest_finish('test_dq_f')
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 
   ! One queue from the producers to the consumers under policy.
   subroutine run_round(policy, pname)

@@ -15,7 +15,6 @@
 ! (and the errors when no mirror may be used).
 module test_gd_f_util
   use, intrinsic :: iso_c_binding
-  use river, only: river_c_string, RIVER_LOG_ERROR
   implicit none
 
   ! 8 + 4 + 4 + 8 + 8 = 32 bytes, every field on its natural alignment, so
@@ -32,41 +31,7 @@ module test_gd_f_util
 
   integer(c_int64_t), parameter :: ID_PART = 1000000_c_int64_t
 
-  ! Log messages while the handler is set (expected errors): how many,
-  ! and how many errors contained `want`.
-  integer :: logged = 0, wanted = 0
-  character(len=:), allocatable :: want
-
-  interface
-    function c_mkdtemp(template) bind(C, name='mkdtemp')
-      import :: c_char, c_ptr
-      character(kind=c_char), intent(inout) :: template(*)
-      type(c_ptr) :: c_mkdtemp
-    end function c_mkdtemp
-    function c_rmdir(path) bind(C, name='rmdir')
-      import :: c_char, c_int
-      character(kind=c_char), intent(in) :: path(*)
-      integer(c_int) :: c_rmdir
-    end function c_rmdir
-    function c_unlink(path) bind(C, name='unlink')
-      import :: c_char, c_int
-      character(kind=c_char), intent(in) :: path(*)
-      integer(c_int) :: c_unlink
-    end function c_unlink
-  end interface
-
 contains
-
-  subroutine capture(level, rank, msg, ctx) bind(C)
-    integer(c_int), value :: level, rank
-    type(c_ptr), value :: msg, ctx
-    character(len=:), allocatable :: text
-    logged = logged + 1
-    text = river_c_string(msg)
-    if (allocated(want) .and. level == RIVER_LOG_ERROR) then
-      if (index(text, want) > 0) wanted = wanted + 1
-    end if
-  end subroutine capture
 
   pure function rec_hash(id) result(h)
     integer(c_int64_t), intent(in) :: id
@@ -92,23 +57,13 @@ contains
     same_rec = a%id == b%id .and. a%part == b%part .and. a%idx == b%idx &
                .and. a%hash == b%hash .and. a%neg == b%neg
   end function same_rec
-
-  ! NUL-terminated copy of s for the libc calls above.
-  function cstr(s) result(cs)
-    character(len=*), intent(in) :: s
-    character(kind=c_char) :: cs(len(s) + 1)
-    integer :: i
-    do i = 1, len(s)
-      cs(i) = s(i:i)
-    end do
-    cs(len(s) + 1) = c_null_char
-  end function cstr
 end module test_gd_f_util
 
 program test_gd_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
+  use ftest
   use test_gd_f_util
   implicit none
 
@@ -117,7 +72,7 @@ program test_gd_f
   integer, parameter :: RPB = 128          ! records per block
   integer, parameter :: MAXB = 17          ! blocks of the largest partition
   character(len=*), parameter :: NAME = 'fgd.coll', NAME_ILV = 'fgd.ilv'
-  integer :: rank, nranks, ierr, failures, total, p
+  integer :: rank, nranks, ierr, p
   integer(c_int64_t) :: nrec(0:NPART - 1), nblk(0:NPART - 1)
   integer(c_int64_t) :: expect(3), all_blocks, all_bytes
   type(river_schema) :: s
@@ -125,15 +80,10 @@ program test_gd_f
   type(river_pcoll_info) :: info
   type(river_perturb) :: pert
   character(len=:), allocatable :: root, str
-  character(len=4096) :: buf
   character(len=4096) :: disk(0:NPART - 1)
   integer(c_size_t) :: rs
-  type(c_ptr) :: tp
 
-  failures = 0
-  call MPI_Init()
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  call ftest_init(rank, nranks)
   call river_init(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_init')
   if (nranks /= NPART) then
@@ -158,20 +108,7 @@ program test_gd_f
   call fluid_ideal()
 
   ! ---- a private root, made by rank 0
-  if (rank == 0) then
-    call get_environment_variable('TMPDIR', buf, status=ierr)
-    if (ierr /= 0 .or. len_trim(buf) == 0) buf = '/tmp'
-    buf = trim(buf) // '/river-gd-f-XXXXXX'
-    block
-      character(kind=c_char), allocatable :: t(:)
-      t = cstr(trim(buf))
-      tp = c_mkdtemp(t)
-      call check(c_associated(tp), 'mkdtemp')
-      buf = river_c_string(tp)
-    end block
-  end if
-  call MPI_Bcast(buf, len(buf), MPI_CHARACTER, 0, MPI_COMM_WORLD)
-  root = trim(buf)
+  root = ftest_mkdtemp('river-gd-f-')
 
   ! ---- write: rank r writes partition r, mirrored on 2 of 4 disks
   call river_schema_parse(SCHEMA_TEXT, s, ierr)
@@ -306,35 +243,9 @@ program test_gd_f
 
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', 'PASS: test_gd_f'
-    else
-      print '(a,i0,a)', 'FAIL: test_gd_f (', total, ' failed checks)'
-    end if
-  end if
-  call MPI_Finalize()
-  if (total /= 0) error stop 1
+  call ftest_finish('test_gd_f')
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
-
-  function itoa(k) result(t)
-    integer(c_int64_t), intent(in) :: k
-    character(len=:), allocatable :: t
-    character(len=24) :: b
-    write (b, '(i0)') k
-    t = trim(b)
-  end function itoa
 
   ! Count, sum of ids and sum of hashes of partition p, added to sums.
   subroutine add_expected(pp, sums)

@@ -6,7 +6,6 @@
 ! mirror covering a lost copy; error codes come back through ierr.
 module test_pcoll_f_util
   use, intrinsic :: iso_c_binding
-  use river, only: river_c_string
   implicit none
 
   ! The schema and a derived type laid out as it: 8 + 8 + 4 + 12 = 32
@@ -22,38 +21,7 @@ module test_pcoll_f_util
     character(kind=c_char) :: tag(12)
   end type rec
 
-  ! Log messages River sends while a handler is set (expected errors).
-  integer :: logged = 0, last_level = -1, last_rank = -2
-  character(len=:), allocatable :: last_log
-
-  interface
-    function c_mkdtemp(template) bind(C, name='mkdtemp')
-      import :: c_char, c_ptr
-      character(kind=c_char), intent(inout) :: template(*)
-      type(c_ptr) :: c_mkdtemp
-    end function c_mkdtemp
-    function c_rmdir(path) bind(C, name='rmdir')
-      import :: c_char, c_int
-      character(kind=c_char), intent(in) :: path(*)
-      integer(c_int) :: c_rmdir
-    end function c_rmdir
-    function c_unlink(path) bind(C, name='unlink')
-      import :: c_char, c_int
-      character(kind=c_char), intent(in) :: path(*)
-      integer(c_int) :: c_unlink
-    end function c_unlink
-  end interface
-
 contains
-
-  subroutine capture(level, rank, msg, ctx) bind(C)
-    integer(c_int), value :: level, rank
-    type(c_ptr), value :: msg, ctx
-    logged = logged + 1
-    last_level = level
-    last_rank = rank
-    last_log = river_c_string(msg)
-  end subroutine capture
 
   ! The record with this id: every field derived from it.
   function make_rec(id) result(r)
@@ -76,30 +44,20 @@ contains
     same_rec = a%id == b%id .and. a%n == b%n .and. all(a%tag == b%tag) &
                .and. transfer(a%x, 0_c_int64_t) == transfer(b%x, 0_c_int64_t)
   end function same_rec
-
-  ! NUL-terminated copy of s for the libc calls above.
-  function cstr(s) result(cs)
-    character(len=*), intent(in) :: s
-    character(kind=c_char) :: cs(len(s) + 1)
-    integer :: i
-    do i = 1, len(s)
-      cs(i) = s(i:i)
-    end do
-    cs(len(s) + 1) = c_null_char
-  end function cstr
 end module test_pcoll_f_util
 
 program test_pcoll_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
+  use ftest
   use test_pcoll_f_util
   implicit none
 
   integer, parameter :: NEED_RANKS = 4
   integer(c_size_t), parameter :: BLOCK = 4096   ! 128 records a block
   character(len=*), parameter :: NAME = 'ftest.coll'
-  integer :: ierr, rank, nranks, failures, total, i, p, c
+  integer :: ierr, rank, nranks, i, p, c
   integer :: color, subrank, subsize
   type(MPI_Comm) :: sub
   type(river_schema) :: s, s2, sdef
@@ -119,13 +77,8 @@ program test_pcoll_f
   character(len=:), allocatable :: str, root
   character(len=4096), allocatable :: disk(:)
   type(rec), allocatable :: spread(:)
-  character(len=4096) :: buf
-  type(c_ptr) :: tp
 
-  failures = 0
-  call MPI_Init()
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  call ftest_init(rank, nranks)
   call river_init(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_init')
   call check(nranks == NEED_RANKS, 'run on 4 ranks')
@@ -193,20 +146,7 @@ program test_pcoll_f
   call test_crc_gensort()
 
   ! ---- a unique temporary root, made by rank 0
-  if (rank == 0) then
-    call get_environment_variable('TMPDIR', buf, status=ierr)
-    if (ierr /= 0 .or. len_trim(buf) == 0) buf = '/tmp'
-    buf = trim(buf) // '/river-f-test-XXXXXX'
-    block
-      character(kind=c_char), allocatable :: t(:)
-      t = cstr(trim(buf))
-      tp = c_mkdtemp(t)
-      call check(c_associated(tp), 'mkdtemp')
-      buf = river_c_string(tp)
-    end block
-  end if
-  call MPI_Bcast(buf, len(buf), MPI_CHARACTER, 0, MPI_COMM_WORLD)
-  root = trim(buf)
+  root = ftest_mkdtemp('river-f-test-')
 
   ! ---- single-disk collection, one per rank
   call test_single(root // '/single.r' // itoa(rank) // '.rdat')
@@ -415,35 +355,9 @@ program test_pcoll_f
   if (allocated(str)) deallocate(str)
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', 'PASS: test_pcoll_f'
-    else
-      print '(a,i0,a)', 'FAIL: test_pcoll_f (', total, ' failed checks)'
-    end if
-  end if
-  call MPI_Finalize()
-  if (total /= 0) error stop 1
+  call ftest_finish('test_pcoll_f')
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
-
-  function itoa(k) result(t)
-    integer, intent(in) :: k
-    character(len=:), allocatable :: t
-    character(len=16) :: b
-    write (b, '(i0)') k
-    t = trim(b)
-  end function itoa
 
   ! Order-independent digest: count, sum of ids, sum of record CRCs.
   subroutine add_rec(sums, r)

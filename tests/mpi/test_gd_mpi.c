@@ -20,8 +20,9 @@
  *              with an error naming partition and block; nomirror does
  *              not fail over
  *   collection a real mirrored collection (river_gd_open): read by 2..8
- *              ranks in both modes, then with one disk directory removed
- *              and with a flipped byte in one copy, and with both copies
+ *              ranks in both modes, then with a flipped byte in one copy,
+ *              with one disk directory removed and another unreadable,
+ *              and with both copies
  *              of a block damaged (error naming collection, partition,
  *              block on the client; every rank fails)
  *   bad input  NULL and nonsense arguments, ranks disagreeing
@@ -662,12 +663,21 @@ static void test_collection(void)
   MPI_Barrier(MPI_COMM_WORLD);
   for (m = 0; m < 2; m++)
     read_all(m ? 8 : 3, m, RIVER_GD_MIRROR_NOGD, &want);
-  /* One disk directory removed: still every record. */
+  /* One disk directory removed, another unreadable (a file where the
+   * directory was: root reads through permissions, so chmod would not
+   * do): still every record, from the mirrors. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0) {
     char dir[2200];
+    FILE *f;
     disk_dir(5, dir, sizeof dir);
     nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    disk_dir(1, dir, sizeof dir);
+    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    f = fopen(dir, "w");
+    MT_CHECK(f != NULL);
+    if (f)
+      fclose(f);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (k = 2; k <= NR; k += 3)
