@@ -30,6 +30,8 @@
  * carry record ids, checked exactly once at the clients; lost reads real
  * files through river_gd_open. All policies run the same code path.
  *
+ * With RIVER_BENCH_VERBOSE set, every client's finish time is printed.
+ *
  * Columns as the dq suite's, plus finish_spread: (last - first client's
  * finish) / last. ideal is the fluid ideal of the configured disk rates
  * for a mirrored read (river_gd_fluid_ideal: every client gets the same
@@ -235,6 +237,18 @@ static int run_gd(struct bench *b, const struct gd_cfg *c,
       }
     }
     fin = me >= n ? st.seconds : 0.0;
+    if (getenv("RIVER_BENCH_VERBOSE")) {  /* every client's finish */
+      double *all_fin = me == 0 ? malloc(2 * (size_t)n * sizeof *all_fin)
+                                : NULL;
+      MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
+      if (all_fin) {
+        printf("  finish (s) by client:");
+        for (i = n; i < 2 * n; i++)
+          printf(" %.3f", all_fin[i]);
+        printf("\n");
+        free(all_fin);
+      }
+    }
     MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     fin = me >= n ? st.seconds : INFINITY;
     MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
