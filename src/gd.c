@@ -71,6 +71,8 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 #define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
 #define GD_SEND_SLOTS 4    /* per local disk */
 #define GD_PROG_SLOTS 32   /* progress reports a client has in flight */
+#define GD_GAIN 0.01       /* allocator: integral gain per pick */
+#define GD_BIAS_CAP 20.0   /* allocator: most blocks of bias */
 #define GD_RUN 2           /* a disk stays with a client until it leads the
                               laggard by this many blocks */
 
@@ -135,6 +137,8 @@ struct gd_disk {
   river_throttle *thr;     /* emulated rate, or NULL */
   double *prog;            /* scratch: progress per stream */
   int *pend;               /* scratch: pending per stream */
+  double *bias;            /* allocator's integral term per stream */
+  double bias_cap;         /* GD_BIAS_CAP blocks, as a fraction */
 };
 
 struct gd_send {
@@ -344,10 +348,12 @@ static int gd_serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
                                     / (double)(gd->pnblocks[dk->streams[last]
                                                    .partition] + 1)
                               : 0.0;
-    s = river__gd_pick_sticky(gd->policy == RIVER_GD_BALANCED ? dk->prog
-                                                              : NULL,
-                              dk->pend, dk->nstreams, &dk->cursor, last,
-                              margin);
+    if (gd->policy == RIVER_GD_BALANCED)
+      s = river__gd_pick_balanced(dk->prog, dk->pend, dk->nstreams,
+                                  &dk->cursor, last, margin, dk->bias,
+                                  GD_GAIN, dk->bias_cap);
+    else
+      s = river__gd_pick(NULL, dk->pend, dk->nstreams, &dk->cursor);
   }
   if (s < 0)
     return RIVER_SUCCESS;
@@ -843,6 +849,7 @@ static void gd_free(river_gd *gd)
     free(dk->streams);
     free(dk->prog);
     free(dk->pend);
+    free(dk->bias);
     river_throttle_destroy(dk->thr);
   }
   free(gd->disks);
@@ -1096,6 +1103,7 @@ static int gd_setup_client(river_gd *gd)
 static int gd_setup_server(river_gd *gd)
 {
   int d, p, c, n = 0, i, *isclient;
+  double maxnb;
 
   gd->disk_local = malloc((size_t)gd->ndisks * sizeof *gd->disk_local);
   if (gd->disk_local == NULL)
@@ -1122,9 +1130,12 @@ static int gd_setup_server(river_gd *gd)
                       sizeof *dk->prog);
     dk->pend = calloc(dk->nstreams ? (size_t)dk->nstreams : 1,
                       sizeof *dk->pend);
-    if (!dk->streams || !dk->prog || !dk->pend)
+    dk->bias = calloc(dk->nstreams ? (size_t)dk->nstreams : 1,
+                      sizeof *dk->bias);
+    if (!dk->streams || !dk->prog || !dk->pend || !dk->bias)
       return RIVER_ENOMEM;
     dk->nstreams = 0;
+    maxnb = 1;
     for (p = 0; p < gd->npart; p++)
       for (c = 0; c < gd->repl; c++)
         if (gd_disk_of(gd, p, c) == d) {
@@ -1133,7 +1144,10 @@ static int gd_setup_server(river_gd *gd)
           st->copy = c;
           if ((st->q = calloc((size_t)gd->k, sizeof *st->q)) == NULL)
             return RIVER_ENOMEM;
+          if ((double)gd->pnblocks[p] > maxnb)
+            maxnb = (double)gd->pnblocks[p];
         }
+    dk->bias_cap = GD_BIAS_CAP / maxnb;
     if (gd->rate > 0) {
       int rc = river_throttle_create(gd->rate, (double)gd->block_bytes,
                                      &dk->thr);

@@ -63,6 +63,45 @@ int river__gd_pick_sticky(const double *progress, const int *pending, int n,
   return river__gd_pick(progress, pending, n, cursor);
 }
 
+/*
+ * The allocator gd.c uses: river__gd_pick_sticky on progress plus a
+ * per-stream bias that integrates how far each stream's client is ahead
+ * of the mean of the streams pending here. Strict priority alone can
+ * give a client most of a disk only while that client is behind, so a
+ * chain of disks shifting bandwidth round the ring needs a progress
+ * gradient (clients far from a slow disk run blocks ahead, finish first
+ * and waste the end of the run); the integral term lets a disk keep
+ * favouring a client at equal progress, and drives the gradient to zero.
+ * bias[i] (per stream, the caller's, starting at 0) is updated here:
+ * bias += gain x (progress - mean), clamped to [-cap, cap].
+ */
+int river__gd_pick_balanced(const double *progress, const int *pending,
+                            int n, int *cursor, int last, double margin,
+                            double *bias, double gain, double cap)
+{
+  double eff[RIVER_GD_PICK_MAX], mean = 0;
+  int i, k = 0;
+
+  if (n > RIVER_GD_PICK_MAX)
+    return river__gd_pick_sticky(progress, pending, n, cursor, last, margin);
+  for (i = 0; i < n; i++)
+    if (pending[i] > 0) {
+      mean += progress[i];
+      k++;
+    }
+  if (k == 0)
+    return -1;
+  mean /= k;
+  for (i = 0; i < n; i++) {
+    if (pending[i] > 0) {
+      bias[i] += gain * (progress[i] - mean);
+      bias[i] = bias[i] > cap ? cap : bias[i] < -cap ? -cap : bias[i];
+    }
+    eff[i] = progress[i] + bias[i];
+  }
+  return river__gd_pick_sticky(eff, pending, n, cursor, last, margin);
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {
