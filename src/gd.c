@@ -182,6 +182,8 @@ struct river_gd {
   uint64_t arrivals;
   int posted;
   int client_rc;
+  int fail_part;           /* the lowest block with no copy left, or -1 */
+  uint64_t fail_block, fail_tried, fail_missing;
   int client_done;         /* every partition finished or failed, nothing
                               posted */
   int nservers;
@@ -525,26 +527,44 @@ static int gd_choose_copy(const river_gd *gd, struct gd_part *mp,
   return best;
 }
 
+/* Block `block` of mp has no copy left. The first such failure stops the
+ * client asking for more; the error is logged once the replies still
+ * out have come (gd_log_failure), naming the lowest failed block, so
+ * the message does not depend on which reply MPI completed first. */
 static int gd_fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
                          uint64_t tried, uint64_t missing)
 {
+  if (gd->fail_part < 0 || mp->p < gd->fail_part
+      || (mp->p == gd->fail_part && block < gd->fail_block)) {
+    gd->fail_part = mp->p;
+    gd->fail_block = block;
+    gd->fail_tried = tried;
+    gd->fail_missing = missing;
+  }
+  if (gd->client_rc == RIVER_SUCCESS)
+    gd->client_rc = missing == tried ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+  return RIVER_SUCCESS;
+}
+
+static void gd_log_failure(river_gd *gd)
+{
   char disks[256] = "";
   size_t at = 0;
-  int c, rc = missing == tried ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+  int c, p = gd->fail_part,
+      missing = gd->fail_missing == gd->fail_tried;
 
+  if (p < 0)
+    return;
   for (c = 0; c < gd->repl && at < sizeof disks - 16; c++)
-    if ((tried >> c) & 1)
+    if ((gd->fail_tried >> c) & 1)
       at += (size_t)snprintf(disks + at, sizeof disks - at, "%s%d",
-                             at ? ", " : "", gd_disk_of(gd, mp->p, c));
+                             at ? ", " : "", gd_disk_of(gd, p, c));
   river__error("%s: partition %d block %llu: no readable copy (%s on disk%s "
-               "%s%s)", gd->name, mp->p, (unsigned long long)block,
-               rc == RIVER_ENOTFOUND ? "missing" : "failed",
+               "%s%s)", gd->name, p, (unsigned long long)gd->fail_block,
+               missing ? "missing" : "failed",
                strchr(disks, ',') ? "s" : "", disks,
                gd->policy == RIVER_GD_NOMIRROR ? "; other mirrors not tried: "
                                                  "nomirror policy" : "");
-  if (gd->client_rc == RIVER_SUCCESS)
-    gd->client_rc = rc;
-  return RIVER_SUCCESS;
 }
 
 /* Tell every live mirror of mp (but `except`) how far its client is, so
@@ -631,11 +651,11 @@ static int gd_arrived(river_gd *gd, int s)
                 gd_disk_of(gd, mp->p, h.copy), river_strerror(h.status));
   }
   gd->stats.failovers++;
-  if (gd->client_rc != RIVER_SUCCESS)
-    return RIVER_SUCCESS;  /* failing already: ask nothing more */
   (void)gd_choose_copy(gd, mp, h.tried, &left);
   if (!left)
     return gd_fail_block(gd, mp, h.block, h.tried, h.missing);
+  if (gd->client_rc != RIVER_SUCCESS)
+    return RIVER_SUCCESS;  /* failing already: ask nothing more */
   if (mp->nretry == mp->capretry) {
     size_t cap = mp->capretry ? 2 * mp->capretry : 8;
     struct gd_retry *r = realloc(mp->retry, cap * sizeof *r);
@@ -744,6 +764,7 @@ static int gd_client_step(river_gd *gd, int *busy)
   for (i = 0; i < gd->nmine; i++)
     all = all && gd->mine[i].received == gd->mine[i].nblocks;
   if ((all || gd->client_rc != RIVER_SUCCESS) && gd->posted == 0) {
+    gd_log_failure(gd);
     gd->client_done = 1;
     *busy = 1;
     return gd_send_dones(gd);
@@ -1235,6 +1256,7 @@ int river_gd_create(MPI_Comm comm, const river_gd_layout *layout,
     rc = RIVER_ENOMEM;
   if (gd) {
     gd->comm = MPI_COMM_NULL;
+    gd->fail_part = -1;
     gd->size = size;
     MPI_Comm_rank(comm, &gd->rank);
     gd->policy = o.policy;
