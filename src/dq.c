@@ -30,9 +30,10 @@
  * sends completed. Send requests have fixed places, slot x fanout + j,
  * then one EOS request per consumer. The window holds, per consumer, how
  * many messages it has released; the producer reads it atomically with
- * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, only when its cached
- * copy shows no credit. PUSH picks uniformly among consumers with a free
- * credit, with a hand-written splitmix64 (seedable, per queue, the same on
+ * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
+ * shows no credit (PUSH: no consumer with every credit free). PUSH picks
+ * the least loaded consumer (most free credits), at random among equals,
+ * with a hand-written splitmix64 (seedable, per queue, the same on
  * every platform: rand() is global, random_r is glibc's); STATIC goes
  * round-robin by message starting at producer index mod nconsumers and
  * waits for that consumer; ONE_TO_ONE sends to consumer pidx; BROADCAST
@@ -389,18 +390,29 @@ static int river_dq_choose(river_dq *q, int b, int *c)
     if (pass == 1 && (rc = river_dq_read_credits(q)) != RIVER_SUCCESS)
       return rc;
     switch (q->policy) {
-    case RIVER_DQ_PUSH:
-      for (i = 0, n = 0; i < q->ncons; i++)
-        n += river_dq_free_at(q, i) > 0;
-      if (n == 0)
+    case RIVER_DQ_PUSH: {
+      /* The least loaded: among the consumers with the most free
+       * credits, one at random. Unless some consumer is known to have
+       * every credit free, read the window first (a local atomic): a
+       * stale view would keep queueing at slow consumers. */
+      uint64_t most = 0, f;
+      for (i = 0; i < q->ncons; i++)
+        if ((f = river_dq_free_at(q, i)) > most)
+          most = f;
+      if (pass == 0 && most < (uint64_t)q->credits)
+        continue;
+      if (most == 0)
         break;
+      for (i = 0, n = 0; i < q->ncons; i++)
+        n += river_dq_free_at(q, i) == most;
       k = (int)(((river_dq_rand(&q->rng) >> 32) * (uint64_t)n) >> 32);
       for (i = 0; i < q->ncons; i++)
-        if (river_dq_free_at(q, i) > 0 && k-- == 0) {
+        if (river_dq_free_at(q, i) == most && k-- == 0) {
           *c = i;
           return RIVER_SUCCESS;
         }
       break;
+    }
     case RIVER_DQ_PULL:
       if ((rc = river_dq_read_owner(q)) != RIVER_SUCCESS)
         return rc;

@@ -28,9 +28,10 @@
  * to consumer c only while sent[c] - returned[c] < credits.
  *
  * Policies (how a producer picks the consumer of a full message):
- *   RIVER_DQ_PUSH        at random among consumers with a free credit:
- *                        faster consumers return credits sooner and so
- *                        receive more (River's adaptive default);
+ *   RIVER_DQ_PUSH        the least loaded consumer (the most free
+ *                        credits; at random among equals): faster
+ *                        consumers return credits sooner and so receive
+ *                        more (River's adaptive default);
  *   RIVER_DQ_STATIC      round-robin by message, waiting for the chosen
  *                        consumer's credit: the static-partition baseline,
  *                        on the same code path;
