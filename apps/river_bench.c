@@ -29,7 +29,9 @@
  *   read      15 producers, 15 consumers; k = 0..15 consumers at 25%
  *   write     15 CPU sources -> DQ -> 15 disk writers; k = 0..15 at 50%
  *   overhead  1 -> 1 unthrottled, 64 KiB - 1 MiB messages, against a raw
- *             MPI_Isend/MPI_Irecv stream in the same run; then 8 x 8
+ *             MPI_Isend/MPI_Irecv stream in the same run, with put
+ *             ("river") and with reserve/commit ("river-reserve"); then
+ *             8 x 8
  *   wait      CPU time of a consumer blocked for 10 s
  * A sweep uses subsets of the ranks for smaller sizes and skips sizes that
  * need more ranks than it has; with fewer ranks than an experiment's
@@ -64,6 +66,10 @@ struct dq_cfg {
   int lean;                /* overhead: put from a pre-filled 64 MiB
                               source, consumers do not read the records;
                               exactly-once is checked by counts only */
+  int reserve;             /* producers write into the queue's own
+                              message (river_dq_reserve/commit): no copy;
+                              lean: nothing written at all, as raw MPI
+                              sends what is already there */
 };
 
 /* A DQ run's outcome is a bench_result (river_bench.h). */
@@ -259,6 +265,19 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
     t0 = river_wtime();
     if (rc == RIVER_SUCCESS && is_prod) {
       uint64_t total = c->bytes_per_producer / record_size;
+      while (rc == RIVER_SUCCESS && sent < total && c->reserve) {
+        void *dst;
+        size_t room, k;
+        rc = river_dq_reserve(q, &dst, &room);
+        if (rc != RIVER_SUCCESS)
+          break;
+        k = total - sent < room ? (size_t)(total - sent) : room;
+        if (!c->lean)
+          fill_records(dst, k, idx, sent);
+        throttled(thr, c, 0, idx, t0, k * record_size);
+        rc = river_dq_commit(q, k);
+        sent += k;
+      }
       while (rc == RIVER_SUCCESS && sent < total) {
         size_t k = total - sent < chunk ? (size_t)(total - sent) : chunk;
         unsigned char *src = buf;
@@ -458,15 +477,17 @@ static int exp_scaling(struct bench *b)
 }
 
 /* A raw MPI stream: producers 0..n-1 send `bytes` each to consumer n+i in
- * `msg`-byte messages, `depth` in flight; returns the aggregate B/s. */
+ * `msg`-byte messages, `depth` in flight; returns the aggregate B/s.
+ * Senders cycle through a 64 MiB source, or (hot) through `depth`
+ * buffers, as a queue's own message buffers are. */
 static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
-                         int depth)
+                         int depth, int hot)
 {
   int me = b->rank, i, active = me < 2 * n, peer = me < n ? me + n : me - n;
   MPI_Request *req = calloc((size_t)depth, sizeof *req);
   /* Senders cycle through a 64 MiB source, as the DQ's producers do in
    * this experiment; receivers land in `depth` buffers. */
-  size_t nsrc = ((size_t)64 << 20) / msg > (size_t)depth
+  size_t nsrc = !hot && ((size_t)64 << 20) / msg > (size_t)depth
                     ? ((size_t)64 << 20) / msg : (size_t)depth;
   char *buf = malloc(nsrc * msg);
   uint64_t count = bytes / msg, done;
@@ -522,7 +543,7 @@ static int exp_overhead(struct bench *b)
       c.message_size = sizes_[i];
       c.bytes_per_producer = bytes;
       c.lean = 1;
-      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits);
+      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits, 0);
       raw.ideal = raw.measured;
       raw.ok = 1;
       raw.seconds = (double)bytes * n / raw.measured;
@@ -532,6 +553,20 @@ static int exp_overhead(struct bench *b)
       rc = run_dq(b, &c, &r);
       r.ideal = raw.measured;  /* overhead is measured against raw MPI */
       csv_row(b, &c, "river", 0, (double)sizes_[i] / 1024, &r);
+      if (rc != RIVER_SUCCESS)
+        break;
+      /* With reserve/commit records are not copied, and what goes out
+       * is the queue's own few message buffers: compare with raw MPI
+       * sending from as few buffers ("raw-hot"). */
+      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits, 1);
+      raw.ideal = raw.measured;
+      raw.seconds = (double)bytes * n / raw.measured;
+      csv_row(b, &c, "raw-hot", 0, (double)sizes_[i] / 1024, &raw);
+      c.reserve = 1;
+      rc = run_dq(b, &c, &r);
+      c.reserve = 0;
+      r.ideal = raw.measured;
+      csv_row(b, &c, "river-reserve", 0, (double)sizes_[i] / 1024, &r);
     }
   }
   return rc;

@@ -297,7 +297,8 @@ module river
   ! river/dq.h
   public :: river_dq_create, river_dq_put, river_dq_try_put, river_dq_close
   public :: river_dq_get, river_dq_try_get, river_dq_release
-  public :: river_dq_end_unit, river_dq_unit
+  public :: river_dq_end_unit, river_dq_unit, river_dq_reserve
+  public :: river_dq_commit
   public :: river_dq_stats_get, river_dq_destroy
   ! river/gd.h (river_gd_create, a custom C callback source, is not bound)
   public :: river_gd_open, river_gd_next, river_gd_stats_get, river_gd_close
@@ -770,6 +771,19 @@ module river
       integer(c_size_t), value :: nrecords
       integer(c_int) :: river_dq_try_put_c
     end function river_dq_try_put_c
+    function river_dq_reserve_c(q, buf, max) bind(C, name='river_dq_reserve')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      type(c_ptr), intent(out) :: buf
+      integer(c_size_t), intent(out) :: max
+      integer(c_int) :: river_dq_reserve_c
+    end function river_dq_reserve_c
+    function river_dq_commit_c(q, n) bind(C, name='river_dq_commit')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q
+      integer(c_size_t), value :: n
+      integer(c_int) :: river_dq_commit_c
+    end function river_dq_commit_c
     function river_dq_close_c(q) bind(C, name='river_dq_close')
       import :: c_int, c_ptr
       type(c_ptr), value :: q
@@ -1937,6 +1951,25 @@ contains
   end subroutine river_dq_try_put
 
   !> Send what is buffered and end this producer's stream.
+  !> Zero-copy put: buf points at room for max records in the message
+  !> being filled (c_f_pointer makes it a Fortran array); write records
+  !> there, then river_dq_commit(q, n) puts the first n. See dq.h.
+  subroutine river_dq_reserve(q, buf, max, ierr)
+    type(river_dq), intent(in) :: q
+    type(c_ptr), intent(out) :: buf
+    integer(c_size_t), intent(out) :: max
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_reserve_c(q%ptr, buf, max), 'river_dq_reserve', &
+                     ierr)
+  end subroutine river_dq_reserve
+
+  subroutine river_dq_commit(q, n, ierr)
+    type(river_dq), intent(in) :: q
+    integer(c_size_t), intent(in) :: n
+    integer, optional, intent(out) :: ierr
+    call river_check(river_dq_commit_c(q%ptr, n), 'river_dq_commit', ierr)
+  end subroutine river_dq_commit
+
   subroutine river_dq_close(q, ierr)
     type(river_dq), intent(in) :: q
     integer, optional, intent(out) :: ierr

@@ -219,6 +219,7 @@ struct river_dq {
   size_t *count;                /* EXCHANGE: records per consumer */
   int rr;                       /* STATIC: next consumer */
   int unit_open;                /* PULL: the current unit has records */
+  size_t reserved;              /* river_dq_reserve's *max, 0: none */
   int owner;                    /* PULL: its claimer, or -1 not known */
   int unit_first, unit_last;    /* PULL: flags for the next message */
   uint64_t nunits;              /* PULL: units opened (announced) */
@@ -762,6 +763,10 @@ static int river_dq_put_common(river_dq *q, const void *records,
     return RIVER_EINVAL;
   if (q->closed)
     return RIVER_ESTATE;
+  if (q->reserved) {
+    river__error("dq put: a reservation is open (commit it first)");
+    return RIVER_ESTATE;
+  }
   if (nrecords > SIZE_MAX / q->record_size)
     return RIVER_EINVAL;
   if ((rc = river_dq_send_progress(q)) != RIVER_SUCCESS)
@@ -781,6 +786,58 @@ static int river_dq_put_common(river_dq *q, const void *records,
   if ((rc = river_dq_take(q, records, nrecords)) != RIVER_SUCCESS)
     return rc;
   return river_dq_send_full(q, block);
+}
+
+int river_dq_reserve(river_dq *q, void **buf, size_t *max)
+{
+  int rc;
+
+  if (q == NULL || buf == NULL || max == NULL
+      || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->policy == RIVER_DQ_EXCHANGE || q->policy == RIVER_DQ_PULL) {
+    river__error("dq reserve: not for %s queues (records are placed %s): "
+                 "use river_dq_put", q->policy == RIVER_DQ_PULL ? "PULL"
+                                                                : "EXCHANGE",
+                 q->policy == RIVER_DQ_PULL ? "by units" : "one by one");
+    return RIVER_EINVAL;
+  }
+  if (q->closed || q->reserved) {
+    river__error("dq reserve: %s", q->closed ? "the queue is closed"
+                 : "a reservation is already open (commit it first)");
+    return RIVER_ESTATE;
+  }
+  if ((rc = river_dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (q->fill_n[0] == q->per_msg
+      && (rc = river_dq_wait_step(q, river_dq_step_send, 0)) != RIVER_SUCCESS)
+    return rc;
+  if ((rc = river_dq_wait_step(q, river_dq_step_slot, 0)) != RIVER_SUCCESS)
+    return rc;
+  *buf = river_dq_sslot(q, q->fill[0]) + RIVER_DQ_HDR
+         + q->fill_n[0] * q->record_size;
+  *max = q->reserved = q->per_msg - q->fill_n[0];
+  return RIVER_SUCCESS;
+}
+
+int river_dq_commit(river_dq *q, size_t n)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (!q->reserved) {
+    river__error("dq commit: no reservation (call river_dq_reserve first)");
+    return RIVER_ESTATE;
+  }
+  if (n > q->reserved) {
+    river__error("dq commit: %zu records, but the reservation holds %zu",
+                 n, q->reserved);
+    return RIVER_EINVAL;
+  }
+  q->reserved = 0;
+  q->fill_n[0] += n;
+  q->records_out += n;
+  q->bytes_out += n * q->record_size;
+  return river_dq_send_full(q, 1);
 }
 
 int river_dq_put(river_dq *q, const void *records, size_t nrecords)
@@ -857,6 +914,7 @@ int river_dq_close(river_dq *q)
     return RIVER_EINVAL;
   if (q->closed)
     return RIVER_ESTATE;
+  q->reserved = 0;   /* an uncommitted reservation is dropped */
   if ((rc = river_dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
   /* PULL: the open unit ends here; its last message goes with the EOS to

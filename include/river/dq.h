@@ -163,6 +163,21 @@ RIVER_API int river_dq_put(river_dq *q, const void *records, size_t nrecords);
 RIVER_API int river_dq_try_put(river_dq *q, const void *records,
                                size_t nrecords);
 
+/*
+ * Zero-copy put: river_dq_reserve lends the free part of the message
+ * being filled (*buf, room for *max >= 1 records, blocking like put while
+ * a full message has nowhere to go); write records there, then
+ * river_dq_commit(q, n) puts the first n (0 <= n <= *max) as river_dq_put
+ * would, without copying them. One reservation at a time: reserve again
+ * before commit, or commit without a reservation, is RIVER_ESTATE; n >
+ * *max is RIVER_EINVAL (the reservation stays). PUSH, STATIC, ONE_TO_ONE
+ * and BROADCAST only (EXCHANGE places records one by one, PULL by units:
+ * RIVER_EINVAL, use river_dq_put). A reservation not committed by close
+ * is dropped.
+ */
+RIVER_API int river_dq_reserve(river_dq *q, void **buf, size_t *max);
+RIVER_API int river_dq_commit(river_dq *q, size_t n);
+
 /* Send what is buffered and end this producer's stream (an end-of-stream
  * to every consumer). Blocks until every message has been sent, but never
  * for a credit. Put after close is RIVER_ESTATE. */

@@ -133,7 +133,8 @@ contains
     last = -1
     nmsgs = 0
     if (producer) then
-      call produce(q, policy == RIVER_DQ_STATIC .and. rank == 1, tag)
+      call produce(q, policy == RIVER_DQ_STATIC .and. rank == 1, &
+                   policy /= RIVER_DQ_EXCHANGE, tag)
       if (policy == RIVER_DQ_EXCHANGE) &
         call check(part_calls >= NPER, tag // 'partition called per record')
     else if (policy == RIVER_DQ_EXCHANGE) then
@@ -198,13 +199,18 @@ contains
     call check(ierr == RIVER_SUCCESS, tag // 'destroy')
   end subroutine run_round
 
-  ! Put NPER records in batches of 1..37, by river_dq_put or, with
+  ! Put NPER records in batches of 1..37, by river_dq_put (with
+  ! zero_copy, even batches by river_dq_reserve + river_dq_commit, written
+  ! in place; not for EXCHANGE) or, with
   ! use_try, river_dq_try_put retried on RIVER_EAGAIN; then close.
-  subroutine produce(q, use_try, tag)
+  subroutine produce(q, use_try, zero_copy, tag)
     type(river_dq), intent(in) :: q
-    logical, intent(in) :: use_try
+    logical, intent(in) :: use_try, zero_copy
     character(len=*), intent(in) :: tag
     type(drec) :: batch(37)
+    type(drec), pointer :: dst(:)
+    type(c_ptr) :: slot
+    integer(c_size_t) :: room
     integer :: k, n, i, again
     k = 0
     n = 1
@@ -221,6 +227,16 @@ contains
           again = again + 1
         end do
         call check(ierr == RIVER_SUCCESS, tag // 'try_put')
+      else if (zero_copy .and. mod(n, 2) == 0) then
+        ! Zero-copy: write into the queue's message, then commit.
+        call river_dq_reserve(q, slot, room, ierr)
+        call check(ierr == RIVER_SUCCESS .and. room >= 1, tag // 'reserve')
+        if (ierr /= RIVER_SUCCESS) exit
+        n = min(n, int(room))
+        call c_f_pointer(slot, dst, [n])
+        dst(1:n) = batch(1:n)
+        call river_dq_commit(q, int(n, c_size_t), ierr)
+        call check(ierr == RIVER_SUCCESS, tag // 'commit')
       else
         call river_dq_put(q, batch, int(n, c_size_t), ierr)
         call check(ierr == RIVER_SUCCESS, tag // 'put')

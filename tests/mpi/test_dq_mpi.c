@@ -234,6 +234,8 @@ struct scen {
                              that try_put never has to say RIVER_ENOBUFS */
   river_dq_partition_fn part;
   int null_opts;          /* create with opts == NULL (defaults) */
+  int reserve;            /* producer-only ranks put with reserve/commit,
+                             writing records in place, in random amounts */
 };
 
 /* What each rank reports after a flow, gathered in its group. */
@@ -349,8 +351,26 @@ static void run_flow(MPI_Comm c, const struct scen *sc)
             rec_make(&chunk[i], (uint32_t)pidx, put + (uint64_t)i,
                      (uint32_t)sc->policy);
         }
-        rc = cidx >= 0 ? river_dq_try_put(q, chunk, (size_t)k)
-                       : river_dq_put(q, chunk, (size_t)k);
+        if (sc->reserve && cidx < 0) {
+          /* Zero-copy: write the records into the queue's message. */
+          void *dst = NULL;
+          size_t room = 0;
+          rc = river_dq_reserve(q, &dst, &room);
+          if (rc == RIVER_SUCCESS) {
+            k = (size_t)k < room ? k : (int)room;
+            for (i = 0; i < k; i++) {
+              struct rec x;
+              rec_make(&x, (uint32_t)pidx, put + (uint64_t)i,
+                       (uint32_t)sc->policy);
+              memcpy((unsigned char *)dst + (size_t)i * RS, &x, RS);
+              chunk[i] = x;
+            }
+            rc = river_dq_commit(q, (size_t)k);
+          }
+        } else {
+          rc = cidx >= 0 ? river_dq_try_put(q, chunk, (size_t)k)
+                         : river_dq_put(q, chunk, (size_t)k);
+        }
         if (rc == RIVER_SUCCESS) {
           for (i = 0; i < k; i++)
             sums_add(&ps, &chunk[i]);
@@ -697,6 +717,14 @@ static void test_bad_use(MPI_Comm c)
     MT_CHECK_RC(river_dq_put(q, NULL, 1), RIVER_EINVAL);
     MT_CHECK_RC(river_dq_try_put(q, NULL, 1), RIVER_EINVAL);
     MT_CHECK_RC(river_dq_put(q, NULL, 0), RIVER_SUCCESS);
+    {
+      void *rb = NULL;
+      size_t room = 0;
+      log_capture();
+      MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_EINVAL);
+      MT_CHECK(strstr(logbuf, "not for EXCHANGE queues") != NULL);
+      log_restore();
+    }
     /* A record the partition refuses: the whole put is refused, with a
      * message, and the good records around it are not taken. */
     rec_make(&r[0], (uint32_t)grank, 0, 1);
@@ -781,10 +809,34 @@ static void test_estate(MPI_Comm c)
   for (i = 0; i < 50; i++)
     rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 3);
   if (grank == 0) {
+    /* Reserve/commit misuse: state and size errors, named. */
+    void *rb = NULL;
+    size_t room = 0;
+    log_capture();
+    MT_CHECK_RC(river_dq_commit(q, 1), RIVER_ESTATE);
+    MT_CHECK(strstr(logbuf, "no reservation") != NULL);
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_SUCCESS);
+    MT_CHECK(rb != NULL && room == (1024 - 24) / RS);
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_ESTATE);
+    MT_CHECK_RC(river_dq_put(q, r, 1), RIVER_ESTATE);
+    logbuf[0] = '\0';
+    MT_CHECK_RC(river_dq_commit(q, room + 1), RIVER_EINVAL);
+    MT_CHECK(strstr(logbuf, "but the reservation holds") != NULL);
+    MT_CHECK_RC(river_dq_commit(q, 0), RIVER_SUCCESS);
+    log_restore();
     MT_CHECK_RC(river_dq_put(q, r, 50), RIVER_SUCCESS);
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    log_capture();
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_ESTATE);
+    MT_CHECK(strstr(logbuf, "the queue is closed") != NULL);
+    log_restore();
   } else if (grank == 1) {
     MT_CHECK_RC(river_dq_try_put(q, r, 20), RIVER_SUCCESS); /* no close */
+  } else {
+    void *rb = NULL;
+    size_t room = 0;
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_commit(q, 0), RIVER_EINVAL);
   }
   log_capture();
   MT_CHECK_RC(river_dq_destroy(q), RIVER_ESTATE);
@@ -1070,39 +1122,39 @@ int main(int argc, char **argv)
 {
   static const struct scen r1[] = {
     {"push-tiny", "PC", RIVER_DQ_PUSH, 2, 2 * 64 - 1, 8000, 0, 0, 0, -1, 0,
-     40, NULL, 0},
+     40, NULL, 0, 0},
     {"static-3", "PCC", RIVER_DQ_STATIC, 2, 1024, 20000, 0, 0, 200, -1, 0, 50,
-     NULL, 0},
+     NULL, 0, 0},
     {"one-to-one-3", "BPC", RIVER_DQ_ONE_TO_ONE, 3, 2048, 15000, 0, 300, 100,
-     -1, 0, 30, NULL, 0},
+     -1, 0, 30, NULL, 0, 0},
   };
   static const struct scen r2[] = {
     {"exchange-1MiB", "PPCC", RIVER_DQ_EXCHANGE, 2, (size_t)1 << 20, 150000,
-     0, 0, 0, -1, 0, 5000, part_hash, 0},
+     0, 0, 0, -1, 0, 5000, part_hash, 0, 0},
     {"broadcast-4", "BPCC", RIVER_DQ_BROADCAST, 3, 4096, 20000, 0, 200, 100,
-     -1, 0, 60, NULL, 0},
+     -1, 0, 60, NULL, 0, 0},
   };
   static const struct scen r3[] = {
     {"push-slow", "PPPCCCCC", RIVER_DQ_PUSH, 4, 2048, 60000, 1, 50, 0, 0,
-     2000, 100, NULL, 0},
+     2000, 100, NULL, 0, 0},
   };
   static const struct scen r4[] = {
     {"exchange-range-all-both", "BBBBB", RIVER_DQ_EXCHANGE, 2, 1024,
-     12000, 0, 0, 50, -1, 0, 16, part_range, 0},
+     12000, 0, 0, 50, -1, 0, 16, part_range, 0, 0},
     {"push-both-credit1", "PBC", RIVER_DQ_PUSH, 1, 1024, 15000, 1, 500, 200,
-     -1, 0, 16, NULL, 0},
+     -1, 0, 16, NULL, 0, 0},
   };
   static const struct scen r5[] = {
     {"static-6", "PPCCCC", RIVER_DQ_STATIC, 3, 2048, 20000, 0, 200, 200, -1,
-     0, 50, NULL, 0},
+     0, 50, NULL, 0, 0},
     {"self-and-idle", "B-", RIVER_DQ_STATIC, 2, 4096, 20000, 0, 0, 0, -1, 0,
-     60, NULL, 0},
+     60, NULL, 0, 0},
   };
   static const struct scen r6[] = {
     {"one-to-one-7", "BBBPPCC", RIVER_DQ_ONE_TO_ONE, 2, 1024, 10000, 1, 200,
-     100, -1, 0, 16, NULL, 0},
+     100, -1, 0, 16, NULL, 0, 0},
     {"self-defaults", "B", RIVER_DQ_PUSH, 0, 0, 30000, 0, 0, 0, -1, 0, 500,
-     NULL, 1},
+     NULL, 1, 0},
   };
   static const int s1[] = {2, 3, 3}, s2[] = {4, 4}, s3[] = {8},
                    s4[] = {5, 3}, s5[] = {6, 2}, s6[] = {7, 1};
@@ -1145,13 +1197,17 @@ int main(int argc, char **argv)
     static char roles[1024];
     int i, half = wsize / 2;
     struct scen whole = {"push-whole", roles, RIVER_DQ_PUSH, 2, 2048, 8000,
-                         1, 200, 100, -1, 0, 40, NULL, 0};
+                         1, 200, 100, -1, 0, 40, NULL, 0, 0};
     for (i = 0; i < wsize && i < (int)sizeof roles - 1; i++)
       roles[i] = i < half ? 'P' : 'C';
     roles[i] = '\0';
     run_flow(MPI_COMM_WORLD, &whole);
     whole.name = "static-whole";
     whole.policy = RIVER_DQ_STATIC;
+    run_flow(MPI_COMM_WORLD, &whole);
+    whole.name = "push-reserve";
+    whole.policy = RIVER_DQ_PUSH;
+    whole.reserve = 1;
     run_flow(MPI_COMM_WORLD, &whole);
   }
 

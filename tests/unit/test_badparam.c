@@ -502,6 +502,11 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_put(NULL, rec, 1), RIVER_EINVAL);
   assert_int_equal(river_dq_try_put(NULL, rec, 1), RIVER_EINVAL);
   assert_int_equal(river_dq_close(NULL), RIVER_EINVAL);
+  {
+    void *rb = NULL;
+    assert_int_equal(river_dq_reserve(NULL, &rb, &n), RIVER_EINVAL);
+    assert_int_equal(river_dq_commit(NULL, 1), RIVER_EINVAL);
+  }
   assert_int_equal(river_dq_get(NULL, &recs, &n, &from), RIVER_EINVAL);
   assert_int_equal(river_dq_try_get(NULL, &recs, &n, &from), RIVER_EINVAL);
   assert_int_equal(river_dq_release(NULL), RIVER_EINVAL);
