@@ -11,9 +11,10 @@
  *           keeping up to `outstanding` requests at each mirror, so no
  *           block is read twice and more requests go to whichever mirror
  *           answers faster.
- *   server  serves disks: disk d is served by one rank. Each request
- *           carries its client's progress (the fraction of its partition
- *           received so far); a disk with requests from several clients
+ *   server  serves disks: disk d is served by one rank. Clients report
+ *           their progress (the fraction of the partition received so
+ *           far) on every request and, as each block arrives, to their
+ *           other mirrors; a disk with requests from several clients
  *           serves the one that lags the most (the feedback allocator), so
  *           the disks next to a slow disk give more of their bandwidth to
  *           the clients that share it and every client progresses at the
@@ -35,9 +36,9 @@
  *
  * Baselines on the same code path (for measuring what GD buys):
  * RIVER_GD_MIRROR_NOGD reads one fixed mirror (the partition's first
- * copy; other copies only on failure) and disks serve requests first come
- * first served; RIVER_GD_NOMIRROR reads the first copy only, as if there
- * were no mirror (no failover).
+ * usable copy; others only on failure) and disks take their streams in
+ * turn, without bias; RIVER_GD_NOMIRROR reads the first copy only, as if
+ * there were no mirror (no failover).
  *
  * Emulation (river/throttle.h): opts can give every disk a token-bucket
  * rate, a perturbation ("disk:3=0.5") and a seek cost paid when a disk
@@ -61,7 +62,7 @@ extern "C" {
 
 typedef enum river_gd_policy {
   RIVER_GD_BALANCED = 0,     /* graduated declustering (the default) */
-  RIVER_GD_MIRROR_NOGD = 1,  /* one fixed mirror, failover, FIFO disks */
+  RIVER_GD_MIRROR_NOGD = 1,  /* one fixed mirror, failover, no bias */
   RIVER_GD_NOMIRROR = 2      /* the first copy only, no failover */
 } river_gd_policy;
 
