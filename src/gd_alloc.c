@@ -73,17 +73,16 @@ int river__gd_pick_sticky(const double *progress, const int *pending, int n,
  * and waste the end of the run); the integral term lets a disk keep
  * favouring a client at equal progress, and drives the gradient to zero.
  * bias[i] (per stream, the caller's, starting at 0) is updated here:
- * bias += gain x (progress - mean), clamped to [-cap, cap].
+ * bias += gain x (progress - mean), clamped to [-cap, cap]; progress
+ * (the caller's scratch copy) is overwritten with progress + bias.
  */
-int river__gd_pick_balanced(const double *progress, const int *pending,
-                            int n, int *cursor, int last, double margin,
+int river__gd_pick_balanced(double *progress, const int *pending, int n,
+                            int *cursor, int last, double margin,
                             double *bias, double gain, double cap)
 {
-  double eff[RIVER_GD_PICK_MAX], mean = 0;
+  double mean = 0;
   int i, k = 0;
 
-  if (n > RIVER_GD_PICK_MAX)
-    return river__gd_pick_sticky(progress, pending, n, cursor, last, margin);
   for (i = 0; i < n; i++)
     if (pending[i] > 0) {
       mean += progress[i];
@@ -97,9 +96,9 @@ int river__gd_pick_balanced(const double *progress, const int *pending,
       bias[i] += gain * (progress[i] - mean);
       bias[i] = bias[i] > cap ? cap : bias[i] < -cap ? -cap : bias[i];
     }
-    eff[i] = progress[i] + bias[i];
+    progress[i] += bias[i];
   }
-  return river__gd_pick_sticky(eff, pending, n, cursor, last, margin);
+  return river__gd_pick_sticky(progress, pending, n, cursor, last, margin);
 }
 
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,

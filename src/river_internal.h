@@ -86,10 +86,10 @@ int river__gd_pick(const double *progress, const int *pending, int n,
 int river__gd_pick_sticky(const double *progress, const int *pending, int n,
                           int *cursor, int last, double margin);
 /* The same on progress + an integral bias per stream (bias[n], kept by
- * the caller, updated here; see src/gd_alloc.c). */
-#define RIVER_GD_PICK_MAX 64
-int river__gd_pick_balanced(const double *progress, const int *pending,
-                            int n, int *cursor, int last, double margin,
+ * the caller, updated here; progress is scratch, overwritten with the
+ * sum; see src/gd_alloc.c). */
+int river__gd_pick_balanced(double *progress, const int *pending, int n,
+                            int *cursor, int last, double margin,
                             double *bias, double gain, double cap);
 
 /* Shorthands for the internal logger. */
