@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int river_init_count;  /* unmatched river_init() calls */
-static int river_owns_mpi;    /* 1 if river_init() called MPI_Init_thread */
+static int init_count;  /* unmatched river_init() calls */
+static int owns_mpi;    /* 1 if river_init() called MPI_Init_thread */
 
 /* ------------------------------------------------------------------ errors */
 
@@ -54,18 +54,18 @@ int river_init(int *argc, char ***argv)
   if (MPI_Initialized(&initialized) != MPI_SUCCESS)
     return RIVER_EMPI;
 
-  if (river_init_count == 0) {
+  if (init_count == 0) {
     if (!initialized) {
       if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided)
           != MPI_SUCCESS)
         return RIVER_EMPI;
-      river_owns_mpi = 1;
+      owns_mpi = 1;
     }
     river__log_init_from_env();
     river__debug("river_init: River %s, %s MPI", RIVER_VERSION_STRING,
-                 river_owns_mpi ? "initialised" : "found an initialised");
+                 owns_mpi ? "initialised" : "found an initialised");
   }
-  river_init_count++;
+  init_count++;
   return RIVER_SUCCESS;
 }
 
@@ -73,15 +73,15 @@ int river_finalize(void)
 {
   int finalized;
 
-  if (river_init_count == 0)
+  if (init_count == 0)
     return RIVER_ESTATE;
-  if (--river_init_count > 0)
+  if (--init_count > 0)
     return RIVER_SUCCESS;
 
-  river__debug("river_finalize: %s", river_owns_mpi ? "finalising MPI"
+  river__debug("river_finalize: %s", owns_mpi ? "finalising MPI"
                                                     : "leaving MPI up");
-  if (river_owns_mpi) {
-    river_owns_mpi = 0;
+  if (owns_mpi) {
+    owns_mpi = 0;
     if (MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized
         && MPI_Finalize() != MPI_SUCCESS)
       return RIVER_EMPI;
@@ -93,52 +93,11 @@ int river_initialized(int *flag)
 {
   if (flag == NULL)
     return RIVER_EINVAL;
-  *flag = river_init_count > 0;
+  *flag = init_count > 0;
   return RIVER_SUCCESS;
 }
 
 /* ----------------------------------------------------------------- helpers */
-
-int river__agree(MPI_Comm comm, int rc)
-{
-  int all = rc;
-
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  return all;
-}
-
-int river__agree_same(MPI_Comm comm, const char *what, int local_rc, int n,
-                      const char *const names[], const uint64_t values[])
-{
-  uint64_t v[1 + 2 * RIVER_AGREE_SAME_MAX], r[1 + 2 * RIVER_AGREE_SAME_MAX];
-  int i;
-
-  if (n < 0 || n > RIVER_AGREE_SAME_MAX)
-    return RIVER_EINVAL;
-  v[0] = local_rc != RIVER_SUCCESS;
-  for (i = 0; i < n; i++) {
-    v[1 + 2 * i] = values[i];
-    v[2 + 2 * i] = ~values[i];    /* max of ~x is ~(min of x) */
-  }
-  if (MPI_Allreduce(v, r, 1 + 2 * n, MPI_UINT64_T, MPI_MAX, comm)
-      != MPI_SUCCESS)
-    return RIVER_EMPI;
-  if (r[0]) {
-    if (local_rc == RIVER_SUCCESS)
-      river__error("%s: another rank passed invalid arguments", what);
-    return RIVER_EINVAL;
-  }
-  for (i = 0; i < n; i++)
-    if (r[1 + 2 * i] != ~r[2 + 2 * i]) {
-      river__error("%s: ranks passed different %s (from %llu to %llu); "
-                   "every rank must pass the same", what, names[i],
-                   (unsigned long long)~r[2 + 2 * i],
-                   (unsigned long long)r[1 + 2 * i]);
-      return RIVER_EINVAL;
-    }
-  return RIVER_SUCCESS;
-}
 
 /* splitmix64 (Steele, Lea, Flood 2014) is written here rather than taken
  * from libc: River needs counter-based, seedable values that are the same

@@ -9,23 +9,23 @@
 
 #include <string.h>
 
-static const char river_hex[] = "0123456789ABCDEF";
+static const char hex_digits[] = "0123456789ABCDEF";
 
-static uint64_t river_splitmix64(uint64_t x)
+static uint64_t splitmix64(uint64_t x)
 {
   return river__mix64(x + RIVER_MIX64_STEP);
 }
 
 /* The w-th 64-bit random word of row under seed. */
-static uint64_t river_row_word(uint64_t seed, uint64_t row, unsigned w)
+static uint64_t row_word(uint64_t seed, uint64_t row, unsigned w)
 {
-  return river_splitmix64(river_splitmix64(seed ^ (row * 4 + w)) + row);
+  return splitmix64(splitmix64(seed ^ (row * 4 + w)) + row);
 }
 
-static void river_gensort_key(uint64_t seed, uint64_t row, unsigned flags,
+static void make_key(uint64_t seed, uint64_t row, unsigned flags,
                               unsigned char *key)
 {
-  uint64_t a = river_row_word(seed, row, 0), b = river_row_word(seed, row, 1);
+  uint64_t a = row_word(seed, row, 0), b = row_word(seed, row, 1);
   unsigned i;
 
   for (i = 0; i < 8; i++)
@@ -43,43 +43,43 @@ static void river_gensort_key(uint64_t seed, uint64_t row, unsigned flags,
 }
 
 /* Row id as 32 uppercase hex digits (a 128-bit number; high half 0). */
-static void river_gensort_rowid(uint64_t row, unsigned char *out)
+static void make_rowid(uint64_t row, unsigned char *out)
 {
   int i;
 
   memset(out, '0', 16);
   for (i = 0; i < 16; i++)
-    out[31 - i] = (unsigned char)river_hex[(row >> (4 * i)) & 0xf];
+    out[31 - i] = (unsigned char)hex_digits[(row >> (4 * i)) & 0xf];
 }
 
 /* groups hex digits taken from row, each repeated 4 times. */
-static void river_gensort_filler(uint64_t row, int groups, unsigned char *out)
+static void make_filler(uint64_t row, int groups, unsigned char *out)
 {
   int g;
 
   for (g = 0; g < groups; g++)
-    memset(out + 4 * g, river_hex[(row + (uint64_t)g) & 0xf], 4);
+    memset(out + 4 * g, hex_digits[(row + (uint64_t)g) & 0xf], 4);
 }
 
-static void river_gensort_record(uint64_t seed, uint64_t row, unsigned flags,
+static void make_record(uint64_t seed, uint64_t row, unsigned flags,
                                  unsigned char *r)
 {
-  river_gensort_key(seed, row, flags, r);
+  make_key(seed, row, flags, r);
   if (flags & RIVER_GENSORT_ASCII) {
     r[10] = ' ';
     r[11] = ' ';
-    river_gensort_rowid(row, r + 12);
+    make_rowid(row, r + 12);
     r[44] = ' ';
     r[45] = ' ';
-    river_gensort_filler(row, 13, r + 46);
+    make_filler(row, 13, r + 46);
     r[98] = '\r';
     r[99] = '\n';
   } else {
     r[10] = 0x00;
     r[11] = 0x11;
-    river_gensort_rowid(row, r + 12);
+    make_rowid(row, r + 12);
     r[44] = 0x88; r[45] = 0x99; r[46] = 0xAA; r[47] = 0xBB;
-    river_gensort_filler(row, 12, r + 48);
+    make_filler(row, 12, r + 48);
     r[96] = 0xCC; r[97] = 0xDD; r[98] = 0xEE; r[99] = 0xFF;
   }
 }
@@ -95,6 +95,6 @@ int river_gensort_fill(uint64_t first, size_t count, unsigned flags,
       || (count > 0 && first > UINT64_MAX - (count - 1)))
     return RIVER_EINVAL;
   for (i = 0; i < count; i++, r += RIVER_GENSORT_RECORD_SIZE)
-    river_gensort_record(seed, first + i, flags, r);
+    make_record(seed, first + i, flags, r);
   return RIVER_SUCCESS;
 }

@@ -5,6 +5,7 @@ lib_LTLIBRARIES += src/libriver.la
 src_libriver_la_SOURCES = \
 	src/river_internal.h \
 	src/core.c \
+	src/agree.c \
 	src/log.c \
 	src/timing.c \
 	src/topo.c \

@@ -15,22 +15,22 @@
 #include <strings.h>
 #include <unistd.h>
 
-static int river_log_level_cur = RIVER_LOG_WARN;
-static int river_log_demoted;  /* 1: errors are logged as warnings */
-static river_log_fn river_log_handler;
-static void *river_log_ctx;
+static int level_cur = RIVER_LOG_WARN;
+static int demoted;  /* 1: errors are logged as warnings */
+static river_log_fn handler;
+static void *handler_ctx;
 
-static const char *const river_level_names[] = {"error", "warn", "info",
+static const char *const level_names[] = {"error", "warn", "info",
                                                 "debug"};
 
-static int river_level_valid(int level)
+static int level_valid(int level)
 {
   return level >= RIVER_LOG_ERROR && level <= RIVER_LOG_DEBUG;
 }
 
 const char *river_log_level_name(int level)
 {
-  return river_level_valid(level) ? river_level_names[level] : "unknown";
+  return level_valid(level) ? level_names[level] : "unknown";
 }
 
 int river_log_parse_level(const char *name, int *level)
@@ -40,7 +40,7 @@ int river_log_parse_level(const char *name, int *level)
   if (name == NULL || level == NULL)
     return RIVER_EINVAL;
   for (i = RIVER_LOG_ERROR; i <= RIVER_LOG_DEBUG; i++) {
-    if (strcasecmp(name, river_level_names[i]) == 0) {
+    if (strcasecmp(name, level_names[i]) == 0) {
       *level = i;
       return RIVER_SUCCESS;
     }
@@ -50,9 +50,9 @@ int river_log_parse_level(const char *name, int *level)
 
 int river_log_set_level(int level)
 {
-  if (!river_level_valid(level))
+  if (!level_valid(level))
     return RIVER_EINVAL;
-  river_log_level_cur = level;
+  level_cur = level;
   return RIVER_SUCCESS;
 }
 
@@ -60,14 +60,14 @@ int river_log_get_level(int *level)
 {
   if (level == NULL)
     return RIVER_EINVAL;
-  *level = river_log_level_cur;
+  *level = level_cur;
   return RIVER_SUCCESS;
 }
 
 int river_log_set_handler(river_log_fn fn, void *ctx)
 {
-  river_log_handler = fn;
-  river_log_ctx = fn ? ctx : NULL;
+  handler = fn;
+  handler_ctx = fn ? ctx : NULL;
   return RIVER_SUCCESS;
 }
 
@@ -79,18 +79,18 @@ void river__log_init_from_env(void)
   if (env == NULL || *env == '\0')
     return;
   if (river_log_parse_level(env, &level) == RIVER_SUCCESS)
-    river_log_level_cur = level;
+    level_cur = level;
   else
     river__warn("RIVER_LOG=%s not understood (use error, warn, info or "
                 "debug); keeping level %s",
-                env, river_log_level_name(river_log_level_cur));
+                env, river_log_level_name(level_cur));
 }
 
 int river__log_demote(int on)
 {
-  int prev = river_log_demoted;
+  int prev = demoted;
 
-  river_log_demoted = on;
+  demoted = on;
   return prev;
 }
 
@@ -113,17 +113,17 @@ int river_vlog(int level, const char *fmt, va_list ap)
   int rank, n;
   char rankbuf[16];
 
-  if (!river_level_valid(level) || fmt == NULL)
+  if (!level_valid(level) || fmt == NULL)
     return RIVER_EINVAL;
-  if (river_log_demoted && level == RIVER_LOG_ERROR)
+  if (demoted && level == RIVER_LOG_ERROR)
     level = RIVER_LOG_WARN;
-  if (level > river_log_level_cur)
+  if (level > level_cur)
     return RIVER_SUCCESS;
 
   vsnprintf(msg, sizeof msg, fmt, ap);  /* long messages are truncated */
   rank = river__log_rank();
-  if (river_log_handler) {
-    river_log_handler(level, rank, msg, river_log_ctx);
+  if (handler) {
+    handler(level, rank, msg, handler_ctx);
     return RIVER_SUCCESS;
   }
   if (rank >= 0)
@@ -131,7 +131,7 @@ int river_vlog(int level, const char *fmt, va_list ap)
   else
     strcpy(rankbuf, "-");
   n = snprintf(line, sizeof line, "river[%s] %s: %s\n", rankbuf,
-               river_level_names[level], msg);
+               level_names[level], msg);
   if (n < 0)
     return RIVER_EINVAL;
   if ((size_t)n >= sizeof line) {

@@ -51,20 +51,20 @@ struct river__span {
   size_t n;
 };
 
-static const char *const river_type_names[] = {
+static const char *const type_names[] = {
   "int32", "int64", "uint32", "uint64", "float32", "float64", "char", "bytes"
 };
 
-static const size_t river_type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1};
+static const size_t type_sizes[] = {4, 8, 4, 8, 4, 8, 1, 1};
 
 #define RIVER__NTYPES \
-  ((int)(sizeof river_type_names / sizeof *river_type_names))
+  ((int)(sizeof type_names / sizeof *type_names))
 
 const char *river_type_name(int type)
 {
   if (type < 0 || type >= RIVER__NTYPES)
     return "unknown";
-  return river_type_names[type];
+  return type_names[type];
 }
 
 /* ------------------------------------------------------------ errors */
@@ -214,20 +214,20 @@ static int parse_type(const char *text, const char *where,
     return schema_error(text, RIVER_EFORMAT, "%s: no type after ':'",
                         where);
   for (t = 0; t < RIVER_TYPE_CHAR; t++) {
-    if (span_is(type, river_type_names[t])) {
+    if (span_is(type, type_names[t])) {
       f->type = (river_type)t;
       f->count = 1;
       return RIVER_SUCCESS;
     }
   }
   for (t = RIVER_TYPE_CHAR; t <= RIVER_TYPE_BYTES; t++) {
-    plen = strlen(river_type_names[t]);
-    if (type.n < plen || memcmp(type.p, river_type_names[t], plen) != 0)
+    plen = strlen(type_names[t]);
+    if (type.n < plen || memcmp(type.p, type_names[t], plen) != 0)
       continue;
     if (type.n == plen)
       return schema_error(text, RIVER_EFORMAT,
                           "%s: type \"%s\" needs a length, as in %s[N]",
-                          where, river_type_names[t], river_type_names[t]);
+                          where, type_names[t], type_names[t]);
     if (type.p[plen] != '[')
       break;
     num.p = type.p + plen + 1;
@@ -275,7 +275,7 @@ static int parse_field(const char *text, struct river__span tok,
   rc = parse_type(text, where, type, f);
   if (rc != RIVER_SUCCESS)
     return rc;
-  f->size = f->count * river_type_sizes[f->type];
+  f->size = f->count * type_sizes[f->type];
   if (f->size > RIVER__MAX_RECORD - s->record_size)
     return schema_error(text, RIVER_EOVERFLOW,
                         "%s: the record would exceed 1 GiB", where);
@@ -493,7 +493,7 @@ int river_schema_format(const river_schema *s, char *buf, size_t *len)
   for (i = 0; i < s->nfields; i++) {
     f = &s->field[i];
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%s:%s",
-                          i ? "," : "", f->name, river_type_names[f->type]);
+                          i ? "," : "", f->name, type_names[f->type]);
     if (f->type == RIVER_TYPE_CHAR || f->type == RIVER_TYPE_BYTES)
       n += (size_t)snprintf(text + n, sizeof text - n, "[%zu]", f->count);
   }

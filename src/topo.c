@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* Number of objects of type in topo, or 0 if hwloc cannot tell. */
-static int river_topo_count(hwloc_topology_t topo, hwloc_obj_type_t type)
+static int count_objs(hwloc_topology_t topo, hwloc_obj_type_t type)
 {
   int n = hwloc_get_nbobjs_by_type(topo, type);
 
@@ -22,7 +22,7 @@ static int river_topo_count(hwloc_topology_t topo, hwloc_obj_type_t type)
 
 /* Write the PUs this process may run on as "pu:LIST" ("none" if it may
  * run on every PU) into buf. Returns RIVER_ETOPO if hwloc fails. */
-static int river_topo_binding(hwloc_topology_t topo, char *buf, size_t size)
+static int describe_binding(hwloc_topology_t topo, char *buf, size_t size)
 {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
@@ -61,7 +61,7 @@ int river_topo_describe(char *buf, size_t *len)
     rc = RIVER_ETOPO;
     goto out;
   }
-  rc = river_topo_binding(topo, bound, sizeof bound);
+  rc = describe_binding(topo, bound, sizeof bound);
   if (rc != RIVER_SUCCESS)
     goto out;
   if (gethostname(host, sizeof host) != 0)
@@ -70,10 +70,10 @@ int river_topo_describe(char *buf, size_t *len)
 
   snprintf(line, sizeof line,
            "host=%s packages=%d cores=%d pus=%d numa=%d bound=%s", host,
-           river_topo_count(topo, HWLOC_OBJ_PACKAGE),
-           river_topo_count(topo, HWLOC_OBJ_CORE),
-           river_topo_count(topo, HWLOC_OBJ_PU),
-           river_topo_count(topo, HWLOC_OBJ_NUMANODE), bound);
+           count_objs(topo, HWLOC_OBJ_PACKAGE),
+           count_objs(topo, HWLOC_OBJ_CORE),
+           count_objs(topo, HWLOC_OBJ_PU),
+           count_objs(topo, HWLOC_OBJ_NUMANODE), bound);
   rc = river__copy_out(line, buf, len);
 out:
   hwloc_topology_destroy(topo);
