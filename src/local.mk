@@ -15,7 +15,12 @@ src_libriver_la_SOURCES = \
 	src/pcoll.c \
 	src/gensort.c \
 	src/wait.c \
+	src/rma.h \
+	src/rma.c \
+	src/dq_internal.h \
 	src/dq.c \
+	src/dq_producer.c \
+	src/dq_consumer.c \
 	src/throttle.c \
 	src/gd.c \
 	src/gd_alloc.c

@@ -1,0 +1,362 @@
+/*
+ * dq_consumer.c - the consumer side of the distributed queue (protocol in
+ * dq_internal.h). Receives are posted at create into the slots of
+ * q->rbuf: credits x nproducers for DATA from anyone, then one EOS per
+ * producer. A DATA message that completes waits in its producer's ring
+ * (q->ring, index seq mod credits) until it is next, so delivery is FIFO
+ * per producer whatever order MPI completes receives in; get lends out
+ * one message at a time, and release (or the next get) re-posts a DATA
+ * message's receive and returns its credit to the producer's window.
+ * PULL's consumer half is here too: an idle consumer claims a producer's
+ * next unit and takes only that producer's messages until the unit's
+ * last.
+ */
+#include "dq_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Receive slot k's buffer. */
+static unsigned char *recv_slot(const river_dq *q, int k)
+{
+  return q->rbuf + (size_t)k * q->stride;
+}
+
+/* Post receive slot k: a slot below nrslots takes DATA from any
+ * producer, slot nrslots + p producer p's EOS. */
+static int post_recv(river_dq *q, int k)
+{
+  int src = k < q->nrslots ? MPI_ANY_SOURCE : q->prod_rank[k - q->nrslots];
+  int tag = k < q->nrslots ? DQ_TAG_DATA : DQ_TAG_EOS;
+
+  if (MPI_Irecv(recv_slot(q, k), (int)q->message_size, MPI_BYTE, src,
+                tag, q->comm, &q->rreq[k]) != MPI_SUCCESS) {
+    river__error("dq: MPI_Irecv failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* File the message that completed in receive slot k (status st): a DATA
+ * message into its producer's ring, an EOS into eos_seq. RIVER_ECORRUPT
+ * (logged) for a message River did not send. */
+static int file_arrival(river_dq *q, int k, const MPI_Status *st)
+{
+  struct dq_hdr h;
+  int bytes = 0, eos = k >= q->nrslots;
+  uint64_t p;
+
+  memcpy(&h, recv_slot(q, k), sizeof h);
+  MPI_Get_count(st, MPI_BYTE, &bytes);
+  p = h.producer;
+  if (bytes < (int)DQ_HDR_SIZE || p >= (uint64_t)q->nprod
+      || q->prod_rank[p] != st->MPI_SOURCE
+      || (h.kind & DQ_KIND_MASK)
+         != (eos ? DQ_KIND_EOS : DQ_KIND_DATA)
+      || (h.kind & ~(DQ_KIND_MASK | DQ_FIRST | DQ_LAST))
+      || (q->policy != RIVER_DQ_PULL && h.kind > DQ_KIND_MASK)
+      || (eos && p != (uint64_t)(k - q->nrslots))
+      || h.nrecords > q->per_msg || (!eos && h.nrecords == 0)
+      || (uint64_t)bytes != DQ_HDR_SIZE + h.nrecords * q->record_size
+      || h.seq < q->next[p]
+      || (!eos && (h.seq - q->next[p] >= (uint64_t)q->credits
+                   || h.seq >= q->eos_seq[p]
+                   || q->ring[p * q->credits + h.seq % q->credits] >= 0))) {
+    river__error("dq: malformed message from rank %d (kind %u, producer "
+                 "%llu, seq %llu, %llu records, %d bytes)", st->MPI_SOURCE,
+                 (unsigned)h.kind, (unsigned long long)p,
+                 (unsigned long long)h.seq, (unsigned long long)h.nrecords,
+                 bytes);
+    if (!eos)
+      post_recv(q, k); /* keep the slot in use */
+    return RIVER_ECORRUPT;
+  }
+  q->arrived[p]++;
+  if (eos) {
+    q->eos_seq[p] = h.seq;
+    q->eos_full[p] = h.nrecords > 0;
+  } else {
+    q->ring[p * q->credits + h.seq % q->credits] = k;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Take in every receive that has completed. */
+int river__dq_recv_progress(river_dq *q)
+{
+  int i, n = 0, rc = RIVER_SUCCESS, r;
+
+  if (MPI_Testsome(q->nrreq, q->rreq, &n, q->ridx, q->rstat) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (n == MPI_UNDEFINED)
+    n = 0;
+  for (i = 0; i < n; i++)
+    if ((r = file_arrival(q, q->ridx[i], &q->rstat[i])) != RIVER_SUCCESS)
+      rc = r;
+  return rc;
+}
+
+/* Post every receive slot (at create). */
+int river__dq_post_recvs(river_dq *q)
+{
+  int k, rc = RIVER_SUCCESS;
+
+  for (k = 0; rc == RIVER_SUCCESS && k < q->nrreq; k++)
+    rc = post_recv(q, k);
+  return rc;
+}
+
+/* Cancel and complete this rank's posted receives (none can match any
+ * more when this is called). */
+int river__dq_cancel_recvs(river_dq *q)
+{
+  int k, rc = RIVER_SUCCESS;
+
+  if (q->rreq == NULL)
+    return RIVER_SUCCESS; /* its allocation failed: nothing was posted */
+  for (k = 0; k < q->nrreq; k++)
+    if (q->rreq[k] != MPI_REQUEST_NULL && MPI_Cancel(&q->rreq[k])
+                                              != MPI_SUCCESS)
+      rc = RIVER_EMPI;
+  if (q->nrreq > 0 && river_waitall(q->nrreq, q->rreq) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
+  return rc;
+}
+
+/* Producer p's next message in order: its receive slot, or -1. */
+static int next_in_order(const river_dq *q, int p)
+{
+  int k = q->ring[p * q->credits + q->next[p] % q->credits];
+
+  if (k >= 0)
+    return k;
+  if (q->eos_full[p] && q->next[p] == q->eos_seq[p])
+    return q->nrslots + p;
+  return -1;
+}
+
+static int all_done(const river_dq *q)
+{
+  int p;
+
+  for (p = 0; p < q->nprod; p++)
+    if (q->eos_seq[p] == DQ_UNKNOWN || q->next[p] != q->eos_seq[p]
+        || q->eos_full[p])
+      return 0;
+  return 1;
+}
+
+/* Give back the message lent out by get: re-post its receive, then
+ * return the credit (an EOS's records took none). */
+static int release_held(river_dq *q)
+{
+  uint64_t one = 1;
+  int k = q->held, r;
+
+  if (k < 0)
+    return RIVER_SUCCESS;
+  q->held = -1;
+  if (k >= q->nrslots)
+    return RIVER_SUCCESS;
+  r = q->prod_rank[q->held_p];
+  if (post_recv(q, k) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  if (MPI_Accumulate(&one, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
+                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
+    river__error("dq: returning a credit to rank %d failed", r);
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Lend out producer p's next message, in receive slot k; *hp gets its
+ * header. */
+static void deliver(river_dq *q, int p, int k,
+                    struct dq_hdr *hp, const void **records,
+                             size_t *nrecords, int *from)
+{
+  struct dq_hdr h;
+
+  memcpy(&h, recv_slot(q, k), sizeof h);
+  *hp = h;
+  if (k < q->nrslots) {
+    q->ring[p * q->credits + q->next[p] % q->credits] = -1;
+    q->next[p]++;
+  } else {
+    q->eos_full[p] = 0;
+  }
+  q->held = k;
+  q->held_p = p;
+  q->last_p = p;
+  q->records_in += h.nrecords;
+  q->bytes_in += h.nrecords * q->record_size;
+  q->messages_in++;
+  q->msgs_from[p]++;
+  *records = recv_slot(q, k) + DQ_HDR_SIZE;
+  *nrecords = (size_t)h.nrecords;
+  if (from != NULL)
+    *from = p;
+}
+
+/* PULL, idle consumer: try to claim the next unclaimed unit of some
+ * producer that has not closed (producers take turns, starting after the
+ * last one): read its claimed and announced counters; if a unit is
+ * unclaimed, take the next unit number with MPI_Fetch_and_op(+1) on
+ * claimed, then tell the producer by adding this consumer's index + 1 to
+ * that unit's owner word. Sets q->cur_p. (Consumers racing for the last
+ * announced unit may take the number of a unit not announced yet: see
+ * the PULL paragraph of dq_internal.h.) */
+static int claim_unit(river_dq *q)
+{
+  uint64_t zero[2] = {0, 0}, v[2], one = 1, want, got;
+  int i, p, r;
+
+  for (i = 1; i <= q->nprod; i++) {
+    p = (q->last_p + i) % q->nprod;
+    if (q->eos_seq[p] != DQ_UNKNOWN)
+      continue; /* closed: close waited for its last unit's claim */
+    r = q->prod_rank[p];
+    if (MPI_Get_accumulate(zero, 2, MPI_UINT64_T, v, 2, MPI_UINT64_T, r,
+                           DQ_W_CLAIM(q), 2, MPI_UINT64_T, MPI_NO_OP,
+                           q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    if (v[0] >= v[1])
+      continue;
+    if (MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, r, DQ_W_CLAIM(q),
+                         MPI_SUM, q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    want = (uint64_t)q->cidx + 1;
+    if (MPI_Accumulate(&want, 1, MPI_UINT64_T, r, DQ_W_OWNER(q, got),
+                       1, MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+      goto fail;
+    q->cur_p = p;
+    q->cur_u = got;
+    q->last_p = p;
+    return RIVER_SUCCESS;
+  }
+  return RIVER_SUCCESS;
+fail:
+  river__error("dq: claiming a unit at rank %d failed", q->prod_rank[p]);
+  return RIVER_EMPI;
+}
+
+/* PULL: one look. An idle consumer claims a unit; one with a unit in
+ * progress takes only that unit's producer's next message. */
+static int step_pull(river_dq *q, const void **records,
+                     size_t *nrecords, int *from)
+{
+  struct dq_hdr h;
+  int k, rc;
+
+  if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  /* A unit number the producer closed without making (a lost race): the
+   * EOS came and every message before it was delivered. */
+  if (q->cur_p >= 0 && q->eos_seq[q->cur_p] != DQ_UNKNOWN
+      && q->next[q->cur_p] == q->eos_seq[q->cur_p] && !q->eos_full[q->cur_p])
+    q->cur_p = -1;
+  if (q->cur_p < 0 && (rc = claim_unit(q)) != RIVER_SUCCESS)
+    return rc;
+  if (q->cur_p >= 0 && (k = next_in_order(q, q->cur_p)) >= 0) {
+    deliver(q, q->cur_p, k, &h, records, nrecords, from);
+    q->g_unit = ((uint64_t)q->cur_p << RIVER_DQ_UNIT_SHIFT) | q->cur_u;
+    q->g_first = (h.kind & DQ_FIRST) != 0;
+    q->g_last = (h.kind & DQ_LAST) != 0;
+    q->g_valid = 1;
+    if (q->g_last)
+      q->cur_p = -1;
+    return RIVER_SUCCESS;
+  }
+  if (q->cur_p < 0 && all_done(q)) {
+    q->eos_seen = 1;
+    return RIVER_EOS;
+  }
+  return RIVER_EAGAIN;
+}
+
+/* One look for a message: RIVER_SUCCESS (delivered), RIVER_EOS or
+ * RIVER_EAGAIN. Producers take turns, starting after the last one. */
+static int step_get(river_dq *q, const void **records,
+                    size_t *nrecords, int *from)
+{
+  struct dq_hdr h;
+  int i, p, k, rc;
+
+  if (q->policy == RIVER_DQ_PULL)
+    return step_pull(q, records, nrecords, from);
+  if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  for (i = 1; i <= q->nprod; i++) {
+    p = (q->last_p + i) % q->nprod;
+    if ((k = next_in_order(q, p)) < 0)
+      continue;
+    deliver(q, p, k, &h, records, nrecords, from);
+    return RIVER_SUCCESS;
+  }
+  if (all_done(q)) {
+    q->eos_seen = 1;
+    return RIVER_EOS;
+  }
+  return RIVER_EAGAIN;
+}
+
+static int get_common(river_dq *q, const void **records,
+                      size_t *nrecords, int *from, int block)
+{
+  long ns = RIVER_BACKOFF_START;
+  double t0 = 0.0;
+  int rc;
+
+  if (q == NULL || records == NULL || nrecords == NULL
+      || !(q->role & RIVER_DQ_CONSUMER))
+    return RIVER_EINVAL;
+  if ((rc = release_held(q)) != RIVER_SUCCESS)
+    return rc;
+  if (q->eos_seen)
+    return RIVER_EOS;
+  while ((rc = step_get(q, records, nrecords, from)) == RIVER_EAGAIN
+         && block) {
+    if (t0 == 0.0)
+      t0 = river_wtime();
+    river__backoff(&ns);
+  }
+  if (t0 != 0.0)
+    q->get_wait += river_wtime() - t0;
+  return rc;
+}
+
+int river_dq_get(river_dq *q, const void **records, size_t *nrecords,
+                 int *from)
+{
+  return get_common(q, records, nrecords, from, 1);
+}
+
+int river_dq_try_get(river_dq *q, const void **records, size_t *nrecords,
+                     int *from)
+{
+  return get_common(q, records, nrecords, from, 0);
+}
+
+int river_dq_release(river_dq *q)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_CONSUMER))
+    return RIVER_EINVAL;
+  return release_held(q);
+}
+
+int river_dq_unit(const river_dq *q, uint64_t *unit, int *first, int *last)
+{
+  if (q == NULL || unit == NULL || first == NULL || last == NULL
+      || !(q->role & RIVER_DQ_CONSUMER) || q->policy != RIVER_DQ_PULL)
+    return RIVER_EINVAL;
+  if (!q->g_valid)
+    return RIVER_ESTATE;
+  *unit = q->g_unit;
+  *first = q->g_first;
+  *last = q->g_last;
+  return RIVER_SUCCESS;
+}

@@ -1,0 +1,268 @@
+/*
+ * dq_internal.h - what the distributed queue's files share; never
+ * installed. The queue's struct, the message header, tags and kinds, the
+ * words of a producer's window, the functions one file calls in another,
+ * and the protocol (below).
+ *
+ * The files split the queue by role: src/dq.c has the entry points that
+ * are not side-specific (create with its argument checks, roles and
+ * buffers; destroy; stats), src/dq_producer.c the producer side (filling
+ * buffers, credits, the choice of consumer, put, close) and
+ * src/dq_consumer.c the consumer side (posted receives, per-pair
+ * sequence rings, get, release). PULL's two halves go with their sides:
+ * announcing units and learning who claimed them is the producer's,
+ * claiming is the consumer's. Each file includes this header and none
+ * includes another.
+ *
+ * Distributed queues (see river/dq.h): records travel from producers to
+ * consumers in messages of whole records, under credit flow control kept
+ * in an RMA window.
+ *
+ * Setup. river_dq_create checks what a rank can check alone, then agrees
+ * over comm (one MPI_Allreduce MAX of each parameter and its complement,
+ * which gives min and max) that every rank passed valid, identical
+ * record_size, policy, credits, message_size and seed; any difference is
+ * RIVER_EINVAL on every rank with the reason logged. A rank with bad
+ * arguments still takes part when MPI is up, so one bad rank cannot hang
+ * the others. The queue's traffic runs on a duplicate of comm. Roles are
+ * Allgathered; producer and consumer indices follow rank order.
+ *
+ * Messages. A 24-byte header {kind, producer index, seq, nrecords} and
+ * nrecords whole records, at most message_size bytes. DATA messages
+ * (tag 1) take a credit; seq counts them per (producer, consumer) pair.
+ * Each producer ends its stream to each consumer with one EOS message
+ * (tag 2) whose seq is the number of DATA messages it sent there; the EOS
+ * also carries the producer's last, partly filled message for that
+ * consumer, if any, and takes no credit. So river_dq_close never waits for
+ * a credit, only for its sends to complete, and a rank that is both
+ * producer and consumer can always close.
+ *
+ * Producer. Message buffers are "slots" in one allocation: nfill of them
+ * are being filled (one, or one per consumer for EXCHANGE), the rest hold
+ * sends in flight. There are credits x targets + nfill slots (targets: 1
+ * for ONE_TO_ONE and BROADCAST, whose one buffer is sent to every
+ * consumer, else nconsumers); a slot is reused once MPI_Testsome says its
+ * sends completed. Send requests have fixed places, slot x fanout + j,
+ * then one EOS request per consumer. The window holds, per consumer, how
+ * many messages it has released; the producer reads it atomically with
+ * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
+ * shows no credit (PUSH: no consumer with every credit free). PUSH picks
+ * the least loaded consumer (most free credits), at random among equals,
+ * with a hand-written splitmix64 (seedable, per queue, the same on
+ * every platform: rand() is global, random_r is glibc's); STATIC goes
+ * round-robin by message starting at producer index mod nconsumers and
+ * waits for that consumer; ONE_TO_ONE sends to consumer pidx; BROADCAST
+ * sends each message to every consumer and needs a credit at each (every
+ * consumer has seen the same number, so one header serves all);
+ * EXCHANGE calls the partition function twice per record, once to check
+ * and count (so a bad index, or try_put's "not now", takes no record)
+ * and once to place it.
+ *
+ * A full message may wait in its fill buffer after try_put (it is sent by
+ * the next put, try_put or close); put returns only when no full message
+ * waits. try_put is all or nothing: it first works out, from free credits
+ * and free slots, whether every message the records would complete can be
+ * sent now, and takes them only then.
+ *
+ * Consumer. credits x nproducers DATA receives (ANY_SOURCE, tag 1) and
+ * one EOS receive per producer (that producer, tag 2), each into a
+ * message_size buffer, are posted at create. A completed DATA message
+ * waits in its producer's ring of `credits` places (index seq mod
+ * credits) until its seq is next; get delivers round-robin over
+ * producers that have their next message, so MPI completing receives out
+ * of order cannot break FIFO per pair. Release re-posts the receive
+ * first, then adds 1 to the producer's window slot (MPI_Accumulate SUM +
+ * MPI_Win_flush: passive target, no help from the producer needed). A
+ * producer is done at a consumer when its EOS has come and every message
+ * up to it was delivered; get returns RIVER_EOS when all are done.
+ *
+ * Why no message waits for a receive (bounded memory, no unexpected
+ * queue): a producer sends DATA to consumer c only while sent - returned
+ * < credits, and c returns a credit only after re-posting the buffer, so
+ * DATA messages from one producer in flight or held at c never exceed
+ * credits; c has credits x nproducers DATA receives, so one is always
+ * posted for each DATA message in flight, and each producer's one EOS has
+ * its own. Memory: a producer holds (credits x targets + nfill) messages,
+ * a consumer (credits + 1) x nproducers.
+ *
+ * Why no deadlock: close and destroy wait only for sends to complete,
+ * which needs nothing but MPI progress at the receivers (every River wait
+ * loop and collective makes progress). put waits for credits, which
+ * consumers return by calling get/release; a consumer's get waits only
+ * for messages. A rank in both roles returns credits only when it calls
+ * get, so it must not block in put while its own consumer side is
+ * undrained: it interleaves try_put and try_get (see river/dq.h).
+ *
+ * PULL (units; river/dq.h). A PULL producer's window adds, after the
+ * ncons credit counters: claimed (units numbered so far by consumers),
+ * announced (units opened by the producer) and a ring of ncons + 1
+ * owner words (unit u's claimer + 1 at u mod (ncons + 1), 0 if none).
+ * The producer opens unit u (announced += 1, an atomic add on its own
+ * window) when the first record of the unit is put. A consumer with no
+ * unit in progress (idle) polls producers that have not closed, taking
+ * turns: it reads claimed and announced (MPI_Get_accumulate NO_OP) and,
+ * if claimed < announced, takes a unit number with MPI_Fetch_and_op(+1)
+ * on claimed, then adds its index + 1 to that unit's owner word
+ * (MPI_Accumulate SUM; no compare-and-swap: Open MPI 4.1's shared-memory
+ * BTL crashes on it, open-mpi/ompi#11349). Consumers racing for the last
+ * announced unit may take the number of a unit not announced yet: that
+ * consumer owns the producer's next unit, if it is ever made; it waits
+ * for it, and drops the number when the producer's EOS comes with every
+ * message before it delivered (the producer closed without that unit).
+ * Numbers run at most ncons - 1 ahead of announced (one per consumer,
+ * each after seeing claimed < announced), so unit u's owner word cannot
+ * be written for unit u + ncons + 1 before the producer opens unit u + 1,
+ * and the producer clears (subtracts) the word as soon as it reads it.
+ * The producer learns the owner of its open unit by reading the word,
+ * and sends the unit's messages, flagged FIRST and LAST in the header's
+ * kind, to that consumer under its credits; a full message waits in the
+ * fill buffer until the next record (then it is not the last) or the
+ * unit's end. So an unclaimed unit holds one message; put waits for the
+ * claim before sending it, end_unit for the claim and a credit, close
+ * for the claim only (the last message rides on the EOS, as for every
+ * policy). As a producer opens unit u + 1 only after u was claimed, at
+ * most one of its units is unclaimed. A consumer takes messages only from
+ * the producer of its unit, in order, until LAST; then it is idle again.
+ * It returns RIVER_EOS when idle and every producer's EOS has come and
+ * all was delivered: a producer closes only after its last unit was
+ * claimed, so no unit is left unclaimed.
+ *
+ * Why PULL cannot deadlock: a producer waits only for (a) the claim of
+ * its open unit, which any idle consumer in get makes (idle consumers
+ * poll announced counters with backoff), (b) credits from the unit's
+ * owner, which is in get taking exactly that producer's messages, and
+ * (c) sends to complete. A consumer waits only for its unit's producer,
+ * which waits at worst for (b) from this consumer (returned on its next
+ * get) or, for a number taken in a race, for its next unit or its close.
+ * A consumer busy with a unit is not needed for any other producer's
+ * claim as long as some consumer becomes idle: units end, so every
+ * consumer becomes idle again. (A rank in both roles cannot claim its own
+ * unit while it waits in put/end_unit/close: river/dq.h.)
+ *
+ * Destroy. Every rank tells every other (MPI_Alltoall) how many messages
+ * it sent it; consumers wait (test + backoff) until all have arrived
+ * while producers wait for their sends, so no message of this queue is
+ * still in flight when the receives are cancelled and the communicator
+ * freed (a late one could otherwise match a later queue reusing the
+ * context id). The RIVER_ESTATE outcome (a producer that did not close, a
+ * consumer that did not reach EOS) is agreed with an MPI_Allreduce MIN.
+ *
+ * Every wait tests and sleeps with river__backoff; nothing blocks in
+ * MPI_Wait/MPI_Recv/MPI_Send.
+ *
+ * Stats: records_out/bytes_out count records put, once; messages_out and
+ * msgs_to count messages with records sent to each consumer (BROADCAST:
+ * once per consumer), the last one (with the EOS) included; a credit
+ * stall is counted once per message that had to wait for a credit.
+ * Calls on a rank without the role they need (put on a consumer, get on
+ * a producer) are RIVER_EINVAL: the role is an argument of create, not a
+ * state.
+ *
+ * The window comes from river__win_allocate (src/rma.c), which works
+ * around Open MPI < 5 giving two windows created at once on one node,
+ * over disjoint communicators, the same shared-memory segment.
+ */
+#ifndef RIVER_DQ_INTERNAL_H
+#define RIVER_DQ_INTERNAL_H
+
+#include "river_internal.h"
+
+#include <stdint.h>
+
+#define DQ_TAG_DATA 1
+#define DQ_TAG_EOS 2
+#define DQ_KIND_DATA 1u
+#define DQ_KIND_EOS 2u
+#define DQ_ALIGN 64           /* slot stride: records stay aligned */
+#define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
+#define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
+#define DQ_FIRST 0x100u       /* PULL: the unit's first message */
+#define DQ_LAST 0x200u        /* PULL: the unit's last message */
+/* A producer's window: ncons credit counters (consumer c's released
+ * messages at c), then, for PULL only, these words: */
+#define DQ_W_CLAIM(q) ((MPI_Aint)(q)->ncons)     /* units claimed */
+#define DQ_W_ANN(q) ((MPI_Aint)(q)->ncons + 1)   /* units announced */
+/* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0 */
+#define DQ_W_OWNER(q, u)                                                   \
+  ((MPI_Aint)(q)->ncons + 2 + (MPI_Aint)((u) % ((uint64_t)(q)->ncons + 1)))
+
+struct dq_hdr {
+  uint32_t kind;        /* DQ_KIND_*, PULL: | DQ_FIRST, DQ_LAST */
+  uint32_t producer;    /* producer index */
+  uint64_t seq;         /* DATA: per-pair number; EOS: DATA messages sent */
+  uint64_t nrecords;    /* records following the header */
+};
+#define DQ_HDR_SIZE sizeof(struct dq_hdr)
+
+struct river_dq {
+  MPI_Comm comm;                /* private duplicate, or MPI_COMM_NULL */
+  MPI_Win win;                  /* credits; MPI_WIN_NULL until made */
+  int rank, size, role;
+  int nprod, ncons, pidx, cidx; /* counts; own indices (-1: not) */
+  int *prod_rank, *cons_rank;   /* index -> rank in comm (size entries) */
+  river_dq_policy policy;
+  int credits;
+  uint64_t seed;
+  size_t record_size, message_size, stride, per_msg;
+  river_dq_partition_fn partition;
+  void *partition_ctx;
+  uint64_t *count_out, *count_in; /* destroy: messages to/from each rank */
+
+  /* producer */
+  int closed;
+  int nslots, nfill, fanout, nsreq, sactive;
+  unsigned char *sbuf;          /* nslots x stride */
+  int *slot_refs;               /* sends in flight from each slot */
+  unsigned char *slot_fill;     /* 1: the slot is a fill buffer */
+  int *fill;                    /* nfill: slot being filled, or -1 */
+  size_t *fill_n;               /* records in it */
+  unsigned char *stalled;       /* its stall was counted */
+  MPI_Request *sreq;            /* nsreq: slot x fanout + j, then EOS */
+  int *sidx;
+  struct dq_hdr *eos_hdr;       /* ncons: header-only EOS messages */
+  uint64_t *winmem;             /* window: returned credits (RMA only) */
+  uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
+  size_t *count;                /* EXCHANGE: records per consumer */
+  int rr;                       /* STATIC: next consumer */
+  int unit_open;                /* PULL: the current unit has records */
+  size_t reserved;              /* river_dq_reserve's *max, 0: none */
+  int owner;                    /* PULL: its claimer, or -1 not known */
+  int unit_first, unit_last;    /* PULL: flags for the next message */
+  uint64_t nunits;              /* PULL: units opened (announced) */
+  uint64_t rng;                 /* PUSH: splitmix64 state */
+
+  /* consumer */
+  int nrslots, nrreq;           /* DATA slots; + one EOS slot per producer */
+  unsigned char *rbuf;          /* nrreq x stride */
+  MPI_Request *rreq;
+  int *ridx;
+  MPI_Status *rstat;
+  int *ring;                    /* nprod x credits: slot of seq, or -1 */
+  uint64_t *next, *eos_seq, *arrived, *msgs_from; /* per producer */
+  unsigned char *eos_full;      /* EOS records not yet delivered */
+  int held, held_p, last_p;     /* slot lent out by get (-1: none) */
+  int eos_seen;
+  int cur_p;                    /* PULL: producer of the unit in progress */
+  uint64_t cur_u;               /* PULL: its unit number */
+  uint64_t g_unit;              /* PULL: unit of the last get's message */
+  int g_first, g_last, g_valid;
+
+  uint64_t records_out, bytes_out, messages_out;
+  uint64_t records_in, bytes_in, messages_in, credit_stalls;
+  double put_wait, get_wait;
+};
+
+/* Between the files (each defined in the file named). */
+
+/* dq_producer.c: retire completed sends; their slots become free again. */
+int river__dq_send_progress(river_dq *q);
+
+/* dq_consumer.c: post every receive slot (at create). */
+int river__dq_post_recvs(river_dq *q);
+/* dq_consumer.c: take in every receive that has completed. */
+int river__dq_recv_progress(river_dq *q);
+/* dq_consumer.c: cancel and complete this rank's posted receives (none
+ * can match any more when this is called). */
+int river__dq_cancel_recvs(river_dq *q);
+
+#endif /* RIVER_DQ_INTERNAL_H */

@@ -1,0 +1,733 @@
+/*
+ * dq_producer.c - the producer side of the distributed queue (protocol in
+ * dq_internal.h): records are copied into fill buffers (slots of q->sbuf),
+ * a full buffer goes as one DATA message to the consumer the policy
+ * picks among those with a free credit (credits are counted in q->sent
+ * and q->returned, the latter re-read from this producer's window), and
+ * close sends each consumer its EOS. PULL's producer half is here too:
+ * opening (announcing) units in the window and reading who claimed them.
+ * put, reserve, end_unit and close wait (testing and backing off) for
+ * what they need; try_put first works out that nothing will have to.
+ */
+#include "dq_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* splitmix64: the next pseudo-random number from *s. */
+static uint64_t next_random(uint64_t *s)
+{
+  return river__mix64(*s += RIVER_MIX64_STEP);
+}
+
+/* Send slot s's buffer. */
+static unsigned char *send_slot(const river_dq *q, int s)
+{
+  return q->sbuf + (size_t)s * q->stride;
+}
+
+/* Credits consumer c has free, by the last read of the window. */
+static uint64_t free_credits(const river_dq *q, int c)
+{
+  return (uint64_t)q->credits - (q->sent[c] - q->returned[c]);
+}
+
+/* Refresh q->returned from this producer's window (atomic reads). */
+static int read_credits(river_dq *q)
+{
+  if (MPI_Get_accumulate(q->zeros, q->ncons, MPI_UINT64_T, q->returned,
+                         q->ncons, MPI_UINT64_T, q->rank, 0, q->ncons,
+                         MPI_UINT64_T, MPI_NO_OP, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+    river__error("dq: reading the credit window failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* PULL: learn who claimed the open unit (q->owner), if anyone has. */
+static int read_owner(river_dq *q)
+{
+  uint64_t zero = 0, v = 0, back;
+  MPI_Aint w;
+
+  if (q->owner >= 0 || !q->unit_open)
+    return RIVER_SUCCESS;
+  w = DQ_W_OWNER(q, q->nunits - 1);
+  if (MPI_Get_accumulate(&zero, 1, MPI_UINT64_T, &v, 1, MPI_UINT64_T,
+                         q->rank, w, 1, MPI_UINT64_T, MPI_NO_OP, q->win)
+          != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
+    goto fail;
+  if (v == 0)
+    return RIVER_SUCCESS;
+  if (v > (uint64_t)q->ncons) {
+    river__error("dq: unit %llu has a bad claim (%llu)",
+                 (unsigned long long)(q->nunits - 1), (unsigned long long)v);
+    return RIVER_ECORRUPT;
+  }
+  /* Clear the word for unit nunits - 1 + ncons + 1, whose claim cannot
+   * come before this producer opens its next unit (the PULL
+   * paragraph of dq_internal.h). */
+  back = (uint64_t)0 - v;
+  if (MPI_Accumulate(&back, 1, MPI_UINT64_T, q->rank, w, 1, MPI_UINT64_T,
+                     MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
+    goto fail;
+  q->owner = (int)(v - 1);
+  return RIVER_SUCCESS;
+fail:
+  river__error("dq: reading the claim window failed");
+  return RIVER_EMPI;
+}
+
+/* PULL: open a new unit: announce it (an atomic add on this producer's
+ * own window). */
+static int open_unit(river_dq *q)
+{
+  uint64_t one = 1;
+
+  if (MPI_Accumulate(&one, 1, MPI_UINT64_T, q->rank, DQ_W_ANN(q), 1,
+                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+    river__error("dq: announcing a unit failed");
+    return RIVER_EMPI;
+  }
+  q->nunits++;
+  q->unit_open = 1;
+  q->owner = -1;
+  q->unit_first = 1;
+  q->unit_last = 0;
+  return RIVER_SUCCESS;
+}
+
+/* PULL: RIVER_EAGAIN until the open unit is claimed. */
+static int step_claim(river_dq *q, int b)
+{
+  int rc;
+
+  (void)b;
+  if ((rc = read_owner(q)) != RIVER_SUCCESS)
+    return rc;
+  return q->owner >= 0 ? RIVER_SUCCESS : RIVER_EAGAIN;
+}
+
+/* Retire completed sends: their slots become free again. */
+int river__dq_send_progress(river_dq *q)
+{
+  int i, n = 0, data = q->nslots * q->fanout;
+
+  if (q->sactive == 0)
+    return RIVER_SUCCESS;
+  if (MPI_Testsome(q->nsreq, q->sreq, &n, q->sidx, MPI_STATUSES_IGNORE)
+      != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (n == MPI_UNDEFINED)
+    n = 0;
+  for (i = 0; i < n; i++) {
+    if (q->sidx[i] < data)
+      q->slot_refs[q->sidx[i] / q->fanout]--;
+    q->sactive--;
+  }
+  return RIVER_SUCCESS;
+}
+
+static int free_slots(const river_dq *q)
+{
+  int s, n = 0;
+
+  for (s = 0; s < q->nslots; s++)
+    n += q->slot_refs[s] == 0 && !q->slot_fill[s];
+  return n;
+}
+
+/* Pick the consumer of fill buffer b's message by policy, among those
+ * with a free credit (*c = -1: all of them, for BROADCAST). RIVER_EAGAIN
+ * if the policy's choice has no credit even after re-reading the window. */
+static int choose_consumer(river_dq *q, int b, int *c)
+{
+  int pass, i, n, k, rc;
+
+  for (pass = 0; pass < 2; pass++) {
+    if (pass == 1 && (rc = read_credits(q)) != RIVER_SUCCESS)
+      return rc;
+    switch (q->policy) {
+    case RIVER_DQ_PUSH: {
+      /* The least loaded: among the consumers with the most free
+       * credits, one at random. Unless some consumer is known to have
+       * every credit free, read the window first (a local atomic): a
+       * stale view would keep queueing at slow consumers. */
+      uint64_t most = 0, f;
+      for (i = 0; i < q->ncons; i++)
+        if ((f = free_credits(q, i)) > most)
+          most = f;
+      if (pass == 0 && most < (uint64_t)q->credits)
+        continue;
+      if (most == 0)
+        break;
+      for (i = 0, n = 0; i < q->ncons; i++)
+        n += free_credits(q, i) == most;
+      k = (int)(((next_random(&q->rng) >> 32) * (uint64_t)n) >> 32);
+      for (i = 0; i < q->ncons; i++)
+        if (free_credits(q, i) == most && k-- == 0) {
+          *c = i;
+          return RIVER_SUCCESS;
+        }
+      break;
+    }
+    case RIVER_DQ_PULL:
+      if ((rc = read_owner(q)) != RIVER_SUCCESS)
+        return rc;
+      if (q->owner >= 0 && free_credits(q, q->owner) > 0) {
+        *c = q->owner;
+        return RIVER_SUCCESS;
+      }
+      break;
+    case RIVER_DQ_BROADCAST:
+      for (i = 0; i < q->ncons && free_credits(q, i) > 0; i++)
+        ;
+      if (i == q->ncons) {
+        *c = -1;
+        return RIVER_SUCCESS;
+      }
+      break;
+    default:
+      k = q->policy == RIVER_DQ_STATIC ? q->rr
+          : q->policy == RIVER_DQ_EXCHANGE ? b : q->pidx;
+      if (free_credits(q, k) > 0) {
+        *c = k;
+        return RIVER_SUCCESS;
+      }
+      break;
+    }
+  }
+  return RIVER_EAGAIN;
+}
+
+/* Isend len bytes at buf to consumer c with tag, in request place req. */
+static int isend(river_dq *q, const void *buf, size_t len, int c,
+                 int tag, int req)
+{
+  if (MPI_Isend(buf, (int)len, MPI_BYTE, q->cons_rank[c], tag, q->comm,
+                &q->sreq[req]) != MPI_SUCCESS) {
+    river__error("dq: MPI_Isend to rank %d failed", q->cons_rank[c]);
+    return RIVER_EMPI;
+  }
+  q->sactive++;
+  return RIVER_SUCCESS;
+}
+
+/* The fill buffer b is sent; it stops being a fill buffer. */
+static void fill_done(river_dq *q, int b)
+{
+  q->slot_fill[q->fill[b]] = 0;
+  q->fill[b] = -1;
+  q->fill_n[b] = 0;
+  q->stalled[b] = 0;
+}
+
+/* Send fill buffer b as a DATA message if its consumer has a credit;
+ * RIVER_EAGAIN (and a counted stall) if not. Never waits. */
+static int step_send(river_dq *q, int b)
+{
+  struct dq_hdr h;
+  int s = q->fill[b], c, j, lo, hi, rc;
+  unsigned char *buf;
+  size_t len;
+
+  if (s < 0 || q->fill_n[b] == 0)
+    return RIVER_SUCCESS;
+  rc = choose_consumer(q, b, &c);
+  if (rc == RIVER_EAGAIN && !q->stalled[b]) {
+    q->credit_stalls++;
+    q->stalled[b] = 1;
+  }
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  lo = c < 0 ? 0 : c;
+  hi = c < 0 ? q->ncons : c + 1;
+  buf = send_slot(q, s);
+  h.kind = DQ_KIND_DATA;
+  if (q->policy == RIVER_DQ_PULL)
+    h.kind |= (q->unit_first ? DQ_FIRST : 0u)
+              | (q->unit_last ? DQ_LAST : 0u);
+  h.producer = (uint32_t)q->pidx;
+  h.seq = q->sent[lo];   /* BROADCAST: every consumer has seen as many */
+  h.nrecords = q->fill_n[b];
+  memcpy(buf, &h, sizeof h);
+  len = DQ_HDR_SIZE + q->fill_n[b] * q->record_size;
+  for (j = 0, c = lo; c < hi; c++, j++) {
+    rc = isend(q, buf, len, c, DQ_TAG_DATA, s * q->fanout + j);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    q->slot_refs[s]++;
+    q->sent[c]++;
+    q->msgs_to[c]++;
+    q->messages_out++;
+  }
+  if (q->policy == RIVER_DQ_STATIC)
+    q->rr = (q->rr + 1) % q->ncons;
+  q->unit_first = 0;
+  fill_done(q, b);
+  return RIVER_SUCCESS;
+}
+
+/* Give fill buffer b a slot if it has none; RIVER_EAGAIN while every
+ * slot is still being sent. */
+static int step_slot(river_dq *q, int b)
+{
+  int s, pass, rc;
+
+  if (q->fill[b] >= 0)
+    return RIVER_SUCCESS;
+  for (pass = 0; pass < 2; pass++) {
+    if (pass == 1 && (rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+      return rc;
+    for (s = 0; s < q->nslots; s++)
+      if (q->slot_refs[s] == 0 && !q->slot_fill[s]) {
+        q->slot_fill[s] = 1;
+        q->fill[b] = s;
+        q->fill_n[b] = 0;
+        return RIVER_SUCCESS;
+      }
+  }
+  return RIVER_EAGAIN;
+}
+
+/* RIVER_EAGAIN while sends are in flight. */
+static int step_drain(river_dq *q, int b)
+{
+  int rc = river__dq_send_progress(q);
+
+  (void)b;
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  return q->sactive ? RIVER_EAGAIN : RIVER_SUCCESS;
+}
+
+typedef int (*step_fn)(river_dq *q, int b);
+
+/* Repeat step until it is done, progressing sends and backing off in
+ * between; the time it waited counts as put wait. */
+static int wait_step(river_dq *q, step_fn step, int b)
+{
+  long ns = RIVER_BACKOFF_START;
+  double t0 = 0.0;
+  int rc;
+
+  while ((rc = step(q, b)) == RIVER_EAGAIN) {
+    if (t0 == 0.0)
+      t0 = river_wtime();
+    if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+      break;
+    river__backoff(&ns);
+  }
+  if (t0 != 0.0)
+    q->put_wait += river_wtime() - t0;
+  return rc;
+}
+
+/* EXCHANGE: check every record's consumer and count them in q->count.
+ * RIVER_EINVAL (logged) for an index out of range. */
+static int count_by_consumer(river_dq *q, const unsigned char *r, size_t n)
+{
+  size_t i;
+  int c;
+
+  memset(q->count, 0, (size_t)q->ncons * sizeof *q->count);
+  for (i = 0; i < n; i++) {
+    c = q->partition(r + i * q->record_size, q->ncons, q->partition_ctx);
+    if (c < 0 || c >= q->ncons) {
+      river__error("dq: the partition function gave consumer %d for record "
+                   "%zu of this put (must be 0..%d); no record was taken",
+                   c, i, q->ncons - 1);
+      return RIVER_EINVAL;
+    }
+    q->count[c]++;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Messages that adding k > 0 records to fill buffer b completes and must
+ * send (the last full one may stay in its buffer); adds to *slots the
+ * slots that takes. */
+static uint64_t messages_needed(const river_dq *q, int b, size_t k,
+                                uint64_t *slots)
+{
+  uint64_t m = ((uint64_t)q->fill_n[b] + k - 1) / q->per_msg;
+
+  *slots += m + (q->fill[b] < 0);
+  return m;
+}
+
+/* Whether n records (EXCHANGE: as counted in q->count) can be taken
+ * without waiting, by the credits in q->returned and the free slots:
+ * 1 yes, 0 short of credits, -1 short of slots. */
+static int fits_now(river_dq *q, size_t n)
+{
+  uint64_t m, sum = 0, lo = UINT64_MAX, slots = 0;
+  int b, c;
+
+  for (c = 0; c < q->ncons; c++) {
+    q->avail[c] = free_credits(q, c);
+    sum += q->avail[c];
+    lo = q->avail[c] < lo ? q->avail[c] : lo;
+  }
+  if (q->policy == RIVER_DQ_EXCHANGE) {
+    for (b = 0; b < q->nfill; b++) {
+      if (q->count[b] == 0)
+        continue;
+      if (messages_needed(q, b, q->count[b], &slots) > q->avail[b])
+        return 0;
+    }
+    return slots <= (uint64_t)free_slots(q) ? 1 : -1;
+  }
+  m = messages_needed(q, 0, n, &slots);
+  if (slots > (uint64_t)free_slots(q))
+    return -1;
+  switch (q->policy) {
+  case RIVER_DQ_PULL: /* only to the open unit's claimer, once known */
+    if (read_owner(q) != RIVER_SUCCESS || q->owner < 0)
+      return m == 0;
+    return m <= q->avail[q->owner];
+  case RIVER_DQ_PUSH:
+    return m <= sum;
+  case RIVER_DQ_BROADCAST:
+    return m <= lo;
+  case RIVER_DQ_ONE_TO_ONE:
+    return m <= q->avail[q->pidx];
+  default: /* STATIC: message j goes to rr + j; m <= sum keeps this short */
+    if (m > sum)
+      return 0;
+    for (c = q->rr; m > 0; m--, c = (c + 1) % q->ncons)
+      if (q->avail[c]-- == 0)
+        return 0;
+    return 1;
+  }
+}
+
+/* RIVER_ENOBUFS (logged) if n records could never be taken at once, not
+ * even with every credit free: they would complete more messages for one
+ * consumer than it has credits (PUSH, STATIC: than all have). */
+static int ever_fits(river_dq *q, size_t n)
+{
+  uint64_t m = 0, need, slots = 0, cap = (uint64_t)q->credits;
+  int b;
+
+  if (q->policy == RIVER_DQ_EXCHANGE) {
+    for (b = 0; b < q->nfill; b++)
+      if (q->count[b] > 0
+          && (need = messages_needed(q, b, q->count[b], &slots)) > m)
+        m = need;
+  } else {
+    if (q->policy == RIVER_DQ_PUSH || q->policy == RIVER_DQ_STATIC)
+      cap *= (uint64_t)q->ncons;
+    m = messages_needed(q, 0, n, &slots);
+  }
+  if (m <= cap)
+    return RIVER_SUCCESS;
+  river__error("dq: try_put of %zu records would need %llu messages to go "
+               "at once but credits allow %llu; put fewer at a time", n,
+               (unsigned long long)m, (unsigned long long)cap);
+  return RIVER_ENOBUFS;
+}
+
+/* try_put's test: RIVER_SUCCESS if the records fit now, else EAGAIN (and,
+ * if credits are short, a stall counted for the buffers that wait). */
+static int plan_try_put(river_dq *q, size_t n)
+{
+  int b, rc, fit;
+
+  if ((rc = ever_fits(q, n)) != RIVER_SUCCESS)
+    return rc;
+  if (fits_now(q, n) == 1)
+    return RIVER_SUCCESS;
+  if ((rc = read_credits(q)) != RIVER_SUCCESS
+      || (rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if ((fit = fits_now(q, n)) == 1)
+    return RIVER_SUCCESS;
+  for (b = 0; fit == 0 && b < q->nfill; b++)
+    if ((q->policy != RIVER_DQ_EXCHANGE || q->count[b] > 0)
+        && !q->stalled[b]) {
+      q->credit_stalls++;
+      q->stalled[b] = 1;
+    }
+  return RIVER_EAGAIN;
+}
+
+/* Copy the records into fill buffers, sending (and waiting for) each
+ * message that fills while more records follow. */
+static int take_records(river_dq *q, const unsigned char *r, size_t n)
+{
+  size_t i = 0, k, rs = q->record_size;
+  int b = 0, rc;
+
+  if (q->policy == RIVER_DQ_PULL && n > 0 && !q->unit_open
+      && (rc = open_unit(q)) != RIVER_SUCCESS)
+    return rc;
+  while (i < n) {
+    if (q->policy == RIVER_DQ_EXCHANGE) {
+      b = q->partition(r + i * rs, q->ncons, q->partition_ctx);
+      if (b < 0 || b >= q->ncons) {
+        river__error("dq: the partition function is not a function of the "
+                     "record: it gave %d for a record it first placed in "
+                     "range", b);
+        return RIVER_EINVAL;
+      }
+    }
+    if (q->fill_n[b] == q->per_msg
+        && (rc = wait_step(q, step_send, b)) != RIVER_SUCCESS)
+      return rc;
+    if ((rc = wait_step(q, step_slot, b)) != RIVER_SUCCESS)
+      return rc;
+    k = q->policy == RIVER_DQ_EXCHANGE ? 1 : q->per_msg - q->fill_n[b];
+    k = k < n - i ? k : n - i;
+    memcpy(send_slot(q, q->fill[b]) + DQ_HDR_SIZE
+           + q->fill_n[b] * rs, r + i * rs, k * rs);
+    q->fill_n[b] += k;
+    i += k;
+  }
+  q->records_out += n;
+  q->bytes_out += n * rs;
+  return RIVER_SUCCESS;
+}
+
+/* Send every full fill buffer: waiting for credits (block) or only those
+ * that have one now. */
+static int send_full(river_dq *q, int block)
+{
+  int b, rc;
+
+  /* PULL: a full message waits for the next record or the unit's end,
+   * which tells whether it is the unit's last. */
+  if (q->policy == RIVER_DQ_PULL)
+    return RIVER_SUCCESS;
+  for (b = 0; b < q->nfill; b++) {
+    if (q->fill[b] < 0 || q->fill_n[b] < q->per_msg)
+      continue;
+    rc = block ? wait_step(q, step_send, b)
+               : step_send(q, b);
+    if (rc != RIVER_SUCCESS && rc != RIVER_EAGAIN)
+      return rc;
+  }
+  return RIVER_SUCCESS;
+}
+
+static int put_common(river_dq *q, const void *records,
+                      size_t nrecords, int block)
+{
+  int rc;
+
+  if (q == NULL || (records == NULL && nrecords > 0)
+      || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->closed)
+    return RIVER_ESTATE;
+  if (q->reserved) {
+    river__error("dq put: a reservation is open (commit it first)");
+    return RIVER_ESTATE;
+  }
+  if (nrecords > SIZE_MAX / q->record_size)
+    return RIVER_EINVAL;
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (nrecords == 0)
+    return RIVER_SUCCESS;
+  if (q->policy == RIVER_DQ_EXCHANGE
+      && (rc = count_by_consumer(q, records, nrecords)) != RIVER_SUCCESS)
+    return rc;
+  if (!block) {
+    if ((rc = send_full(q, 0)) != RIVER_SUCCESS
+        || (rc = plan_try_put(q, nrecords)) != RIVER_SUCCESS)
+      return rc;
+  }
+  /* The plan said nothing below waits: take_records cannot block for
+   * try_put (were it ever wrong, it would wait briefly, never take a
+   * part). */
+  if ((rc = take_records(q, records, nrecords)) != RIVER_SUCCESS)
+    return rc;
+  return send_full(q, block);
+}
+
+int river_dq_reserve(river_dq *q, void **buf, size_t *max)
+{
+  int rc;
+
+  if (q == NULL || buf == NULL || max == NULL
+      || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->policy == RIVER_DQ_EXCHANGE || q->policy == RIVER_DQ_PULL) {
+    river__error("dq reserve: not for %s queues (records are placed %s): "
+                 "use river_dq_put", q->policy == RIVER_DQ_PULL ? "PULL"
+                                                                : "EXCHANGE",
+                 q->policy == RIVER_DQ_PULL ? "by units" : "one by one");
+    return RIVER_EINVAL;
+  }
+  if (q->closed || q->reserved) {
+    river__error("dq reserve: %s", q->closed ? "the queue is closed"
+                 : "a reservation is already open (commit it first)");
+    return RIVER_ESTATE;
+  }
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (q->fill_n[0] == q->per_msg
+      && (rc = wait_step(q, step_send, 0)) != RIVER_SUCCESS)
+    return rc;
+  if ((rc = wait_step(q, step_slot, 0)) != RIVER_SUCCESS)
+    return rc;
+  *buf = send_slot(q, q->fill[0]) + DQ_HDR_SIZE
+         + q->fill_n[0] * q->record_size;
+  *max = q->reserved = q->per_msg - q->fill_n[0];
+  return RIVER_SUCCESS;
+}
+
+int river_dq_commit(river_dq *q, size_t n)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (!q->reserved) {
+    river__error("dq commit: no reservation (call river_dq_reserve first)");
+    return RIVER_ESTATE;
+  }
+  if (n > q->reserved) {
+    river__error("dq commit: %zu records, but the reservation holds %zu",
+                 n, q->reserved);
+    return RIVER_EINVAL;
+  }
+  q->reserved = 0;
+  q->fill_n[0] += n;
+  q->records_out += n;
+  q->bytes_out += n * q->record_size;
+  return send_full(q, 1);
+}
+
+int river_dq_put(river_dq *q, const void *records, size_t nrecords)
+{
+  return put_common(q, records, nrecords, 1);
+}
+
+int river_dq_try_put(river_dq *q, const void *records, size_t nrecords)
+{
+  return put_common(q, records, nrecords, 0);
+}
+
+/* The consumer that gets fill buffer b's records with the EOS: by policy,
+ * preferring (PUSH) one with a free credit; no credit is taken. */
+static int final_target(river_dq *q, int b)
+{
+  int c;
+
+  switch (q->policy) {
+  case RIVER_DQ_PUSH:
+    if (choose_consumer(q, b, &c) == RIVER_SUCCESS)
+      return c;
+    return (int)(((next_random(&q->rng) >> 32) * (uint64_t)q->ncons) >> 32);
+  case RIVER_DQ_STATIC:
+    return q->rr;
+  case RIVER_DQ_EXCHANGE:
+    return b;
+  case RIVER_DQ_ONE_TO_ONE:
+    return q->pidx;
+  case RIVER_DQ_PULL:
+    return q->owner; /* close waited for the claim */
+  default:
+    return -1; /* BROADCAST: every consumer */
+  }
+}
+
+/* Send fill buffer b's records, if any, with the EOS to its consumer(s):
+ * no credit needed. */
+static int send_final(river_dq *q, int b)
+{
+  int s = q->fill[b], t, c, hi, rc;
+  size_t n = s < 0 ? 0 : q->fill_n[b];
+  unsigned char *buf;
+  struct dq_hdr h;
+
+  if (n == 0)
+    return RIVER_SUCCESS;
+  t = final_target(q, b);
+  hi = t < 0 ? q->ncons : t + 1;
+  t = t < 0 ? 0 : t;
+  h = q->eos_hdr[t];   /* BROADCAST: the same seq at every consumer */
+  h.nrecords = n;
+  if (q->policy == RIVER_DQ_PULL)
+    h.kind |= DQ_LAST | (q->unit_first ? DQ_FIRST : 0u);
+  buf = send_slot(q, s);
+  memcpy(buf, &h, sizeof h);
+  for (c = t; c < hi; c++) {
+    rc = isend(q, buf, DQ_HDR_SIZE + n * q->record_size, c,
+               DQ_TAG_EOS, q->nslots * q->fanout + c);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    q->eos_hdr[c].nrecords = n; /* c's EOS is on its way */
+    q->msgs_to[c]++;
+    q->messages_out++;
+  }
+  return RIVER_SUCCESS;
+}
+
+int river_dq_close(river_dq *q)
+{
+  int b, c, rc;
+
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->closed)
+    return RIVER_ESTATE;
+  q->reserved = 0;   /* an uncommitted reservation is dropped */
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  /* PULL: the open unit ends here; its last message goes with the EOS to
+   * its claimer, so wait for the claim (not for a credit). */
+  if (q->policy == RIVER_DQ_PULL && q->unit_open
+      && (rc = wait_step(q, step_claim, 0)) != RIVER_SUCCESS)
+    return rc;
+  for (c = 0; c < q->ncons; c++) {
+    q->eos_hdr[c].kind = DQ_KIND_EOS;
+    q->eos_hdr[c].producer = (uint32_t)q->pidx;
+    q->eos_hdr[c].seq = q->sent[c];
+    q->eos_hdr[c].nrecords = 0;
+  }
+  for (b = 0; b < q->nfill; b++)
+    if ((rc = send_final(q, b)) != RIVER_SUCCESS)
+      return rc;
+  for (c = 0; c < q->ncons; c++) {
+    if (q->eos_hdr[c].nrecords > 0)
+      continue;
+    rc = isend(q, &q->eos_hdr[c], DQ_HDR_SIZE, c, DQ_TAG_EOS,
+               q->nslots * q->fanout + c);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+  }
+  /* The fill slots stay marked busy: nothing is put after close. */
+  q->closed = 1;
+  q->unit_open = 0;
+  return wait_step(q, step_drain, 0);
+}
+
+int river_dq_end_unit(river_dq *q)
+{
+  int rc;
+
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
+      || q->policy != RIVER_DQ_PULL)
+    return RIVER_EINVAL;
+  if (q->closed)
+    return RIVER_ESTATE;
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (!q->unit_open)
+    return RIVER_SUCCESS; /* empty: no unit */
+  /* An open unit's last records wait in the fill buffer (send_full keeps
+   * a full one back): send them flagged last, once claimed and credited. */
+  q->unit_last = 1;
+  rc = wait_step(q, step_send, 0);
+  q->unit_last = 0;
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  q->unit_open = 0;
+  q->owner = -1;
+  return RIVER_SUCCESS;
+}
