@@ -69,6 +69,8 @@ mpi_tests = \
 	tests/mpi/test_init_owned_mpi.mpi \
 	tests/mpi/test_pcoll_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
+	tests/mpi/test_dq_pull_mpi.mpi \
+	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
@@ -81,8 +83,16 @@ tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c test
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
-tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/mpitest.h
+# The distributed-queue tests share tests/mpi/dqtest.h.
+tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
+	tests/mpi/mpitest.h
 tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_pull_mpi_mpi_SOURCES = tests/mpi/test_dq_pull_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_pull_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_bad_mpi_mpi_SOURCES = tests/mpi/test_dq_bad_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 
