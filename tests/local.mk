@@ -38,6 +38,8 @@ unit_tests = \
 	tests/unit/test_gd_alloc \
 	tests/unit/test_gensort \
 	tests/unit/test_schema \
+	tests/unit/test_schema_compare \
+	tests/unit/test_schema_errors \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_timing \
@@ -52,6 +54,12 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# The schema tests share their helpers in a header.
+tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/schema_test.h
+tests_unit_test_schema_compare_SOURCES = tests/unit/test_schema_compare.c \
+	tests/unit/schema_test.h
+tests_unit_test_schema_errors_SOURCES = tests/unit/test_schema_errors.c \
+	tests/unit/schema_test.h
 
 # ------------------------------------------------------------------ MPI
 # Programs are built as tests/mpi/NAME.mpi so the .mpi log compiler
@@ -61,6 +69,8 @@ mpi_tests = \
 	tests/mpi/test_init_owned_mpi.mpi \
 	tests/mpi/test_pcoll_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
+	tests/mpi/test_dq_pull_mpi.mpi \
+	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
@@ -73,8 +83,16 @@ tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c test
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
-tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/mpitest.h
+# The distributed-queue tests share tests/mpi/dqtest.h.
+tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
+	tests/mpi/mpitest.h
 tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_pull_mpi_mpi_SOURCES = tests/mpi/test_dq_pull_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_pull_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_bad_mpi_mpi_SOURCES = tests/mpi/test_dq_bad_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 

@@ -1,0 +1,381 @@
+/*
+ * test_dq_bad_mpi - distributed queues (river/dq.h) misused, on 8 ranks
+ * (or a multiple of 8: the pattern repeats) split into a 5-rank group,
+ * then all 8 (tests/mpi/test_dq16.sh runs it on 16 ranks too):
+ *
+ *   bad input    refusals on every rank (mismatched parameters, bad roles,
+ *                no producer or consumer, ...), wrong-role calls, put after
+ *                close, a partition index out of range (nothing taken,
+ *                with a message), reserve/commit misuse, destroy before
+ *                close/EOS: RIVER_ESTATE
+ *   wait         a consumer blocked ~1 s in get uses < 25% of a core
+ *
+ * A refused call must leave its outputs alone and log why; the log is
+ * captured into mpitest.h's buffer. The record and the helpers are in
+ * dqtest.h. Collective calls are made on every rank of their
+ * communicator whatever the checks say, so a failing check does not
+ * hang the test.
+ */
+#define _GNU_SOURCE
+#include "dqtest.h"
+
+/* ---------------------------------------------------------- partitions */
+
+
+/* part_hash, but n (out of range) for a poisoned record. */
+static int part_poison(const void *record, int n, void *ctx)
+{
+  const struct rec *r = record;
+
+  return r->tag == POISON ? n : part_hash(record, n, ctx);
+}
+
+/* ------------------------------------------------------------ bad input */
+
+/* Create on every rank of c with the given per-rank arguments; expect
+ * RIVER_EINVAL everywhere and q untouched; the log must name why. */
+static void expect_refused(MPI_Comm c, int role, size_t rs,
+                           const river_dq_opts *o, int null_out,
+                           const char *why)
+{
+  river_dq *keep = (river_dq *)&keep, *q = keep;
+
+  log_capture();
+  MT_CHECK_RC(river_dq_create(c, role, rs, o, null_out ? NULL : &q),
+              RIVER_EINVAL);
+  log_restore();
+  MT_CHECK(q == keep);
+  if (why != NULL && strstr(mt_logbuf, why) == NULL) {
+    fprintf(stderr, "rank %d: expected '%s' in the log, got: %s\n", wrank,
+            why, mt_logbuf);
+    mt_failures++;
+  }
+}
+
+static void test_bad_create(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT, x;
+  int grank, gsize, half;
+
+  MPI_Comm_rank(c, &grank);
+  MPI_Comm_size(c, &gsize);
+  half = grank < gsize / 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER;
+  o.message_size = 4096;
+
+  expect_refused(c, half, 0, &o, 0, "record_size");
+  x = o;
+  x.message_size = 64;
+  expect_refused(c, half, 100, &x, 0, "do not fit");
+  x = o;
+  x.credits = -1;
+  expect_refused(c, half, RS, &x, 0, "credits");
+  x = o;
+  x.policy = (river_dq_policy)99;
+  expect_refused(c, half, RS, &x, 0, "policy");
+  x = o;
+  x.policy = RIVER_DQ_EXCHANGE;
+  expect_refused(c, half, RS, &x, 0, "partition");
+  /* Different on one rank only: refused on every rank. */
+  expect_refused(c, half, grank == 0 ? 32 : RS, &o, 0, "record_size");
+  x = o;
+  x.seed = grank == gsize - 1 ? 1 : 0;
+  expect_refused(c, half, RS, &x, 0, "seed");
+  x = o;
+  x.credits = grank == 1 ? 5 : 0;
+  expect_refused(c, half, RS, &x, 0, "credits");
+  expect_refused(c, grank == 3 ? 4 : half, RS, &o, 0, NULL);
+  expect_refused(c, half, RS, &o, grank == 2, NULL);
+  /* Roles the queue cannot run with. */
+  expect_refused(c, RIVER_DQ_CONSUMER, RS, &o, 0, "producers");
+  expect_refused(c, RIVER_DQ_PRODUCER, RS, &o, 0, "consumers");
+  expect_refused(c, 0, RS, &o, 0, "at least one");
+  x = o;
+  x.policy = RIVER_DQ_ONE_TO_ONE;
+  expect_refused(c, grank == 0 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                 &x, 0, "ONE_TO_ONE");
+  MT_CHECK_RC(river_dq_destroy(NULL), RIVER_SUCCESS);
+}
+
+
+/* The producer side of test_bad_use (rank grank of the first two):
+ * consumer calls refused, NULL records, reserve on EXCHANGE, a put with
+ * a record the partition refuses (nothing taken), then 499 records
+ * (counted in ps) and calls after close. */
+static void bad_use_producer(river_dq *q, int grank, struct sums *ps)
+{
+  river_dq_stats st;
+  struct rec r[3];
+  const void *recs = (const void *)&st, *keep = recs;
+  size_t n = 7;
+  int from = 7, i;
+
+  /* Consumer calls on a producer-only rank. */
+  MT_CHECK_RC(river_dq_get(q, &recs, &n, &from), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_try_get(q, &recs, &n, &from), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_release(q), RIVER_EINVAL);
+  MT_CHECK(recs == keep && n == 7 && from == 7);
+  MT_CHECK_RC(river_dq_put(q, NULL, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_try_put(q, NULL, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_put(q, NULL, 0), RIVER_SUCCESS);
+  {
+    void *rb = NULL;
+    size_t room = 0;
+    log_capture();
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_EINVAL);
+    MT_CHECK(strstr(mt_logbuf, "not for EXCHANGE queues") != NULL);
+    log_restore();
+  }
+  /* A record the partition refuses: the whole put is refused, with a
+   * message, and the good records around it are not taken. */
+  rec_make(&r[0], (uint32_t)grank, 0, 1);
+  rec_make(&r[1], (uint32_t)grank, 1, POISON);
+  rec_make(&r[2], (uint32_t)grank, 2, 1);
+  log_capture();
+  MT_CHECK_RC(river_dq_put(q, r, 3), RIVER_EINVAL);
+  MT_CHECK(strstr(mt_logbuf, "partition function gave consumer") != NULL);
+  mt_log_clear();
+  MT_CHECK_RC(river_dq_try_put(q, r, 3), RIVER_EINVAL);
+  MT_CHECK(strstr(mt_logbuf, "partition function gave consumer") != NULL);
+  log_restore();
+  MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+  MT_CHECK(st.records_out == 0);
+  MT_CHECK_RC(river_dq_put(q, &r[0], 1), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_put(q, &r[2], 1), RIVER_SUCCESS);
+  sums_add(ps, &r[0]);
+  sums_add(ps, &r[2]);
+  for (i = 3; i < 500; i++) {
+    rec_make(&r[0], (uint32_t)grank, (uint64_t)i, 1);
+    MT_CHECK_RC(river_dq_put(q, &r[0], 1), RIVER_SUCCESS);
+    sums_add(ps, &r[0]);
+  }
+  MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_close(q), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_put(q, &r[0], 1), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_try_put(q, &r[0], 1), RIVER_ESTATE);
+}
+
+/* The consumer side of test_bad_use: producer calls and NULL outputs
+ * refused, then every record to EOS (none poisoned, counted in cs),
+ * releasing each message twice. */
+static void bad_use_consumer(river_dq *q, struct sums *cs)
+{
+  struct rec r;
+  const void *recs = (const void *)&r;
+  size_t n = 7;
+  int from = 7, rc, i;
+
+  /* Producer calls on a consumer-only rank. */
+  rec_make(&r, 0, 0, 1);
+  MT_CHECK_RC(river_dq_put(q, &r, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_try_put(q, &r, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_close(q), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_get(q, NULL, &n, &from), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_get(q, &recs, NULL, &from), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_try_get(q, NULL, &n, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_release(q), RIVER_SUCCESS); /* nothing held */
+  while ((rc = river_dq_get(q, &recs, &n, &from)) == RIVER_SUCCESS) {
+    for (i = 0; i < (int)n; i++) {
+      const struct rec *x = (const struct rec *)recs + i;
+      MT_CHECK(rec_ok(x) && x->tag != POISON);
+      sums_add(cs, x);
+    }
+    MT_CHECK_RC(river_dq_release(q), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_release(q), RIVER_SUCCESS);
+  }
+  MT_CHECK_RC(rc, RIVER_EOS);
+  MT_CHECK_RC(river_dq_try_get(q, &recs, &n, &from), RIVER_EOS);
+}
+
+/* EXCHANGE on c (first two ranks produce): wrong-role calls, NULLs, a
+ * partition index out of range (nothing taken), put after close; what
+ * the producers put (ps) is what the consumers got (cs). */
+static void test_bad_use(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  struct sums ps = {0, 0, 0}, cs = {0, 0, 0};
+  uint64_t in[6], out[6];
+  int grank, prod, rc;
+  MPI_Request req;
+
+  MPI_Comm_rank(c, &grank);
+  prod = grank < 2;
+  o.policy = RIVER_DQ_EXCHANGE;
+  o.partition = part_poison;
+  o.message_size = 1000;
+  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  MT_CHECK_RC(river_dq_stats_get(q, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_stats_get(NULL, &st), RIVER_EINVAL);
+  if (prod)
+    bad_use_producer(q, grank, &ps);
+  else
+    bad_use_consumer(q, &cs);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  in[0] = ps.count;
+  in[1] = ps.sum;
+  in[2] = cs.count;
+  in[3] = cs.sum;
+  MPI_Iallreduce(in, out, 4, MPI_UINT64_T, MPI_SUM, c, &req);
+  MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  in[4] = ps.xor;
+  in[5] = cs.xor;
+  MPI_Iallreduce(in + 4, out + 4, 2, MPI_UINT64_T, MPI_BXOR, c, &req);
+  MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  MT_CHECK(out[0] == 2 * 499);
+  MT_CHECK(out[0] == out[2] && out[1] == out[3] && out[4] == out[5]);
+}
+
+/* Destroy before the stream is done: RIVER_ESTATE on every rank, no hang
+ * (messages still in flight and unread). */
+static void test_estate(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  struct rec r[50];
+  int grank, rc, i;
+
+  MPI_Comm_rank(c, &grank);
+  o.message_size = 1024;
+  o.credits = 2;
+  rc = river_dq_create(c, grank < 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                       RS, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  for (i = 0; i < 50; i++)
+    rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 3);
+  if (grank == 0) {
+    /* Reserve/commit misuse: state and size errors, named. */
+    void *rb = NULL;
+    size_t room = 0;
+    log_capture();
+    MT_CHECK_RC(river_dq_commit(q, 1), RIVER_ESTATE);
+    MT_CHECK(strstr(mt_logbuf, "no reservation") != NULL);
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_SUCCESS);
+    MT_CHECK(rb != NULL && room == (1024 - 24) / RS);
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_ESTATE);
+    MT_CHECK_RC(river_dq_put(q, r, 1), RIVER_ESTATE);
+    mt_log_clear();
+    MT_CHECK_RC(river_dq_commit(q, room + 1), RIVER_EINVAL);
+    MT_CHECK(strstr(mt_logbuf, "but the reservation holds") != NULL);
+    MT_CHECK_RC(river_dq_commit(q, 0), RIVER_SUCCESS);
+    log_restore();
+    MT_CHECK_RC(river_dq_put(q, r, 50), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    log_capture();
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_ESTATE);
+    MT_CHECK(strstr(mt_logbuf, "the queue is closed") != NULL);
+    log_restore();
+  } else if (grank == 1) {
+    MT_CHECK_RC(river_dq_try_put(q, r, 20), RIVER_SUCCESS); /* no close */
+  } else {
+    void *rb = NULL;
+    size_t room = 0;
+    MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_commit(q, 0), RIVER_EINVAL);
+  }
+  log_capture();
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_ESTATE);
+  log_restore();
+  MT_CHECK(grank == 0 || strstr(mt_logbuf, grank == 1 ? "did not close"
+                                        : "did not reach end of stream"));
+}
+
+/* ----------------------------------------------------------------- wait */
+
+/* Producers (first two ranks) sleep 1 s, then put; the consumers' first
+ * get blocks meanwhile and must use little CPU. */
+static void test_wait(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  struct rec r[100];
+  struct timespec c0, c1;
+  double w0, w1, frac = 0.0, fmax = 0.0, wall = 0.0;
+  int grank, rc, i;
+  const void *recs;
+  size_t n;
+  uint64_t got = 0, total = 0;
+
+  MPI_Comm_rank(c, &grank);
+  o.message_size = 4096;
+  rc = river_dq_create(c, grank < 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                       RS, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (grank < 2) {
+    sleep_us(1000000);
+    for (i = 0; i < 100; i++)
+      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 9);
+    MT_CHECK_RC(river_dq_put(q, r, 100), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else {
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    w0 = river_wtime();
+    rc = river_dq_get(q, &recs, &n, NULL);
+    w1 = river_wtime();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    MT_CHECK(rc == RIVER_SUCCESS || rc == RIVER_EOS);
+    wall = w1 - w0;
+    frac = ((double)(c1.tv_sec - c0.tv_sec)
+            + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)) / wall;
+    MT_CHECK(wall > 0.5);
+    MT_CHECK(frac < 0.25);
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    MT_CHECK(st.get_wait_seconds > 0.5 * wall);
+    got = rc == RIVER_SUCCESS ? n : 0;
+    while (rc == RIVER_SUCCESS
+           && (rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS)
+      got += n;
+    MT_CHECK_RC(rc, RIVER_EOS);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  {
+    MPI_Request req;
+    MPI_Iallreduce(&got, &total, 1, MPI_UINT64_T, MPI_SUM, c, &req);
+    MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    MPI_Ireduce(&frac, &fmax, 1, MPI_DOUBLE, MPI_MAX, 0, c, &req);
+    MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  }
+  MT_CHECK(total == 200);
+  if (grank == 0)
+    printf("wait: a consumer blocked ~1 s in get used at most %.1f%% of a "
+           "core\n", 100.0 * fmax);
+}
+
+/* ----------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+  static const int s4[] = {5, 3}, s8[] = {8};
+  MPI_Comm c;
+  int g, grank;
+  double t0;
+
+  if (dqtest_begin(&argc, &argv, "test_dq_bad_mpi") != 0)
+    return 1;
+  t0 = river_wtime();
+
+  /* Bad input on 5 ranks. The other 3 of each copy have nothing to do
+   * here: in test_dq_mpi they test credits meanwhile. */
+  c = round_group(s4, 2, &g, &grank);
+  if (g == 0) {
+    test_bad_create(c);
+    test_bad_use(c);
+    test_estate(c);
+  }
+  MPI_Comm_free(&c);
+
+  c = round_group(s8, 1, &g, &grank);
+  test_wait(c);
+  MPI_Comm_free(&c);
+
+  return dqtest_end("test_dq_bad_mpi", t0);
+}
