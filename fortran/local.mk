@@ -1,5 +1,7 @@
 # libriverf and module river: the Fortran 2008 API over iso_c_binding.
 #
+# fortran/river.F90 declares module river (types, constants, interfaces);
+# each concept's implementation is a submodule in its own file.
 # river_constants.inc is generated from the C headers by a small program
 # so that error codes come from the one table in include/river/core.h.
 # Automake does not track Fortran module dependencies: the rules at the
@@ -16,19 +18,31 @@ fortran_river_gen_constants_CFLAGS = $(AM_CFLAGS)
 fortran/river_constants.inc: fortran/river_gen_constants$(EXEEXT)
 	$(AM_V_GEN)fortran/river_gen_constants$(EXEEXT) > $@.tmp && mv $@.tmp $@
 BUILT_SOURCES += fortran/river_constants.inc
-# gfortran drops every module (river.mod and the tests' own) in the build root.
-CLEANFILES += fortran/river_constants.inc *.mod
+# gfortran drops every module (river.mod and the tests' own) and every
+# submodule file (river.smod, river@river_dq_impl.smod, ...) in the build root.
+CLEANFILES += fortran/river_constants.inc *.mod *.smod
 
-fortran_libriverf_la_SOURCES = fortran/river.F90 fortran/river_shim.c
+fortran_libriverf_la_SOURCES = fortran/river.F90 fortran/river_core.F90 \
+	fortran/river_coll.F90 fortran/river_dq.F90 fortran/river_gd.F90 \
+	fortran/river_emul.F90 fortran/river_shim.c
 fortran_libriverf_la_FCFLAGS = $(AM_FCFLAGS) -I$(top_builddir)/fortran
 fortran_libriverf_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
 fortran_libriverf_la_LIBADD = src/libriver.la
 fortran_libriverf_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
 	-no-undefined
 
-# gfortran writes river.mod into the directory it runs in: the build root.
+# Compiling river.F90 writes river.mod (what `use river` reads) and
+# river.smod (what its submodules read) into the directory gfortran runs
+# in: the build root. Each submodule needs river.smod first; gfortran
+# rewrites either file only when it changes, so a submodule is rebuilt
+# exactly when what it sees of module river does. Only river.mod is
+# installed: programs never read the .smod files.
+fortran_river_submodule_objects = fortran/libriverf_la-river_core.lo \
+	fortran/libriverf_la-river_coll.lo fortran/libriverf_la-river_dq.lo \
+	fortran/libriverf_la-river_gd.lo fortran/libriverf_la-river_emul.lo
 $(fortran_libriverf_la_OBJECTS): fortran/river_constants.inc
-river.mod: $(fortran_libriverf_la_OBJECTS)
+river.mod river.smod: fortran/libriverf_la-river.lo
+$(fortran_river_submodule_objects): river.mod river.smod
 
 fmod_DATA = river.mod
 endif
