@@ -1,7 +1,9 @@
 # libriverf and module river: the Fortran 2008 API over iso_c_binding.
 #
-# fortran/river.F90 declares module river (types, constants, interfaces);
-# each concept's implementation is a submodule in its own file.
+# fortran/river.F90 declares module river (types, constants, generics)
+# and includes each concept's interfaces (fortran/river_CONCEPT.inc); each
+# concept's implementation is a submodule in its own file
+# (fortran/river_CONCEPT.F90).
 # river_constants.inc is generated from the C headers by a small program
 # so that error codes come from the one table in include/river/core.h.
 # Automake does not track Fortran module dependencies: the rules at the
@@ -41,6 +43,15 @@ fortran_river_submodule_objects = fortran/libriverf_la-river_core.lo \
 	fortran/libriverf_la-river_coll.lo fortran/libriverf_la-river_dq.lo \
 	fortran/libriverf_la-river_gd.lo fortran/libriverf_la-river_emul.lo
 $(fortran_libriverf_la_OBJECTS): fortran/river_constants.inc
+# Each concept's interfaces, included by river.F90 (Automake does not
+# scan Fortran includes).
+fortran_river_interfaces = fortran/river_core.inc fortran/river_coll.inc \
+	fortran/river_dq.inc fortran/river_gd.inc fortran/river_emul.inc
+EXTRA_DIST += $(fortran_river_interfaces)
+# (Named through a variable: a rule that names an object Automake builds
+# would replace Automake's own rule for it.)
+fortran_river_module_object = fortran/libriverf_la-river.lo
+$(fortran_river_module_object): $(fortran_river_interfaces)
 river.mod river.smod: fortran/libriverf_la-river.lo
 $(fortran_river_submodule_objects): river.mod river.smod
 
