@@ -1,0 +1,70 @@
+#!/bin/bash
+# test_bench - river-bench runs and reports: a short read sweep on 4
+# ranks writes one CSV row per (k, policy) with every column, the data
+# check passes (exit 0), and ratios are numbers; the wait experiment; the
+# gd suite's read, scaling and lost; bad options. No timing is asserted here: figures belong in
+# doc/results.md, not in tests.
+set -u
+run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
+bench=${top_builddir:-.}/apps/river-bench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$run" -n 4 "$bench" dq read --seconds 0.2 --rate 5 --csv "$tmp/r.csv" >"$tmp/out" 2>&1 \
+  || { fail "dq read failed"; cat "$tmp/out"; }
+head -n 1 "$tmp/r.csv" | grep -qx \
+  "experiment,policy,n_producers,n_consumers,k_perturbed,factor,measured_MBps,ideal_MBps,ratio,seconds,records" \
+  || fail "CSV header"
+# 2 producers, 2 consumers: k = 0, 1, 2, two policies each.
+[ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 6 ] || fail "expected 6 rows"
+[ "$(grep -c '^read,river,2,2,' "$tmp/r.csv")" -eq 3 ] || fail "river rows"
+[ "$(grep -c '^read,static,2,2,' "$tmp/r.csv")" -eq 3 ] || fail "static rows"
+awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0) { bad = 1 } END { exit bad }' \
+  "$tmp/r.csv" || fail "ratio or record count out of range"
+grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
+# One configuration with --perturb: two rows, k = 1.
+"$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --perturb 'disk:1=0.5' \
+  --csv "$tmp/w.csv" >/dev/null 2>&1 || fail "dq write --perturb failed"
+[ "$(grep -c '^write,\(river\|static\),2,2,1,' "$tmp/w.csv")" -eq 2 ] || fail "perturbed write rows"
+# wait (6 s instead of 10) reports a CPU share.
+"$run" -n 2 "$bench" dq wait --seconds 6 --csv "$tmp/wait.csv" >"$tmp/out" 2>&1 || fail "dq wait"
+grep -q "^wait: a consumer blocked [0-9.]* s in river_dq_get used [0-9.]*% of a core" "$tmp/out" \
+  || fail "wait line"
+# GD: a read sweep on 4 ranks (2 disks, 2 clients): k = 0..2, gd and
+# mirror-nogd, the DQ columns plus finish_spread.
+"$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 65536 \
+  --csv "$tmp/g.csv" >"$tmp/out" 2>&1 || { fail "gd read failed"; cat "$tmp/out"; }
+head -n 1 "$tmp/g.csv" | grep -qx \
+  "experiment,policy,n_producers,n_consumers,k_perturbed,factor,measured_MBps,ideal_MBps,ratio,seconds,records,finish_spread" \
+  || fail "gd CSV header"
+[ "$(grep -c '^read,gd,2,2,' "$tmp/g.csv")" -eq 3 ] || fail "gd rows"
+[ "$(grep -c '^read,mirror-nogd,2,2,' "$tmp/g.csv")" -eq 3 ] || fail "mirror-nogd rows"
+awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0 && $12 >= 0 && $12 < 1) { bad = 1 } END { exit bad }' \
+  "$tmp/g.csv" || fail "gd ratio, record count or spread out of range"
+# 2 disks, one at half speed: the ideal is 3/4 of 2 x 5 MB/s.
+grep -q '^read,gd,2,2,1,0.500,[0-9.]*,7.500,' "$tmp/g.csv" || fail "gd ideal for k=1"
+grep -q "DATA CHECK FAILED" "$tmp/out" && fail "gd exactly-once check failed"
+# scaling: gd and nomirror, without and with seeks, n = 2 only on 4 ranks.
+"$run" -n 4 "$bench" gd scaling --seconds 0.2 --rate 5 --block-size 65536 \
+  --csv "$tmp/s.csv" >"$tmp/out" 2>&1 || { fail "gd scaling failed"; cat "$tmp/out"; }
+[ "$(grep -c '^scaling,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling rows"
+[ "$(grep -c '^scaling-seek,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling-seek rows"
+grep -q "scaling: n=4 skipped (needs 8 ranks, have 4)" "$tmp/out" || fail "skipped sizes not said"
+# lost: a real collection, disk 0 deleted, every record verified.
+TMPDIR=$tmp "$run" -n 6 "$bench" gd lost --seconds 0.2 --rate 5 --block-size 65536 \
+  --csv "$tmp/l.csv" >"$tmp/out" 2>&1 || { fail "gd lost failed"; cat "$tmp/out"; }
+[ "$(grep -c '^lost,gd,3,3,' "$tmp/l.csv")" -eq 2 ] || fail "lost rows"
+grep -q "every record delivered once and verified" "$tmp/out" || fail "lost: records not verified"
+ls "$tmp"/river-bench-lost-* >/dev/null 2>&1 && fail "lost left its collection behind"
+"$run" -n 4 "$bench" gd read --perturb 'disk:5=0.5' >"$tmp/out" 2>&1 && fail "gd: disk 5 of 2 accepted"
+grep -q "names disk 5, but there are only 2 disks" "$tmp/out" || fail "gd: bad disk not named"
+# Bad input.
+"$run" -n 2 "$bench" gd nosuch >/dev/null 2>&1 && fail "unknown gd experiment accepted"
+"$run" -n 2 "$bench" dq nosuch >/dev/null 2>&1 && fail "unknown experiment accepted"
+"$run" -n 2 "$bench" dq read --perturb 'gpu:1=2' >"$tmp/out" 2>&1 && fail "bad --perturb accepted"
+grep -q 'unknown kind "gpu"' "$tmp/out" || fail "bad --perturb not named"
+
+if [ "$fails" -eq 0 ]; then echo "PASS: test_bench"; exit 0; fi
+echo "FAIL: test_bench ($fails failed checks)"; exit 1
