@@ -15,7 +15,10 @@ src_libriver_la_SOURCES = \
 	src/gensort.c \
 	src/wait.c \
 	src/dq.c \
+	src/throttle_internal.h \
 	src/throttle.c \
+	src/perturb.c \
+	src/cpu_hog.c \
 	src/gd.c \
 	src/gd_alloc.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \

@@ -1,0 +1,178 @@
+/*
+ * throttle.c - emulated rates (see river/throttle.h): the token bucket,
+ * struct river_throttle, and the sleeping the emulation files share.
+ *
+ * Tokens are bytes, kept as a double with the time of the last refill
+ * (river_wtime, CLOCK_MONOTONIC); a refill adds elapsed x rate x factor,
+ * capped at the burst. consume() takes work in pieces of at most `burst`
+ * bytes; a piece is taken at once and, if that leaves the bucket in debt,
+ * the caller sleeps exactly debt / rate (re-checking the clock after
+ * every wakeup, so an early wakeup sleeps again and never spins). For
+ * pieces no larger than the burst this is the same as waiting for the
+ * tokens first, and the debt form also copes with a burst under one byte
+ * or a remainder too small to subtract from a huge count. Oversleeping is
+ * not lost: the extra time refills the bucket (up to the burst) for the
+ * next piece, so the long-run rate is exact. Counts are handled as
+ * doubles: a size_t of any size converts without overflow, and no byte
+ * count is ever multiplied.
+ *
+ * The perturbation specs are in perturb.c, the CPU hog in cpu_hog.c.
+ */
+#include "river_internal.h"
+#include "throttle_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MIN_BURST 65536.0   /* bytes: the smallest default burst */
+
+/* --------------------------------------------------- shared helpers */
+
+void river__sleep_until(double target)
+{
+  double now;
+
+  while ((now = river_wtime()) < target) {
+    double d = target - now;
+    struct timespec ts;
+
+    if (d > 1e9)    /* keep tv_sec far from overflow; loop for the rest */
+      d = 1e9;
+    ts.tv_sec = (time_t)d;
+    ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9) + 1; /* round up */
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    nanosleep(&ts, NULL);
+  }
+}
+
+int river__positive_finite(double x)
+{
+  return isfinite(x) && x > 0;
+}
+
+/* ----------------------------------------------------------- throttle */
+
+struct river_throttle {
+  double rate;     /* nominal bytes/s */
+  double factor;   /* multiplies rate */
+  double burst;    /* bucket size, bytes */
+  double tokens;   /* bytes available (<= burst; < 0 only within consume) */
+  double last;     /* river_wtime() of the last refill */
+  double slept;    /* seconds consume() has slept */
+};
+
+/* Add the tokens earned since t->last at the current rate, up to the
+ * burst, and move t->last to now. */
+static void refill(river_throttle *t, double now)
+{
+  double add = (now - t->last) * (t->rate * t->factor);
+
+  if (add > 0)
+    t->tokens = t->tokens + add > t->burst ? t->burst : t->tokens + add;
+  t->last = now;
+}
+
+/* Take `piece` bytes of tokens, sleeping off any debt that leaves. */
+static void take(river_throttle *t, double piece)
+{
+  double now = river_wtime(), after;
+
+  refill(t, now);
+  t->tokens -= piece;
+  if (t->tokens >= 0)
+    return;
+  river__sleep_until(now + -t->tokens / (t->rate * t->factor));
+  after = river_wtime();
+  t->slept += after - now;
+  refill(t, after);
+}
+
+int river_throttle_create(double rate, double burst, river_throttle **out)
+{
+  river_throttle *t;
+
+  if (out == NULL)
+    return RIVER_EINVAL;
+  if (!river__positive_finite(rate)) {
+    river__error("throttle: rate %g is not a finite number > 0", rate);
+    return RIVER_EINVAL;
+  }
+  if (!(burst == 0 || river__positive_finite(burst))) {
+    river__error("throttle: burst %g is not a finite number >= 0", burst);
+    return RIVER_EINVAL;
+  }
+  if (burst == 0)
+    burst = rate / 20 > MIN_BURST ? rate / 20
+                                                 : MIN_BURST;
+  t = malloc(sizeof *t);
+  if (t == NULL)
+    return RIVER_ENOMEM;
+  t->rate = rate;
+  t->factor = 1.0;
+  t->burst = burst;
+  t->tokens = burst;
+  t->last = river_wtime();
+  t->slept = 0.0;
+  *out = t;
+  return RIVER_SUCCESS;
+}
+
+void river_throttle_destroy(river_throttle *t)
+{
+  free(t);
+}
+
+int river_throttle_consume(river_throttle *t, size_t bytes)
+{
+  double left = (double)bytes;
+
+  if (t == NULL)
+    return RIVER_EINVAL;
+  while (left > 0) {
+    double piece = left < t->burst ? left : t->burst;
+
+    if (left - piece == left)   /* burst below the count's precision */
+      piece = left;
+    left -= piece;
+    take(t, piece);
+  }
+  return RIVER_SUCCESS;
+}
+
+int river_throttle_set_factor(river_throttle *t, double factor)
+{
+  if (t == NULL)
+    return RIVER_EINVAL;
+  if (!river__positive_finite(factor)) {
+    river__error("throttle: factor %g is not a finite number > 0", factor);
+    return RIVER_EINVAL;
+  }
+  if (!river__positive_finite(t->rate * factor)) {
+    river__error("throttle: factor %g makes the rate %g x %g out of range",
+                 factor, t->rate, factor);
+    return RIVER_EINVAL;
+  }
+  refill(t, river_wtime());   /* at the old rate up to now */
+  t->factor = factor;
+  return RIVER_SUCCESS;
+}
+
+int river_throttle_rate(const river_throttle *t, double *rate)
+{
+  if (t == NULL || rate == NULL)
+    return RIVER_EINVAL;
+  *rate = t->rate * t->factor;
+  return RIVER_SUCCESS;
+}
+
+int river_throttle_slept(const river_throttle *t, double *seconds)
+{
+  if (t == NULL || seconds == NULL)
+    return RIVER_EINVAL;
+  *seconds = t->slept;
+  return RIVER_SUCCESS;
+}
