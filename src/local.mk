@@ -21,7 +21,10 @@ src_libriver_la_SOURCES = \
 	src/dq.c \
 	src/dq_producer.c \
 	src/dq_consumer.c \
+	src/throttle_internal.h \
 	src/throttle.c \
+	src/perturb.c \
+	src/cpu_hog.c \
 	src/gd.c \
 	src/gd_alloc.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \

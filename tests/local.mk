@@ -73,10 +73,8 @@ mpi_tests = \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
-TESTS += $(mpi_tests) tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
-	tests/mpi/test_bench.sh tests/mpi/test_dq16.sh
-EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_river_cli.sh tests/mpi/test_coll_cli.sh \
-	tests/mpi/test_bench.sh tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
+TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
+EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
@@ -95,6 +93,14 @@ tests_mpi_test_dq_bad_mpi_mpi_SOURCES = tests/mpi/test_dq_bad_mpi.c \
 tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
+
+# ------------------------------------------------------------------ CLI
+# Shell tests of the programs apps/river and apps/river-bench, each
+# run through the launcher like the multi-rank tests.
+cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
+	tests/cli/test_bench.sh
+TESTS += $(cli_tests)
+EXTRA_DIST += $(cli_tests) tests/cli/testlist
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -1,21 +1,25 @@
 /*
- * river_bench.h - what river-bench's suites (river_bench.c: dq, and
- * river_bench_gd.c: gd) share: options, result rows, perturbation specs.
+ * bench.h - what river-bench's files share: bench.c (main, options, rows,
+ * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c).
+ * A suite file includes only this header; it exports its two entry points
+ * below, and bench.c's suite table names them.
  */
 #ifndef RIVER_BENCH_H
 #define RIVER_BENCH_H
 
 #include <river.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define MB 1e6
 
+/* The run's options and state, the same on every rank. */
 struct bench {
   FILE *csv;               /* rank 0 */
   int rank, size;
-  int gd;                  /* the suite is gd (rows add finish_spread) */
+  int spread;              /* the suite's rows add finish_spread (gd) */
   const char *perturb_text;
   river_perturb *perturb;
   double rate_mbps;        /* --rate: the nominal disk rate */
@@ -36,6 +40,17 @@ struct bench_result {
   double spread;           /* gd: (last - first client finish) / last */
 };
 
+/* An experiment of a suite: its name and the function that runs it
+ * (collective over WORLD; returns RIVER_SUCCESS or a RIVER_E* code). */
+struct bench_experiment {
+  const char *name;
+  int (*fn)(struct bench *b);
+};
+
+/* The experiment called name in table t of n entries, or NULL. */
+const struct bench_experiment *bench_find(const struct bench_experiment *t,
+                                          size_t n, const char *name);
+
 /* Print a row (rank 0) and write it to the CSV, if any. n1 x n2 are the
  * producers x consumers (dq) or disks x clients (gd). */
 void bench_row(struct bench *b, const char *experiment, const char *policy,
@@ -50,11 +65,14 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc);
 /* Usage, with msg, on rank 0's stderr. */
 void bench_usage(const char *msg);
 
-/* A perturbation of the first k indices of `kind` by factor. */
-int bench_first_k(int kind, int k, double factor, river_perturb **out);
-
-/* The gd suite: run `experiment` (scaling, read, lost). */
-int river_bench_gd(struct bench *b, const char *experiment);
-int river_bench_gd_known(const char *experiment);
+/* The suites, one file each: the usage (what follows "river-bench NAME "
+ * in the usage message, lines ending in '\n'), is `experiment` one of the
+ * suite's, and run it (collective over WORLD). */
+extern const char bench_dq_usage[];
+int bench_dq_known(const char *experiment);
+int bench_dq_run(struct bench *b, const char *experiment);
+extern const char bench_gd_usage[];
+int bench_gd_known(const char *experiment);
+int bench_gd_run(struct bench *b, const char *experiment);
 
 #endif /* RIVER_BENCH_H */

@@ -1,29 +1,21 @@
 /*
- * river-bench - River's benchmarks, after the River paper's figures.
+ * river-bench dq - distributed queue benchmarks (river/dq.h), after the
+ * River paper's figures:
  *
  *   mpirun -n N river-bench dq EXPERIMENT [--perturb SPEC] [--csv FILE] ...
- *   mpirun -n N river-bench gd EXPERIMENT [--perturb SPEC] [--csv FILE] ...
  *
- * This file holds the dq suite and main; the gd suite (graduated
- * declustering) is in river_bench_gd.c.
- *
- * Every measured configuration is printed (rank 0) and, with --csv,
- * written as a row with the columns
- *   experiment,policy,n_producers,n_consumers,k_perturbed,factor,
- *   measured_MBps,ideal_MBps,ratio,seconds,records
- * where ideal is the fluid ideal from the configured rates and ratio =
- * measured / ideal. Adaptive runs (policy "river") and the static
- * baseline (policy "static") run on the same code path and are divided by
- * the same ideal, so their ratios compare directly.
+ * Each run is one configuration, a struct dq_cfg: n producers -> DQ -> n
+ * consumers on the first ranks of WORLD. Adaptive runs (policy "river")
+ * and the static baseline (policy "static") run on the same code path and
+ * are divided by the same fluid ideal (dq_ideal), so their ratios compare
+ * directly.
  *
  * Rates are emulated (river/throttle.h): a producer "reads its disk" by
  * passing each message through a token bucket at the disk rate; a
  * consumer "computes" (or "writes its disk") by passing each message it
- * gets through its own bucket. Waiting for tokens sleeps, so many ranks
- * share two cores without disturbing the measurement, as long as the
- * emulated rates stay well below what the machine can really move.
+ * gets through its own bucket.
  *
- * Experiments (dq):
+ * Experiments:
  *   scaling   n producers at the disk rate -> DQ -> n consumers (not the
  *             bottleneck), n = 1, 2, 4, 8, 16
  *   read      15 producers, 15 consumers; k = 0..15 consumers at 25%
@@ -38,11 +30,8 @@
  * default, producers and consumers split the ranks evenly. --perturb runs
  * just that one configuration.
  */
-#include <river.h>
-#include "river_bench.h"
+#include "bench.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -72,71 +61,13 @@ struct dq_cfg {
                               sends what is already there */
 };
 
-/* A DQ run's outcome is a bench_result (river_bench.h). */
-#define dq_result bench_result
-
 static const size_t record_size = 100;
 
 /* ------------------------------------------------------------- helpers */
 
-void bench_usage(const char *msg)
-{
-  int rank = 0;
-
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)
-    fprintf(stderr,
-            "river-bench: %s\n"
-            "usage: river-bench dq scaling|read|write|overhead|wait\n"
-            "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
-            "         [--seconds S (1.5)] [--credits N (2)]\n"
-            "         [--message-size BYTES (65536)]\n"
-            "       river-bench gd scaling|read|lost\n"
-            "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
-            "         [--seconds S (1.5)] [--outstanding K (2)]\n"
-            "         [--block-size BYTES (262144)] [--seek-ms MS (0.5)]\n",
-            msg);
-}
-#define die_usage bench_usage
-
-void bench_row(struct bench *b, const char *experiment, const char *policy,
-               int n1, int n2, int k, double factor,
-               const struct bench_result *r)
-{
-  double ratio = r->ideal > 0 ? r->measured / r->ideal : 0.0;
-
-  if (b->rank != 0)
-    return;
-  printf("%-9s %-11s %3d x %-3d k=%-2d f=%-5.2f %9.2f MB/s  ideal %9.2f  "
-         "ratio %.3f  (%.2f s, %llu records", experiment, policy, n1, n2, k,
-         factor, r->measured / MB, r->ideal / MB, ratio, r->seconds,
-         (unsigned long long)r->records);
-  if (b->gd)
-    printf(", finish spread %.1f%%", 100 * r->spread);
-  printf(")%s\n", r->ok ? "" : "  DATA CHECK FAILED");
-  fflush(stdout);
-  if (b->csv) {
-    fprintf(b->csv, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%llu",
-            experiment, policy, n1, n2, k, factor, r->measured / MB,
-            r->ideal / MB, ratio, r->seconds, (unsigned long long)r->records);
-    if (b->gd)
-      fprintf(b->csv, ",%.4f", r->spread);
-    fprintf(b->csv, "\n");
-  }
-}
-
-int bench_end_run(struct bench *b, struct bench_result *res, int rc)
-{
-  MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
-  rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!res->ok)
-    b->failures++;
-  return rc;
-}
-
-static void csv_row(struct bench *b, const struct dq_cfg *c, const char *policy,
-                    int k, double factor, const struct dq_result *r)
+static void csv_row(struct bench *b, const struct dq_cfg *c,
+                    const char *policy, int k, double factor,
+                    const struct bench_result *r)
 {
   bench_row(b, c->experiment, policy, c->nprod, c->ncons, k, factor, r);
 }
@@ -218,125 +149,185 @@ static void fill_records(unsigned char *buf, size_t n, int p, uint64_t first)
   }
 }
 
+/* One rank's part of a DQ run. */
+struct dq_rank {
+  int me, idx, is_prod;    /* rank in the run; index among its side */
+  river_dq *q;
+  river_throttle *thr;     /* NULL: unthrottled */
+  unsigned char *buf;      /* producers: the records to put */
+  size_t chunk, nbuf;      /* records per message; records in buf */
+  double t0;               /* start of the run, after a barrier */
+  uint64_t sent, got, idsum;
+};
+
+/* Create r's queue, its throttle and (producers) its source buffer. */
+static int rank_open(const struct dq_cfg *c, MPI_Comm comm, struct dq_rank *r)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  double rate;
+  int rc;
+
+  MPI_Comm_rank(comm, &r->me);
+  r->is_prod = r->me < c->nprod;
+  r->idx = r->is_prod ? r->me : r->me - c->nprod;
+  o.policy = c->policy;
+  o.credits = c->credits;
+  o.message_size = c->message_size;
+  o.seed = 12345;
+  rc = river_dq_create(comm, r->is_prod ? RIVER_DQ_PRODUCER
+                                        : RIVER_DQ_CONSUMER,
+                       record_size, &o, &r->q);
+  rate = r->is_prod ? c->prod_rate : c->cons_rate;
+  r->chunk = (c->message_size ? c->message_size
+                              : RIVER_DQ_DEFAULT_MESSAGE_SIZE) / record_size;
+  /* The bucket holds one message and starts empty, so no rank gets a
+   * free head start over the fluid ideal. */
+  if (rc == RIVER_SUCCESS && rate > 0)
+    rc = river_throttle_create(rate, (double)(r->chunk * record_size),
+                               &r->thr);
+  if (r->thr)
+    river_throttle_consume(r->thr, r->chunk * record_size);
+  r->nbuf = c->lean ? lean_records(r->chunk) : r->chunk;
+  if (rc == RIVER_SUCCESS && r->is_prod
+      && (r->buf = malloc(r->nbuf * record_size)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS && r->is_prod && c->lean)
+    fill_records(r->buf, r->nbuf, r->idx, 0);
+  return rc;
+}
+
+/* Put `total` records by reserve/commit, written in place in the queue's
+ * own message (lean: not written at all). */
+static int put_reserved(const struct dq_cfg *c, struct dq_rank *r,
+                        uint64_t total)
+{
+  int rc = RIVER_SUCCESS;
+
+  while (rc == RIVER_SUCCESS && r->sent < total) {
+    void *dst;
+    size_t room, k;
+
+    rc = river_dq_reserve(r->q, &dst, &room);
+    if (rc != RIVER_SUCCESS)
+      break;
+    k = total - r->sent < room ? (size_t)(total - r->sent) : room;
+    if (!c->lean)
+      fill_records(dst, k, r->idx, r->sent);
+    throttled(r->thr, c, 0, r->idx, r->t0, k * record_size);
+    rc = river_dq_commit(r->q, k);
+    r->sent += k;
+  }
+  return rc;
+}
+
+/* Put `total` records a message at a time from r->buf: filled before each
+ * put, or (lean) cycled through pre-filled. */
+static int put_copied(const struct dq_cfg *c, struct dq_rank *r,
+                      uint64_t total)
+{
+  int rc = RIVER_SUCCESS;
+
+  while (rc == RIVER_SUCCESS && r->sent < total) {
+    size_t k = total - r->sent < r->chunk ? (size_t)(total - r->sent)
+                                          : r->chunk;
+    unsigned char *src = r->buf;
+
+    if (c->lean) {
+      size_t at = (size_t)(r->sent % (r->nbuf / r->chunk * r->chunk));
+      src = r->buf + at * record_size;
+    } else {
+      fill_records(r->buf, k, r->idx, r->sent);
+    }
+    throttled(r->thr, c, 0, r->idx, r->t0, k * record_size);
+    rc = river_dq_put(r->q, src, k);
+    r->sent += k;
+  }
+  return rc;
+}
+
+/* A producer's run: its share of records, then close. */
+static int produce(const struct dq_cfg *c, struct dq_rank *r)
+{
+  uint64_t total = c->bytes_per_producer / record_size;
+  int rc = c->reserve ? put_reserved(c, r, total) : put_copied(c, r, total);
+
+  return rc == RIVER_SUCCESS ? river_dq_close(r->q) : rc;
+}
+
+/* A consumer's run: get until the end of the stream, summing record ids
+ * (unless lean). */
+static int consume(const struct dq_cfg *c, struct dq_rank *r)
+{
+  const void *rec;
+  size_t k, i;
+  int rc;
+
+  while ((rc = river_dq_get(r->q, &rec, &k, NULL)) == RIVER_SUCCESS) {
+    for (i = 0; !c->lean && i < k; i++) {
+      uint64_t id;
+      memcpy(&id, (const unsigned char *)rec + i * record_size, sizeof id);
+      r->idsum += id;
+    }
+    r->got += k;
+    throttled(r->thr, c, 1, r->idx, r->t0, k * record_size);
+    river_dq_release(r->q);
+  }
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* The run's outcome, in res on comm's rank 0 (collective over comm): the
+ * time to the last rank's end t1, and exactly once: the counts and the
+ * sums of record ids put and got must match. */
+static void tally(const struct dq_cfg *c, MPI_Comm comm,
+                  const struct dq_rank *r, double t1,
+                  struct bench_result *res)
+{
+  uint64_t sums[3], all[3], idall = 0, i;
+  double tmax;
+
+  MPI_Reduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  sums[0] = r->sent;
+  sums[1] = r->got;
+  sums[2] = 0;
+  if (r->is_prod && !c->lean)
+    for (i = 0; i < r->sent; i++)
+      sums[2] += ((uint64_t)r->idx << 40) | i;
+  MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  MPI_Reduce(&r->idsum, &idall, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+  if (r->me == 0) {
+    res->seconds = tmax - r->t0;
+    res->records = all[1];
+    res->ok = all[0] == all[1] && all[2] == idall;
+    res->measured = (double)all[1] * record_size / res->seconds;
+    res->ideal = dq_ideal(c);
+  }
+}
+
 /* Run one DQ configuration on the first nprod + ncons ranks of WORLD
  * (collective over WORLD; the other ranks idle in the collectives). */
 static int run_dq(struct bench *b, const struct dq_cfg *c,
-                  struct dq_result *res)
+                  struct bench_result *res)
 {
   int n = c->nprod + c->ncons, color = b->rank < n ? 0 : MPI_UNDEFINED;
-  int me, is_prod, rc = RIVER_SUCCESS, idx;
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
-  river_throttle *thr = NULL;
-  river_dq *q = NULL;
+  int rc = RIVER_SUCCESS;
+  struct dq_rank r;
   MPI_Comm comm;
-  unsigned char *buf = NULL;
-  uint64_t sent = 0, got = 0, idsum = 0, recs = 0, sums[3], all[3];
-  double t0, t1, tmax, rate;
-  size_t chunk = 0;
+  double t1;
 
   memset(res, 0, sizeof *res);
+  memset(&r, 0, sizeof r);
   MPI_Comm_split(MPI_COMM_WORLD, color, b->rank, &comm);
   if (comm != MPI_COMM_NULL) {
-    MPI_Comm_rank(comm, &me);
-    is_prod = me < c->nprod;
-    idx = is_prod ? me : me - c->nprod;
-    o.policy = c->policy;
-    o.credits = c->credits;
-    o.message_size = c->message_size;
-    o.seed = 12345;
-    rc = river_dq_create(comm, is_prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
-                         record_size, &o, &q);
-    rate = is_prod ? c->prod_rate : c->cons_rate;
-    chunk = (c->message_size ? c->message_size
-                             : RIVER_DQ_DEFAULT_MESSAGE_SIZE) / record_size;
-    /* The bucket holds one message and starts empty, so no rank gets a
-     * free head start over the fluid ideal. */
-    if (rc == RIVER_SUCCESS && rate > 0)
-      rc = river_throttle_create(rate, (double)(chunk * record_size), &thr);
-    if (thr)
-      river_throttle_consume(thr, chunk * record_size);
-    size_t nbuf = c->lean ? lean_records(chunk) : chunk;
-    if (rc == RIVER_SUCCESS && is_prod && (buf = malloc(nbuf * record_size))
-        == NULL)
-      rc = RIVER_ENOMEM;
-    if (rc == RIVER_SUCCESS && is_prod && c->lean)
-      fill_records(buf, nbuf, idx, 0);
+    rc = rank_open(c, comm, &r);
     MPI_Barrier(comm);
-    t0 = river_wtime();
-    if (rc == RIVER_SUCCESS && is_prod) {
-      uint64_t total = c->bytes_per_producer / record_size;
-      while (rc == RIVER_SUCCESS && sent < total && c->reserve) {
-        void *dst;
-        size_t room, k;
-        rc = river_dq_reserve(q, &dst, &room);
-        if (rc != RIVER_SUCCESS)
-          break;
-        k = total - sent < room ? (size_t)(total - sent) : room;
-        if (!c->lean)
-          fill_records(dst, k, idx, sent);
-        throttled(thr, c, 0, idx, t0, k * record_size);
-        rc = river_dq_commit(q, k);
-        sent += k;
-      }
-      while (rc == RIVER_SUCCESS && sent < total) {
-        size_t k = total - sent < chunk ? (size_t)(total - sent) : chunk;
-        unsigned char *src = buf;
-        if (c->lean) {  /* cycle through the pre-filled source */
-          size_t at = (size_t)(sent % (nbuf / chunk * chunk));
-          src = buf + at * record_size;
-        } else {
-          fill_records(buf, k, idx, sent);
-        }
-        throttled(thr, c, 0, idx, t0, k * record_size);
-        rc = river_dq_put(q, src, k);
-        sent += k;
-      }
-      if (rc == RIVER_SUCCESS)
-        rc = river_dq_close(q);
-    } else if (rc == RIVER_SUCCESS) {
-      const void *r;
-      size_t k, i;
-      while ((rc = river_dq_get(q, &r, &k, NULL)) == RIVER_SUCCESS) {
-        for (i = 0; !c->lean && i < k; i++) {
-          uint64_t id;
-          memcpy(&id, (const unsigned char *)r + i * record_size, sizeof id);
-          idsum += id;
-        }
-        got += k;
-        throttled(thr, c, 1, idx, t0, k * record_size);
-        river_dq_release(q);
-      }
-      if (rc == RIVER_EOS)
-        rc = RIVER_SUCCESS;
-    }
+    r.t0 = river_wtime();
+    if (rc == RIVER_SUCCESS)
+      rc = r.is_prod ? produce(c, &r) : consume(c, &r);
     t1 = river_wtime();
-    river_dq_destroy(q);
-    MPI_Reduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-    /* Exactly once: counts and the sum of record ids must match. */
-    sums[0] = sent;
-    sums[1] = got;
-    if (is_prod && !c->lean) {
-      uint64_t i, total = sent;
-      for (i = 0; i < total; i++)
-        recs += ((uint64_t)idx << 40) | i;
-      sums[2] = recs;
-    } else {
-      sums[2] = 0;
-    }
-    MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-    {
-      uint64_t idall = 0;
-      MPI_Reduce(&idsum, &idall, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
-      if (me == 0) {
-        res->seconds = tmax - t0;
-        res->records = all[1];
-        res->ok = all[0] == all[1] && all[2] == idall;
-        res->measured = (double)all[1] * record_size / res->seconds;
-        res->ideal = dq_ideal(c);
-      }
-    }
-    river_throttle_destroy(thr);
-    free(buf);
+    river_dq_destroy(r.q);
+    tally(c, comm, &r, t1, res);
+    river_throttle_destroy(r.thr);
+    free(r.buf);
     MPI_Comm_free(&comm);
   }
   return bench_end_run(b, res, rc);
@@ -347,7 +338,7 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
 /* Run cfg with both policies (adaptive, then static) and report both. */
 static int run_pair(struct bench *b, struct dq_cfg *c, int k, double factor)
 {
-  struct dq_result r;
+  struct bench_result r;
   int rc;
 
   c->policy = RIVER_DQ_PUSH;
@@ -384,7 +375,7 @@ static void base_cfg(const struct bench *b, struct dq_cfg *c, const char *exp)
 }
 
 /* A perturbation of the first k indices of `kind` by factor, as a spec. */
-int bench_first_k(int kind, int k, double factor, river_perturb **out)
+static int first_k(int kind, int k, double factor, river_perturb **out)
 {
   char spec[96];
 
@@ -422,7 +413,7 @@ static int exp_perturbed(struct bench *b, const char *exp, int kind,
     return run_pair(b, &c, kk, factor);
   }
   for (k = 0; k <= nc && rc == RIVER_SUCCESS; k++) {
-    rc = bench_first_k(kind, k, factor, &p);
+    rc = first_k(kind, k, factor, &p);
     c.perturb = p;
     if (rc == RIVER_SUCCESS)
       rc = run_pair(b, &c, k, k ? factor : 1.0);
@@ -522,7 +513,7 @@ static int exp_overhead(struct bench *b)
                                   1 << 20};
   static const int widths[] = {1, 8};
   struct dq_cfg c;
-  struct dq_result r;
+  struct bench_result r;
   size_t i, w;
   int rc = RIVER_SUCCESS, credits = b->credits ? b->credits
                                                : RIVER_DQ_DEFAULT_CREDITS;
@@ -537,7 +528,7 @@ static int exp_overhead(struct bench *b)
     }
     for (i = 0; i < sizeof sizes_ / sizeof sizes_[0] && rc == RIVER_SUCCESS;
          i++) {
-      struct dq_result raw = {0};
+      struct bench_result raw = {0};
       uint64_t bytes = (uint64_t)(1u << 30) / (uint64_t)n;
       c.nprod = c.ncons = n;
       c.message_size = sizes_[i];
@@ -584,7 +575,7 @@ static int exp_wait(struct bench *b)
   MPI_Comm comm;
 
   if (b->size < 2) {
-    die_usage("wait needs 2 ranks");
+    bench_usage("wait needs 2 ranks");
     return RIVER_EINVAL;
   }
   MPI_Comm_split(MPI_COMM_WORLD, b->rank < 2 ? 0 : MPI_UNDEFINED, b->rank,
@@ -629,128 +620,30 @@ static int exp_wait(struct bench *b)
   return rc;
 }
 
-/* ----------------------------------------------------------------- main */
+/* ---------------------------------------------------------- the suite */
 
-struct experiment {
-  const char *name;
-  int (*fn)(struct bench *b);
-};
-
-static const struct experiment dq_experiments[] = {
+static const struct bench_experiment experiments[] = {
   {"scaling", exp_scaling}, {"read", exp_read}, {"write", exp_write},
   {"overhead", exp_overhead}, {"wait", exp_wait},
 };
 
-static int parse_opts(struct bench *b, int argc, char **argv)
-{
-  static const struct option opts[] = {
-    {"perturb", required_argument, NULL, 'p'},
-    {"csv", required_argument, NULL, 'c'},
-    {"rate", required_argument, NULL, 'r'},
-    {"seconds", required_argument, NULL, 's'},
-    {"credits", required_argument, NULL, 'k'},
-    {"message-size", required_argument, NULL, 'm'},
-    {"outstanding", required_argument, NULL, 'o'},
-    {"block-size", required_argument, NULL, 'b'},
-    {"seek-ms", required_argument, NULL, 'e'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-  const char *csv = NULL;
-  char *end;
-  int o;
+#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
 
-  opterr = 0;
-  while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (o) {
-    case 'p': b->perturb_text = optarg; break;
-    case 'c': csv = optarg; break;
-    case 'r': b->rate_mbps = strtod(optarg, &end); break;
-    case 's': b->seconds = strtod(optarg, &end); break;
-    case 'k': b->credits = atoi(optarg); break;
-    case 'm': b->message_size = (size_t)strtoull(optarg, &end, 10); break;
-    case 'o': b->outstanding = atoi(optarg); break;
-    case 'b': b->block_size = (size_t)strtoull(optarg, &end, 10); break;
-    case 'e': b->seek_ms = strtod(optarg, &end); break;
-    case 'h': die_usage("help"); return 1;
-    default: die_usage("unknown option"); return RIVER_EINVAL;
-    }
-  }
-  if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
-      || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)) {
-    die_usage("--rate and --seconds must be > 0, --credits >= 0, "
-              "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0");
-    return RIVER_EINVAL;
-  }
-  if (b->perturb_text
-      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS)
-    return RIVER_EFORMAT;
-  if (csv && b->rank == 0) {
-    b->csv = fopen(csv, "w");
-    if (b->csv == NULL) {
-      river_log(RIVER_LOG_ERROR, "--csv %s: %s", csv, strerror(errno));
-      return RIVER_EIO;
-    }
-    fprintf(b->csv, "experiment,policy,n_producers,n_consumers,k_perturbed,"
-                    "factor,measured_MBps,ideal_MBps,ratio,seconds,records%s\n",
-            b->gd ? ",finish_spread" : "");
-  }
-  return RIVER_SUCCESS;
+const char bench_dq_usage[] =
+    "scaling|read|write|overhead|wait\n"
+    "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
+    "         [--seconds S (1.5)] [--credits N (2)]\n"
+    "         [--message-size BYTES (65536)]\n";
+
+int bench_dq_known(const char *experiment)
+{
+  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
 }
 
-int main(int argc, char **argv)
+int bench_dq_run(struct bench *b, const char *experiment)
 {
-  struct bench b = {0};
-  const struct experiment *e = NULL;
-  size_t i;
-  int rc, known = 0;
+  const struct bench_experiment *e =
+      bench_find(experiments, NEXPERIMENTS, experiment);
 
-  if (river_init(&argc, &argv) != RIVER_SUCCESS)
-    return 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &b.size);
-  /* Defaults (see doc/results.md for why): 40 MB/s emulated disks, runs
-   * of about 1.5 s, 64 KiB messages and 2 credits per pair, so that what a
-   * slow consumer has queued at the end of a run (credits x producers x
-   * message size) is small beside the run; for GD, 256 KiB blocks, 2
-   * requests out per mirror, and a 0.5 ms seek when seeks are on (a
-   * block's 6.5 ms at 40 MB/s plus 8%, as a 10 MB/s disk's 512 KiB
-   * request plus a 4 ms seek). */
-  b.rate_mbps = 40;
-  b.seconds = 1.5;
-  b.credits = 2;
-  b.message_size = 64 << 10;
-  b.outstanding = RIVER_GD_DEFAULT_OUTSTANDING;
-  b.block_size = 256 << 10;
-  b.seek_ms = 0.5;
-  if (argc < 3
-      || (strcmp(argv[1], "dq") != 0 && strcmp(argv[1], "gd") != 0)) {
-    die_usage(argc < 3 ? "missing suite and experiment" : "unknown suite");
-    river_finalize();
-    return 2;
-  }
-  b.gd = strcmp(argv[1], "gd") == 0;
-  if (b.gd)
-    known = river_bench_gd_known(argv[2]);
-  else
-    for (i = 0; i < sizeof dq_experiments / sizeof dq_experiments[0]; i++)
-      if (strcmp(argv[2], dq_experiments[i].name) == 0)
-        e = &dq_experiments[i];
-  if (e == NULL && !known) {
-    die_usage("unknown experiment");
-    river_finalize();
-    return 2;
-  }
-  rc = parse_opts(&b, argc - 2, argv + 2);
-  if (rc == RIVER_SUCCESS)
-    rc = b.gd ? river_bench_gd(&b, argv[2]) : e->fn(&b);
-  if (b.csv)
-    fclose(b.csv);
-  river_perturb_destroy(b.perturb);
-  if (rc > 0)
-    rc = RIVER_SUCCESS; /* --help */
-  if (rc != RIVER_SUCCESS && b.rank == 0)
-    river_log(RIVER_LOG_ERROR, "%s %s: %s", argv[1], argv[2],
-              river_strerror(rc));
-  river_finalize();
-  return rc != RIVER_SUCCESS || b.failures ? 1 : 0;
+  return e ? e->fn(b) : RIVER_EINVAL;
 }

@@ -39,8 +39,7 @@
  * every policy of a configuration, so ratios compare directly.
  */
 #define _GNU_SOURCE
-#include <river.h>
-#include "river_bench.h"
+#include "bench.h"
 
 #include <ftw.h>
 #include <math.h>
@@ -145,129 +144,177 @@ static double ideal_of(const struct gd_cfg *c)
   return total;
 }
 
+/* One rank's part of a GD run: disks are ranks 0..n-1 of the run,
+ * clients n..2n-1. */
+struct gd_rank {
+  int me;
+  int *disk_ranks, *client_ranks;   /* [n], for the options */
+  uint64_t *nrec;                   /* [n], for the layout */
+  river_pcoll *pc;                  /* lost: the real collection */
+  river_gd *gd;
+  river_gd_stats st;
+  uint64_t got, idsum;              /* clients: records, sum of ids/digests */
+};
+
+/* Open r's GD: over the real collection c->coll if there is one, else
+ * over the synthetic source (collective over comm). */
+static int rank_open(const struct gd_cfg *c, MPI_Comm comm, struct gd_rank *r)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
+  river_gd_layout l;
+  int n = c->n, i, rc = RIVER_SUCCESS;
+
+  MPI_Comm_rank(comm, &r->me);
+  r->disk_ranks = malloc((size_t)n * sizeof *r->disk_ranks);
+  r->client_ranks = malloc((size_t)n * sizeof *r->client_ranks);
+  r->nrec = malloc((size_t)n * sizeof *r->nrec);
+  if (!r->disk_ranks || !r->client_ranks || !r->nrec)
+    rc = RIVER_ENOMEM;
+  for (i = 0; rc == RIVER_SUCCESS && i < n; i++) {
+    r->disk_ranks[i] = i;
+    r->client_ranks[i] = n + i;
+    r->nrec[i] = c->records;
+  }
+  o.policy = c->policy;
+  o.outstanding = c->outstanding;
+  o.disk_ranks = r->disk_ranks;
+  o.client_ranks = r->client_ranks;
+  o.disk_rate = c->rate;
+  o.seek_seconds = c->seek;
+  o.perturb = c->perturb;
+  memset(&l, 0, sizeof l);
+  l.npartitions = l.ndisks = n;
+  l.replication = c->repl;
+  l.record_size = RS;
+  l.records_per_block = c->block_size / RS;
+  l.nrecords = r->nrec;
+  if (c->coll == NULL)   /* a NULL layout fails on every rank (agreed) */
+    return river_gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, synth_read,
+                           (void *)c, &o, &r->gd);
+  po.root = c->root;
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_open(comm, c->coll, &po, &r->pc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_gd_open(comm, r->pc, &o, &r->gd);
+  return rc;
+}
+
+/* Read r's GD to the end, summing record ids (synthetic) or content
+ * digests (real); a record in the wrong partition spoils the sum. Then
+ * its statistics, and close it. */
+static int drain(const struct gd_cfg *c, struct gd_rank *r)
+{
+  const void *recs;
+  size_t k, j;
+  int p, rc;
+
+  while ((rc = river_gd_next(r->gd, &recs, &k, &p, NULL)) == RIVER_SUCCESS) {
+    for (j = 0; j < k; j++) {
+      const unsigned char *rec = (const unsigned char *)recs + j * RS;
+      uint64_t id;
+      memcpy(&id, rec, 8);
+      r->idsum += c->coll ? rec_digest(rec) : id;
+      if ((int)(id >> 40) != p)
+        r->idsum ^= 1;
+    }
+    r->got += k;
+  }
+  if (rc == RIVER_EOS)
+    rc = RIVER_SUCCESS;
+  river_gd_stats_get(r->gd, &r->st);
+  return river_gd_close(r->gd) != RIVER_SUCCESS ? RIVER_ECORRUPT : rc;
+}
+
+/* What partition p's client should have summed. */
+static uint64_t expected(const struct gd_cfg *c, int p)
+{
+  uint64_t N = c->records, j, want = 0;
+  unsigned char rec[RS];
+
+  if (c->coll == NULL)
+    return N * rec_id(p, 0) + N * (N - 1) / 2;
+  for (j = 0; j < N; j++) {
+    make_rec(rec, p, j);
+    want += rec_digest(rec);
+  }
+  return want;
+}
+
+/* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
+ * disks), printed by comm's rank 0 (collective over comm). */
+static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
+                           double fin)
+{
+  double *all_fin;
+  int i;
+
+  if (!getenv("RIVER_BENCH_VERBOSE"))
+    return;
+  all_fin = me == 0 ? malloc(2 * (size_t)c->n * sizeof *all_fin) : NULL;
+  MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
+  if (all_fin) {
+    printf("  finish (s) by client:");
+    for (i = c->n; i < 2 * c->n; i++)
+      printf(" %.3f", all_fin[i]);
+    printf("\n");
+    free(all_fin);
+  }
+}
+
+/* The run's outcome, in res on comm's rank 0 (collective over comm): the
+ * last and first clients' finish, and every record delivered once (the
+ * count, and the clients' sums against what they should be); rc is the
+ * rank's own code. */
+static void tally(const struct gd_cfg *c, MPI_Comm comm,
+                  const struct gd_rank *r, int rc, struct bench_result *res)
+{
+  int n = c->n, client = r->me >= n;
+  uint64_t sums[3], all[3];
+  double fin = client ? r->st.seconds : 0.0, tmax = 0, tmin = 0;
+
+  print_finishes(c, comm, r->me, fin);
+  MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  fin = client ? r->st.seconds : INFINITY;
+  MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+  sums[0] = r->got;
+  sums[1] = r->idsum;
+  sums[2] = client ? expected(c, r->me - n) : 0;
+  MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  if (r->me == 0) {
+    res->seconds = tmax;
+    res->records = all[0];
+    res->ok = rc == RIVER_SUCCESS && all[0] == c->records * (uint64_t)n
+              && all[1] == all[2];
+    res->measured = tmax > 0 ? (double)all[0] * RS / tmax : 0;
+    res->ideal = ideal_of(c);
+    res->spread = tmax > 0 ? (tmax - tmin) / tmax : 0;
+  }
+}
+
 /* Run one configuration on the first 2n ranks of WORLD (collective over
  * WORLD). */
 static int run_gd(struct bench *b, const struct gd_cfg *c,
                   struct bench_result *res)
 {
-  int n = c->n, color = b->rank < 2 * n ? 0 : MPI_UNDEFINED, me = -1, i;
-  int *disk_ranks = NULL, *client_ranks = NULL, rc = RIVER_SUCCESS;
-  uint64_t *nrec = NULL, got = 0, idsum = 0, want = 0, sums[3], all[3];
-  river_gd_opts o = RIVER_GD_OPTS_INIT;
-  river_gd_layout l;
-  river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
-  river_pcoll *pc = NULL;
-  river_gd *gd = NULL;
-  river_gd_stats st;
+  int color = b->rank < 2 * c->n ? 0 : MPI_UNDEFINED, rc = RIVER_SUCCESS;
+  struct gd_rank r;
   MPI_Comm comm;
-  double fin, tmax = 0, tmin = 0;
 
   memset(res, 0, sizeof *res);
-  memset(&st, 0, sizeof st);
+  memset(&r, 0, sizeof r);
+  r.me = -1;
   MPI_Comm_split(MPI_COMM_WORLD, color, b->rank, &comm);
   if (comm != MPI_COMM_NULL) {
-    MPI_Comm_rank(comm, &me);
-    disk_ranks = malloc((size_t)n * sizeof *disk_ranks);
-    client_ranks = malloc((size_t)n * sizeof *client_ranks);
-    nrec = malloc((size_t)n * sizeof *nrec);
-    if (!disk_ranks || !client_ranks || !nrec)
-      rc = RIVER_ENOMEM;
-    for (i = 0; rc == RIVER_SUCCESS && i < n; i++) {
-      disk_ranks[i] = i;
-      client_ranks[i] = n + i;
-      nrec[i] = c->records;
-    }
-    o.policy = c->policy;
-    o.outstanding = c->outstanding;
-    o.disk_ranks = disk_ranks;
-    o.client_ranks = client_ranks;
-    o.disk_rate = c->rate;
-    o.seek_seconds = c->seek;
-    o.perturb = c->perturb;
-    memset(&l, 0, sizeof l);
-    l.npartitions = l.ndisks = n;
-    l.replication = c->repl;
-    l.record_size = RS;
-    l.records_per_block = c->block_size / RS;
-    l.nrecords = nrec;
-    if (c->coll) {
-      po.root = c->root;
-      MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
-      if (rc == RIVER_SUCCESS)
-        rc = river_pcoll_open(comm, c->coll, &po, &pc);
-      if (rc == RIVER_SUCCESS)
-        rc = river_gd_open(comm, pc, &o, &gd);
-    } else {
-      rc = river_gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, synth_read,
-                           (void *)c, &o, &gd);
-    }
-    if (rc == RIVER_SUCCESS) {
-      const void *r;
-      size_t k, j;
-      int p;
-      while ((rc = river_gd_next(gd, &r, &k, &p, NULL)) == RIVER_SUCCESS) {
-        for (j = 0; j < k; j++) {
-          const unsigned char *rec = (const unsigned char *)r + j * RS;
-          uint64_t id;
-          memcpy(&id, rec, 8);
-          idsum += c->coll ? rec_digest(rec) : id;
-          if ((int)(id >> 40) != p)
-            idsum ^= 1;   /* a record in the wrong partition */
-        }
-        got += k;
-      }
-      if (rc == RIVER_EOS)
-        rc = RIVER_SUCCESS;
-      river_gd_stats_get(gd, &st);
-      rc = river_gd_close(gd) != RIVER_SUCCESS ? RIVER_ECORRUPT : rc;
-    }
-    river_pcoll_close(pc);
-    /* What should have come: clients compute their partition's. */
-    if (me >= n) {
-      uint64_t N = c->records, j;
-      int p = me - n;
-      if (c->coll) {
-        unsigned char rec[RS];
-        for (j = 0; j < N; j++) {
-          make_rec(rec, p, j);
-          want += rec_digest(rec);
-        }
-      } else {
-        want = N * rec_id(p, 0) + N * (N - 1) / 2;
-      }
-    }
-    fin = me >= n ? st.seconds : 0.0;
-    if (getenv("RIVER_BENCH_VERBOSE")) {  /* every client's finish */
-      double *all_fin = me == 0 ? malloc(2 * (size_t)n * sizeof *all_fin)
-                                : NULL;
-      MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
-      if (all_fin) {
-        printf("  finish (s) by client:");
-        for (i = n; i < 2 * n; i++)
-          printf(" %.3f", all_fin[i]);
-        printf("\n");
-        free(all_fin);
-      }
-    }
-    MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-    fin = me >= n ? st.seconds : INFINITY;
-    MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
-    sums[0] = got;
-    sums[1] = idsum;
-    sums[2] = want;
-    MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-    if (me == 0) {
-      res->seconds = tmax;
-      res->records = all[0];
-      res->ok = rc == RIVER_SUCCESS && all[0] == c->records * (uint64_t)n
-                && all[1] == all[2];
-      res->measured = tmax > 0 ? (double)all[0] * RS / tmax : 0;
-      res->ideal = ideal_of(c);
-      res->spread = tmax > 0 ? (tmax - tmin) / tmax : 0;
-    }
-    free(disk_ranks);
-    free(client_ranks);
-    free(nrec);
+    rc = rank_open(c, comm, &r);
+    if (rc == RIVER_SUCCESS)
+      rc = drain(c, &r);
+    river_pcoll_close(r.pc);
+    tally(c, comm, &r, rc, res);
+    free(r.disk_ranks);
+    free(r.client_ranks);
+    free(r.nrec);
     MPI_Comm_free(&comm);
   }
   return bench_end_run(b, res, rc);
@@ -521,31 +568,29 @@ static int exp_lost(struct bench *b)
   return rc;
 }
 
-struct gd_experiment {
-  const char *name;
-  int (*fn)(struct bench *b);
-};
+/* ---------------------------------------------------------- the suite */
 
-static const struct gd_experiment gd_experiments[] = {
+static const struct bench_experiment experiments[] = {
   {"scaling", exp_scaling}, {"read", exp_read}, {"lost", exp_lost},
 };
 
-int river_bench_gd_known(const char *experiment)
-{
-  size_t i;
+#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
 
-  for (i = 0; i < sizeof gd_experiments / sizeof gd_experiments[0]; i++)
-    if (strcmp(experiment, gd_experiments[i].name) == 0)
-      return 1;
-  return 0;
+const char bench_gd_usage[] =
+    "scaling|read|lost\n"
+    "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
+    "         [--seconds S (1.5)] [--outstanding K (2)]\n"
+    "         [--block-size BYTES (262144)] [--seek-ms MS (0.5)]\n";
+
+int bench_gd_known(const char *experiment)
+{
+  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
 }
 
-int river_bench_gd(struct bench *b, const char *experiment)
+int bench_gd_run(struct bench *b, const char *experiment)
 {
-  size_t i;
+  const struct bench_experiment *e =
+      bench_find(experiments, NEXPERIMENTS, experiment);
 
-  for (i = 0; i < sizeof gd_experiments / sizeof gd_experiments[0]; i++)
-    if (strcmp(experiment, gd_experiments[i].name) == 0)
-      return gd_experiments[i].fn(b);
-  return RIVER_EINVAL;
+  return e ? e->fn(b) : RIVER_EINVAL;
 }
