@@ -64,7 +64,7 @@ int river__gd_pick_sticky(const double *progress, const int *pending, int n,
 }
 
 /*
- * The allocator gd.c uses: river__gd_pick_sticky on progress plus a
+ * The allocator gd_server.c uses: river__gd_pick_sticky on progress plus a
  * per-stream bias that integrates how far each stream's client is ahead
  * of the mean of the streams pending here. Strict priority alone can
  * give a client most of a disk only while that client is behind, so a

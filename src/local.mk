@@ -25,7 +25,10 @@ src_libriver_la_SOURCES = \
 	src/throttle.c \
 	src/perturb.c \
 	src/cpu_hog.c \
+	src/gd_internal.h \
 	src/gd.c \
+	src/gd_client.c \
+	src/gd_server.c \
 	src/gd_alloc.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)

@@ -1,0 +1,566 @@
+/*
+ * gd_client.c - graduated declustering's reading side (see gd_internal.h
+ * for the protocol) and river_gd_next, the engine that steps both sides.
+ * A client asks its partitions' blocks of their copies' disks, fails a
+ * block over to another copy, reorders arrivals into its sequence in
+ * stream mode, and reports its progress to the mirrors it is not reading
+ * from. Driven by struct gd_slot (one reply buffer per block in flight:
+ * the memory bound) and struct gd_part (per partition: blocks asked,
+ * received, requests out per copy, dead copies, blocks to retry).
+ */
+#include "gd_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Block b of the client's partition i: its place in the client's
+ * sequence (the write order). */
+static uint64_t block_seq(const river_gd *gd, int i, uint64_t b)
+{
+  uint64_t seq = 0;
+  int j;
+
+  if (!gd->striped)
+    return gd->mine[i].seq0 + b;
+  /* Blocks of earlier stripes, then block b of earlier partitions. */
+  for (j = 0; j < gd->nmine; j++) {
+    uint64_t nb = gd->mine[j].nblocks;
+    seq += nb < b ? nb : b;
+    if (j < i && nb > b)
+      seq++;
+  }
+  return seq;
+}
+
+/* A slot that can carry a new request, in *s (-1 if none now): FREE, and
+ * the request it sent last has completed. Its reply may have landed in
+ * another slot, so the send may still be in flight; MPI_Test it rather
+ * than wait, since the server that must receive it may be busy (even
+ * waiting for this rank), and the engine keeps stepping meanwhile. */
+static int free_slot(river_gd *gd, int *s)
+{
+  int i, flag;
+
+  *s = -1;
+  for (i = 0; i < gd->nslots; i++) {
+    struct gd_slot *sl = &gd->slots[i];
+    if (sl->state != SLOT_FREE)
+      continue;
+    if (sl->sreq != MPI_REQUEST_NULL) {
+      if (MPI_Test(&sl->sreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return RIVER_EMPI;
+      if (!flag)
+        continue;
+    }
+    *s = i;
+    return RIVER_SUCCESS;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Ask copy c of partition mp for block b from slot s (the caller found
+ * the slot with free_slot and checked the copy may take another
+ * request). */
+static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
+               uint64_t tried, uint64_t missing)
+{
+  struct gd_slot *sl = &gd->slots[s];
+  int server = gd->disk_rank[river__gd_disk_of(gd, mp->p, c)];
+
+  sl->msg.partition = mp->p;
+  sl->msg.copy = c;
+  sl->msg.block = b;
+  sl->msg.tried = tried;
+  sl->msg.missing = missing;
+  sl->msg.progress = mp->nblocks ? (double)mp->received / (double)mp->nblocks
+                                 : 1.0;
+  if (MPI_Irecv(sl->buf, (int)(GD_HDR + gd->block_bytes), MPI_BYTE,
+                MPI_ANY_SOURCE, GD_TAG_DATA, gd->comm, &sl->rreq)
+          != MPI_SUCCESS
+      || MPI_Isend(&sl->msg, (int)sizeof sl->msg, MPI_BYTE, server,
+                   GD_TAG_REQ, gd->comm, &sl->sreq) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  sl->state = SLOT_POSTED;
+  gd->rreqs[s] = sl->rreq;
+  gd->posted++;
+  mp->out[c]++;
+  return RIVER_SUCCESS;
+}
+
+/* A copy that may take one more request for a block whose failed copies
+ * are `tried`, by the policy; -1 if none now. *left: whether some copy
+ * could take it later (not tried, not dead). */
+static int choose_copy(const river_gd *gd, struct gd_part *mp,
+                       uint64_t tried, int *left)
+{
+  int c, best = -1, j;
+
+  *left = 0;
+  for (j = 0; j < gd->repl; j++) {
+    c = (mp->rr + j) % gd->repl;
+    if ((tried >> c) & 1 || mp->dead[c])
+      continue;
+    if (gd->policy == RIVER_GD_NOMIRROR && c != 0)
+      continue;
+    *left = 1;
+    if (gd->policy != RIVER_GD_BALANCED) {
+      /* One fixed mirror: the first usable copy, and wait for it. */
+      return mp->out[c] < gd->k ? c : -1;
+    }
+    if (mp->out[c] < gd->k && (best < 0 || mp->out[c] < mp->out[best]))
+      best = c;
+  }
+  if (best >= 0)
+    mp->rr = (best + 1) % gd->repl;
+  return best;
+}
+
+/* Block `block` of mp has no copy left. The first such failure stops the
+ * client asking for more (client_rc is set, always); the error is logged
+ * once the replies still out have come (log_failure), naming the lowest
+ * failed block, so the message does not depend on which reply MPI
+ * completed first. */
+static int fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
+                      uint64_t tried, uint64_t missing)
+{
+  if (gd->fail_part < 0 || mp->p < gd->fail_part
+      || (mp->p == gd->fail_part && block < gd->fail_block)) {
+    gd->fail_part = mp->p;
+    gd->fail_block = block;
+    gd->fail_tried = tried;
+    gd->fail_missing = missing;
+  }
+  if (gd->client_rc == RIVER_SUCCESS)
+    gd->client_rc = missing == tried ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+  return RIVER_SUCCESS;
+}
+
+static void log_failure(river_gd *gd)
+{
+  char disks[256] = "";
+  size_t at = 0;
+  int c, p = gd->fail_part,
+      missing = gd->fail_missing == gd->fail_tried;
+
+  if (p < 0)
+    return;
+  for (c = 0; c < gd->repl && at < sizeof disks - 16; c++)
+    if ((gd->fail_tried >> c) & 1)
+      at += (size_t)snprintf(disks + at, sizeof disks - at, "%s%d",
+                             at ? ", " : "", river__gd_disk_of(gd, p, c));
+  river__error("%s: partition %d block %llu: no readable copy (%s on disk%s "
+               "%s%s)", gd->name, p, (unsigned long long)gd->fail_block,
+               missing ? "missing" : "failed",
+               strchr(disks, ',') ? "s" : "", disks,
+               gd->policy == RIVER_GD_NOMIRROR ? "; other mirrors not tried: "
+                                                 "nomirror policy" : "");
+}
+
+/* ------------------------------------------------------ progress reports */
+
+/* Send mp's progress now to copy c from its report buffer rp (free). */
+static int send_report(river_gd *gd, const struct gd_part *mp,
+                       struct gd_report *rp, int c)
+{
+  memset(&rp->msg, 0, sizeof rp->msg);
+  rp->msg.partition = mp->p;
+  rp->msg.copy = GD_MSG_PROGRESS;
+  rp->msg.progress = (double)mp->received / (double)mp->nblocks;
+  return MPI_Isend(&rp->msg, (int)sizeof rp->msg, MPI_BYTE,
+                   gd->disk_rank[river__gd_disk_of(gd, mp->p, c)],
+                   GD_TAG_REQ, gd->comm, &rp->sreq) == MPI_SUCCESS
+             ? RIVER_SUCCESS : RIVER_EMPI;
+}
+
+/* Whether rp's last send has completed (tested, not waited for). */
+static int report_free(struct gd_report *rp, int *flag)
+{
+  *flag = 1;
+  if (rp->sreq == MPI_REQUEST_NULL)
+    return RIVER_SUCCESS;
+  return MPI_Test(&rp->sreq, flag, MPI_STATUS_IGNORE) == MPI_SUCCESS
+             ? RIVER_SUCCESS : RIVER_EMPI;
+}
+
+/* Tell every live mirror of mine[i] (but `except`) how far its client
+ * is, so a disk that is not serving this client still knows whether it
+ * lags (requests carry progress too, but only to the disk they go to).
+ * A copy whose last report is still in flight gets this one later
+ * (flush_reports). */
+static int report(river_gd *gd, int i, int except)
+{
+  struct gd_part *mp = &gd->mine[i];
+  int c, flag, rc;
+
+  if (gd->policy != RIVER_GD_BALANCED)
+    return RIVER_SUCCESS;
+  for (c = 0; c < gd->repl; c++) {
+    struct gd_report *rp = &gd->reports[(size_t)i * gd->repl + c];
+    if (c == except || mp->dead[c] || rp->due)
+      continue;
+    if ((rc = report_free(rp, &flag)) != RIVER_SUCCESS)
+      return rc;
+    if (!flag) {
+      rp->due = 1;
+      gd->reports_due++;
+    } else if ((rc = send_report(gd, mp, rp, c)) != RIVER_SUCCESS) {
+      return rc;
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Send the reports that waited for their buffer, with today's progress,
+ * once the buffer is free; drop those to copies that died meanwhile. */
+static int flush_reports(river_gd *gd)
+{
+  int i, c, flag, rc;
+
+  for (i = 0; gd->reports_due > 0 && i < gd->nmine; i++)
+    for (c = 0; c < gd->repl; c++) {
+      struct gd_report *rp = &gd->reports[(size_t)i * gd->repl + c];
+      if (!rp->due)
+        continue;
+      if (!gd->mine[i].dead[c]) {
+        if ((rc = report_free(rp, &flag)) != RIVER_SUCCESS)
+          return rc;
+        if (!flag)
+          continue;
+        if ((rc = send_report(gd, &gd->mine[i], rp, c)) != RIVER_SUCCESS)
+          return rc;
+      }
+      rp->due = 0;
+      gd->reports_due--;
+    }
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------- replies */
+
+/* A block failed at copy h->copy of mine[i]: mark the copy dead if the
+ * server says so, and retry the block elsewhere or fail it. */
+static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
+{
+  int left;
+
+  h->tried |= (uint64_t)1 << h->copy;
+  if (h->status == RIVER_ENOTFOUND)
+    h->missing |= (uint64_t)1 << h->copy;
+  if (h->dead && !mp->dead[h->copy]) {
+    mp->dead[h->copy] = 1;
+    river__warn("%s: partition %d: the copy on disk %d is unusable (%s); "
+                "its blocks go to the other mirrors", gd->name, mp->p,
+                river__gd_disk_of(gd, mp->p, h->copy),
+                river_strerror(h->status));
+  }
+  gd->stats.failovers++;
+  (void)choose_copy(gd, mp, h->tried, &left);
+  if (!left)
+    return fail_block(gd, mp, h->block, h->tried, h->missing);
+  if (gd->client_rc != RIVER_SUCCESS)
+    return RIVER_SUCCESS;  /* failing already: ask nothing more */
+  if (mp->nretry == mp->capretry) {
+    size_t cap = mp->capretry ? 2 * mp->capretry : 8;
+    struct gd_retry *r = realloc(mp->retry, cap * sizeof *r);
+    if (r == NULL)
+      return RIVER_ENOMEM;
+    mp->retry = r;
+    mp->capretry = cap;
+  }
+  mp->retry[mp->nretry].block = h->block;
+  mp->retry[mp->nretry].tried = h->tried;
+  mp->retry[mp->nretry].missing = h->missing;
+  mp->nretry++;
+  return RIVER_SUCCESS;
+}
+
+/* A reply has arrived in slot s. */
+static int arrived(river_gd *gd, int s)
+{
+  struct gd_slot *sl = &gd->slots[s];
+  struct gd_hdr h;
+  struct gd_part *mp;
+  uint64_t want;
+  int i, rc;
+
+  memcpy(&h, sl->buf, sizeof h);
+  gd->posted--;
+  if (h.partition < 0 || h.partition >= gd->npart
+      || (i = gd->local_of[h.partition]) < 0 || h.copy < 0
+      || h.copy >= gd->repl) {
+    river__error("%s: a reply for partition %d copy %d, which this rank "
+                 "does not read", gd->name, (int)h.partition, (int)h.copy);
+    return RIVER_ESTATE;
+  }
+  mp = &gd->mine[i];
+  mp->out[h.copy]--;
+  if (h.status != RIVER_SUCCESS) {
+    sl->state = SLOT_FREE;
+    return failed(gd, mp, &h);
+  }
+  want = h.block + 1 < mp->nblocks ? gd->rpb
+                                   : gd->nrecords[mp->p] - h.block * gd->rpb;
+  if (h.nrecords != want) {
+    river__error("%s: partition %d block %llu came with %llu records, "
+                 "expected %llu", gd->name, mp->p,
+                 (unsigned long long)h.block,
+                 (unsigned long long)h.nrecords, (unsigned long long)want);
+    return RIVER_ESTATE;
+  }
+  mp->received++;
+  if (mp->received < mp->nblocks
+      && (rc = report(gd, i, h.copy)) != RIVER_SUCCESS)
+    return rc;
+  gd->stats.blocks_received++;
+  gd->stats.bytes_received += h.nrecords * gd->record_size;
+  if (mp->received == mp->nblocks)
+    gd->stats.seconds = river_wtime() - gd->t0;
+  sl->state = SLOT_READY;
+  sl->seq = block_seq(gd, i, h.block);
+  sl->arrival = gd->arrivals++;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------- asking */
+
+/* Ask again for mp's failed blocks, of copies not yet tried. */
+static int ask_retries(river_gd *gd, struct gd_part *mp, int *busy)
+{
+  size_t r = 0;
+  int s, c, left, rc;
+
+  while (r < mp->nretry) {
+    struct gd_retry *rt = &mp->retry[r];
+    if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS)
+      return rc;
+    if (s < 0)
+      break;
+    c = choose_copy(gd, mp, rt->tried, &left);
+    if (!left)  /* its last copies died since it failed */
+      return fail_block(gd, mp, rt->block, rt->tried, rt->missing);
+    if (c < 0) {
+      r++;
+      continue;
+    }
+    if ((rc = ask(gd, mp, s, c, rt->block, rt->tried, rt->missing))
+        != RIVER_SUCCESS)
+      return rc;
+    *busy = 1;
+    mp->retry[r] = mp->retry[--mp->nretry];
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Ask for mine[i]'s blocks never asked for, in ascending order (in
+ * stream mode only within the window). */
+static int ask_new(river_gd *gd, int i, int *busy)
+{
+  struct gd_part *mp = &gd->mine[i];
+  int s, c, left, rc;
+
+  while (mp->next < mp->nblocks
+         && (gd->mode == RIVER_GD_UNORDERED
+             || block_seq(gd, i, mp->next) < gd->dseq + gd->window)) {
+    if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS)
+      return rc;
+    if (s < 0)
+      break;
+    c = choose_copy(gd, mp, 0, &left);
+    if (!left)
+      return fail_block(gd, mp, mp->next, 0, 0);
+    if (c < 0)
+      break;
+    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0)) != RIVER_SUCCESS)
+      return rc;
+    *busy = 1;
+    mp->next++;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Ask for what may be asked: failed blocks first, then new ones. Once a
+ * block has failed for good (client_rc set), nothing more. */
+static int issue(river_gd *gd, int *busy)
+{
+  int i, rc, active = 0;
+
+  for (i = 0; i < gd->nmine && gd->client_rc == RIVER_SUCCESS; i++) {
+    struct gd_part *mp = &gd->mine[i];
+    if (mp->received == mp->nblocks)
+      continue;
+    if (gd->mode == RIVER_GD_UNORDERED && active++ >= GD_MAX_ACTIVE)
+      break;
+    if ((rc = ask_retries(gd, mp, busy)) != RIVER_SUCCESS)
+      return rc;
+    if (gd->client_rc == RIVER_SUCCESS
+        && (rc = ask_new(gd, i, busy)) != RIVER_SUCCESS)
+      return rc;
+  }
+  return RIVER_SUCCESS;
+}
+
+static int send_dones(river_gd *gd)
+{
+  int i;
+
+  /* On the request tag: MPI keeps one sender's messages on one tag in
+   * order, so a server has all of this client's messages once it has
+   * its DONE. No report may follow: drop those still waiting (the
+   * servers need no progress of a client that is done). */
+  for (i = 0; i < gd->nmine * gd->repl; i++)
+    gd->reports[i].due = 0;
+  gd->reports_due = 0;
+  for (i = 0; i < gd->nservers; i++) {
+    memset(&gd->done_msg[i], 0, sizeof gd->done_msg[i]);
+    gd->done_msg[i].partition = -1;
+    gd->done_msg[i].copy = GD_MSG_DONE;
+    if (MPI_Isend(&gd->done_msg[i], (int)sizeof gd->done_msg[i], MPI_BYTE,
+                  gd->servers[i], GD_TAG_REQ, gd->comm, &gd->done_sreq[i])
+        != MPI_SUCCESS)
+      return RIVER_EMPI;
+  }
+  gd->done_sent = 1;
+  return RIVER_SUCCESS;
+}
+
+static int client_step(river_gd *gd, int *busy)
+{
+  int n = 0, i, rc, all = 1;
+
+  if (gd->client_done)
+    return RIVER_SUCCESS;
+  if (gd->posted > 0) {
+    for (i = 0; i < gd->nslots; i++)
+      if (gd->slots[i].state != SLOT_POSTED)
+        gd->rreqs[i] = MPI_REQUEST_NULL;
+    if (MPI_Testsome(gd->nslots, gd->rreqs, &n, gd->idx,
+                     MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    for (i = 0; i < n && n != MPI_UNDEFINED; i++) {
+      gd->slots[gd->idx[i]].rreq = MPI_REQUEST_NULL;
+      if ((rc = arrived(gd, gd->idx[i])) != RIVER_SUCCESS)
+        return rc;
+      *busy = 1;
+    }
+  }
+  if ((rc = flush_reports(gd)) != RIVER_SUCCESS
+      || (rc = issue(gd, busy)) != RIVER_SUCCESS)
+    return rc;
+  for (i = 0; i < gd->nmine; i++)
+    all = all && gd->mine[i].received == gd->mine[i].nblocks;
+  if ((all || gd->client_rc != RIVER_SUCCESS) && gd->posted == 0) {
+    log_failure(gd);
+    gd->client_done = 1;
+    *busy = 1;
+    return send_dones(gd);
+  }
+  return RIVER_SUCCESS;
+}
+
+/* The next READY slot to deliver, or -1. */
+static int deliverable(const river_gd *gd)
+{
+  int i, best = -1;
+
+  for (i = 0; i < gd->nslots; i++) {
+    const struct gd_slot *sl = &gd->slots[i];
+    if (sl->state != SLOT_READY)
+      continue;
+    if (gd->mode == RIVER_GD_STREAM) {
+      if (sl->seq == gd->dseq)
+        return i;
+    } else if (best < 0 || sl->arrival < gd->slots[best].arrival) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+/* Hand slot s's block to the caller; it stays HELD until the next call. */
+static void deliver(river_gd *gd, int s, const void **records,
+                    size_t *nrecords, int *partition, uint64_t *block)
+{
+  struct gd_slot *sl = &gd->slots[s];
+  struct gd_hdr h;
+
+  memcpy(&h, sl->buf, sizeof h);
+  sl->state = SLOT_HELD;
+  if (gd->mode == RIVER_GD_STREAM)
+    gd->dseq++;
+  *records = sl->buf + GD_HDR;
+  *nrecords = (size_t)h.nrecords;
+  if (partition)
+    *partition = h.partition;
+  if (block)
+    *block = h.block;
+}
+
+int river_gd_next(river_gd *gd, const void **records, size_t *nrecords,
+                  int *partition, uint64_t *block)
+{
+  long ns = RIVER_BACKOFF_START;
+  int i, rc, busy;
+
+  if (gd == NULL || records == NULL || nrecords == NULL)
+    return RIVER_EINVAL;
+  if (gd->fatal)
+    return gd->fatal;
+  for (i = 0; i < gd->nslots; i++)
+    if (gd->slots[i].state == SLOT_HELD)
+      gd->slots[i].state = SLOT_FREE;
+  for (;;) {
+    busy = 0;
+    rc = river__gd_server_step(gd, &busy);
+    if (rc == RIVER_SUCCESS)
+      rc = client_step(gd, &busy);
+    if (rc != RIVER_SUCCESS) {
+      gd->fatal = rc;
+      return rc;
+    }
+    if (gd->client_rc == RIVER_SUCCESS && (i = deliverable(gd)) >= 0) {
+      deliver(gd, i, records, nrecords, partition, block);
+      return RIVER_SUCCESS;
+    }
+    if (gd->client_done && (gd->server_done || gd->nlocal == 0)) {
+      *records = NULL;
+      *nrecords = 0;
+      return gd->client_rc != RIVER_SUCCESS ? gd->client_rc : RIVER_EOS;
+    }
+    if (busy)
+      ns = RIVER_BACKOFF_START;
+    else
+      river__backoff(&ns);
+  }
+}
+
+/*
+ * Wait for this rank's sends, at close. They all end, provided no rank
+ * hit a fatal error and every rank calls river_gd_close (after a fatal
+ * error nothing is promised: other ranks may wait for this one forever,
+ * and this one for them). Here this rank's client is done and so is its
+ * server (close finishes both first), so:
+ *  - each request of a slot was answered (the client is done only with
+ *    no reply outstanding), hence received: its send has completed;
+ *  - PROGRESS and DONE messages went, in that order on the request tag,
+ *    to server ranks that keep a receive posted on that tag until they
+ *    have every client's DONE, and keep stepping (in river_gd_next or in
+ *    their own close) until then. A server rank that is itself waiting
+ *    here has had every DONE, this rank's included, so it has already
+ *    received all of this rank's messages; and no rank needs this one
+ *    any more (its server has had every client's DONE), so no rank waits
+ *    on a rank that waits on it.
+ */
+void river__gd_client_drain(river_gd *gd)
+{
+  int i;
+
+  for (i = 0; gd->done_sent && i < gd->nservers; i++)
+    MPI_Wait(&gd->done_sreq[i], MPI_STATUS_IGNORE);
+  for (i = 0; gd->reports && i < gd->nmine * gd->repl; i++)
+    if (gd->reports[i].sreq != MPI_REQUEST_NULL)
+      MPI_Wait(&gd->reports[i].sreq, MPI_STATUS_IGNORE);
+  for (i = 0; i < gd->nslots; i++)
+    if (gd->slots[i].sreq != MPI_REQUEST_NULL)
+      MPI_Wait(&gd->slots[i].sreq, MPI_STATUS_IGNORE);
+}

@@ -1,0 +1,257 @@
+/*
+ * gd_internal.h - graduated declustering's handle and wire protocol,
+ * shared by src/gd.c (API, setup, read sources), src/gd_client.c (the
+ * reading side) and src/gd_server.c (the disks). Never installed.
+ *
+ * Messages, on a duplicate of the caller's communicator:
+ *   REQ  (tag 1) client -> server: {partition, copy, block, tried,
+ *        missing, progress}. `tried` and `missing` are bit sets of the
+ *        copies that already failed for this block (missing: with
+ *        RIVER_ENOTFOUND); the server echoes them, so the client keeps no
+ *        table of what it asked. progress is the client's fraction of the
+ *        partition received: the feedback the allocator works from.
+ *        Two kinds ask for no block (copy < 0): PROGRESS, sent to each
+ *        other live mirror whenever a block arrives, so that a disk that
+ *        is not serving a client still knows how far it is (else it
+ *        would see the progress of the client's last request to it, take
+ *        a client that is ahead for a laggard, and serve it); and DONE,
+ *        sent to every server rank once the client has every reply it
+ *        will get. MPI keeps one sender's messages on one tag in order,
+ *        so a server that has a client's DONE has all its messages.
+ *   DATA (tag 2) server -> client: a 64-byte header {partition, copy,
+ *        block, tried, missing, status, dead, nrecords} then the records.
+ *
+ * Client (gd_client.c). Buffers ("slots") of header + one block: a slot
+ * is FREE, POSTED (an MPI_Irecv from any server is waiting in it, for one
+ * request this rank sent), READY (a block arrived, not yet delivered) or
+ * HELD (the block river_gd_next returned last). A reply lands in any
+ * posted slot, not necessarily the one its request left from. A block is
+ * asked for only when a free slot can take its reply and the slot's
+ * previous request send has completed, so memory is bounded by the slot
+ * count: outstanding x r x (partitions, at most 4) + 1 in unordered
+ * mode, window + 1 in stream mode (where a block may be asked for only
+ * within `window` blocks of the next one to deliver, in the client's
+ * sequence: the write order, its partitions whole in ascending order, or
+ * for an interleaved collection stripe by stripe, block b of each of its
+ * partitions before any block b + 1).
+ * Each partition keeps at most `outstanding` requests at each live copy.
+ * New blocks go in ascending order to the copy with the fewest requests
+ * out (BALANCED), or to the first live copy (MIRROR_NOGD) or copy 0 only
+ * (NOMIRROR). A failed block goes on the partition's retry list with the
+ * failed copies marked, and is asked of a copy not yet tried; a copy the
+ * server reports dead (file missing or unusable) gets no more requests.
+ * PROGRESS reports have one buffer per (partition, copy): while one is
+ * in flight, a newer report to that copy waits and is sent once the
+ * buffer is free, with the progress of that moment (the reports it
+ * replaces are superseded: a server keeps only the highest it has heard).
+ *
+ * Server (gd_server.c). One MPI_Irecv for tag 1 is kept posted.
+ * Each local disk keeps a queue per stream (partition copy it stores);
+ * the allocator (river__gd_pick_balanced, src/gd_alloc.c) picks the
+ * stream to serve from the clients' latest reported progress: the
+ * laggard's, but it stays with the stream it served last until that
+ * client leads by GD_RUN blocks, so streams alternate in runs, not block
+ * by block (fewer seeks on a spinning disk). A block is read through the
+ * handle's source (a gd_source_fn) into a send slot, passes the disk's
+ * token bucket when rates are emulated (plus a seek's worth of time when
+ * the disk switches streams), and goes out with MPI_Isend. The server is
+ * done when every client rank has said DONE and its sends have completed.
+ *
+ * Progress (river_gd_next) alternates server and client steps, testing
+ * MPI requests; with nothing to do it backs off (river__backoff). Its one
+ * MPI_Wait follows MPI_Cancel of the server's posted request receive,
+ * which the MPI standard makes local (so does setup, for a server with
+ * no client). river_gd_close waits for this rank's own sends, once both
+ * of its sides are done; river__gd_client_drain says why those end.
+ */
+#ifndef RIVER_GD_INTERNAL_H
+#define RIVER_GD_INTERNAL_H
+
+#include "river_internal.h"
+
+enum { GD_TAG_REQ = 1, GD_TAG_DATA = 2 };
+/* gd_req.copy of the messages that ask for no block */
+enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2 };
+enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
+
+#define GD_HDR 64          /* bytes before a block's records */
+#define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
+#define GD_SEND_SLOTS 4    /* per local disk */
+#define GD_GAIN 0.01       /* allocator: integral gain per pick */
+#define GD_BIAS_CAP 20.0   /* allocator: most blocks of bias */
+#define GD_RUN 2           /* a disk stays with a client until it leads the
+                              laggard by this many blocks */
+
+/*
+ * Where a server's blocks come from: river_gd_read_fn (river/gd.h) plus
+ * *dead, which the source sets on a failure when the copy is unusable
+ * for every block (missing, or its file could not be used), so clients
+ * stop asking it. *dead is 0 on entry and read only on a failure. The
+ * source logs as it likes; GD decides whether a failure is an error.
+ */
+typedef int (*gd_source_fn)(void *ctx, int partition, int copy, int disk,
+                            uint64_t block, void *buf, size_t bufsize,
+                            size_t *nrecords, int *dead);
+
+struct gd_req {
+  int32_t partition, copy;
+  uint64_t block, tried, missing;
+  double progress;
+};
+
+struct gd_hdr {
+  int32_t partition, copy;
+  uint64_t block, tried, missing;
+  int32_t status, dead;
+  uint64_t nrecords;
+};
+
+/* ----------------------------------------------------------- client side */
+
+struct gd_retry {
+  uint64_t block, tried, missing;
+};
+
+struct gd_part {
+  int p;
+  uint64_t nblocks;
+  uint64_t seq0;           /* this partition's first block in the client's
+                              sequence */
+  uint64_t next;           /* next block never asked for */
+  uint64_t received;
+  int out[RIVER_GD_MAX_REPLICATION];
+  unsigned char dead[RIVER_GD_MAX_REPLICATION];
+  struct gd_retry *retry;
+  size_t nretry, capretry;
+  int rr;                  /* BALANCED: where ties between copies start */
+};
+
+struct gd_slot {
+  unsigned char *buf;      /* GD_HDR + block bytes */
+  MPI_Request rreq;        /* the reply's receive */
+  MPI_Request sreq;        /* the request's send */
+  struct gd_req msg;       /* the request sent from this slot */
+  int state;
+  uint64_t seq;            /* READY: place in the client's sequence */
+  uint64_t arrival;        /* READY: order of arrival */
+};
+
+/* A PROGRESS report's buffer, one per (local partition, copy). */
+struct gd_report {
+  struct gd_req msg;
+  MPI_Request sreq;
+  int due;                 /* a newer report waits for sreq to complete */
+};
+
+/* ----------------------------------------------------------- server side */
+
+struct gd_stream {
+  int partition, copy;
+  struct gd_req *q;        /* ring of `outstanding` requests */
+  int head, count;
+};
+
+struct gd_disk {
+  int d;
+  int nstreams;
+  struct gd_stream *streams;
+  int cursor;              /* allocator round-robin */
+  int last;                /* partition served last (-1: none) */
+  int last_stream;         /* stream served last (-1: none) */
+  river_throttle *thr;     /* emulated rate, or NULL */
+  double *prog;            /* scratch: progress per stream */
+  int *pend;               /* scratch: pending per stream */
+  double *bias;            /* allocator's integral term per stream */
+  double bias_cap;         /* GD_BIAS_CAP blocks, as a fraction */
+};
+
+struct gd_send {
+  unsigned char *buf;
+  MPI_Request req;
+  int busy;
+};
+
+struct river_gd {
+  MPI_Comm comm;
+  int rank, size;
+  char name[RIVER_PCOLL_NAME_MAX + 16];
+  /* layout */
+  int npart, ndisks, repl;
+  size_t record_size, rpb, block_bytes;
+  uint64_t *nrecords;      /* [npart] */
+  int *first_disk;         /* [npart] */
+  int *disk_rank;          /* [ndisks] */
+  int *client_rank;        /* [npart] */
+  /* the source the server reads: gd.c's adapter of `read` (for
+     river_gd_create) or of a collection (river_gd_open) */
+  gd_source_fn source;
+  void *source_ctx;
+  river_gd_read_fn read;   /* river_gd_create's callback, else NULL */
+  void *ctx;               /* its context */
+  /* options */
+  river_gd_policy policy;
+  river_gd_mode mode;
+  int striped;             /* stream order is stripe by stripe */
+  int k;
+  uint64_t window;
+  double rate, seek;
+  const river_perturb *perturb;
+  double t0;
+  /* client */
+  int nmine;
+  struct gd_part *mine;
+  int *local_of;           /* [npart] index into mine, or -1 */
+  int nslots;
+  struct gd_slot *slots;
+  MPI_Request *rreqs;      /* [nslots] copies for MPI_Testsome */
+  int *idx;                /* [nslots] scratch */
+  uint64_t dseq;           /* stream: next place in the sequence to deliver */
+  uint64_t arrivals;
+  int posted;
+  int client_rc;
+  int fail_part;           /* the lowest block with no copy left, or -1 */
+  uint64_t fail_block, fail_tried, fail_missing;
+  int client_done;         /* every partition finished or failed, nothing
+                              posted */
+  int nservers;
+  int *servers;            /* ranks that serve some disk */
+  struct gd_req *done_msg; /* [nservers] */
+  MPI_Request *done_sreq;  /* [nservers] */
+  struct gd_report *reports; /* [nmine * repl]: mine[i]'s copy c at
+                                i * repl + c */
+  int reports_due;         /* how many reports have `due` set */
+  int done_sent;
+  /* server */
+  int nlocal;
+  struct gd_disk *disks;
+  int *disk_local;         /* [ndisks] index into disks, or -1 */
+  double *progress;        /* [npart] latest reported */
+  uint64_t *pnblocks;      /* [npart] */
+  struct gd_req rmsg;
+  MPI_Request rreq;
+  int nclients;            /* distinct client ranks */
+  int dones;
+  int nsend;
+  struct gd_send *send;
+  int server_done;
+  river_gd_stats stats;
+  int fatal;               /* a step's first error (MPI or protocol):
+                              every later call returns it */
+};
+
+/* The disk that holds copy c of partition p (gd.c). */
+int river__gd_disk_of(const river_gd *gd, int p, int c);
+
+/* Server (gd_server.c): post the request receive, or finish at once when
+ * no rank reads (collective setup calls it on every rank). */
+int river__gd_server_start(river_gd *gd);
+
+/* Server: take in requests, serve what the allocator picks, finish sends;
+ * sets *busy when something happened. */
+int river__gd_server_step(river_gd *gd, int *busy);
+
+/* Client (gd_client.c): at close, wait for this rank's request, progress
+ * and DONE sends (the reasons these waits end are given there). */
+void river__gd_client_drain(river_gd *gd);
+
+#endif /* RIVER_GD_INTERNAL_H */

@@ -1,0 +1,264 @@
+/*
+ * gd_server.c - graduated declustering's disk side (see gd_internal.h for
+ * the protocol): requests are queued per stream (one partition copy a
+ * local disk stores), the allocator (src/gd_alloc.c) picks which stream
+ * each disk serves next, the block is read through the handle's source,
+ * paced by the disk's emulated rate and seek, and sent from one of a few
+ * send slots. Driven by struct gd_disk (the streams' request rings and
+ * the allocator's scratch) and struct gd_send; nothing here knows where
+ * the blocks come from.
+ */
+#include "gd_internal.h"
+
+#include <string.h>
+
+static int post_req(river_gd *gd)
+{
+  return MPI_Irecv(&gd->rmsg, (int)sizeof gd->rmsg, MPI_BYTE, MPI_ANY_SOURCE,
+                   GD_TAG_REQ, gd->comm, &gd->rreq) == MPI_SUCCESS
+             ? RIVER_SUCCESS : RIVER_EMPI;
+}
+
+/* Stop listening for requests: the receive posted last will never match.
+ * The wait after MPI_Cancel is local (MPI completes a cancelled receive
+ * without any other rank). */
+static int stop_listening(river_gd *gd)
+{
+  if (MPI_Cancel(&gd->rreq) != MPI_SUCCESS
+      || MPI_Wait(&gd->rreq, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  gd->server_done = 1;
+  return RIVER_SUCCESS;
+}
+
+int river__gd_server_start(river_gd *gd)
+{
+  int rc;
+
+  if (gd->nlocal == 0)
+    return RIVER_SUCCESS;
+  if ((rc = post_req(gd)) != RIVER_SUCCESS)
+    return rc;
+  if (gd->nclients == 0)
+    return stop_listening(gd);
+  return RIVER_SUCCESS;
+}
+
+/* A request has arrived: note the progress, queue it at its stream. */
+static int enqueue(river_gd *gd, const struct gd_req *m, int src)
+{
+  struct gd_disk *dk;
+  struct gd_stream *st = NULL;
+  int d, i;
+
+  if (m->copy == GD_MSG_DONE) {
+    gd->dones++;
+    return RIVER_SUCCESS;
+  }
+  if (m->copy == GD_MSG_PROGRESS && m->partition >= 0
+      && m->partition < gd->npart) {
+    if (m->progress > gd->progress[m->partition])
+      gd->progress[m->partition] = m->progress;
+    return RIVER_SUCCESS;
+  }
+  if (m->partition < 0 || m->partition >= gd->npart || m->copy < 0
+      || m->copy >= gd->repl
+      || (d = gd->disk_local[river__gd_disk_of(gd, m->partition,
+                                               m->copy)]) < 0) {
+    river__error("%s: rank %d sent a request for partition %d copy %d, "
+                 "which this rank does not serve", gd->name, src,
+                 (int)m->partition, (int)m->copy);
+    return RIVER_ESTATE;
+  }
+  dk = &gd->disks[d];
+  for (i = 0; i < dk->nstreams; i++)
+    if (dk->streams[i].partition == m->partition
+        && dk->streams[i].copy == m->copy)
+      st = &dk->streams[i];
+  if (st == NULL || st->count >= gd->k) {
+    river__error("%s: rank %d has more than %d requests out at partition "
+                 "%d copy %d", gd->name, src, gd->k, (int)m->partition,
+                 (int)m->copy);
+    return RIVER_ESTATE;
+  }
+  st->q[(st->head + st->count) % gd->k] = *m;
+  st->count++;
+  if (m->progress > gd->progress[m->partition])
+    gd->progress[m->partition] = m->progress;
+  return RIVER_SUCCESS;
+}
+
+/* Take in whatever requests and DONEs have arrived; finish sends. */
+static int server_poll(river_gd *gd, int *busy)
+{
+  MPI_Status st;
+  int flag, rc, i;
+
+  for (;;) {
+    if (MPI_Test(&gd->rreq, &flag, &st) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!flag)
+      break;
+    *busy = 1;
+    if ((rc = enqueue(gd, &gd->rmsg, st.MPI_SOURCE)) != RIVER_SUCCESS)
+      return rc;
+    if ((rc = post_req(gd)) != RIVER_SUCCESS)
+      return rc;
+  }
+  for (i = 0; i < gd->nsend; i++)
+    if (gd->send[i].busy) {
+      if (MPI_Test(&gd->send[i].req, &flag, MPI_STATUS_IGNORE)
+          != MPI_SUCCESS)
+        return RIVER_EMPI;
+      if (flag)
+        gd->send[i].busy = 0;
+    }
+  return RIVER_SUCCESS;
+}
+
+/* Pass n bytes (and a seek, if the disk switches streams) through the
+ * disk's emulated rate. */
+static void disk_throttle(river_gd *gd, struct gd_disk *dk, int partition,
+                          size_t n)
+{
+  double f = 1.0, extra = 0;
+
+  if (dk->last >= 0 && dk->last != partition) {
+    gd->stats.seeks++;
+    extra = gd->seek;
+  }
+  dk->last = partition;
+  if (dk->thr == NULL)
+    return;
+  if (gd->perturb)
+    river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
+                         river_wtime() - gd->t0, &f);
+  river_throttle_set_factor(dk->thr, f);
+  river_throttle_consume(dk->thr, n + (size_t)(extra * gd->rate * f));
+}
+
+/* The stream disk dk serves next, by the policy, or -1 if none has a
+ * request. BALANCED stays with the last stream for up to GD_RUN blocks
+ * of lead; the baselines take turns. */
+static int pick_stream(river_gd *gd, struct gd_disk *dk)
+{
+  int i, last = dk->last_stream;
+  double margin;
+
+  for (i = 0; i < dk->nstreams; i++) {
+    dk->pend[i] = dk->streams[i].count;
+    dk->prog[i] = gd->progress[dk->streams[i].partition];
+  }
+  if (gd->policy != RIVER_GD_BALANCED)
+    return river__gd_pick(NULL, dk->pend, dk->nstreams, &dk->cursor);
+  margin = last >= 0 ? (double)GD_RUN
+                           / (double)(gd->pnblocks[dk->streams[last]
+                                          .partition] + 1)
+                     : 0.0;
+  return river__gd_pick_balanced(dk->prog, dk->pend, dk->nstreams,
+                                 &dk->cursor, last, margin, dk->bias,
+                                 GD_GAIN, dk->bias_cap);
+}
+
+/* Read the block m asks for into buf + GD_HDR and fill in its header h
+ * (status, dead, nrecords). */
+static void read_block(river_gd *gd, const struct gd_disk *dk,
+                       const struct gd_req *m, unsigned char *buf,
+                       struct gd_hdr *h)
+{
+  size_t nrec = 0;
+  int dead = 0;
+
+  memset(h, 0, sizeof *h);
+  h->partition = m->partition;
+  h->copy = m->copy;
+  h->block = m->block;
+  h->tried = m->tried;
+  h->missing = m->missing;
+  if (m->block >= gd->pnblocks[m->partition])
+    h->status = RIVER_EINVAL;  /* no client asks this: nothing to read */
+  else
+    h->status = gd->source(gd->source_ctx, m->partition, m->copy, dk->d,
+                           m->block, buf + GD_HDR, gd->block_bytes, &nrec,
+                           &dead);
+  if (h->status == RIVER_SUCCESS && nrec > gd->rpb)
+    h->status = RIVER_ECORRUPT;
+  if (h->status != RIVER_SUCCESS) {
+    nrec = 0;
+    h->dead = dead != 0;
+  }
+  h->nrecords = nrec;
+}
+
+/* Serve one block at local disk dk, if it has a request and a send slot
+ * is free. */
+static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
+{
+  struct gd_send *sl = NULL;
+  struct gd_stream *st;
+  struct gd_req m;
+  struct gd_hdr h;
+  size_t bytes;
+  int i, s;
+
+  for (i = 0; i < gd->nsend && sl == NULL; i++)
+    if (!gd->send[i].busy)
+      sl = &gd->send[i];
+  if (sl == NULL || (s = pick_stream(gd, dk)) < 0)
+    return RIVER_SUCCESS;
+  st = &dk->streams[s];
+  dk->last_stream = s;
+  m = st->q[st->head];
+  st->head = (st->head + 1) % gd->k;
+  st->count--;
+  *busy = 1;
+  read_block(gd, dk, &m, sl->buf, &h);
+  memcpy(sl->buf, &h, sizeof h);
+  bytes = (size_t)h.nrecords * gd->record_size;
+  disk_throttle(gd, dk, m.partition, bytes);
+  if (MPI_Isend(sl->buf, (int)(GD_HDR + bytes), MPI_BYTE,
+                gd->client_rank[m.partition], GD_TAG_DATA, gd->comm,
+                &sl->req) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  sl->busy = 1;
+  if (h.status == RIVER_SUCCESS) {
+    gd->stats.blocks_served++;
+    gd->stats.bytes_served += bytes;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Every client rank has said DONE: with no send left in flight and no
+ * request left queued (a client asks nothing after DONE), stop. */
+static int server_finish(river_gd *gd)
+{
+  int i, j;
+
+  for (i = 0; i < gd->nsend; i++)
+    if (gd->send[i].busy)
+      return RIVER_SUCCESS;
+  for (i = 0; i < gd->nlocal; i++)
+    for (j = 0; j < gd->disks[i].nstreams; j++)
+      if (gd->disks[i].streams[j].count) {
+        river__error("%s: requests left at disk %d after every client "
+                     "finished", gd->name, gd->disks[i].d);
+        return RIVER_ESTATE;
+      }
+  return stop_listening(gd);
+}
+
+int river__gd_server_step(river_gd *gd, int *busy)
+{
+  int rc, i;
+
+  if (gd->server_done || gd->nlocal == 0)
+    return RIVER_SUCCESS;
+  if ((rc = server_poll(gd, busy)) != RIVER_SUCCESS)
+    return rc;
+  for (i = 0; i < gd->nlocal; i++)
+    if ((rc = serve_one(gd, &gd->disks[i], busy)) != RIVER_SUCCESS)
+      return rc;
+  if (gd->dones == gd->nclients)
+    return server_finish(gd);
+  return RIVER_SUCCESS;
+}
