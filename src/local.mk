@@ -11,7 +11,10 @@ src_libriver_la_SOURCES = \
 	src/checksum.c \
 	src/schema.c \
 	src/collection.c \
+	src/pcoll_internal.h \
 	src/pcoll.c \
+	src/pcoll_meta.c \
+	src/pcoll_path.c \
 	src/gensort.c \
 	src/wait.c \
 	src/dq.c \

@@ -51,6 +51,8 @@ extern "C" {
 #define RIVER_PCOLL_NAME_MAX 128
 #define RIVER_PCOLL_DEFAULT_ROOT "./river-data"
 #define RIVER_PCOLL_DEFAULT_DISKS "disk%d"
+/* A collection NAME's metadata is ROOT/NAME followed by this. */
+#define RIVER_PCOLL_META_SUFFIX ".river.h5"
 
 typedef enum river_layout {
   RIVER_LAYOUT_PARTITIONED = 0, /* partition p holds a contiguous run of

@@ -1,0 +1,219 @@
+/*
+ * pcoll_path.c - where a parallel collection's files live: the name rule,
+ * the root rule, disk patterns and the names of the metadata and data
+ * files. Each file-name format is spelled here once; every other file
+ * (and the river command) asks these functions.
+ *
+ * Nothing here holds state: the functions map (root, pattern, name,
+ * partition, generation) to strings, with RIVER_EOVERFLOW when a result
+ * does not fit its buffer.
+ */
+#include "pcoll_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ROOT/NAME + this is the metadata; ".tmp." is put before NAME while it
+ * is being written. Data files are NAME.pP.GEN + DATA_SUFFIX. */
+#define META_TMP_TAG ".tmp."
+#define DATA_SUFFIX ".rdat"
+
+/* What is wrong with a collection name (see river_pcoll_create). */
+enum name_fault { NAME_OK, NAME_LENGTH, NAME_DOT, NAME_CHAR, NAME_DOTDOT };
+
+/* Check name without logging; *bad_char gets the offending character
+ * for NAME_CHAR. */
+static enum name_fault name_fault(const char *name, char *bad_char)
+{
+  size_t i, n = strlen(name);
+
+  if (n == 0 || n > RIVER_PCOLL_NAME_MAX)
+    return NAME_LENGTH;
+  if (name[0] == '.')
+    return NAME_DOT;
+  for (i = 0; i < n; i++) {
+    char ch = name[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+          || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-')) {
+      *bad_char = ch;
+      return NAME_CHAR;
+    }
+  }
+  return strstr(name, "..") != NULL ? NAME_DOTDOT : NAME_OK;
+}
+
+int river_pcoll_check_name(const char *name)
+{
+  char ch = 0;
+
+  if (name == NULL)
+    return RIVER_EINVAL;
+  switch (name_fault(name, &ch)) {
+  case NAME_OK:
+    return RIVER_SUCCESS;
+  case NAME_LENGTH:
+    river__error("collection name '%s': must be 1..%d characters", name,
+                 RIVER_PCOLL_NAME_MAX);
+    break;
+  case NAME_DOT:
+    river__error("collection name '%s': may not start with '.'", name);
+    break;
+  case NAME_CHAR:
+    river__error("collection name '%s': character '%c' not allowed (use "
+                 "letters, digits, '.', '_', '-'; no '/')", name, ch);
+    break;
+  case NAME_DOTDOT:
+    river__error("collection name '%s': may not contain '..'", name);
+    break;
+  }
+  return RIVER_EINVAL;
+}
+
+int river__pcoll_check_disks(const char *pat)
+{
+  const char *p;
+  int nd = 0;
+  size_t n = strlen(pat);
+
+  if (n == 0 || n >= RIVER_PATH_MAX / 2) {
+    river__error("disk pattern '%s': empty or too long", pat);
+    return RIVER_EINVAL;
+  }
+  for (p = pat; *p; p++) {
+    if (*p != '%')
+      continue;
+    if (p[1] == 'd')
+      nd++;
+    else if (p[1] != '%') {
+      river__error("disk pattern '%s': only %%d (once) and %%%% are allowed",
+                   pat);
+      return RIVER_EINVAL;
+    }
+    p++;
+  }
+  if (nd != 1) {
+    river__error("disk pattern '%s': needs exactly one %%d for the disk "
+                 "number", pat);
+    return RIVER_EINVAL;
+  }
+  for (p = pat; (p = strstr(p, "..")) != NULL; p += 2) {
+    int starts = p == pat || p[-1] == '/';
+    int ends = p[2] == '\0' || p[2] == '/';
+    if (starts && ends) {
+      river__error("disk pattern '%s': '..' would escape the root", pat);
+      return RIVER_EINVAL;
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+void river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
+                               size_t size)
+{
+  const char *r = opts && opts->root ? opts->root : getenv("RIVER_ROOT");
+
+  snprintf(root, size, "%s", r && *r ? r : RIVER_PCOLL_DEFAULT_ROOT);
+}
+
+int river__pcoll_disk_dir(const char *root, const char *pat, int d,
+                          char *buf, size_t size)
+{
+  char num[16];
+  size_t o = 0;
+  const char *p;
+
+  if (pat[0] != '/') {
+    int n = snprintf(buf, size, "%s/", root);
+    if (n < 0 || (size_t)n >= size)
+      return RIVER_EOVERFLOW;
+    o = (size_t)n;
+  }
+  snprintf(num, sizeof num, "%d", d);
+  for (p = pat; *p; p++) {
+    const char *piece = p;
+    size_t len = 1;
+    if (p[0] == '%' && p[1] == 'd') {
+      piece = num;
+      len = strlen(num);
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      p++;
+    }
+    if (o + len >= size)
+      return RIVER_EOVERFLOW;
+    memcpy(buf + o, piece, len);
+    o += len;
+  }
+  buf[o] = '\0';
+  return RIVER_SUCCESS;
+}
+
+int river__pcoll_file_path(const char *root, const char *pat, int d,
+                           const char *file, char *buf, size_t size)
+{
+  char dir[RIVER_PATH_MAX];
+  int rc = river__pcoll_disk_dir(root, pat, d, dir, sizeof dir);
+  int n;
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  n = snprintf(buf, size, "%s/%s", dir, file);
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_meta_path(const char *root, const char *name, int tmp,
+                           char *buf, size_t size)
+{
+  int n = snprintf(buf, size, "%s/%s%s" RIVER_PCOLL_META_SUFFIX, root,
+                   tmp ? META_TMP_TAG : "", name);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_data_name(const char *name, int p, const char *gen,
+                           char *buf, size_t size)
+{
+  int n = snprintf(buf, size, "%s.p%d.%s" DATA_SUFFIX, name, p, gen);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_mkdirs(const char *path)
+{
+  char tmp[RIVER_PATH_MAX];
+  char *p;
+
+  if (strlen(path) >= sizeof tmp)
+    return RIVER_EOVERFLOW;
+  strcpy(tmp, path);
+  for (p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+      goto fail;
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    goto fail;
+  return RIVER_SUCCESS;
+fail:
+  river__error("cannot create directory %s: %s", tmp, strerror(errno));
+  return RIVER_EIO;
+}
+
+int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
+                          size_t *len)
+{
+  char dir[RIVER_PATH_MAX];
+  int rc;
+
+  if (pc == NULL || d < 0 || d >= pc->info.ndisks || buf == NULL
+      || len == NULL)
+    return RIVER_EINVAL;
+  rc = river__pcoll_disk_dir(pc->root, pc->disks, d, dir, sizeof dir);
+  return rc == RIVER_SUCCESS ? river__copy_out(dir, buf, len) : rc;
+}
