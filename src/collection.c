@@ -41,6 +41,10 @@
  * at debug level and stays buffered. Under O_DIRECT only whole blocks
  * move, from the aligned buffer at aligned offsets; a writer switches
  * O_DIRECT off again before it writes the trailer and the header.
+ *
+ * Severity: the reader's failures are logged at a level its caller
+ * passes down (river__coll_open_at, river__coll_read_block_at): an error
+ * for the public calls, milder for a caller with another copy to try.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1  /* O_DIRECT */
@@ -255,30 +259,31 @@ static int pwrite_full(int fd, const void *buf, size_t len, off_t off)
   return 0;
 }
 
-/* Log that a system call on name failed (errno says why) and map it:
+/* Log at `level` that a system call on name failed (errno says why) and
+ * map it:
  * a missing file is RIVER_ENOTFOUND, anything else RIVER_EIO. */
-static int syserr(const char *name, const char *what)
+static int syserr(int level, const char *name, const char *what)
 {
   int e = errno;
 
-  river__error("%s: %s failed: %s", name, what, strerror(e));
+  river_log(level, "%s: %s failed: %s", name, what, strerror(e));
   return e == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
 }
 
 /* Switch O_DIRECT on for c->fd; a file system that refuses (EINVAL)
  * leaves c buffered. */
-static int direct_on(river_coll *c, const char *name)
+static int direct_on(river_coll *c, const char *name, int level)
 {
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0)
-    return syserr(name, "fcntl(F_GETFL)");
+    return syserr(level, name, "fcntl(F_GETFL)");
   if (fcntl(c->fd, F_SETFL, fl | O_DIRECT) == 0) {
     c->direct = 1;
     return RIVER_SUCCESS;
   }
   if (errno != EINVAL)
-    return syserr(name, "fcntl(O_DIRECT)");
+    return syserr(level, name, "fcntl(O_DIRECT)");
   river__debug("%s: O_DIRECT refused by the file system; using buffered "
                "I/O", name);
   return RIVER_SUCCESS;
@@ -289,19 +294,19 @@ static int direct_off(river_coll *c, const char *name)
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0 || fcntl(c->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-    return syserr(name, "fcntl(~O_DIRECT)");
+    return syserr(RIVER_LOG_ERROR, name, "fcntl(~O_DIRECT)");
   c->direct = 0;
   return RIVER_SUCCESS;
 }
 
-static int alloc_buf(river_coll *c, size_t size)
+static int alloc_buf(river_coll *c, size_t size, int level)
 {
   void *p;
 
   if (size == 0)
     return RIVER_SUCCESS;
   if (posix_memalign(&p, RIVER_COLL_ALIGN, size) != 0) {
-    river__error("%s: cannot allocate a %zu-byte block buffer", c->path,
+    river_log(level, "%s: cannot allocate a %zu-byte block buffer", c->path,
                  size);
     return RIVER_ENOMEM;
   }
@@ -371,18 +376,18 @@ int river_coll_create(const char *path, size_t record_size,
   if (c->tmp == NULL)
     goto fail;
   sprintf(c->tmp, "%s" TMP_SUFFIX, path);
-  rc = alloc_buf(c, bs);
+  rc = alloc_buf(c, bs, RIVER_LOG_ERROR);
   if (rc)
     goto fail;
 
   c->fd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (c->fd < 0) {
-    rc = syserr(c->tmp, "open");
+    rc = syserr(RIVER_LOG_ERROR, c->tmp, "open");
     goto fail;
   }
   c->tmp_exists = 1;
   if (opts && opts->direct_io) {
-    rc = direct_on(c, c->tmp);
+    rc = direct_on(c, c->tmp, RIVER_LOG_ERROR);
     if (rc)
       goto fail;
   }
@@ -528,11 +533,11 @@ static int finish_file(river_coll *c)
     return RIVER_EIO;
   }
   if (fsync(c->fd) < 0)
-    return syserr(c->tmp, "fsync");
+    return syserr(RIVER_LOG_ERROR, c->tmp, "fsync");
   e = close(c->fd);
   c->fd = -1;
   if (e < 0)
-    return syserr(c->tmp, "close");
+    return syserr(RIVER_LOG_ERROR, c->tmp, "close");
   return RIVER_SUCCESS;
 }
 
@@ -551,11 +556,11 @@ int river__fsync_dir(const char *path)
     return RIVER_ENOMEM;
   fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    rc = syserr(dir, "open (to fsync the directory)");
+    rc = syserr(RIVER_LOG_ERROR, dir, "open (to fsync the directory)");
     goto out;
   }
   if (fsync(fd) < 0)
-    rc = syserr(dir, "fsync of the directory");
+    rc = syserr(RIVER_LOG_ERROR, dir, "fsync of the directory");
   close(fd);
 out:
   free(dir);
@@ -577,7 +582,7 @@ int river_coll_commit(river_coll *c)
   if (rc)
     goto out;
   if (rename(c->tmp, c->path) < 0) {
-    syserr(c->tmp, "rename");
+    syserr(RIVER_LOG_ERROR, c->tmp, "rename");
     rc = RIVER_EIO;
     goto out;
   }
@@ -631,7 +636,7 @@ static const char *decode_header(river_coll *c, const unsigned char *h)
   return NULL;
 }
 
-static int read_header(river_coll *c, size_t record_size)
+static int read_header(river_coll *c, size_t record_size, int level)
 {
   unsigned char h[RIVER_COLL_HDR_SIZE];
   struct iovec iov = {h, sizeof h};
@@ -642,16 +647,16 @@ static int read_header(river_coll *c, size_t record_size)
 
   e = preadv_full(c->fd, &iov, 1, 0, &got);
   if (e) {
-    river__error("%s: reading the header failed: %s", c->path, strerror(e));
+    river_log(level, "%s: reading the header failed: %s", c->path, strerror(e));
     return RIVER_EIO;
   }
   if (got < sizeof h || memcmp(h, RIVER_COLL_MAGIC, 8) != 0) {
-    river__error("%s: not a River collection (%s)", c->path,
+    river_log(level, "%s: not a River collection (%s)", c->path,
                  got < sizeof h ? "shorter than a header" : "bad magic");
     return RIVER_ECORRUPT;
   }
   if (get32(h + RIVER_COLL_H_VERSION) != RIVER_COLL_VERSION) {
-    river__error("%s: collection format version %" PRIu32 "; this River "
+    river_log(level, "%s: collection format version %" PRIu32 "; this River "
                  "reads version %d", c->path,
                  get32(h + RIVER_COLL_H_VERSION), RIVER_COLL_VERSION);
     return RIVER_ECORRUPT;
@@ -659,17 +664,17 @@ static int read_header(river_coll *c, size_t record_size)
   stored = get32(h + RIVER_COLL_H_CRC);
   river_crc32c(h, RIVER_COLL_H_CRC, &crc);
   if (crc != stored) {
-    river__error("%s: header checksum mismatch (stored 0x%08" PRIx32
+    river_log(level, "%s: header checksum mismatch (stored 0x%08" PRIx32
                  ", computed 0x%08" PRIx32 ")", c->path, stored, crc);
     return RIVER_ECORRUPT;
   }
   why = decode_header(c, h);
   if (why) {
-    river__error("%s: corrupt header: %s", c->path, why);
+    river_log(level, "%s: corrupt header: %s", c->path, why);
     return RIVER_ECORRUPT;
   }
   if (record_size != 0 && record_size != c->record_size) {
-    river__error("%s: records are %zu bytes, expected %zu", c->path,
+    river_log(level, "%s: records are %zu bytes, expected %zu", c->path,
                  c->record_size, record_size);
     return RIVER_EFORMAT;
   }
@@ -677,35 +682,35 @@ static int read_header(river_coll *c, size_t record_size)
 }
 
 /* The file must be exactly trailer_offset + 4 * nblocks bytes. */
-static int check_size(river_coll *c)
+static int check_size(river_coll *c, int level)
 {
   uint64_t want = c->trailer_offset + 4 * c->nblocks, size, b;
   struct stat st;
 
   if (fstat(c->fd, &st) < 0)
-    return syserr(c->path, "fstat");
+    return syserr(level, c->path, "fstat");
   size = (uint64_t)st.st_size;
   if (size == want)
     return RIVER_SUCCESS;
   if (size > want) {
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": %" PRIu64 " extra bytes after the block-CRC table",
                  c->path, size, want, size - want);
   } else if (size < c->trailer_offset) {
     b = (size - RIVER_COLL_HDR_SIZE) / c->block_size;
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": truncated, block %" PRIu64 " of %" PRIu64
                  " is missing or incomplete", c->path, size, want, b,
                  c->nblocks);
   } else {
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": truncated in the block-CRC table", c->path, size, want);
   }
   return RIVER_ECORRUPT;
 }
 
 /* Read the trailer into c->crcs and check it against the header. */
-static int read_trailer(river_coll *c)
+static int read_trailer(river_coll *c, int level)
 {
   size_t bytes = (size_t)(4 * c->nblocks), got, i;
   unsigned char *t;
@@ -714,7 +719,7 @@ static int read_trailer(river_coll *c)
   int e;
 
   if ((uint64_t)bytes != 4 * c->nblocks) {
-    river__error("%s: %" PRIu64 " blocks are too many for this machine",
+    river_log(level, "%s: %" PRIu64 " blocks are too many for this machine",
                  c->path, c->nblocks);
     return RIVER_EOVERFLOW;
   }
@@ -727,7 +732,7 @@ static int read_trailer(river_coll *c)
     iov.iov_len = bytes;
     e = preadv_full(c->fd, &iov, 1, (off_t)c->trailer_offset, &got);
     if (e || got != bytes) {
-      river__error("%s: reading the block-CRC table failed: %s", c->path,
+      river_log(level, "%s: reading the block-CRC table failed: %s", c->path,
                    e ? strerror(e) : "short read");
       return RIVER_EIO;
     }
@@ -736,7 +741,7 @@ static int read_trailer(river_coll *c)
       c->crcs[i] = get32(t + 4 * i);
   }
   if (crc != c->table_crc) {
-    river__error("%s: block-CRC table checksum mismatch (stored 0x%08"
+    river_log(level, "%s: block-CRC table checksum mismatch (stored 0x%08"
                  PRIx32 ", computed 0x%08" PRIx32 ")", c->path,
                  c->table_crc, crc);
     return RIVER_ECORRUPT;
@@ -746,6 +751,13 @@ static int read_trailer(river_coll *c)
 
 int river_coll_open(const char *path, size_t record_size,
                     const river_coll_opts *opts, river_coll **out)
+{
+  return river__coll_open_at(path, record_size, opts, RIVER_LOG_ERROR, out);
+}
+
+int river__coll_open_at(const char *path, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out)
 {
   river_coll *c;
   int rc;
@@ -757,24 +769,24 @@ int river_coll_open(const char *path, size_t record_size,
     return rc;
   c->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (c->fd < 0) {
-    rc = syserr(path, "open");
+    rc = syserr(level, path, "open");
     goto fail;
   }
   /* Header, size and trailer decide what may be allocated. */
-  if ((rc = read_header(c, record_size)) != RIVER_SUCCESS
-      || (rc = check_size(c)) != RIVER_SUCCESS
-      || (rc = read_trailer(c)) != RIVER_SUCCESS)
+  if ((rc = read_header(c, record_size, level)) != RIVER_SUCCESS
+      || (rc = check_size(c, level)) != RIVER_SUCCESS
+      || (rc = read_trailer(c, level)) != RIVER_SUCCESS)
     goto fail;
   /* The largest block, which the file is known to hold. */
   rc = alloc_buf(c, c->nblocks > 1 ? c->block_size
-                               : c->nblocks ? block_extent(c, 0) : 0);
+                       : c->nblocks ? block_extent(c, 0) : 0, level);
   if (rc)
     goto fail;
 #ifdef HAVE_POSIX_FADVISE
   posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   if (opts && opts->direct_io
-      && (rc = direct_on(c, path)) != RIVER_SUCCESS)
+      && (rc = direct_on(c, path, level)) != RIVER_SUCCESS)
     goto fail;
   *out = c;
   return RIVER_SUCCESS;
@@ -810,46 +822,53 @@ int river_coll_stat(const river_coll *c, river_coll_info *info)
 
 /* Read exactly want bytes of block b into iov (preadv). */
 static int pread_block(river_coll *c, uint64_t b, struct iovec *iov,
-                       int iovcnt, size_t want)
+                       int iovcnt, size_t want, int level)
 {
   size_t got;
   int e = preadv_full(c->fd, iov, iovcnt, block_offset(c, b),
                             &got);
 
   if (e || got != want) {
-    river__error("%s: block %" PRIu64 ": read failed: %s", c->path, b,
+    river_log(level, "%s: block %" PRIu64 ": read failed: %s", c->path, b,
                  e ? strerror(e) : "short read (file changed?)");
     return RIVER_EIO;
   }
   return RIVER_SUCCESS;
 }
 
-static int check_crc(const river_coll *c, uint64_t b, uint32_t crc)
+static int check_crc(const river_coll *c, uint64_t b, uint32_t crc, int level)
 {
   if (crc == c->crcs[b])
     return RIVER_SUCCESS;
-  river__error("%s: block %" PRIu64 ": checksum mismatch (stored 0x%08"
+  river_log(level, "%s: block %" PRIu64 ": checksum mismatch (stored 0x%08"
                PRIx32 ", computed 0x%08" PRIx32 ")", c->path, b,
                c->crcs[b], crc);
   return RIVER_ECORRUPT;
 }
 
 /* Read block b whole into c->buf and verify it. */
-static int load_block(river_coll *c, uint64_t b)
+static int load_block(river_coll *c, uint64_t b, int level)
 {
   size_t ext = block_extent(c, b);
   struct iovec iov = {c->buf, ext};
   uint32_t crc = 0;
-  int rc = pread_block(c, b, &iov, 1, ext);
+  int rc = pread_block(c, b, &iov, 1, ext, level);
 
   if (rc)
     return rc;
   river_crc32c(c->buf, ext, &crc);
-  return check_crc(c, b, crc);
+  return check_crc(c, b, crc, level);
 }
 
 int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
                           size_t bufsize, size_t *nrecords)
+{
+  return river__coll_read_block_at(c, block, buf, bufsize, nrecords,
+                                   RIVER_LOG_ERROR);
+}
+
+int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
+                              size_t bufsize, size_t *nrecords, int level)
 {
   struct iovec iov[2];
   size_t n, data, ext;
@@ -865,7 +884,7 @@ int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
   data = n * c->record_size;
   if (c->direct) {
     /* O_DIRECT needs the aligned buffer: read there, then copy. */
-    rc = load_block(c, block);
+    rc = load_block(c, block, level);
     if (rc)
       return rc;
     memcpy(buf, c->buf, data);
@@ -876,12 +895,12 @@ int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
     iov[0].iov_len = data;
     iov[1].iov_base = c->buf;
     iov[1].iov_len = ext - data;
-    rc = pread_block(c, block, iov, 2, ext);
+    rc = pread_block(c, block, iov, 2, ext, level);
     if (rc)
       return rc;
     river_crc32c(buf, data, &crc);
     river_crc32c(c->buf, ext - data, &crc);
-    rc = check_crc(c, block, crc);
+    rc = check_crc(c, block, crc, level);
     if (rc)
       return rc;
   }
@@ -897,7 +916,7 @@ int river_coll_next(river_coll *c, const void **records, size_t *nrecords)
     return RIVER_EINVAL;
   if (c->next >= c->nblocks)
     return RIVER_EOS;
-  rc = load_block(c, c->next);
+  rc = load_block(c, c->next, RIVER_LOG_ERROR);
   if (rc)
     return rc;
   *records = c->buf;
@@ -922,7 +941,7 @@ int river_coll_verify(river_coll *c, uint64_t *bad_block)
   if (c == NULL || c->tmp != NULL)
     return RIVER_EINVAL;
   for (b = 0; b < c->nblocks; b++) {
-    rc = load_block(c, b);
+    rc = load_block(c, b, RIVER_LOG_ERROR);
     if (rc == RIVER_ECORRUPT && nbad++ == 0)
       first = b;
     else if (rc != RIVER_SUCCESS && rc != RIVER_ECORRUPT)

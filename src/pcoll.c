@@ -9,6 +9,11 @@
  * metadata says plus, for a writer, this rank's open copies and running
  * key range and, for a reader, a lazily opened handle per (partition,
  * copy) and whether that copy is known to be unusable.
+ *
+ * Severity travels down the read path as an argument (fail_level), not
+ * in the handle or a global: one reader handle serves calls whose
+ * failures differ in weight (a copy with a mirror left to try, the last
+ * copy, GD's single-copy reads that GD itself recovers from).
  */
 #include "pcoll_internal.h"
 
@@ -554,9 +559,18 @@ int river_pcoll_blocks(const river_pcoll *pc, int p,
   return RIVER_SUCCESS;
 }
 
-/* Open copy c of partition p and check it matches the metadata.
- * On failure logs why (warn: a mirror may still serve the data). */
-static int open_copy(river_pcoll *pc, int p, int c, river_coll **out)
+/* The level of a read-path message that is a warning when failures are
+ * errors: a warning, or milder if fail_level is. */
+static int soft_level(int fail_level)
+{
+  return fail_level > RIVER_LOG_WARN ? fail_level : RIVER_LOG_WARN;
+}
+
+/* Open copy c of partition p and check it matches the metadata. On
+ * failure logs why: collection.c's errors at fail_level, then a warning
+ * here (a mirror may still serve the data). */
+static int open_copy(river_pcoll *pc, int p, int c, int fail_level,
+                     river_coll **out)
 {
   const river_pcoll_part *pp = &pc->parts[p];
   river_coll_opts co = RIVER_COLL_OPTS_INIT;
@@ -569,20 +583,22 @@ static int open_copy(river_pcoll *pc, int p, int c, river_coll **out)
   rc = river__pcoll_file_path(pc->root, pc->disks, d, pp->path, path,
                               sizeof path);
   if (rc == RIVER_SUCCESS)
-    rc = river_coll_open(path, pc->info.record_size, &co, &coll);
+    rc = river__coll_open_at(path, pc->info.record_size, &co, fail_level,
+                             &coll);
   if (rc == RIVER_SUCCESS && (rc = river_coll_stat(coll, &ci)) == RIVER_SUCCESS
       && (ci.nrecords != pp->nrecords || ci.table_crc != pp->checksum
           || ci.block_size != pc->info.block_size)) {
-    river__warn("collection %s: partition %d copy on disk %d (%s) does not "
-                "match the metadata (%llu records, checksum %08x; metadata "
-                "says %llu, %08x)", pc->info.name, p, d, path,
-                (unsigned long long)ci.nrecords, (unsigned)ci.table_crc,
-                (unsigned long long)pp->nrecords, (unsigned)pp->checksum);
+    river_log(soft_level(fail_level), "collection %s: partition %d copy on "
+              "disk %d (%s) does not match the metadata (%llu records, "
+              "checksum %08x; metadata says %llu, %08x)", pc->info.name, p, d,
+              path, (unsigned long long)ci.nrecords, (unsigned)ci.table_crc,
+              (unsigned long long)pp->nrecords, (unsigned)pp->checksum);
     rc = RIVER_ECORRUPT;
   }
   if (rc != RIVER_SUCCESS) {
-    river__warn("collection %s: partition %d: copy on disk %d unusable "
-                "(%s)", pc->info.name, p, d, river_strerror(rc));
+    river_log(soft_level(fail_level), "collection %s: partition %d: copy on "
+              "disk %d unusable (%s)", pc->info.name, p, d,
+              river_strerror(rc));
     river_coll_close(coll);
     return rc;
   }
@@ -590,12 +606,14 @@ static int open_copy(river_pcoll *pc, int p, int c, river_coll **out)
   return RIVER_SUCCESS;
 }
 
-/* Read `block` of copy c of partition p (arguments checked). A copy that
- * failed to open keeps failing the same way (pc->rbad). *opened tells
- * whether the copy's file could be opened; `more`, whether the caller
- * will try another copy (said in the warning). */
+/* Read `block` of copy c of partition p (arguments checked), logging
+ * failures at fail_level (see open_copy). A copy that failed to open
+ * keeps failing the same way (pc->rbad). *opened tells whether the
+ * copy's file could be opened; `more`, whether the caller will try
+ * another copy (said in the warning). */
 static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
-                    size_t bufsize, size_t *nrecords, int more, int *opened)
+                    size_t bufsize, size_t *nrecords, int more,
+                    int fail_level, int *opened)
 {
   size_t slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
   int rc;
@@ -604,7 +622,7 @@ static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
   if (pc->rbad[slot])
     return -(int)pc->rbad[slot];  /* why it failed before */
   if (pc->rcopies[slot] == NULL) {
-    rc = open_copy(pc, p, c, &pc->rcopies[slot]);
+    rc = open_copy(pc, p, c, fail_level, &pc->rcopies[slot]);
     if (rc != RIVER_SUCCESS) {
       pc->rbad[slot] = (unsigned char)(rc < 0 && rc > -256
                                        ? -rc : -RIVER_ECORRUPT);
@@ -612,13 +630,14 @@ static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
     }
   }
   *opened = 1;
-  rc = river_coll_read_block(pc->rcopies[slot], block, buf, bufsize,
-                             nrecords);
+  rc = river__coll_read_block_at(pc->rcopies[slot], block, buf, bufsize,
+                                 nrecords, fail_level);
   if (rc != RIVER_SUCCESS && rc != RIVER_EINVAL && rc != RIVER_ENOBUFS)
-    river__warn("collection %s: partition %d block %llu: copy on disk %d "
-                "failed (%s)%s", pc->info.name, p, (unsigned long long)block,
-                (pc->parts[p].first_disk + c) % pc->info.ndisks,
-                river_strerror(rc), more ? "; trying the next copy" : "");
+    river_log(soft_level(fail_level), "collection %s: partition %d block "
+              "%llu: copy on disk %d failed (%s)%s", pc->info.name, p,
+              (unsigned long long)block,
+              (pc->parts[p].first_disk + c) % pc->info.ndisks,
+              river_strerror(rc), more ? "; trying the next copy" : "");
   return rc;
 }
 
@@ -636,35 +655,53 @@ static int check_read(const river_pcoll *pc, int p, uint64_t block,
   return RIVER_SUCCESS;
 }
 
-int river_pcoll_read_copy(river_pcoll *pc, int p, int c, uint64_t block,
-                          void *buf, size_t bufsize, size_t *nrecords)
+/* Whether copy c of partition p is known to be unusable (its file could
+ * not be opened or did not match the metadata). */
+int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c)
+{
+  return pc->rbad[(size_t)p * (size_t)pc->info.replication + (size_t)c] != 0;
+}
+
+int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
+                              void *buf, size_t bufsize, size_t *nrecords,
+                              int fail_level, int *dead)
 {
   int rc, opened;
 
+  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG)
+    return RIVER_EINVAL;
   if (pc != NULL && (c < 0 || c >= pc->info.replication))
     return RIVER_EINVAL;
   rc = check_read(pc, p, block, buf, bufsize, nrecords);
   if (rc != RIVER_SUCCESS)
     return rc;
-  return read_one(pc, p, c, block, buf, bufsize, nrecords, 0,
-                              &opened);
+  rc = read_one(pc, p, c, block, buf, bufsize, nrecords, 0, fail_level,
+                &opened);
+  if (dead != NULL)
+    *dead = river__pcoll_copy_dead(pc, p, c);
+  return rc;
+}
+
+int river_pcoll_read_copy(river_pcoll *pc, int p, int c, uint64_t block,
+                          void *buf, size_t bufsize, size_t *nrecords)
+{
+  return river__pcoll_read_copy_at(pc, p, c, block, buf, bufsize, nrecords,
+                                   RIVER_LOG_ERROR, NULL);
 }
 
 int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
                            size_t bufsize, size_t *nrecords)
 {
   int c, rc = check_read(pc, p, block, buf, bufsize, nrecords),
-      tried = 0, all_missing = 1, opened, demoted;
+      tried = 0, all_missing = 1, opened;
 
   if (rc != RIVER_SUCCESS)
     return rc;
   for (c = 0; c < pc->info.replication; c++) {
     /* While another copy remains, this copy's failures are warnings. */
     int more = c + 1 < pc->info.replication;
-    demoted = river__log_demote(more);
     rc = read_one(pc, p, c, block, buf, bufsize, nrecords, more,
-                              &opened);
-    river__log_demote(demoted);
+                  more ? RIVER_LOG_WARN : RIVER_LOG_ERROR, &opened);
     tried += opened;
     if (rc == RIVER_SUCCESS)
       return RIVER_SUCCESS;
@@ -678,13 +715,6 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
   return all_missing ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
 }
 
-/* Whether copy c of partition p is known to be unusable (its file could
- * not be opened or did not match the metadata). For GD's failover. */
-int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c)
-{
-  return pc->rbad[(size_t)p * (size_t)pc->info.replication + (size_t)c] != 0;
-}
-
 int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
                             uint64_t *bad_block)
 {
@@ -695,7 +725,7 @@ int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
   if (!valid_part(pc, p) || c < 0 || c >= pc->info.replication)
     return RIVER_EINVAL;
   d = (pc->parts[p].first_disk + c) % pc->info.ndisks;
-  rc = open_copy(pc, p, c, &coll);
+  rc = open_copy(pc, p, c, RIVER_LOG_ERROR, &coll);
   if (rc == RIVER_SUCCESS) {
     rc = river_coll_verify(coll, &bad);
     if (rc != RIVER_SUCCESS)
