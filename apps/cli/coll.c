@@ -1,5 +1,5 @@
 /*
- * river_coll.c - the river command's collection subcommands: gen,
+ * coll.c - the river command's collection subcommands: gen,
  * copy-in, copy-out, ls, info, fsck, rm.
  *
  * Every subcommand runs on all ranks of the job. Options are parsed the
@@ -7,7 +7,7 @@
  * that may fail on one rank only ends in river_cli_agree(), so every rank
  * returns the same code and the job exits non-zero on every rank.
  */
-#include "river_cli.h"
+#include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
