@@ -15,6 +15,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll.c \
 	src/pcoll_meta.c \
 	src/pcoll_path.c \
+	src/pcoll_layout.c \
 	src/gensort.c \
 	src/wait.c \
 	src/dq.c \

@@ -535,6 +535,12 @@ int river_pcoll_schema(const river_pcoll *pc, const river_schema **schema)
   return RIVER_SUCCESS;
 }
 
+/* The disk of copy c of partition p (chained declustering). */
+static int copy_disk(const river_pcoll *pc, int p, int c)
+{
+  return (pc->parts[p].first_disk + c) % pc->info.ndisks;
+}
+
 static int valid_part(const river_pcoll *pc, int p)
 {
   return pc != NULL && !pc->writing && p >= 0 && p < pc->info.npartitions;
@@ -545,6 +551,15 @@ int river_pcoll_partition(const river_pcoll *pc, int p, river_pcoll_part *part)
   if (!valid_part(pc, p) || part == NULL)
     return RIVER_EINVAL;
   *part = pc->parts[p];
+  return RIVER_SUCCESS;
+}
+
+int river_pcoll_copy_disk(const river_pcoll *pc, int p, int c, int *disk)
+{
+  if (!valid_part(pc, p) || c < 0 || c >= pc->info.replication
+      || disk == NULL)
+    return RIVER_EINVAL;
+  *disk = copy_disk(pc, p, c);
   return RIVER_SUCCESS;
 }
 
@@ -577,7 +592,7 @@ static int open_copy(river_pcoll *pc, int p, int c, int fail_level,
   char path[RIVER_PATH_MAX];
   river_coll_info ci;
   river_coll *coll = NULL;
-  int d = (pp->first_disk + c) % pc->info.ndisks, rc;
+  int d = copy_disk(pc, p, c), rc;
 
   co.direct_io = pc->direct_io;
   rc = river__pcoll_file_path(pc->root, pc->disks, d, pp->path, path,
@@ -636,7 +651,7 @@ static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
     river_log(soft_level(fail_level), "collection %s: partition %d block "
               "%llu: copy on disk %d failed (%s)%s", pc->info.name, p,
               (unsigned long long)block,
-              (pc->parts[p].first_disk + c) % pc->info.ndisks,
+              copy_disk(pc, p, c),
               river_strerror(rc), more ? "; trying the next copy" : "");
   return rc;
 }
@@ -724,7 +739,7 @@ int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
 
   if (!valid_part(pc, p) || c < 0 || c >= pc->info.replication)
     return RIVER_EINVAL;
-  d = (pc->parts[p].first_disk + c) % pc->info.ndisks;
+  d = copy_disk(pc, p, c);
   rc = open_copy(pc, p, c, RIVER_LOG_ERROR, &coll);
   if (rc == RIVER_SUCCESS) {
     rc = river_coll_verify(coll, &bad);

@@ -5,7 +5,8 @@
  *
  *   pcoll.c        lifecycle, write and commit, block reads, verify, remove
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
- *   pcoll_path.c   names, the root, disk patterns, file names
+ *   pcoll_path.c   names, the root, disk patterns, file names, listing
+ *   pcoll_layout.c which records a partition holds, stripe order
  */
 #ifndef RIVER_PCOLL_INTERNAL_H
 #define RIVER_PCOLL_INTERNAL_H

@@ -6,11 +6,13 @@
  *
  * Nothing here holds state: the functions map (root, pattern, name,
  * partition, generation) to strings, with RIVER_EOVERFLOW when a result
- * does not fit its buffer.
+ * does not fit its buffer; river_pcoll_list reads the root directory.
  */
 #include "pcoll_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,4 +218,108 @@ int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
     return RIVER_EINVAL;
   rc = river__pcoll_disk_dir(pc->root, pc->disks, d, dir, sizeof dir);
   return rc == RIVER_SUCCESS ? river__copy_out(dir, buf, len) : rc;
+}
+
+int river_pcoll_root(const river_pcoll_opts *opts, char *buf, size_t *len)
+{
+  char root[RIVER_PATH_MAX];
+
+  if (buf == NULL || len == NULL)
+    return RIVER_EINVAL;
+  river__pcoll_resolve_root(opts, root, sizeof root);
+  return river__copy_out(root, buf, len);
+}
+
+/* The collection name a directory entry holds the metadata of, into
+ * name (RIVER_PCOLL_NAME_MAX + 1 bytes); 0 if it is not a metadata file
+ * (a temporary one starts with '.', so it is not a valid name). */
+static int meta_entry(const char *entry, char *name)
+{
+  size_t sl = strlen(RIVER_PCOLL_META_SUFFIX), n = strlen(entry);
+  char ch;
+
+  if (n <= sl || n - sl > RIVER_PCOLL_NAME_MAX
+      || strcmp(entry + n - sl, RIVER_PCOLL_META_SUFFIX) != 0)
+    return 0;
+  memcpy(name, entry, n - sl);
+  name[n - sl] = '\0';
+  return name_fault(name, &ch) == NAME_OK;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted names of the metadata files in d, as one string of lines
+ * (*text, malloc'd), and their number. */
+static int collect_names(DIR *d, char **text, int *count)
+{
+  char name[RIVER_PCOLL_NAME_MAX + 1], **v = NULL, **nv, *t = NULL;
+  size_t n = 0, cap = 0, bytes = 1, i, o = 0;
+  struct dirent *e;
+  int rc = RIVER_SUCCESS;
+
+  while (rc == RIVER_SUCCESS && (e = readdir(d)) != NULL) {
+    if (!meta_entry(e->d_name, name))
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      nv = realloc(v, cap * sizeof *v);
+      if (nv == NULL) {
+        rc = RIVER_ENOMEM;
+        break;
+      }
+      v = nv;
+    }
+    if ((v[n] = strdup(name)) == NULL)
+      rc = RIVER_ENOMEM;
+    else
+      bytes += strlen(v[n++]) + 1;
+  }
+  if (rc == RIVER_SUCCESS && (n > (size_t)INT_MAX
+                              || (t = malloc(bytes)) == NULL))
+    rc = n > (size_t)INT_MAX ? RIVER_EOVERFLOW : RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS) {
+    qsort(v, n, sizeof *v, cmp_names);
+    for (i = 0; i < n; i++)
+      o += (size_t)sprintf(t + o, "%s\n", v[i]);
+    t[o] = '\0';
+    *text = t;
+    *count = (int)n;
+  }
+  for (i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+  return rc;
+}
+
+int river_pcoll_list(const river_pcoll_opts *opts, char *buf, size_t *len,
+                     int *count)
+{
+  char root[RIVER_PATH_MAX], *text = NULL;
+  int rc, n = 0;
+  DIR *d;
+
+  if (buf == NULL || len == NULL || count == NULL)
+    return RIVER_EINVAL;
+  river__pcoll_resolve_root(opts, root, sizeof root);
+  d = opendir(root);
+  if (d == NULL) {
+    if (errno == ENOENT) {
+      river__info("no collections: there is no %s", root);
+      return RIVER_ENOTFOUND;
+    }
+    river__error("cannot list the collections in %s: %s", root,
+                 strerror(errno));
+    return RIVER_EIO;
+  }
+  rc = collect_names(d, &text, &n);
+  closedir(d);
+  if (rc == RIVER_SUCCESS)
+    rc = river__copy_out(text, buf, len);
+  if (rc == RIVER_SUCCESS)
+    *count = n;
+  free(text);
+  return rc;
 }

@@ -71,7 +71,8 @@ static void usage_all(FILE *out)
             cmds[i].summary);
   fprintf(out, "\n`river COMMAND --help` describes one command.\n"
                "COMMON options of collection commands:\n"
-               "  --root DIR       metadata in DIR/COLL.river.h5 (default "
+               "  --root DIR       metadata in DIR/COLL" RIVER_PCOLL_META_SUFFIX
+               " (default "
                "$RIVER_ROOT, else %s)\n"
                "  --disks PATTERN  disk directories, one %%d for the disk "
                "number (default DIR/%s)\n"
