@@ -41,6 +41,10 @@
  * at debug level and stays buffered. Under O_DIRECT only whole blocks
  * move, from the aligned buffer at aligned offsets; a writer switches
  * O_DIRECT off again before it writes the trailer and the header.
+ *
+ * Severity: the reader's failures are logged at a level its caller
+ * passes down (river__coll_open_at, river__coll_read_block_at): an error
+ * for the public calls, milder for a caller with another copy to try.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1  /* O_DIRECT */
@@ -62,6 +66,7 @@
 #define RIVER_COLL_MAGIC "RIVERCOL"
 #define RIVER_COLL_VERSION 1
 #define RIVER_COLL_HDR_SIZE 4096
+#define TMP_SUFFIX ".tmp"    /* a writer writes path TMP_SUFFIX */
 
 /* Byte offsets of the header's fields (see the table above). */
 enum {
@@ -108,7 +113,7 @@ struct river_coll {
 
 /* ------------------------------------------------------------ helpers */
 
-static void river_put32(unsigned char *p, uint32_t v)
+static void put32(unsigned char *p, uint32_t v)
 {
   p[0] = (unsigned char)v;
   p[1] = (unsigned char)(v >> 8);
@@ -116,25 +121,25 @@ static void river_put32(unsigned char *p, uint32_t v)
   p[3] = (unsigned char)(v >> 24);
 }
 
-static void river_put64(unsigned char *p, uint64_t v)
+static void put64(unsigned char *p, uint64_t v)
 {
-  river_put32(p, (uint32_t)v);
-  river_put32(p + 4, (uint32_t)(v >> 32));
+  put32(p, (uint32_t)v);
+  put32(p + 4, (uint32_t)(v >> 32));
 }
 
-static uint32_t river_get32(const unsigned char *p)
+static uint32_t get32(const unsigned char *p)
 {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16
          | (uint32_t)p[3] << 24;
 }
 
-static uint64_t river_get64(const unsigned char *p)
+static uint64_t get64(const unsigned char *p)
 {
-  return (uint64_t)river_get32(p) | (uint64_t)river_get32(p + 4) << 32;
+  return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 /* a * b and a + b into *r; 1 (and *r untouched) if they overflow. */
-static int river_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+static int mul_u64(uint64_t a, uint64_t b, uint64_t *r)
 {
   if (b != 0 && a > UINT64_MAX / b)
     return 1;
@@ -142,7 +147,7 @@ static int river_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
   return 0;
 }
 
-static int river_add_u64(uint64_t a, uint64_t b, uint64_t *r)
+static int add_u64(uint64_t a, uint64_t b, uint64_t *r)
 {
   if (a > UINT64_MAX - b)
     return 1;
@@ -150,7 +155,7 @@ static int river_add_u64(uint64_t a, uint64_t b, uint64_t *r)
   return 0;
 }
 
-static uint64_t river_round_4k(uint64_t n)
+static uint64_t round_4k(uint64_t n)
 {
   return (n + RIVER_COLL_ALIGN - 1) & ~(uint64_t)(RIVER_COLL_ALIGN - 1);
 }
@@ -158,19 +163,18 @@ static uint64_t river_round_4k(uint64_t n)
 /* The layout of n records of rs bytes in blocks of bs bytes (bs a
  * multiple of 4096, rs <= bs): the block count, the trailer's offset and
  * the file size. 1 if the file would be larger than off_t can say. */
-static int river_coll_geometry(uint64_t n, uint64_t rs, uint64_t bs,
-                               uint64_t *nblocks, uint64_t *trailer,
-                               uint64_t *size)
+static int geometry(uint64_t n, uint64_t rs, uint64_t bs, uint64_t *nblocks,
+                    uint64_t *trailer, uint64_t *size)
 {
   uint64_t rpb = bs / rs, nb = n / rpb + (n % rpb != 0);
   uint64_t t = RIVER_COLL_HDR_SIZE, full, tbytes, s;
 
   if (nb > 0) {
-    if (river_mul_u64(nb - 1, bs, &full) || river_add_u64(t, full, &t)
-        || river_add_u64(t, river_round_4k((n - (nb - 1) * rpb) * rs), &t))
+    if (mul_u64(nb - 1, bs, &full) || add_u64(t, full, &t)
+        || add_u64(t, round_4k((n - (nb - 1) * rpb) * rs), &t))
       return 1;
   }
-  if (river_mul_u64(nb, 4, &tbytes) || river_add_u64(t, tbytes, &s)
+  if (mul_u64(nb, 4, &tbytes) || add_u64(t, tbytes, &s)
       || s > RIVER_OFF_MAX)
     return 1;
   *nblocks = nb;
@@ -179,7 +183,7 @@ static int river_coll_geometry(uint64_t n, uint64_t rs, uint64_t bs,
   return 0;
 }
 
-static uint64_t river_coll_block_records(const river_coll *c, uint64_t b)
+static uint64_t block_records(const river_coll *c, uint64_t b)
 {
   uint64_t left = c->nrecords - b * c->rpb;
 
@@ -188,23 +192,23 @@ static uint64_t river_coll_block_records(const river_coll *c, uint64_t b)
 
 /* Bytes block b takes on disk: block_size, or for the last block its
  * records rounded up to a multiple of 4096. */
-static size_t river_coll_extent(const river_coll *c, uint64_t b)
+static size_t block_extent(const river_coll *c, uint64_t b)
 {
   if (b + 1 < c->nblocks)
     return c->block_size;
-  return (size_t)river_round_4k(river_coll_block_records(c, b)
+  return (size_t)round_4k(block_records(c, b)
                                 * c->record_size);
 }
 
-static off_t river_coll_offset(const river_coll *c, uint64_t b)
+static off_t block_offset(const river_coll *c, uint64_t b)
 {
   return (off_t)(RIVER_COLL_HDR_SIZE + b * c->block_size);
 }
 
 /* preadv() until iov is full or the file ends; *got is the bytes read.
  * Returns 0 or an errno value. iov is consumed. */
-static int river_preadv_full(int fd, struct iovec *iov, int iovcnt,
-                             off_t off, size_t *got)
+static int preadv_full(int fd, struct iovec *iov, int iovcnt, off_t off,
+                       size_t *got)
 {
   size_t total = 0, k;
   ssize_t n;
@@ -235,7 +239,7 @@ static int river_preadv_full(int fd, struct iovec *iov, int iovcnt,
 }
 
 /* pwrite() all len bytes; returns 0 or an errno value. */
-static int river_pwrite_full(int fd, const void *buf, size_t len, off_t off)
+static int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 {
   const char *p = buf;
   ssize_t n;
@@ -255,53 +259,54 @@ static int river_pwrite_full(int fd, const void *buf, size_t len, off_t off)
   return 0;
 }
 
-/* Log that a system call on name failed (errno says why) and map it:
+/* Log at `level` that a system call on name failed (errno says why) and
+ * map it:
  * a missing file is RIVER_ENOTFOUND, anything else RIVER_EIO. */
-static int river_coll_syserr(const char *name, const char *what)
+static int syserr(int level, const char *name, const char *what)
 {
   int e = errno;
 
-  river__error("%s: %s failed: %s", name, what, strerror(e));
+  river_log(level, "%s: %s failed: %s", name, what, strerror(e));
   return e == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
 }
 
 /* Switch O_DIRECT on for c->fd; a file system that refuses (EINVAL)
  * leaves c buffered. */
-static int river_coll_direct_on(river_coll *c, const char *name)
+static int direct_on(river_coll *c, const char *name, int level)
 {
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0)
-    return river_coll_syserr(name, "fcntl(F_GETFL)");
+    return syserr(level, name, "fcntl(F_GETFL)");
   if (fcntl(c->fd, F_SETFL, fl | O_DIRECT) == 0) {
     c->direct = 1;
     return RIVER_SUCCESS;
   }
   if (errno != EINVAL)
-    return river_coll_syserr(name, "fcntl(O_DIRECT)");
+    return syserr(level, name, "fcntl(O_DIRECT)");
   river__debug("%s: O_DIRECT refused by the file system; using buffered "
                "I/O", name);
   return RIVER_SUCCESS;
 }
 
-static int river_coll_direct_off(river_coll *c, const char *name)
+static int direct_off(river_coll *c, const char *name)
 {
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0 || fcntl(c->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-    return river_coll_syserr(name, "fcntl(~O_DIRECT)");
+    return syserr(RIVER_LOG_ERROR, name, "fcntl(~O_DIRECT)");
   c->direct = 0;
   return RIVER_SUCCESS;
 }
 
-static int river_coll_alloc_buf(river_coll *c, size_t size)
+static int alloc_buf(river_coll *c, size_t size, int level)
 {
   void *p;
 
   if (size == 0)
     return RIVER_SUCCESS;
   if (posix_memalign(&p, RIVER_COLL_ALIGN, size) != 0) {
-    river__error("%s: cannot allocate a %zu-byte block buffer", c->path,
+    river_log(level, "%s: cannot allocate a %zu-byte block buffer", c->path,
                  size);
     return RIVER_ENOMEM;
   }
@@ -311,7 +316,7 @@ static int river_coll_alloc_buf(river_coll *c, size_t size)
   return RIVER_SUCCESS;
 }
 
-static int river_coll_new(const char *path, river_coll **out)
+static int coll_new(const char *path, river_coll **out)
 {
   river_coll *c = calloc(1, sizeof *c);
 
@@ -328,7 +333,7 @@ static int river_coll_new(const char *path, river_coll **out)
 }
 
 /* Free c; a writer's temporary file, if still there, is removed. */
-static void river_coll_free(river_coll *c)
+static void coll_free(river_coll *c)
 {
   if (c->fd >= 0)
     close(c->fd);
@@ -358,7 +363,7 @@ int river_coll_create(const char *path, size_t record_size,
   if (label && strnlen(label, RIVER_COLL_LABEL_MAX + 1) > RIVER_COLL_LABEL_MAX)
     return RIVER_EINVAL;
 
-  rc = river_coll_new(path, &c);
+  rc = coll_new(path, &c);
   if (rc)
     return rc;
   c->record_size = record_size;
@@ -367,22 +372,22 @@ int river_coll_create(const char *path, size_t record_size,
   if (label)
     strcpy(c->label, label);
   rc = RIVER_ENOMEM;
-  c->tmp = malloc(strlen(path) + sizeof ".tmp");
+  c->tmp = malloc(strlen(path) + sizeof TMP_SUFFIX);
   if (c->tmp == NULL)
     goto fail;
-  sprintf(c->tmp, "%s.tmp", path);
-  rc = river_coll_alloc_buf(c, bs);
+  sprintf(c->tmp, "%s" TMP_SUFFIX, path);
+  rc = alloc_buf(c, bs, RIVER_LOG_ERROR);
   if (rc)
     goto fail;
 
   c->fd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (c->fd < 0) {
-    rc = river_coll_syserr(c->tmp, "open");
+    rc = syserr(RIVER_LOG_ERROR, c->tmp, "open");
     goto fail;
   }
   c->tmp_exists = 1;
   if (opts && opts->direct_io) {
-    rc = river_coll_direct_on(c, c->tmp);
+    rc = direct_on(c, c->tmp, RIVER_LOG_ERROR);
     if (rc)
       goto fail;
   }
@@ -390,12 +395,12 @@ int river_coll_create(const char *path, size_t record_size,
   return RIVER_SUCCESS;
 
 fail:
-  river_coll_free(c);
+  coll_free(c);
   return rc;
 }
 
 /* Write the block in c->buf (its first ext bytes) as the next block. */
-static int river_coll_flush(river_coll *c, size_t ext)
+static int flush_block(river_coll *c, size_t ext)
 {
   uint32_t crc = 0, *p;
   size_t cap;
@@ -412,8 +417,8 @@ static int river_coll_flush(river_coll *c, size_t ext)
     c->crcs_cap = cap;
   }
   river_crc32c(c->buf, ext, &crc);
-  e = river_pwrite_full(c->fd, c->buf, ext,
-                        river_coll_offset(c, c->nblocks));
+  e = pwrite_full(c->fd, c->buf, ext,
+                        block_offset(c, c->nblocks));
   if (e) {
     river__error("%s: writing block %" PRIu64 " failed: %s", c->tmp,
                  c->nblocks, strerror(e));
@@ -439,8 +444,8 @@ int river_coll_append(river_coll *c, const void *records, size_t nrecords)
     return RIVER_ESTATE;
   }
   if (nrecords > SIZE_MAX / c->record_size
-      || river_add_u64(c->nrecords, nrecords, &total)
-      || river_coll_geometry(total, c->record_size, c->block_size, &nb,
+      || add_u64(c->nrecords, nrecords, &total)
+      || geometry(total, c->record_size, c->block_size, &nb,
                              &trailer, &size)) {
     river__error("%s: %zu more records of %zu bytes would make the file "
                  "too large", c->tmp, nrecords, c->record_size);
@@ -457,7 +462,7 @@ int river_coll_append(river_coll *c, const void *records, size_t nrecords)
     c->nrecords += k;
     nrecords -= k;
     if (c->fill == c->rpb) {
-      rc = river_coll_flush(c, c->block_size);
+      rc = flush_block(c, c->block_size);
       if (rc) {
         c->failed = 1;
         return rc;
@@ -467,28 +472,28 @@ int river_coll_append(river_coll *c, const void *records, size_t nrecords)
   return RIVER_SUCCESS;
 }
 
-static void river_coll_encode_header(const river_coll *c, unsigned char *h)
+static void encode_header(const river_coll *c, unsigned char *h)
 {
   uint32_t crc = 0;
 
   memset(h, 0, RIVER_COLL_HDR_SIZE);
   memcpy(h + RIVER_COLL_H_MAGIC, RIVER_COLL_MAGIC, 8);
-  river_put32(h + RIVER_COLL_H_VERSION, RIVER_COLL_VERSION);
-  river_put32(h + RIVER_COLL_H_HDRSIZE, RIVER_COLL_HDR_SIZE);
-  river_put64(h + RIVER_COLL_H_RECSIZE, c->record_size);
-  river_put64(h + RIVER_COLL_H_BLKSIZE, c->block_size);
-  river_put64(h + RIVER_COLL_H_RPB, c->rpb);
-  river_put64(h + RIVER_COLL_H_NRECORDS, c->nrecords);
-  river_put64(h + RIVER_COLL_H_NBLOCKS, c->nblocks);
-  river_put64(h + RIVER_COLL_H_TRAILER, c->trailer_offset);
-  river_put32(h + RIVER_COLL_H_TABLECRC, c->table_crc);
+  put32(h + RIVER_COLL_H_VERSION, RIVER_COLL_VERSION);
+  put32(h + RIVER_COLL_H_HDRSIZE, RIVER_COLL_HDR_SIZE);
+  put64(h + RIVER_COLL_H_RECSIZE, c->record_size);
+  put64(h + RIVER_COLL_H_BLKSIZE, c->block_size);
+  put64(h + RIVER_COLL_H_RPB, c->rpb);
+  put64(h + RIVER_COLL_H_NRECORDS, c->nrecords);
+  put64(h + RIVER_COLL_H_NBLOCKS, c->nblocks);
+  put64(h + RIVER_COLL_H_TRAILER, c->trailer_offset);
+  put32(h + RIVER_COLL_H_TABLECRC, c->table_crc);
   memcpy(h + RIVER_COLL_H_LABEL, c->label, strlen(c->label));
   river_crc32c(h, RIVER_COLL_H_CRC, &crc);
-  river_put32(h + RIVER_COLL_H_CRC, crc);
+  put32(h + RIVER_COLL_H_CRC, crc);
 }
 
 /* Write the last block, the trailer and the header; fsync and close. */
-static int river_coll_finish(river_coll *c)
+static int finish_file(river_coll *c)
 {
   unsigned char h[RIVER_COLL_HDR_SIZE];
   unsigned char *t;
@@ -497,42 +502,42 @@ static int river_coll_finish(river_coll *c)
   int rc, e;
 
   if (c->fill > 0) {
-    ext = (size_t)river_round_4k(c->fill * c->record_size);
+    ext = (size_t)round_4k(c->fill * c->record_size);
     memset(c->buf + c->fill * c->record_size, 0,
            ext - c->fill * c->record_size);
-    rc = river_coll_flush(c, ext);
+    rc = flush_block(c, ext);
     if (rc)
       return rc;
   }
-  if (c->direct && (rc = river_coll_direct_off(c, c->tmp)) != RIVER_SUCCESS)
+  if (c->direct && (rc = direct_off(c, c->tmp)) != RIVER_SUCCESS)
     return rc;
   /* append() checked that this layout fits. */
-  river_coll_geometry(c->nrecords, c->record_size, c->block_size, &nb,
+  geometry(c->nrecords, c->record_size, c->block_size, &nb,
                       &c->trailer_offset, &size);
 
   t = (unsigned char *)c->crcs;
   for (i = 0; i < c->nblocks; i++)   /* to little-endian, in place */
-    river_put32(t + 4 * i, c->crcs[i]);
+    put32(t + 4 * i, c->crcs[i]);
   river_crc32c(t, 4 * c->nblocks, &c->table_crc);
-  e = c->nblocks ? river_pwrite_full(c->fd, t, 4 * c->nblocks,
+  e = c->nblocks ? pwrite_full(c->fd, t, 4 * c->nblocks,
                                      (off_t)c->trailer_offset) : 0;
   if (e) {
     river__error("%s: writing the block-CRC table failed: %s", c->tmp,
                  strerror(e));
     return RIVER_EIO;
   }
-  river_coll_encode_header(c, h);
-  e = river_pwrite_full(c->fd, h, sizeof h, 0);
+  encode_header(c, h);
+  e = pwrite_full(c->fd, h, sizeof h, 0);
   if (e) {
     river__error("%s: writing the header failed: %s", c->tmp, strerror(e));
     return RIVER_EIO;
   }
   if (fsync(c->fd) < 0)
-    return river_coll_syserr(c->tmp, "fsync");
+    return syserr(RIVER_LOG_ERROR, c->tmp, "fsync");
   e = close(c->fd);
   c->fd = -1;
   if (e < 0)
-    return river_coll_syserr(c->tmp, "close");
+    return syserr(RIVER_LOG_ERROR, c->tmp, "close");
   return RIVER_SUCCESS;
 }
 
@@ -551,11 +556,11 @@ int river__fsync_dir(const char *path)
     return RIVER_ENOMEM;
   fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    rc = river_coll_syserr(dir, "open (to fsync the directory)");
+    rc = syserr(RIVER_LOG_ERROR, dir, "open (to fsync the directory)");
     goto out;
   }
   if (fsync(fd) < 0)
-    rc = river_coll_syserr(dir, "fsync of the directory");
+    rc = syserr(RIVER_LOG_ERROR, dir, "fsync of the directory");
   close(fd);
 out:
   free(dir);
@@ -573,11 +578,11 @@ int river_coll_commit(river_coll *c)
     rc = RIVER_ESTATE;
     goto out;
   }
-  rc = river_coll_finish(c);
+  rc = finish_file(c);
   if (rc)
     goto out;
   if (rename(c->tmp, c->path) < 0) {
-    river_coll_syserr(c->tmp, "rename");
+    syserr(RIVER_LOG_ERROR, c->tmp, "rename");
     rc = RIVER_EIO;
     goto out;
   }
@@ -585,7 +590,7 @@ int river_coll_commit(river_coll *c)
   /* path is replaced now; a failure here leaves its durability open. */
   rc = river__fsync_dir(c->path);
 out:
-  river_coll_free(c);
+  coll_free(c);
   return rc;
 }
 
@@ -593,15 +598,15 @@ out:
 
 /* Why the decoded header h cannot be right, or NULL if it is
  * consistent; fills the reader's fields from it. */
-static const char *river_coll_decode(river_coll *c, const unsigned char *h)
+static const char *decode_header(river_coll *c, const unsigned char *h)
 {
-  uint64_t rs = river_get64(h + RIVER_COLL_H_RECSIZE);
-  uint64_t bs = river_get64(h + RIVER_COLL_H_BLKSIZE);
-  uint64_t rpb = river_get64(h + RIVER_COLL_H_RPB);
-  uint64_t n = river_get64(h + RIVER_COLL_H_NRECORDS);
+  uint64_t rs = get64(h + RIVER_COLL_H_RECSIZE);
+  uint64_t bs = get64(h + RIVER_COLL_H_BLKSIZE);
+  uint64_t rpb = get64(h + RIVER_COLL_H_RPB);
+  uint64_t n = get64(h + RIVER_COLL_H_NRECORDS);
   uint64_t nb, trailer, size;
 
-  if (river_get32(h + RIVER_COLL_H_HDRSIZE) != RIVER_COLL_HDR_SIZE)
+  if (get32(h + RIVER_COLL_H_HDRSIZE) != RIVER_COLL_HDR_SIZE)
     return "header size is not 4096";
   if (rs == 0 || (size_t)rs != rs)
     return "bad record size";
@@ -609,13 +614,13 @@ static const char *river_coll_decode(river_coll *c, const unsigned char *h)
     return "bad block size";
   if (rpb != bs / rs)
     return "records per block do not match the record and block sizes";
-  if (river_coll_geometry(n, rs, bs, &nb, &trailer, &size))
+  if (geometry(n, rs, bs, &nb, &trailer, &size))
     return "record count too large";
-  if (river_get64(h + RIVER_COLL_H_NBLOCKS) != nb)
+  if (get64(h + RIVER_COLL_H_NBLOCKS) != nb)
     return "block count does not match the record count";
-  if (river_get64(h + RIVER_COLL_H_TRAILER) != trailer)
+  if (get64(h + RIVER_COLL_H_TRAILER) != trailer)
     return "trailer offset does not match the block count";
-  if (river_get32(h + RIVER_COLL_H_RESERVED) != 0)
+  if (get32(h + RIVER_COLL_H_RESERVED) != 0)
     return "reserved field is not 0";
   if (h[RIVER_COLL_H_LABEL + RIVER_COLL_LABEL_MAX] != '\0')
     return "label is not NUL-terminated";
@@ -626,12 +631,12 @@ static const char *river_coll_decode(river_coll *c, const unsigned char *h)
   c->nrecords = n;
   c->nblocks = nb;
   c->trailer_offset = trailer;
-  c->table_crc = river_get32(h + RIVER_COLL_H_TABLECRC);
+  c->table_crc = get32(h + RIVER_COLL_H_TABLECRC);
   memcpy(c->label, h + RIVER_COLL_H_LABEL, RIVER_COLL_LABEL_MAX + 1);
   return NULL;
 }
 
-static int river_coll_read_header(river_coll *c, size_t record_size)
+static int read_header(river_coll *c, size_t record_size, int level)
 {
   unsigned char h[RIVER_COLL_HDR_SIZE];
   struct iovec iov = {h, sizeof h};
@@ -640,36 +645,36 @@ static int river_coll_read_header(river_coll *c, size_t record_size)
   size_t got;
   int e;
 
-  e = river_preadv_full(c->fd, &iov, 1, 0, &got);
+  e = preadv_full(c->fd, &iov, 1, 0, &got);
   if (e) {
-    river__error("%s: reading the header failed: %s", c->path, strerror(e));
+    river_log(level, "%s: reading the header failed: %s", c->path, strerror(e));
     return RIVER_EIO;
   }
   if (got < sizeof h || memcmp(h, RIVER_COLL_MAGIC, 8) != 0) {
-    river__error("%s: not a River collection (%s)", c->path,
+    river_log(level, "%s: not a River collection (%s)", c->path,
                  got < sizeof h ? "shorter than a header" : "bad magic");
     return RIVER_ECORRUPT;
   }
-  if (river_get32(h + RIVER_COLL_H_VERSION) != RIVER_COLL_VERSION) {
-    river__error("%s: collection format version %" PRIu32 "; this River "
+  if (get32(h + RIVER_COLL_H_VERSION) != RIVER_COLL_VERSION) {
+    river_log(level, "%s: collection format version %" PRIu32 "; this River "
                  "reads version %d", c->path,
-                 river_get32(h + RIVER_COLL_H_VERSION), RIVER_COLL_VERSION);
+                 get32(h + RIVER_COLL_H_VERSION), RIVER_COLL_VERSION);
     return RIVER_ECORRUPT;
   }
-  stored = river_get32(h + RIVER_COLL_H_CRC);
+  stored = get32(h + RIVER_COLL_H_CRC);
   river_crc32c(h, RIVER_COLL_H_CRC, &crc);
   if (crc != stored) {
-    river__error("%s: header checksum mismatch (stored 0x%08" PRIx32
+    river_log(level, "%s: header checksum mismatch (stored 0x%08" PRIx32
                  ", computed 0x%08" PRIx32 ")", c->path, stored, crc);
     return RIVER_ECORRUPT;
   }
-  why = river_coll_decode(c, h);
+  why = decode_header(c, h);
   if (why) {
-    river__error("%s: corrupt header: %s", c->path, why);
+    river_log(level, "%s: corrupt header: %s", c->path, why);
     return RIVER_ECORRUPT;
   }
   if (record_size != 0 && record_size != c->record_size) {
-    river__error("%s: records are %zu bytes, expected %zu", c->path,
+    river_log(level, "%s: records are %zu bytes, expected %zu", c->path,
                  c->record_size, record_size);
     return RIVER_EFORMAT;
   }
@@ -677,35 +682,35 @@ static int river_coll_read_header(river_coll *c, size_t record_size)
 }
 
 /* The file must be exactly trailer_offset + 4 * nblocks bytes. */
-static int river_coll_check_size(river_coll *c)
+static int check_size(river_coll *c, int level)
 {
   uint64_t want = c->trailer_offset + 4 * c->nblocks, size, b;
   struct stat st;
 
   if (fstat(c->fd, &st) < 0)
-    return river_coll_syserr(c->path, "fstat");
+    return syserr(level, c->path, "fstat");
   size = (uint64_t)st.st_size;
   if (size == want)
     return RIVER_SUCCESS;
   if (size > want) {
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": %" PRIu64 " extra bytes after the block-CRC table",
                  c->path, size, want, size - want);
   } else if (size < c->trailer_offset) {
     b = (size - RIVER_COLL_HDR_SIZE) / c->block_size;
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": truncated, block %" PRIu64 " of %" PRIu64
                  " is missing or incomplete", c->path, size, want, b,
                  c->nblocks);
   } else {
-    river__error("%s: file is %" PRIu64 " bytes, expected %" PRIu64
+    river_log(level, "%s: file is %" PRIu64 " bytes, expected %" PRIu64
                  ": truncated in the block-CRC table", c->path, size, want);
   }
   return RIVER_ECORRUPT;
 }
 
 /* Read the trailer into c->crcs and check it against the header. */
-static int river_coll_read_trailer(river_coll *c)
+static int read_trailer(river_coll *c, int level)
 {
   size_t bytes = (size_t)(4 * c->nblocks), got, i;
   unsigned char *t;
@@ -714,7 +719,7 @@ static int river_coll_read_trailer(river_coll *c)
   int e;
 
   if ((uint64_t)bytes != 4 * c->nblocks) {
-    river__error("%s: %" PRIu64 " blocks are too many for this machine",
+    river_log(level, "%s: %" PRIu64 " blocks are too many for this machine",
                  c->path, c->nblocks);
     return RIVER_EOVERFLOW;
   }
@@ -725,18 +730,18 @@ static int river_coll_read_trailer(river_coll *c)
     t = (unsigned char *)c->crcs;
     iov.iov_base = t;
     iov.iov_len = bytes;
-    e = river_preadv_full(c->fd, &iov, 1, (off_t)c->trailer_offset, &got);
+    e = preadv_full(c->fd, &iov, 1, (off_t)c->trailer_offset, &got);
     if (e || got != bytes) {
-      river__error("%s: reading the block-CRC table failed: %s", c->path,
+      river_log(level, "%s: reading the block-CRC table failed: %s", c->path,
                    e ? strerror(e) : "short read");
       return RIVER_EIO;
     }
     river_crc32c(t, bytes, &crc);
     for (i = 0; i < c->nblocks; i++)   /* to host order, in place */
-      c->crcs[i] = river_get32(t + 4 * i);
+      c->crcs[i] = get32(t + 4 * i);
   }
   if (crc != c->table_crc) {
-    river__error("%s: block-CRC table checksum mismatch (stored 0x%08"
+    river_log(level, "%s: block-CRC table checksum mismatch (stored 0x%08"
                  PRIx32 ", computed 0x%08" PRIx32 ")", c->path,
                  c->table_crc, crc);
     return RIVER_ECORRUPT;
@@ -747,47 +752,54 @@ static int river_coll_read_trailer(river_coll *c)
 int river_coll_open(const char *path, size_t record_size,
                     const river_coll_opts *opts, river_coll **out)
 {
+  return river__coll_open_at(path, record_size, opts, RIVER_LOG_ERROR, out);
+}
+
+int river__coll_open_at(const char *path, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out)
+{
   river_coll *c;
   int rc;
 
   if (path == NULL || *path == '\0' || out == NULL)
     return RIVER_EINVAL;
-  rc = river_coll_new(path, &c);
+  rc = coll_new(path, &c);
   if (rc)
     return rc;
   c->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (c->fd < 0) {
-    rc = river_coll_syserr(path, "open");
+    rc = syserr(level, path, "open");
     goto fail;
   }
   /* Header, size and trailer decide what may be allocated. */
-  if ((rc = river_coll_read_header(c, record_size)) != RIVER_SUCCESS
-      || (rc = river_coll_check_size(c)) != RIVER_SUCCESS
-      || (rc = river_coll_read_trailer(c)) != RIVER_SUCCESS)
+  if ((rc = read_header(c, record_size, level)) != RIVER_SUCCESS
+      || (rc = check_size(c, level)) != RIVER_SUCCESS
+      || (rc = read_trailer(c, level)) != RIVER_SUCCESS)
     goto fail;
   /* The largest block, which the file is known to hold. */
-  rc = river_coll_alloc_buf(c, c->nblocks > 1 ? c->block_size
-                               : c->nblocks ? river_coll_extent(c, 0) : 0);
+  rc = alloc_buf(c, c->nblocks > 1 ? c->block_size
+                       : c->nblocks ? block_extent(c, 0) : 0, level);
   if (rc)
     goto fail;
 #ifdef HAVE_POSIX_FADVISE
   posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   if (opts && opts->direct_io
-      && (rc = river_coll_direct_on(c, path)) != RIVER_SUCCESS)
+      && (rc = direct_on(c, path, level)) != RIVER_SUCCESS)
     goto fail;
   *out = c;
   return RIVER_SUCCESS;
 
 fail:
-  river_coll_free(c);
+  coll_free(c);
   return rc;
 }
 
 int river_coll_close(river_coll *c)
 {
   if (c != NULL)
-    river_coll_free(c);
+    coll_free(c);
   return RIVER_SUCCESS;
 }
 
@@ -809,48 +821,54 @@ int river_coll_stat(const river_coll *c, river_coll_info *info)
 }
 
 /* Read exactly want bytes of block b into iov (preadv). */
-static int river_coll_pread_block(river_coll *c, uint64_t b,
-                                  struct iovec *iov, int iovcnt, size_t want)
+static int pread_block(river_coll *c, uint64_t b, struct iovec *iov,
+                       int iovcnt, size_t want, int level)
 {
   size_t got;
-  int e = river_preadv_full(c->fd, iov, iovcnt, river_coll_offset(c, b),
+  int e = preadv_full(c->fd, iov, iovcnt, block_offset(c, b),
                             &got);
 
   if (e || got != want) {
-    river__error("%s: block %" PRIu64 ": read failed: %s", c->path, b,
+    river_log(level, "%s: block %" PRIu64 ": read failed: %s", c->path, b,
                  e ? strerror(e) : "short read (file changed?)");
     return RIVER_EIO;
   }
   return RIVER_SUCCESS;
 }
 
-static int river_coll_check_crc(const river_coll *c, uint64_t b,
-                                uint32_t crc)
+static int check_crc(const river_coll *c, uint64_t b, uint32_t crc, int level)
 {
   if (crc == c->crcs[b])
     return RIVER_SUCCESS;
-  river__error("%s: block %" PRIu64 ": checksum mismatch (stored 0x%08"
+  river_log(level, "%s: block %" PRIu64 ": checksum mismatch (stored 0x%08"
                PRIx32 ", computed 0x%08" PRIx32 ")", c->path, b,
                c->crcs[b], crc);
   return RIVER_ECORRUPT;
 }
 
 /* Read block b whole into c->buf and verify it. */
-static int river_coll_load(river_coll *c, uint64_t b)
+static int load_block(river_coll *c, uint64_t b, int level)
 {
-  size_t ext = river_coll_extent(c, b);
+  size_t ext = block_extent(c, b);
   struct iovec iov = {c->buf, ext};
   uint32_t crc = 0;
-  int rc = river_coll_pread_block(c, b, &iov, 1, ext);
+  int rc = pread_block(c, b, &iov, 1, ext, level);
 
   if (rc)
     return rc;
   river_crc32c(c->buf, ext, &crc);
-  return river_coll_check_crc(c, b, crc);
+  return check_crc(c, b, crc, level);
 }
 
 int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
                           size_t bufsize, size_t *nrecords)
+{
+  return river__coll_read_block_at(c, block, buf, bufsize, nrecords,
+                                   RIVER_LOG_ERROR);
+}
+
+int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
+                              size_t bufsize, size_t *nrecords, int level)
 {
   struct iovec iov[2];
   size_t n, data, ext;
@@ -862,27 +880,27 @@ int river_coll_read_block(river_coll *c, uint64_t block, void *buf,
     return RIVER_EINVAL;
   if (bufsize < c->rpb * c->record_size)
     return RIVER_ENOBUFS;
-  n = (size_t)river_coll_block_records(c, block);
+  n = (size_t)block_records(c, block);
   data = n * c->record_size;
   if (c->direct) {
     /* O_DIRECT needs the aligned buffer: read there, then copy. */
-    rc = river_coll_load(c, block);
+    rc = load_block(c, block, level);
     if (rc)
       return rc;
     memcpy(buf, c->buf, data);
   } else {
     /* Records straight into buf, the padding into c->buf. */
-    ext = river_coll_extent(c, block);
+    ext = block_extent(c, block);
     iov[0].iov_base = buf;
     iov[0].iov_len = data;
     iov[1].iov_base = c->buf;
     iov[1].iov_len = ext - data;
-    rc = river_coll_pread_block(c, block, iov, 2, ext);
+    rc = pread_block(c, block, iov, 2, ext, level);
     if (rc)
       return rc;
     river_crc32c(buf, data, &crc);
     river_crc32c(c->buf, ext - data, &crc);
-    rc = river_coll_check_crc(c, block, crc);
+    rc = check_crc(c, block, crc, level);
     if (rc)
       return rc;
   }
@@ -898,11 +916,11 @@ int river_coll_next(river_coll *c, const void **records, size_t *nrecords)
     return RIVER_EINVAL;
   if (c->next >= c->nblocks)
     return RIVER_EOS;
-  rc = river_coll_load(c, c->next);
+  rc = load_block(c, c->next, RIVER_LOG_ERROR);
   if (rc)
     return rc;
   *records = c->buf;
-  *nrecords = (size_t)river_coll_block_records(c, c->next);
+  *nrecords = (size_t)block_records(c, c->next);
   c->next++;
   return RIVER_SUCCESS;
 }
@@ -923,7 +941,7 @@ int river_coll_verify(river_coll *c, uint64_t *bad_block)
   if (c == NULL || c->tmp != NULL)
     return RIVER_EINVAL;
   for (b = 0; b < c->nblocks; b++) {
-    rc = river_coll_load(c, b);
+    rc = load_block(c, b, RIVER_LOG_ERROR);
     if (rc == RIVER_ECORRUPT && nbad++ == 0)
       first = b;
     else if (rc != RIVER_SUCCESS && rc != RIVER_ECORRUPT)

@@ -12,7 +12,11 @@ src_libriver_la_SOURCES = \
 	src/checksum.c \
 	src/schema.c \
 	src/collection.c \
+	src/pcoll_internal.h \
 	src/pcoll.c \
+	src/pcoll_meta.c \
+	src/pcoll_path.c \
+	src/pcoll_layout.c \
 	src/gensort.c \
 	src/wait.c \
 	src/rma.h \

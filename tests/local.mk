@@ -42,6 +42,7 @@ unit_tests = \
 	tests/unit/test_schema_errors \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
+	tests/unit/test_pcoll_layout \
 	tests/unit/test_timing \
 	tests/unit/test_topo
 check_PROGRAMS += $(unit_tests)

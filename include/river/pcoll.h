@@ -51,6 +51,8 @@ extern "C" {
 #define RIVER_PCOLL_NAME_MAX 128
 #define RIVER_PCOLL_DEFAULT_ROOT "./river-data"
 #define RIVER_PCOLL_DEFAULT_DISKS "disk%d"
+/* A collection NAME's metadata is ROOT/NAME followed by this. */
+#define RIVER_PCOLL_META_SUFFIX ".river.h5"
 
 typedef enum river_layout {
   RIVER_LAYOUT_PARTITIONED = 0, /* partition p holds a contiguous run of
@@ -154,6 +156,11 @@ RIVER_API int river_pcoll_schema(const river_pcoll *pc,
 RIVER_API int river_pcoll_partition(const river_pcoll *pc, int p,
                                     river_pcoll_part *part);
 
+/* The disk holding copy c (0 <= c < replication) of partition p
+ * (reader): (first_disk + c) mod ndisks. */
+RIVER_API int river_pcoll_copy_disk(const river_pcoll *pc, int p, int c,
+                                    int *disk);
+
 /* The directory of disk d under this collection's root and pattern, into
  * buf with the caller-buffer contract (see river_build_info). */
 RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
@@ -215,6 +222,85 @@ RIVER_API int river_pcoll_remove(const char *name,
 /* Check a collection name (see river_pcoll_create): RIVER_SUCCESS or
  * RIVER_EINVAL with a logged reason. */
 RIVER_API int river_pcoll_check_name(const char *name);
+
+/* ------------------------------------------------------------ where */
+
+/*
+ * The root directory opts selects (opts->root, else $RIVER_ROOT if set and
+ * not empty, else RIVER_PCOLL_DEFAULT_ROOT; opts may be NULL), into buf
+ * with the caller-buffer contract (see river_build_info). Not collective.
+ */
+RIVER_API int river_pcoll_root(const river_pcoll_opts *opts, char *buf,
+                               size_t *len);
+
+/*
+ * The collections under the root opts selects (see river_pcoll_root): the
+ * names of the metadata files there that are valid collection names,
+ * sorted (strcmp), each followed by '\n', into buf with the caller-buffer
+ * contract (see river_build_info); *count gets their number on success.
+ * A name listed may still fail to open (damaged metadata). Not
+ * collective. RIVER_ENOTFOUND (not logged as an error) if the root does
+ * not exist; RIVER_EIO if it cannot be read.
+ */
+RIVER_API int river_pcoll_list(const river_pcoll_opts *opts, char *buf,
+                               size_t *len, int *count);
+
+/* ----------------------------------------------------------- layout */
+
+/*
+ * Which of nrecords records (numbered 0..nrecords-1 in collection order)
+ * partition p of npartitions holds when they are dealt out evenly under
+ * layout: records *first, *first + *stride, ..., *count of them.
+ * PARTITIONED: a contiguous run (*stride 1), partition sizes differing by
+ * at most one; INTERLEAVED: records p, p + npartitions, ... The river
+ * command's gen and copy-in write this way, with rank p writing
+ * partition p; its fsck deals partitions to ranks as INTERLEAVED. Pure arithmetic, not collective. RIVER_EINVAL for an
+ * unknown layout, npartitions < 1, p outside 0..npartitions-1 or a NULL
+ * output.
+ */
+RIVER_API int river_pcoll_split(river_layout layout, uint64_t nrecords,
+                                int npartitions, int p, uint64_t *first,
+                                uint64_t *stride, uint64_t *count);
+
+/*
+ * Putting a collection's blocks back into record order. Feed it the
+ * blocks in write order: a partitioned collection's partition by
+ * partition (they pass straight through), an interleaved collection's
+ * stripe by stripe: block b of every partition that has one, in any
+ * partition order, then block b + 1 (the order river_gd_next delivers
+ * in RIVER_GD_STREAM mode). For an interleaved collection the records of
+ * stripe b come out, in record order, once every partition gave its
+ * block b, or a block of a later stripe arrives, or at the flush.
+ */
+typedef struct river_pcoll_order river_pcoll_order;
+
+/* A reorderer for pc's layout (it keeps no reference to pc). Free it
+ * with river_pcoll_order_destroy. Memory: two stripes (2 * npartitions
+ * * block_size bytes) for an interleaved collection. Not collective. */
+RIVER_API int river_pcoll_order_create(const river_pcoll *pc,
+                                       river_pcoll_order **out);
+
+/*
+ * Give block `block` of partition p: nrecords records (at most a block's)
+ * at records. *ready and *nready get the records now in record order
+ * (*nready may be 0, *ready then NULL); they are borrowed: records
+ * itself for a partitioned collection, else valid until the next call
+ * on o. RIVER_EINVAL for NULL arguments, p out of range, too many
+ * records, or (interleaved) a block of a stripe already handed out or
+ * a partition's block given twice in one stripe.
+ */
+RIVER_API int river_pcoll_order_add(river_pcoll_order *o, int p,
+                                    uint64_t block, const void *records,
+                                    size_t nrecords, const void **ready,
+                                    size_t *nready);
+
+/* At the end of the blocks: the records still held (the last stripe of
+ * an interleaved collection), as river_pcoll_order_add gives them. */
+RIVER_API int river_pcoll_order_flush(river_pcoll_order *o,
+                                      const void **ready, size_t *nready);
+
+/* Free o; NULL is a no-op. */
+RIVER_API int river_pcoll_order_destroy(river_pcoll_order *o);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,9 @@
  *                fails with a message naming collection, partition, block
  *   bad input    names, disk patterns, replication, missing and corrupt
  *                metadata, out-of-range reads, small buffers, remove
+ *   layout       collections written by river_pcoll_split read back in
+ *                record order through river_pcoll_order (and its misuse),
+ *                river_pcoll_copy_disk, river_pcoll_root, river_pcoll_list
  *   wait         river_wait / river_waitall use little CPU while blocked
  *
  * Collective calls are made on every rank of their communicator whatever
@@ -1134,6 +1137,173 @@ static void test_wait(void)
 
 /* ----------------------------------------------------------------- main */
 
+/* -------------------------------------------------------------- layout */
+
+#define LAYOUT_N 10007   /* records: not a multiple of the rank count */
+
+/* Write LAYOUT_N records whose ids are their record numbers, rank r
+ * writing the share river_pcoll_split gives partition r. Collective. */
+static int write_split(const char *name, river_layout layout)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  uint64_t first = 0, stride = 0, count = 0;
+  unsigned char *recs;
+  int rc;
+
+  o.root = root;
+  o.layout = layout;
+  o.block_size = 4096;   /* 256 records a block: many stripes */
+  o.replication = 2;
+  MT_CHECK_RC(river_pcoll_split(layout, LAYOUT_N, size, rank, &first,
+                                &stride, &count), RIVER_SUCCESS);
+  recs = make_recs((size_t)count, first, stride, 5, NULL);
+  rc = write_coll(MPI_COMM_WORLD, name, &o, recs, (size_t)count, NULL);
+  free(recs);
+  return rc;
+}
+
+/* Rank 0: read every block of pc in write order (stripe by stripe, the
+ * partitions of a stripe in reverse, for an interleaved collection),
+ * through a river_pcoll_order; the ids that come out must be 0, 1, ... */
+static void check_order(river_pcoll *pc)
+{
+  river_pcoll_info in;
+  river_pcoll_order *ord = NULL;
+  unsigned char blk[4096];
+  const void *ready;
+  size_t rpb, n, nready, j;
+  uint64_t nb[NR], maxb = 0, b, next = 0, id;
+  int p, q, bad = 0;
+
+  MT_CHECK_RC(river_pcoll_info_get(pc, &in), RIVER_SUCCESS);
+  for (p = 0; p < in.npartitions; p++) {
+    MT_CHECK_RC(river_pcoll_blocks(pc, p, &rpb, &nb[p]), RIVER_SUCCESS);
+    maxb = nb[p] > maxb ? nb[p] : maxb;
+  }
+  MT_CHECK_RC(river_pcoll_order_create(pc, &ord), RIVER_SUCCESS);
+  if (ord == NULL)
+    return;
+  for (q = 0; q < in.npartitions * (int)maxb; q++) {
+    /* interleaved: stripe q / P, partitions P-1 .. 0; else p by p */
+    int il = in.layout == RIVER_LAYOUT_INTERLEAVED;
+    p = il ? in.npartitions - 1 - q % in.npartitions : q / (int)maxb;
+    b = il ? (uint64_t)(q / in.npartitions) : (uint64_t)(q % (int)maxb);
+    if (b >= nb[p])
+      continue;
+    MT_CHECK_RC(river_pcoll_read_block(pc, p, b, blk, sizeof blk, &n),
+                RIVER_SUCCESS);
+    MT_CHECK_RC(river_pcoll_order_add(ord, p, b, blk, n, &ready, &nready),
+                RIVER_SUCCESS);
+    for (j = 0; j < nready; j++, next++) {
+      memcpy(&id, (const unsigned char *)ready + j * RECSZ, 8);
+      bad += id != next;
+    }
+  }
+  MT_CHECK_RC(river_pcoll_order_flush(ord, &ready, &nready), RIVER_SUCCESS);
+  for (j = 0; j < nready; j++, next++) {
+    memcpy(&id, (const unsigned char *)ready + j * RECSZ, 8);
+    bad += id != next;
+  }
+  MT_CHECK(bad == 0);
+  MT_CHECK(next == LAYOUT_N);
+  river_pcoll_order_destroy(ord);
+}
+
+/* Rank 0: misuse of a reorderer for an interleaved collection. */
+static void check_order_misuse(river_pcoll *pc)
+{
+  river_pcoll_order *ord = NULL;
+  unsigned char blk[4096 * 2] = {0};
+  const void *ready = NULL;
+  size_t nready = 0;
+
+  MT_CHECK_RC(river_pcoll_order_create(pc, &ord), RIVER_SUCCESS);
+  MT_CHECK_RC(river_pcoll_order_add(ord, NR, 0, blk, 1, &ready, &nready),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_order_add(ord, 0, 0, blk, 257, &ready, &nready),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_order_add(ord, 0, 0, NULL, 1, &ready, &nready),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_order_add(ord, 1, 3, blk, 256, &ready, &nready),
+              RIVER_SUCCESS);
+  MT_CHECK(nready == 0);
+  MT_CHECK_RC(river_pcoll_order_add(ord, 1, 3, blk, 256, &ready, &nready),
+              RIVER_EINVAL);            /* partition 1 twice in stripe 3 */
+  MT_CHECK_RC(river_pcoll_order_add(ord, 0, 2, blk, 256, &ready, &nready),
+              RIVER_EINVAL);            /* back to stripe 2 */
+  MT_CHECK_RC(river_pcoll_order_add(ord, 0, 4, blk, 256, &ready, &nready),
+              RIVER_SUCCESS);           /* stripe 4 completes stripe 3 */
+  MT_CHECK(nready == 256 && ready != NULL);
+  MT_CHECK_RC(river_pcoll_order_add(ord, 2, 3, blk, 256, &ready, &nready),
+              RIVER_EINVAL);            /* stripe 3 was handed out */
+  MT_CHECK_RC(river_pcoll_order_flush(ord, &ready, &nready), RIVER_SUCCESS);
+  MT_CHECK(nready == 256);
+  MT_CHECK_RC(river_pcoll_order_flush(ord, &ready, &nready), RIVER_SUCCESS);
+  MT_CHECK(nready == 0 && ready == NULL);
+  river_pcoll_order_destroy(ord);
+}
+
+/* Rank 0: river_pcoll_root and river_pcoll_list under the test's root. */
+static void check_list(void)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  char buf[4096], small[4];
+  size_t len = sizeof buf, slen = sizeof small;
+  int n = -1, n2 = -1;
+
+  o.root = root;
+  MT_CHECK_RC(river_pcoll_root(&o, buf, &len), RIVER_SUCCESS);
+  MT_CHECK(strcmp(buf, root) == 0 && len == strlen(root));
+  len = sizeof buf;
+  MT_CHECK_RC(river_pcoll_list(&o, buf, &len, &n), RIVER_SUCCESS);
+  MT_CHECK(strstr(buf, "lay_il\nlay_pt\n") != NULL);  /* sorted */
+  MT_CHECK(n >= 2 && len == strlen(buf));
+  MT_CHECK_RC(river_pcoll_list(&o, small, &slen, &n2), RIVER_ENOBUFS);
+  MT_CHECK(slen == len + 1 && n2 == -1);
+  path_of(buf, sizeof buf, "nothing-here");
+  o.root = buf;
+  MT_CHECK_RC(river_pcoll_list(&o, small, &slen, &n2), RIVER_ENOTFOUND);
+}
+
+/* Splits cover the records once (tests/unit/test_pcoll_layout.c checks
+ * that exhaustively); here, that a collection written by splits reads
+ * back in record order through river_pcoll_order, for both layouts, and
+ * that listing finds what was written. */
+static void test_layout(void)
+{
+  const char *names[] = {"lay_pt", "lay_il"};
+  river_layout lays[] = {RIVER_LAYOUT_PARTITIONED, RIVER_LAYOUT_INTERLEAVED};
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  river_pcoll_part part;
+  int k, p, c, d;
+
+  o.root = root;
+  for (k = 0; k < 2; k++) {
+    MT_CHECK_RC(write_split(names[k], lays[k]), RIVER_SUCCESS);
+    MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, names[k], &o, &pc),
+                RIVER_SUCCESS);
+    if (pc == NULL)
+      continue;
+    for (p = 0; p < NR; p++)
+      for (c = 0; c < 2; c++) {
+        MT_CHECK_RC(river_pcoll_partition(pc, p, &part), RIVER_SUCCESS);
+        MT_CHECK_RC(river_pcoll_copy_disk(pc, p, c, &d), RIVER_SUCCESS);
+        MT_CHECK(d == (part.first_disk + c) % NR);
+      }
+    MT_CHECK_RC(river_pcoll_copy_disk(pc, 0, 2, &d), RIVER_EINVAL);
+    if (rank == 0) {
+      check_order(pc);
+      if (lays[k] == RIVER_LAYOUT_INTERLEAVED)
+        check_order_misuse(pc);
+    }
+    river_pcoll_close(pc);
+    pc = NULL;
+  }
+  if (rank == 0)
+    check_list();
+}
+
 static void make_root(void)
 {
   const char *tmp = getenv("TMPDIR");
@@ -1177,6 +1347,7 @@ int main(int argc, char **argv)
     test_failover_mirrored();
     test_failover_single();
     test_bad_input();
+    test_layout();
     test_wait();
     if (rank == 0 && getenv("RIVER_TEST_VERBOSE"))
       fprintf(stderr, "test_pcoll_mpi: %.1f s\n", river_wtime() - t0);

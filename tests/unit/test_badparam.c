@@ -421,6 +421,60 @@ static void test_badparam_pcoll(void **state)
   river_schema_destroy(s);
 }
 
+/* The layout helpers (split, copy_disk, root, list, order): NULL or
+ * nonsense arguments give RIVER_EINVAL and leave outputs untouched. */
+static void test_badparam_pcoll_layout(void **state)
+{
+  river_pcoll *fake = (river_pcoll *)&state;
+  river_pcoll_order *ord = (river_pcoll_order *)&state, *ord_out = ord;
+  uint64_t first = 7, stride = 7, count = 7;
+  const void *ready = &state;
+  char buf[8] = "keep";
+  size_t len = sizeof buf, nready = 7;
+  int n = 7, d = 7;
+
+  (void)state;
+  /* split */
+  assert_int_equal(river_pcoll_split((river_layout)7, 10, 2, 0, &first,
+                                     &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_PARTITIONED, 10, 0, 0,
+                                     &first, &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, 10, -1, 0,
+                                     &first, &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_PARTITIONED, 10, 2, -1,
+                                     &first, &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, 10, 2, 2,
+                                     &first, &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_PARTITIONED, 10, 2, 0,
+                                     NULL, &stride, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_PARTITIONED, 10, 2, 0,
+                                     &first, NULL, &count), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, 10, 2, 0,
+                                     &first, &stride, NULL), RIVER_EINVAL);
+  assert_true(first == 7 && stride == 7 && count == 7);
+  /* copy_disk */
+  assert_int_equal(river_pcoll_copy_disk(NULL, 0, 0, &d), RIVER_EINVAL);
+  assert_int_equal(d, 7);
+  /* root */
+  assert_int_equal(river_pcoll_root(NULL, NULL, &len), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_root(NULL, buf, NULL), RIVER_EINVAL);
+  /* list */
+  assert_int_equal(river_pcoll_list(NULL, NULL, &len, &n), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_list(NULL, buf, NULL, &n), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_list(NULL, buf, &len, NULL), RIVER_EINVAL);
+  assert_true(len == sizeof buf && n == 7 && strcmp(buf, "keep") == 0);
+  /* order */
+  assert_int_equal(river_pcoll_order_create(NULL, &ord_out), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_order_create(fake, NULL), RIVER_EINVAL);
+  assert_ptr_equal(ord_out, ord);
+  assert_int_equal(river_pcoll_order_add(NULL, 0, 0, buf, 1, &ready,
+                                         &nready), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_order_flush(NULL, &ready, &nready),
+                   RIVER_EINVAL);
+  assert_true(ready == (const void *)&state && nready == 7);
+  assert_int_equal(river_pcoll_order_destroy(NULL), RIVER_SUCCESS);
+}
+
 static void test_badparam_gensort(void **state)
 {
   unsigned char buf[200];
@@ -791,6 +845,7 @@ int main(void)
     cmocka_unit_test(test_badparam_checksum),
     cmocka_unit_test(test_badparam_collection),
     cmocka_unit_test(test_badparam_pcoll),
+    cmocka_unit_test(test_badparam_pcoll_layout),
     cmocka_unit_test(test_badparam_gensort),
     cmocka_unit_test(test_badparam_wait),
     cmocka_unit_test(test_badparam_dq),

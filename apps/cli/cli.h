@@ -1,9 +1,9 @@
 /*
- * river_cli.h - what the river command's subcommand files share: the
- * command signature, option parsing helpers and the agreed exit.
+ * cli.h - what the river command's files share: the command signature,
+ * option parsing helpers, the agreed exit and the subcommands.
  */
-#ifndef RIVER_CLI_H
-#define RIVER_CLI_H
+#ifndef RIVER_APPS_CLI_H
+#define RIVER_APPS_CLI_H
 
 #include <river.h>
 #include <stdint.h>
@@ -32,4 +32,4 @@ int river_cmd_info(int argc, char **argv);
 int river_cmd_fsck(int argc, char **argv);
 int river_cmd_rm(int argc, char **argv);
 
-#endif /* RIVER_CLI_H */
+#endif /* RIVER_APPS_CLI_H */

@@ -5,23 +5,23 @@
  *                          and a ring bandwidth measurement
  *   river version          print River's version and build line
  *   river gen|copy-in|copy-out|ls|info|fsck|rm
- *                          collections (apps/river_coll.c)
+ *                          collections (apps/cli/coll.c)
  *
  * Every subcommand takes --help. Each subcommand is a function in the
  * table below; main() initialises River, dispatches, and turns the
  * subcommand's River error code into a message and a non-zero exit on
  * every rank.
  */
-#include "river_cli.h"
+#include "cli.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RIVER_CLI_LINE 640
+#define CLI_LINE 640
 
-struct river_cli_cmd {
+struct cmd {
   const char *name;
   river_cli_fn fn;
   const char *usage;   /* arguments after the name */
@@ -31,7 +31,7 @@ struct river_cli_cmd {
 static int cmd_hello(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
-static const struct river_cli_cmd river_cli_cmds[] = {
+static const struct cmd cmds[] = {
   {"hello", cmd_hello, "[--laps N] [--bytes N]",
    "report the job (build, ranks, hosts, binding) and ring bandwidth"},
   {"version", cmd_version, "", "print River's version and build line"},
@@ -54,7 +54,7 @@ static const struct river_cli_cmd river_cli_cmds[] = {
    "verify every block of every copy; non-zero exit on damage"},
   {"rm", river_cmd_rm, "COLL [COMMON]", "remove a collection"},
 };
-#define RIVER_CLI_NCMDS (sizeof river_cli_cmds / sizeof river_cli_cmds[0])
+#define NCMDS (sizeof cmds / sizeof cmds[0])
 
 static int world_rank(void)
 {
@@ -66,12 +66,13 @@ static void usage_all(FILE *out)
   size_t i;
 
   fprintf(out, "usage: mpirun -n N river COMMAND [OPTIONS]\n\ncommands:\n");
-  for (i = 0; i < RIVER_CLI_NCMDS; i++)
-    fprintf(out, "  %-10s %s\n", river_cli_cmds[i].name,
-            river_cli_cmds[i].summary);
+  for (i = 0; i < NCMDS; i++)
+    fprintf(out, "  %-10s %s\n", cmds[i].name,
+            cmds[i].summary);
   fprintf(out, "\n`river COMMAND --help` describes one command.\n"
                "COMMON options of collection commands:\n"
-               "  --root DIR       metadata in DIR/COLL.river.h5 (default "
+               "  --root DIR       metadata in DIR/COLL" RIVER_PCOLL_META_SUFFIX
+               " (default "
                "$RIVER_ROOT, else %s)\n"
                "  --disks PATTERN  disk directories, one %%d for the disk "
                "number (default DIR/%s)\n"
@@ -87,10 +88,10 @@ static void usage_cmd(const char *name)
 
   if (world_rank() != 0)
     return;
-  for (i = 0; i < RIVER_CLI_NCMDS; i++)
-    if (strcmp(river_cli_cmds[i].name, name) == 0)
-      printf("usage: river %s %s\n%s\n", name, river_cli_cmds[i].usage,
-             river_cli_cmds[i].summary);
+  for (i = 0; i < NCMDS; i++)
+    if (strcmp(cmds[i].name, name) == 0)
+      printf("usage: river %s %s\n%s\n", name, cmds[i].usage,
+             cmds[i].summary);
 }
 
 static int wants_help(int argc, char **argv)
@@ -142,7 +143,7 @@ static int ring(uint64_t laps, uint64_t bytes, double *seconds)
 static int cmd_hello(int argc, char **argv)
 {
   uint64_t laps = 50, bytes = 1 << 20;
-  char line[RIVER_CLI_LINE] = "", *all = NULL;
+  char line[CLI_LINE] = "", *all = NULL;
   size_t len = sizeof line;
   int i, rank, size, rc;
   double secs = 0.0;
@@ -166,9 +167,9 @@ static int cmd_hello(int argc, char **argv)
   if (rc != RIVER_SUCCESS)
     snprintf(line, sizeof line, "(topology unavailable: %s)",
              river_strerror(rc));
-  if (rank == 0 && (all = malloc((size_t)size * RIVER_CLI_LINE)) == NULL)
+  if (rank == 0 && (all = malloc((size_t)size * CLI_LINE)) == NULL)
     return RIVER_ENOMEM;
-  MPI_Gather(line, RIVER_CLI_LINE, MPI_CHAR, all, RIVER_CLI_LINE, MPI_CHAR, 0,
+  MPI_Gather(line, CLI_LINE, MPI_CHAR, all, CLI_LINE, MPI_CHAR, 0,
              MPI_COMM_WORLD);
 
   if (size > 1 && (rc = ring(laps, bytes, &secs)) != RIVER_SUCCESS) {
@@ -182,7 +183,7 @@ static int cmd_hello(int argc, char **argv)
     printf("%s\n", line);
     printf("%d rank%s:\n", size, size == 1 ? "" : "s");
     for (i = 0; i < size; i++)
-      printf("  rank %-3d %s\n", i, all + (size_t)i * RIVER_CLI_LINE);
+      printf("  rank %-3d %s\n", i, all + (size_t)i * CLI_LINE);
     if (size > 1) {
       double hops = (double)laps * size;
       printf("ring: a %llu-byte token went %llu times round %d ranks in "
@@ -201,7 +202,7 @@ static int cmd_hello(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-  char line[RIVER_CLI_LINE];
+  char line[CLI_LINE];
   size_t len = sizeof line;
   int rc;
 
@@ -219,7 +220,7 @@ static int cmd_version(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-  const struct river_cli_cmd *cmd = NULL;
+  const struct cmd *cmd = NULL;
   size_t i;
   int rc, any;
 
@@ -240,9 +241,9 @@ int main(int argc, char **argv)
     river_finalize();
     return 0;
   }
-  for (i = 0; i < RIVER_CLI_NCMDS; i++)
-    if (strcmp(argv[1], river_cli_cmds[i].name) == 0)
-      cmd = &river_cli_cmds[i];
+  for (i = 0; i < NCMDS; i++)
+    if (strcmp(argv[1], cmds[i].name) == 0)
+      cmd = &cmds[i];
   if (cmd == NULL) {
     if (world_rank() == 0)
       river_log(RIVER_LOG_ERROR, "unknown command '%s' (try river --help)",

@@ -1,7 +1,9 @@
 /*
- * river_cli.c - helpers shared by the river command's subcommands.
+ * cli.c - helpers shared by the river command's subcommands: rank and
+ * size, integer options, and the agreement that makes every rank return
+ * the same code.
  */
-#include "river_cli.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <mpi.h>

@@ -1,0 +1,41 @@
+/*
+ * coll.h - what the river command's two collection files share: the
+ * options of the collection commands and their parser (apps/cli/coll.c;
+ * the commands are there and in apps/cli/coll_info.c).
+ */
+#ifndef RIVER_APPS_CLI_COLL_H
+#define RIVER_APPS_CLI_COLL_H
+
+#include "cli.h"
+
+/* Options, by bit, so each subcommand says which it accepts. */
+enum {
+  OPT_ROOT = 1 << 0, OPT_DISKS = 1 << 1, OPT_DIRECT = 1 << 2,
+  OPT_RECORDS = 1 << 3, OPT_ASCII = 1 << 4, OPT_SKEW = 1 << 5,
+  OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
+  OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
+  OPT_READ = 1 << 12
+};
+#define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
+
+struct args {
+  const char *cmd;
+  river_pcoll_opts opts;
+  const char *pos[2];
+  int npos;
+  uint64_t records;
+  int have_records;
+  unsigned gen_flags;
+  uint64_t seed;
+  const char *schema;
+  const char *out;
+  river_gd_policy read_policy;
+};
+
+/* Parse argv for a subcommand accepting `allowed` options and exactly
+ * npos positional arguments (named in `posnames` for messages); a bad
+ * option is logged and gives RIVER_EINVAL (the same on every rank). */
+int river_cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
+                        const char *posnames, struct args *a);
+
+#endif /* RIVER_APPS_CLI_COLL_H */

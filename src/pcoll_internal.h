@@ -1,0 +1,99 @@
+/*
+ * pcoll_internal.h - what the files of parallel collections share and
+ * nothing else sees: the handle, the path limits, and the river__pcoll_*
+ * functions one file provides to another.
+ *
+ *   pcoll.c        lifecycle, write and commit, block reads, verify, remove
+ *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
+ *   pcoll_path.c   names, the root, disk patterns, file names, listing
+ *   pcoll_layout.c which records a partition holds, stripe order
+ */
+#ifndef RIVER_PCOLL_INTERNAL_H
+#define RIVER_PCOLL_INTERNAL_H
+
+#include "river_internal.h"
+
+#define RIVER_PCOLL_FORMAT 1      /* metadata format written and read */
+#define RIVER_PATH_MAX 4096       /* any path River builds */
+#define RIVER_PCOLL_PATH_LEN (RIVER_PCOLL_NAME_MAX + 64) /* a data file's
+                                     name relative to its disk */
+
+/*
+ * The handle: what the metadata says (info, schema, the partition table),
+ * plus, for a writer, this rank's open copies and running key range and,
+ * for a reader, a lazily opened handle per (partition, copy).
+ */
+struct river_pcoll {
+  MPI_Comm comm;
+  int rank, size;
+  int writing;
+  char root[RIVER_PATH_MAX];
+  char disks[RIVER_PATH_MAX];   /* pattern as recorded (may be relative) */
+  river_schema *schema;
+  size_t key_off, key_size;
+  river_pcoll_info info;
+  river_pcoll_part *parts;      /* npartitions entries (reader; a writer's
+                                   rank 0 fills them at commit) */
+  int direct_io;
+  /* writer */
+  river_coll **wcopies;         /* replication entries */
+  char wpath[RIVER_PCOLL_PATH_LEN];
+  uint64_t wcount;
+  unsigned char *key_min, *key_max, *key_last; /* key_size bytes each */
+  int ordered_ok;
+  /* reader */
+  river_coll **rcopies;         /* npartitions * replication, lazily opened */
+  unsigned char *rbad;          /* nonzero: that copy failed to open or
+                                   match; -(the error code) */
+};
+
+/* ------------------------------------------------------- pcoll_path.c */
+
+/* Check a disk pattern: exactly one %d, otherwise only %%, no ".."
+ * component. RIVER_SUCCESS or RIVER_EINVAL with a logged reason. */
+int river__pcoll_check_disks(const char *pat);
+
+/* The root directory opts selects: opts->root, else $RIVER_ROOT if set
+ * and not empty, else RIVER_PCOLL_DEFAULT_ROOT (truncated to size). */
+void river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
+                               size_t size);
+
+/* Disk d's directory: pattern pat with d for its %d, under root when pat
+ * is relative. RIVER_EOVERFLOW if it does not fit size bytes. */
+int river__pcoll_disk_dir(const char *root, const char *pat, int d,
+                          char *buf, size_t size);
+
+/* The full path of a file named `file` on disk d of root and pattern. */
+int river__pcoll_file_path(const char *root, const char *pat, int d,
+                           const char *file, char *buf, size_t size);
+
+/* The metadata file of collection `name` under root; tmp != 0: the
+ * temporary name it is written under before the rename into place. */
+int river__pcoll_meta_path(const char *root, const char *name, int tmp,
+                           char *buf, size_t size);
+
+/* The name (relative to its disk) of partition p's data file in the
+ * write `gen` of collection `name`. */
+int river__pcoll_data_name(const char *name, int p, const char *gen,
+                           char *buf, size_t size);
+
+/* mkdir -p path (mode 0777 & ~umask); RIVER_EIO logged on failure. */
+int river__pcoll_mkdirs(const char *path);
+
+/* ------------------------------------------------------- pcoll_meta.c */
+
+/* Write pc's metadata file at path (rank 0 at commit) from pc->info,
+ * pc->schema, pc->disks and pc->parts; keys holds each partition's
+ * smallest then largest key (2 * key_size bytes per partition). fsyncs
+ * the file. Errors are logged. */
+int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
+                            const unsigned char *keys);
+
+/* Read and check the metadata file at path into pc (info but the name,
+ * schema, key_off/key_size, parts, and disks unless keep_disks). HDF5's
+ * own error printing is off meanwhile. RIVER_ECORRUPT (logged) if the
+ * file cannot be read or contradicts itself; RIVER_ENOMEM. */
+int river__pcoll_meta_read(river_pcoll *pc, const char *path,
+                           int keep_disks);
+
+#endif /* RIVER_PCOLL_INTERNAL_H */

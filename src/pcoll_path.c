@@ -1,0 +1,325 @@
+/*
+ * pcoll_path.c - where a parallel collection's files live: the name rule,
+ * the root rule, disk patterns and the names of the metadata and data
+ * files. Each file-name format is spelled here once; every other file
+ * (and the river command) asks these functions.
+ *
+ * Nothing here holds state: the functions map (root, pattern, name,
+ * partition, generation) to strings, with RIVER_EOVERFLOW when a result
+ * does not fit its buffer; river_pcoll_list reads the root directory.
+ */
+#include "pcoll_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ROOT/NAME + this is the metadata; ".tmp." is put before NAME while it
+ * is being written. Data files are NAME.pP.GEN + DATA_SUFFIX. */
+#define META_TMP_TAG ".tmp."
+#define DATA_SUFFIX ".rdat"
+
+/* What is wrong with a collection name (see river_pcoll_create). */
+enum name_fault { NAME_OK, NAME_LENGTH, NAME_DOT, NAME_CHAR, NAME_DOTDOT };
+
+/* Check name without logging; *bad_char gets the offending character
+ * for NAME_CHAR. */
+static enum name_fault name_fault(const char *name, char *bad_char)
+{
+  size_t i, n = strlen(name);
+
+  if (n == 0 || n > RIVER_PCOLL_NAME_MAX)
+    return NAME_LENGTH;
+  if (name[0] == '.')
+    return NAME_DOT;
+  for (i = 0; i < n; i++) {
+    char ch = name[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+          || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-')) {
+      *bad_char = ch;
+      return NAME_CHAR;
+    }
+  }
+  return strstr(name, "..") != NULL ? NAME_DOTDOT : NAME_OK;
+}
+
+int river_pcoll_check_name(const char *name)
+{
+  char ch = 0;
+
+  if (name == NULL)
+    return RIVER_EINVAL;
+  switch (name_fault(name, &ch)) {
+  case NAME_OK:
+    return RIVER_SUCCESS;
+  case NAME_LENGTH:
+    river__error("collection name '%s': must be 1..%d characters", name,
+                 RIVER_PCOLL_NAME_MAX);
+    break;
+  case NAME_DOT:
+    river__error("collection name '%s': may not start with '.'", name);
+    break;
+  case NAME_CHAR:
+    river__error("collection name '%s': character '%c' not allowed (use "
+                 "letters, digits, '.', '_', '-'; no '/')", name, ch);
+    break;
+  case NAME_DOTDOT:
+    river__error("collection name '%s': may not contain '..'", name);
+    break;
+  }
+  return RIVER_EINVAL;
+}
+
+int river__pcoll_check_disks(const char *pat)
+{
+  const char *p;
+  int nd = 0;
+  size_t n = strlen(pat);
+
+  if (n == 0 || n >= RIVER_PATH_MAX / 2) {
+    river__error("disk pattern '%s': empty or too long", pat);
+    return RIVER_EINVAL;
+  }
+  for (p = pat; *p; p++) {
+    if (*p != '%')
+      continue;
+    if (p[1] == 'd')
+      nd++;
+    else if (p[1] != '%') {
+      river__error("disk pattern '%s': only %%d (once) and %%%% are allowed",
+                   pat);
+      return RIVER_EINVAL;
+    }
+    p++;
+  }
+  if (nd != 1) {
+    river__error("disk pattern '%s': needs exactly one %%d for the disk "
+                 "number", pat);
+    return RIVER_EINVAL;
+  }
+  for (p = pat; (p = strstr(p, "..")) != NULL; p += 2) {
+    int starts = p == pat || p[-1] == '/';
+    int ends = p[2] == '\0' || p[2] == '/';
+    if (starts && ends) {
+      river__error("disk pattern '%s': '..' would escape the root", pat);
+      return RIVER_EINVAL;
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+void river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
+                               size_t size)
+{
+  const char *r = opts && opts->root ? opts->root : getenv("RIVER_ROOT");
+
+  snprintf(root, size, "%s", r && *r ? r : RIVER_PCOLL_DEFAULT_ROOT);
+}
+
+int river__pcoll_disk_dir(const char *root, const char *pat, int d,
+                          char *buf, size_t size)
+{
+  char num[16];
+  size_t o = 0;
+  const char *p;
+
+  if (pat[0] != '/') {
+    int n = snprintf(buf, size, "%s/", root);
+    if (n < 0 || (size_t)n >= size)
+      return RIVER_EOVERFLOW;
+    o = (size_t)n;
+  }
+  snprintf(num, sizeof num, "%d", d);
+  for (p = pat; *p; p++) {
+    const char *piece = p;
+    size_t len = 1;
+    if (p[0] == '%' && p[1] == 'd') {
+      piece = num;
+      len = strlen(num);
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      p++;
+    }
+    if (o + len >= size)
+      return RIVER_EOVERFLOW;
+    memcpy(buf + o, piece, len);
+    o += len;
+  }
+  buf[o] = '\0';
+  return RIVER_SUCCESS;
+}
+
+int river__pcoll_file_path(const char *root, const char *pat, int d,
+                           const char *file, char *buf, size_t size)
+{
+  char dir[RIVER_PATH_MAX];
+  int rc = river__pcoll_disk_dir(root, pat, d, dir, sizeof dir);
+  int n;
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  n = snprintf(buf, size, "%s/%s", dir, file);
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_meta_path(const char *root, const char *name, int tmp,
+                           char *buf, size_t size)
+{
+  int n = snprintf(buf, size, "%s/%s%s" RIVER_PCOLL_META_SUFFIX, root,
+                   tmp ? META_TMP_TAG : "", name);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_data_name(const char *name, int p, const char *gen,
+                           char *buf, size_t size)
+{
+  int n = snprintf(buf, size, "%s.p%d.%s" DATA_SUFFIX, name, p, gen);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_mkdirs(const char *path)
+{
+  char tmp[RIVER_PATH_MAX];
+  char *p;
+
+  if (strlen(path) >= sizeof tmp)
+    return RIVER_EOVERFLOW;
+  strcpy(tmp, path);
+  for (p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+      goto fail;
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    goto fail;
+  return RIVER_SUCCESS;
+fail:
+  river__error("cannot create directory %s: %s", tmp, strerror(errno));
+  return RIVER_EIO;
+}
+
+int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
+                          size_t *len)
+{
+  char dir[RIVER_PATH_MAX];
+  int rc;
+
+  if (pc == NULL || d < 0 || d >= pc->info.ndisks || buf == NULL
+      || len == NULL)
+    return RIVER_EINVAL;
+  rc = river__pcoll_disk_dir(pc->root, pc->disks, d, dir, sizeof dir);
+  return rc == RIVER_SUCCESS ? river__copy_out(dir, buf, len) : rc;
+}
+
+int river_pcoll_root(const river_pcoll_opts *opts, char *buf, size_t *len)
+{
+  char root[RIVER_PATH_MAX];
+
+  if (buf == NULL || len == NULL)
+    return RIVER_EINVAL;
+  river__pcoll_resolve_root(opts, root, sizeof root);
+  return river__copy_out(root, buf, len);
+}
+
+/* The collection name a directory entry holds the metadata of, into
+ * name (RIVER_PCOLL_NAME_MAX + 1 bytes); 0 if it is not a metadata file
+ * (a temporary one starts with '.', so it is not a valid name). */
+static int meta_entry(const char *entry, char *name)
+{
+  size_t sl = strlen(RIVER_PCOLL_META_SUFFIX), n = strlen(entry);
+  char ch;
+
+  if (n <= sl || n - sl > RIVER_PCOLL_NAME_MAX
+      || strcmp(entry + n - sl, RIVER_PCOLL_META_SUFFIX) != 0)
+    return 0;
+  memcpy(name, entry, n - sl);
+  name[n - sl] = '\0';
+  return name_fault(name, &ch) == NAME_OK;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted names of the metadata files in d, as one string of lines
+ * (*text, malloc'd), and their number. */
+static int collect_names(DIR *d, char **text, int *count)
+{
+  char name[RIVER_PCOLL_NAME_MAX + 1], **v = NULL, **nv, *t = NULL;
+  size_t n = 0, cap = 0, bytes = 1, i, o = 0;
+  struct dirent *e;
+  int rc = RIVER_SUCCESS;
+
+  while (rc == RIVER_SUCCESS && (e = readdir(d)) != NULL) {
+    if (!meta_entry(e->d_name, name))
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      nv = realloc(v, cap * sizeof *v);
+      if (nv == NULL) {
+        rc = RIVER_ENOMEM;
+        break;
+      }
+      v = nv;
+    }
+    if ((v[n] = strdup(name)) == NULL)
+      rc = RIVER_ENOMEM;
+    else
+      bytes += strlen(v[n++]) + 1;
+  }
+  if (rc == RIVER_SUCCESS && (n > (size_t)INT_MAX
+                              || (t = malloc(bytes)) == NULL))
+    rc = n > (size_t)INT_MAX ? RIVER_EOVERFLOW : RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS) {
+    qsort(v, n, sizeof *v, cmp_names);
+    for (i = 0; i < n; i++)
+      o += (size_t)sprintf(t + o, "%s\n", v[i]);
+    t[o] = '\0';
+    *text = t;
+    *count = (int)n;
+  }
+  for (i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+  return rc;
+}
+
+int river_pcoll_list(const river_pcoll_opts *opts, char *buf, size_t *len,
+                     int *count)
+{
+  char root[RIVER_PATH_MAX], *text = NULL;
+  int rc, n = 0;
+  DIR *d;
+
+  if (buf == NULL || len == NULL || count == NULL)
+    return RIVER_EINVAL;
+  river__pcoll_resolve_root(opts, root, sizeof root);
+  d = opendir(root);
+  if (d == NULL) {
+    if (errno == ENOENT) {
+      river__info("no collections: there is no %s", root);
+      return RIVER_ENOTFOUND;
+    }
+    river__error("cannot list the collections in %s: %s", root,
+                 strerror(errno));
+    return RIVER_EIO;
+  }
+  rc = collect_names(d, &text, &n);
+  closedir(d);
+  if (rc == RIVER_SUCCESS)
+    rc = river__copy_out(text, buf, len);
+  if (rc == RIVER_SUCCESS)
+    *count = n;
+  free(text);
+  return rc;
+}
