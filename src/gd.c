@@ -397,13 +397,10 @@ static int gd_read_user(void *ctx, int partition, int copy, int disk,
                         size_t *nrecords, int *dead)
 {
   river_gd *gd = ctx;
-  int rc, demoted;
+  int rc;
 
-  /* The client decides whether a failure is an error (no mirror left). */
-  demoted = river__log_demote(1);
   rc = gd->read(gd->ctx, partition, copy, disk, block, buf, bufsize,
                 nrecords);
-  river__log_demote(demoted);
   *dead = rc == RIVER_ENOTFOUND;
   return rc;
 }
@@ -519,17 +516,15 @@ static int gd_read_pcoll(void *ctx, int partition, int copy, int disk,
                          uint64_t block, void *buf, size_t bufsize,
                          size_t *nrecords, int *dead)
 {
-  river_pcoll *pc = ctx;
-  int rc, demoted;
+  int rc;
 
   (void)disk;
+  *dead = 0;
   /* The client decides whether a failure is an error (no mirror left):
    * the collection logs this copy's failures as warnings. */
-  demoted = river__log_demote(1);
-  rc = river_pcoll_read_copy(pc, partition, copy, block, buf, bufsize,
-                             nrecords);
-  river__log_demote(demoted);
-  *dead = rc == RIVER_ENOTFOUND || river__pcoll_copy_dead(pc, partition, copy);
+  rc = river__pcoll_read_copy_at(ctx, partition, copy, block, buf, bufsize,
+                                 nrecords, RIVER_LOG_WARN, dead);
+  *dead = *dead || rc == RIVER_ENOTFOUND;
   return rc;
 }
 

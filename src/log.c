@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 static int level_cur = RIVER_LOG_WARN;
-static int demoted;  /* 1: errors are logged as warnings */
 static river_log_fn handler;
 static void *handler_ctx;
 
@@ -86,14 +85,6 @@ void river__log_init_from_env(void)
                 env, river_log_level_name(level_cur));
 }
 
-int river__log_demote(int on)
-{
-  int prev = demoted;
-
-  demoted = on;
-  return prev;
-}
-
 int river__log_rank(void)
 {
   int up = 0, down = 0, rank;
@@ -115,8 +106,6 @@ int river_vlog(int level, const char *fmt, va_list ap)
 
   if (!level_valid(level) || fmt == NULL)
     return RIVER_EINVAL;
-  if (demoted && level == RIVER_LOG_ERROR)
-    level = RIVER_LOG_WARN;
   if (level > level_cur)
     return RIVER_SUCCESS;
 

@@ -672,7 +672,7 @@ static int check_read(const river_pcoll *pc, int p, uint64_t block,
 
 /* Whether copy c of partition p is known to be unusable (its file could
  * not be opened or did not match the metadata). */
-int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c)
+static int copy_dead(const river_pcoll *pc, int p, int c)
 {
   return pc->rbad[(size_t)p * (size_t)pc->info.replication + (size_t)c] != 0;
 }
@@ -693,7 +693,7 @@ int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
   rc = read_one(pc, p, c, block, buf, bufsize, nrecords, 0, fail_level,
                 &opened);
   if (dead != NULL)
-    *dead = river__pcoll_copy_dead(pc, p, c);
+    *dead = copy_dead(pc, p, c);
   return rc;
 }
 

@@ -15,13 +15,6 @@
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);
 
-/* While on, errors are logged as warnings: for failures that a caller
- * will recover from (a mirror serving a block a damaged copy could not).
- * Returns the previous setting, to restore. Being replaced by an explicit
- * level passed down the read path (river__pcoll_read_copy_at); only GD
- * still uses it. */
-int river__log_demote(int on);
-
 /* Read RIVER_LOG into the log level (warns on a value it cannot parse). */
 void river__log_init_from_env(void);
 
@@ -82,17 +75,12 @@ int river__coll_open_at(const char *path, size_t record_size,
 int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
                               size_t bufsize, size_t *nrecords, int level);
 
-/* Whether copy c of partition p of a reader is known to be unusable
- * (src/pcoll.c; arguments unchecked). Kept for GD until it moves to
- * river__pcoll_read_copy_at, which reports the same in *dead. */
-int river__pcoll_copy_dead(const river_pcoll *pc, int p, int c);
-
 /* river_pcoll_read_copy logging failures at fail_level (what would be an
  * error; its warnings stay warnings unless fail_level is milder), for
  * readers that recover from a failed copy themselves (GD). Once the
  * arguments pass the checks, *dead (if dead is not NULL) gets whether
  * copy c is now known to be unusable: its file could not be opened or
- * did not match the metadata (what river__pcoll_copy_dead says).
+ * did not match the metadata.
  * fail_level outside RIVER_LOG_ERROR..RIVER_LOG_DEBUG: RIVER_EINVAL. */
 int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
                               void *buf, size_t bufsize, size_t *nrecords,
