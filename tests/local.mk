@@ -28,6 +28,12 @@ AM_TESTS_ENVIRONMENT += \
 endif
 EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fortran/testlist
 
+# ---------------------------------------------------------------- layout
+# The source tree's rules (doc/design.md section 2): no include cycle,
+# one file speaks HDF5, programs use only the public headers.
+TESTS += tests/test_layout.sh
+EXTRA_DIST += tests/test_layout.sh
+
 # ------------------------------------------------------------------ unit
 if RIVER_HAVE_CMOCKA
 unit_tests = \
