@@ -556,11 +556,11 @@ void river__gd_client_drain(river_gd *gd)
   int i;
 
   for (i = 0; gd->done_sent && i < gd->nservers; i++)
-    MPI_Wait(&gd->done_sreq[i], MPI_STATUS_IGNORE);
+    river_wait(&gd->done_sreq[i], MPI_STATUS_IGNORE);
   for (i = 0; gd->reports && i < gd->nmine * gd->repl; i++)
     if (gd->reports[i].sreq != MPI_REQUEST_NULL)
-      MPI_Wait(&gd->reports[i].sreq, MPI_STATUS_IGNORE);
+      river_wait(&gd->reports[i].sreq, MPI_STATUS_IGNORE);
   for (i = 0; i < gd->nslots; i++)
     if (gd->slots[i].sreq != MPI_REQUEST_NULL)
-      MPI_Wait(&gd->slots[i].sreq, MPI_STATUS_IGNORE);
+      river_wait(&gd->slots[i].sreq, MPI_STATUS_IGNORE);
 }

@@ -61,8 +61,9 @@
  * MPI requests; with nothing to do it backs off (river__backoff). Its one
  * MPI_Wait follows MPI_Cancel of the server's posted request receive,
  * which the MPI standard makes local (so does setup, for a server with
- * no client). river_gd_close waits for this rank's own sends, once both
- * of its sides are done; river__gd_client_drain says why those end.
+ * no client). river_gd_close waits for this rank's own sends (river_wait,
+ * which backs off), once both of its sides are done;
+ * river__gd_client_drain says why those end.
  */
 #ifndef RIVER_GD_INTERNAL_H
 #define RIVER_GD_INTERNAL_H
