@@ -69,6 +69,8 @@ mpi_tests = \
 	tests/mpi/test_init_mpi.mpi \
 	tests/mpi/test_init_owned_mpi.mpi \
 	tests/mpi/test_pcoll_mpi.mpi \
+	tests/mpi/test_pcoll_failover_mpi.mpi \
+	tests/mpi/test_pcoll_api_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
@@ -80,8 +82,17 @@ tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpites
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
-tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
+# The parallel-collection tests share tests/mpi/pcolltest.h.
+tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c \
+	tests/mpi/pcolltest.h tests/mpi/mpitest.h
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_failover_mpi_mpi_SOURCES = \
+	tests/mpi/test_pcoll_failover_mpi.c tests/mpi/pcolltest.h \
+	tests/mpi/mpitest.h
+tests_mpi_test_pcoll_failover_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_api_mpi_mpi_SOURCES = tests/mpi/test_pcoll_api_mpi.c \
+	tests/mpi/pcolltest.h tests/mpi/mpitest.h
+tests_mpi_test_pcoll_api_mpi_mpi_LDADD = src/libriver.la
 # The distributed-queue tests share tests/mpi/dqtest.h.
 tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
 	tests/mpi/mpitest.h
