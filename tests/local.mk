@@ -34,6 +34,7 @@ unit_tests = \
 	tests/unit/test_badparam \
 	tests/unit/test_checksum \
 	tests/unit/test_collection \
+	tests/unit/test_collection_damage \
 	tests/unit/test_core \
 	tests/unit/test_gd_alloc \
 	tests/unit/test_gensort \
@@ -55,6 +56,11 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# The collection tests share their helpers in a header.
+tests_unit_test_collection_SOURCES = tests/unit/test_collection.c \
+	tests/unit/collection_test.h
+tests_unit_test_collection_damage_SOURCES = \
+	tests/unit/test_collection_damage.c tests/unit/collection_test.h
 # The schema tests share their helpers in a header.
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/schema_test.h
 tests_unit_test_schema_compare_SOURCES = tests/unit/test_schema_compare.c \
