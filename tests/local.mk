@@ -40,6 +40,7 @@ unit_tests = \
 	tests/unit/test_badparam \
 	tests/unit/test_checksum \
 	tests/unit/test_collection \
+	tests/unit/test_collection_damage \
 	tests/unit/test_core \
 	tests/unit/test_gd_alloc \
 	tests/unit/test_gensort \
@@ -61,6 +62,11 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# The collection tests share their helpers in a header.
+tests_unit_test_collection_SOURCES = tests/unit/test_collection.c \
+	tests/unit/collection_test.h
+tests_unit_test_collection_damage_SOURCES = \
+	tests/unit/test_collection_damage.c tests/unit/collection_test.h
 # The schema tests share their helpers in a header.
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/schema_test.h
 tests_unit_test_schema_compare_SOURCES = tests/unit/test_schema_compare.c \
@@ -75,6 +81,8 @@ mpi_tests = \
 	tests/mpi/test_init_mpi.mpi \
 	tests/mpi/test_init_owned_mpi.mpi \
 	tests/mpi/test_pcoll_mpi.mpi \
+	tests/mpi/test_pcoll_failover_mpi.mpi \
+	tests/mpi/test_pcoll_api_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
@@ -86,8 +94,17 @@ tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpites
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
-tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c tests/mpi/mpitest.h
+# The parallel-collection tests share tests/mpi/pcolltest.h.
+tests_mpi_test_pcoll_mpi_mpi_SOURCES = tests/mpi/test_pcoll_mpi.c \
+	tests/mpi/pcolltest.h tests/mpi/mpitest.h
 tests_mpi_test_pcoll_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_failover_mpi_mpi_SOURCES = \
+	tests/mpi/test_pcoll_failover_mpi.c tests/mpi/pcolltest.h \
+	tests/mpi/mpitest.h
+tests_mpi_test_pcoll_failover_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_api_mpi_mpi_SOURCES = tests/mpi/test_pcoll_api_mpi.c \
+	tests/mpi/pcolltest.h tests/mpi/mpitest.h
+tests_mpi_test_pcoll_api_mpi_mpi_LDADD = src/libriver.la
 # The distributed-queue tests share tests/mpi/dqtest.h.
 tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
 	tests/mpi/mpitest.h

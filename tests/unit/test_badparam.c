@@ -1,8 +1,9 @@
 /*
  * test_badparam.c - every public function, given NULL or nonsense
  * arguments, returns RIVER_EINVAL (or its documented answer) and does
- * not crash or touch its outputs. One test per public header; when a
- * function is added to a header, it gets a line here.
+ * not crash or touch its outputs. One test per public header (several
+ * for the larger ones: pcoll, gd); when a function is added to a header,
+ * it gets a line here.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,33 +309,35 @@ static void collect(int level, int rank, const char *msg, void *ctx)
   snprintf(msgs + n, sizeof msgs - n, "%s\n", msg);
 }
 
+/* Collection names every pcoll call refuses (NBADNAMES of them, from
+ * bad_names); the last is longname, one character over
+ * RIVER_PCOLL_NAME_MAX. */
+#define NBADNAMES 7
+static char longname[RIVER_PCOLL_NAME_MAX + 2];
+
+static const char *const *bad_names(void)
+{
+  static const char *names[NBADNAMES] = {"", "a/b", "..", ".hidden",
+                                         "a..b", "a b", longname};
+
+  memset(longname, 'n', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  return names;
+}
+
 /* Parallel collections, without MPI: only refusals that come before any
  * MPI call (MPI_COMM_NULL, NULL pointers and handles, bad names and disk
- * patterns). Outputs stay as they were. */
-static void test_badparam_pcoll(void **state)
+ * patterns). Outputs stay as they were. First create: NULL arguments and
+ * bad names, each refusal said. */
+static void test_badparam_pcoll_create(void **state)
 {
   river_schema *s = NULL;
   river_pcoll *keep = (river_pcoll *)&s, *out = keep;
-  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
-  river_pcoll_info info, blank_info;
-  river_pcoll_part part, blank_part;
-  const river_schema *sp = (const river_schema *)&o;
-  unsigned char rec[100] = {0};
-  char buf[8] = "keep", longname[RIVER_PCOLL_NAME_MAX + 2];
-  size_t len = sizeof buf, rpb = 7, k = 7;
-  uint64_t nb = 7, bad = 7;
-  const char *badnames[] = {"", "a/b", "..", ".hidden", "a..b", "a b",
-                            longname};
-  const char *badpats[] = {"nodisk", "d%d%d", "d%s", "../x%d",
-                           "a/../../x%d", "x%d/..", "%"};
+  const char *const *badnames = bad_names();
   size_t i;
 
   assert_int_equal(river_schema_create_default(&s), RIVER_SUCCESS);
-  memset(longname, 'n', sizeof longname - 1);
-  longname[sizeof longname - 1] = '\0';
   river_log_set_handler(collect, NULL);
-
-  /* create */
   assert_int_equal(river_pcoll_create(MPI_COMM_NULL, "c", s, NULL, &out),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, NULL, s, NULL, &out),
@@ -343,7 +346,7 @@ static void test_badparam_pcoll(void **state)
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, "c", s, NULL, NULL),
                    RIVER_EINVAL);
-  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++) {
+  for (i = 0; i < NBADNAMES; i++) {
     msgs[0] = '\0';
     assert_int_equal(river_pcoll_create(MPI_COMM_WORLD, badnames[i], s, NULL,
                                         &out), RIVER_EINVAL);
@@ -356,15 +359,29 @@ static void test_badparam_pcoll(void **state)
   assert_non_null(strstr(msgs, "'a/b'"));
   assert_non_null(strstr(msgs, "'/'"));
   assert_ptr_equal(out, keep);
+  river_log_set_handler(NULL, NULL);
+  river_schema_destroy(s);
+}
 
-  /* open: names, then disk patterns, are checked before MPI. */
+/* open: names, then disk patterns, are checked before MPI; a refused
+ * pattern is named. */
+static void test_badparam_pcoll_open(void **state)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *keep = (river_pcoll *)&o, *out = keep;
+  const char *const *badnames = bad_names();
+  const char *badpats[] = {"nodisk", "d%d%d", "d%s", "../x%d",
+                           "a/../../x%d", "x%d/..", "%"};
+  size_t i;
+
+  river_log_set_handler(collect, NULL);
   assert_int_equal(river_pcoll_open(MPI_COMM_NULL, "c", NULL, &out),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, NULL, NULL, &out),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, "c", NULL, NULL),
                    RIVER_EINVAL);
-  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+  for (i = 0; i < NBADNAMES; i++)
     assert_int_equal(river_pcoll_open(MPI_COMM_WORLD, badnames[i], NULL,
                                       &out), RIVER_EINVAL);
   for (i = 0; i < sizeof badpats / sizeof badpats[0]; i++) {
@@ -376,8 +393,23 @@ static void test_badparam_pcoll(void **state)
   }
   o.disks = NULL;
   assert_ptr_equal(out, keep);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* NULL handles. */
+/* Every call on a NULL handle: refused, outputs untouched; close is a
+ * no-op. */
+static void test_badparam_pcoll_handles(void **state)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll_info info, blank_info;
+  river_pcoll_part part, blank_part;
+  const river_schema *sp = (const river_schema *)&o;
+  unsigned char rec[100] = {0};
+  char buf[8] = "keep";
+  size_t len = sizeof buf, rpb = 7, k = 7;
+  uint64_t nb = 7, bad = 7;
+
+  river_log_set_handler(collect, NULL);
   memset(&info, 0x5a, sizeof info);
   blank_info = info;
   memset(&part, 0x5a, sizeof part);
@@ -399,11 +431,20 @@ static void test_badparam_pcoll(void **state)
   assert_ptr_equal(sp, (const river_schema *)&o);
   assert_string_equal(buf, "keep");
   assert_int_equal(len + rpb + k + nb + bad, sizeof buf + 28);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* remove: names and patterns are refused before it looks (or uses
-   * MPI). */
+/* remove: names and patterns are refused before it looks (or uses MPI);
+ * check_name refuses the same names and takes 128 characters. */
+static void test_badparam_pcoll_remove(void **state)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  const char *const *badnames = bad_names();
+  size_t i;
+
+  river_log_set_handler(collect, NULL);
   assert_int_equal(river_pcoll_remove(NULL, NULL), RIVER_EINVAL);
-  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+  for (i = 0; i < NBADNAMES; i++)
     assert_int_equal(river_pcoll_remove(badnames[i], NULL), RIVER_EINVAL);
   o.disks = "../x%d";
   assert_int_equal(river_pcoll_remove("c", &o), RIVER_EINVAL);
@@ -411,14 +452,12 @@ static void test_badparam_pcoll(void **state)
 
   /* check_name */
   assert_int_equal(river_pcoll_check_name(NULL), RIVER_EINVAL);
-  for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++)
+  for (i = 0; i < NBADNAMES; i++)
     assert_int_equal(river_pcoll_check_name(badnames[i]), RIVER_EINVAL);
   longname[RIVER_PCOLL_NAME_MAX] = '\0'; /* 128 characters: allowed */
   assert_int_equal(river_pcoll_check_name(longname), RIVER_SUCCESS);
   assert_int_equal(river_pcoll_check_name("a.b_c-9"), RIVER_SUCCESS);
-
   river_log_set_handler(NULL, NULL);
-  river_schema_destroy(s);
 }
 
 /* The layout helpers (split, copy_disk, root, list, order): NULL or
@@ -590,40 +629,41 @@ static int gd_never_read(void *ctx, int partition, int copy, int disk,
   return RIVER_EINVAL;
 }
 
+/* A good layout: 4 partitions of 10 records on 4 disks, 2 copies. */
+static void gd_layout(river_gd_layout *l)
+{
+  static const uint64_t nrec[4] = {10, 10, 10, 10};
+
+  memset(l, 0, sizeof *l);
+  l->npartitions = 4;
+  l->ndisks = 4;
+  l->replication = 2;
+  l->record_size = 100;
+  l->records_per_block = 10;
+  l->nrecords = nrec;
+}
+
 /* Graduated declustering, without MPI: river_gd_create and river_gd_open
  * ask MPI_Initialized first, so with MPI not initialised every call is
  * refused with RIVER_EINVAL, good arguments or bad, before any other MPI
  * call and without calling read; the checks of the arguments themselves
- * run under MPI (tests/mpi/test_gd_mpi.c). Then the calls on a NULL
- * handle, river_pcoll_read_copy's NULL handle and buffers, and the fluid
- * ideal (pure, so all of its refusals). *out is NULL after a refused
+ * run under MPI (tests/mpi/test_gd_mpi.c). *out is NULL after a refused
  * create or open (river_gd_create clears it first), never anything
- * else; the other outputs stay as they were. */
-static void test_badparam_gd(void **state)
+ * else. First create. */
+static void test_badparam_gd_create(void **state)
 {
-  static const uint64_t nrec[4] = {10, 10, 10, 10};
   static const int first[4] = {0, 1, 2, 7};
   river_gd_layout l;
   river_gd_opts o = RIVER_GD_OPTS_INIT, x;
   river_gd *keep = (river_gd *)&o, *g = keep;
-  river_gd_stats st, blank;
-  const void *recs = &o;
-  unsigned char buf[8192];
-  size_t n = 7;
-  uint64_t block = 7;
-  int part = 7, init = 1;
-  double rates[4] = {1, 0.5, 1, 1}, pc = 7, tot = 7;
-  double nan = strtod("nan", NULL), inf = strtod("inf", NULL);
+  const uint64_t *nrec;
+  int init = 1;
+  double nan = strtod("nan", NULL);
 
   assert_int_equal(MPI_Initialized(&init), MPI_SUCCESS);
   assert_int_equal(init, 0);
-  memset(&l, 0, sizeof l);
-  l.npartitions = 4;
-  l.ndisks = 4;
-  l.replication = 2;
-  l.record_size = 100;
-  l.records_per_block = 10;
-  l.nrecords = nrec;
+  gd_layout(&l);
+  nrec = l.nrecords;
 
   river_log_set_handler(collect, NULL);
   msgs[0] = '\0';
@@ -679,8 +719,17 @@ static void test_badparam_gd(void **state)
   assert_int_equal(river_gd_create(MPI_COMM_WORLD, &l, gd_never_read, NULL,
                                    &x, &g), RIVER_EINVAL);
   assert_null(g);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* open: a NULL collection is refused (and said), MPI or not. */
+/* open: a NULL collection is refused (and said), MPI or not. */
+static void test_badparam_gd_open(void **state)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_gd *keep = (river_gd *)&o, *g = keep;
+
+  river_log_set_handler(collect, NULL);
+  msgs[0] = '\0';
   g = keep;
   assert_int_equal(river_gd_open(MPI_COMM_WORLD, NULL, &o, &g),
                    RIVER_EINVAL);
@@ -692,8 +741,21 @@ static void test_badparam_gd(void **state)
   assert_null(g);
   assert_int_equal(river_gd_open(MPI_COMM_WORLD, NULL, NULL, NULL),
                    RIVER_EINVAL);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* NULL handles. */
+/* The calls on a NULL handle: refused, outputs untouched; close is a
+ * no-op. */
+static void test_badparam_gd_handles(void **state)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_gd_stats st, blank;
+  const void *recs = &o;
+  size_t n = 7;
+  uint64_t block = 7;
+  int part = 7;
+
+  river_log_set_handler(collect, NULL);
   memset(&st, 0x5a, sizeof st);
   blank = st;
   assert_int_equal(river_gd_next(NULL, &recs, &n, &part, &block),
@@ -707,8 +769,17 @@ static void test_badparam_gd(void **state)
   assert_memory_equal(&st, &blank, sizeof st);
   assert_ptr_equal(recs, &o);
   assert_int_equal(n + (size_t)part + (size_t)block, 21);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* read_copy: a NULL reader, whatever else. */
+/* river_pcoll_read_copy (what GD reads with): a NULL reader, whatever
+ * else, is refused and n stays as it was. */
+static void test_badparam_gd_read_copy(void **state)
+{
+  unsigned char buf[8192];
+  size_t n = 7;
+
+  river_log_set_handler(collect, NULL);
   assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, buf, sizeof buf,
                                          &n), RIVER_EINVAL);
   assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, NULL, sizeof buf,
@@ -718,8 +789,17 @@ static void test_badparam_gd(void **state)
   assert_int_equal(river_pcoll_read_copy(NULL, -1, -1, UINT64_MAX, buf, 0,
                                          &n), RIVER_EINVAL);
   assert_int_equal(n, 7);
+  river_log_set_handler(NULL, NULL);
+}
 
-  /* The fluid ideal: rates, n >= 1, r in 1..n, finite rates >= 0. */
+/* The fluid ideal: pure, so all of its refusals; outputs untouched. */
+static void test_badparam_gd_fluid_ideal(void **state)
+{
+  double rates[4] = {1, 0.5, 1, 1}, pc = 7, tot = 7;
+  double nan = strtod("nan", NULL), inf = strtod("inf", NULL);
+
+  river_log_set_handler(collect, NULL);
+  /* Rates, n >= 1, r in 1..n, finite rates >= 0. */
   assert_int_equal(river_gd_fluid_ideal(NULL, 4, 2, &pc, &tot),
                    RIVER_EINVAL);
   assert_int_equal(river_gd_fluid_ideal(rates, 0, 1, &pc, &tot),
@@ -844,12 +924,19 @@ int main(void)
     cmocka_unit_test(test_badparam_schema),
     cmocka_unit_test(test_badparam_checksum),
     cmocka_unit_test(test_badparam_collection),
-    cmocka_unit_test(test_badparam_pcoll),
+    cmocka_unit_test(test_badparam_pcoll_create),
+    cmocka_unit_test(test_badparam_pcoll_open),
+    cmocka_unit_test(test_badparam_pcoll_handles),
+    cmocka_unit_test(test_badparam_pcoll_remove),
     cmocka_unit_test(test_badparam_pcoll_layout),
     cmocka_unit_test(test_badparam_gensort),
     cmocka_unit_test(test_badparam_wait),
     cmocka_unit_test(test_badparam_dq),
-    cmocka_unit_test(test_badparam_gd),
+    cmocka_unit_test(test_badparam_gd_create),
+    cmocka_unit_test(test_badparam_gd_open),
+    cmocka_unit_test(test_badparam_gd_handles),
+    cmocka_unit_test(test_badparam_gd_read_copy),
+    cmocka_unit_test(test_badparam_gd_fluid_ideal),
     cmocka_unit_test(test_badparam_throttle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,146 @@ static int part_of(const struct model *m, int d, int j)
   return (d - j + m->n) % m->n;
 }
 
+/* The model's state while it runs. */
+struct ring {
+  struct fifo blocks;          /* blocks on their way to clients */
+  struct fifo reqs;            /* requests and reports on their way */
+  double ev[MAXN];             /* disk d's next event (INFINITY: lost) */
+  double view[MAXN][MAXR];     /* what disk d knows of stream j's client */
+  double bias[MAXN][MAXR];     /* ENGINE: disk d's bias per stream */
+  long got[MAXN];              /* blocks client p has received */
+  long inwin[MAXN];            /* of those, received in the window */
+  long served[MAXN][MAXR];     /* blocks disk d served stream j, in it */
+  int busy[MAXN];              /* disk d is serving a block */
+  int cur[MAXN];               /* the stream disk d serves (or served) */
+  int cursor[MAXN];            /* disk d's round-robin cursor */
+  int pend[MAXR];              /* every stream always has a request */
+};
+
+/* Every disk idle at time 0 (a lost one never serves), nothing in
+ * flight, nothing received. */
+static void ring_start(struct ring *s, const struct model *m)
+{
+  int d, j;
+
+  s->blocks.head = s->blocks.count = s->reqs.head = s->reqs.count = 0;
+  memset(s->bias, 0, sizeof s->bias);
+  for (d = 0; d < m->n; d++) {
+    s->ev[d] = m->rate[d] > 0 ? 0.0 : INFINITY;   /* lost: never serves */
+    s->busy[d] = 0;
+    s->cur[d] = -1;
+    s->cursor[d] = 0;
+    s->got[d] = s->inwin[d] = 0;
+    for (j = 0; j < MAXR; j++) {
+      s->view[d][j] = 0;
+      s->served[d][j] = 0;
+    }
+  }
+  for (j = 0; j < MAXR; j++)
+    s->pend[j] = 1;   /* every client always has a request at every mirror */
+}
+
+/* A block reaches its client, which sends its next request to that
+ * mirror, carrying its progress now (ENGINE: and reports that progress
+ * to its other mirrors). */
+static void ring_block_arrives(struct ring *s, const struct model *m)
+{
+  struct msg b = pop(&s->blocks);
+  int p = part_of(m, b.d, b.j), j;
+
+  s->got[p]++;
+  if (b.t > WARM)
+    s->inwin[p]++;
+  b.t += m->delay;
+  b.prog = (double)s->got[p] / NBLOCKS;
+  push(&s->reqs, b);
+  if (m->fb == ENGINE)  /* progress reports to the other mirrors */
+    for (j = 0; j < m->r; j++) {
+      struct msg pr = b;
+      pr.d = (p + j) % m->n;
+      pr.j = j;
+      if (pr.d != b.d)
+        push(&s->reqs, pr);
+    }
+}
+
+/* A request (or report) reaches its disk: the disk keeps the largest
+ * progress it has heard for that stream. */
+static void ring_request_arrives(struct ring *s)
+{
+  struct msg q = pop(&s->reqs);
+
+  if (q.prog > s->view[q.d][q.j])
+    s->view[q.d][q.j] = q.prog;
+}
+
+/* Disk d finished a block at td: send it; it picks its next at this
+ * same time, after the events above that are due now. */
+static void ring_disk_done(struct ring *s, const struct model *m, int d,
+                           double td)
+{
+  struct msg b = {td + m->delay, d, s->cur[d], 0};
+
+  if (td > WARM)
+    s->served[d][s->cur[d]]++;
+  push(&s->blocks, b);
+  s->busy[d] = 0;
+}
+
+/* Idle disk d picks the stream to serve at td, by what it knows of the
+ * clients' progress (m->fb), and starts the block. */
+static void ring_disk_picks(struct ring *s, const struct model *m, int d,
+                            double td)
+{
+  double prog[MAXR];
+  int j;
+
+  for (j = 0; j < m->r; j++)
+    prog[j] = m->fb == FRESH ? (double)s->got[part_of(m, d, j)] / NBLOCKS
+                             : s->view[d][j];
+  if (m->fb == ENGINE)
+    s->cur[d] = river__gd_pick_balanced(prog, s->pend, m->r, &s->cursor[d],
+                                        s->cur[d], GD_RUN_MODEL / NBLOCKS,
+                                        s->bias[d], GD_GAIN_MODEL,
+                                        GD_CAP_MODEL / NBLOCKS);
+  else
+    s->cur[d] = river__gd_pick(m->fb == NOGD ? NULL : prog, s->pend, m->r,
+                               &s->cursor[d]);
+  assert_true(s->cur[d] >= 0 && s->cur[d] < m->r);
+  s->busy[d] = 1;
+  s->ev[d] = td + 1.0 / m->rate[d];
+}
+
+/* The model's outputs: the clients' spread at the end, their rates and
+ * the disks' shares over the window. */
+static void ring_results(const struct ring *s, struct model *m)
+{
+  long lo, hi, sum;
+  int p, d, j;
+
+  /* How far apart the clients are at the end (blocks): a gradient round
+   * the ring shows here, not in the rates. */
+  lo = hi = s->got[0];
+  for (p = 1; p < m->n; p++) {
+    lo = s->got[p] < lo ? s->got[p] : lo;
+    hi = s->got[p] > hi ? s->got[p] : hi;
+  }
+  m->spread = hi - lo;
+  m->total = 0;
+  for (p = 0; p < m->n; p++) {
+    assert_true(s->got[p] < (long)NBLOCKS);  /* no partition ran out */
+    m->client[p] = (double)s->inwin[p] / WINDOW;
+    m->total += m->client[p];
+  }
+  for (d = 0; d < m->n; d++) {
+    sum = 0;
+    for (j = 0; j < m->r; j++)
+      sum += s->served[d][j];
+    for (j = 0; j < m->r; j++)
+      m->share[d][j] = sum ? (double)s->served[d][j] / (double)sum : 0;
+  }
+}
+
 /*
  * Run the model to WARM + WINDOW. Events at the same time go blocks
  * reaching clients first, then requests reaching disks, then disks: so
@@ -123,118 +263,40 @@ static int part_of(const struct model *m, int d, int j)
  */
 static void run_model(struct model *m)
 {
-  static struct fifo blocks, reqs;    /* static: large */
-  double ev[MAXN], view[MAXN][MAXR], prog[MAXR], end = WARM + WINDOW;
-  long got[MAXN], inwin[MAXN], served[MAXN][MAXR], sum;
-  int busy[MAXN], cur[MAXN], cursor[MAXN], pend[MAXR], d, j, p;
-  double bias[MAXN][MAXR] = {{0}};
-  long lo, hi;
+  static struct ring s;    /* static: large */
+  double end = WARM + WINDOW;
+  int d;
 
   assert_true(m->n >= 1 && m->n <= MAXN && m->r >= 1 && m->r <= MAXR
               && m->r <= m->n);
-  blocks.head = blocks.count = reqs.head = reqs.count = 0;
-  for (d = 0; d < m->n; d++) {
-    ev[d] = m->rate[d] > 0 ? 0.0 : INFINITY;   /* lost: never serves */
-    busy[d] = 0;
-    cur[d] = -1;
-    cursor[d] = 0;
-    got[d] = inwin[d] = 0;
-    for (j = 0; j < MAXR; j++) {
-      view[d][j] = 0;
-      served[d][j] = 0;
-    }
-  }
-  for (j = 0; j < MAXR; j++)
-    pend[j] = 1;   /* every client always has a request at every mirror */
+  ring_start(&s, m);
   for (;;) {
-    double tb = head_time(&blocks), tq = head_time(&reqs), td = INFINITY;
+    double tb = head_time(&s.blocks), tq = head_time(&s.reqs), td = INFINITY;
     int dd = -1;
 
     for (d = 0; d < m->n; d++)
-      if (ev[d] < td) {
-        td = ev[d];
+      if (s.ev[d] < td) {
+        td = s.ev[d];
         dd = d;
       }
     if (tb <= tq && tb <= td) {
-      /* A block reaches its client, which sends its next request to that
-       * mirror, carrying its progress now. */
-      struct msg b;
       if (tb > end)
         break;
-      b = pop(&blocks);
-      p = part_of(m, b.d, b.j);
-      got[p]++;
-      if (b.t > WARM)
-        inwin[p]++;
-      b.t += m->delay;
-      b.prog = (double)got[p] / NBLOCKS;
-      push(&reqs, b);
-      if (m->fb == ENGINE)  /* progress reports to the other mirrors */
-        for (j = 0; j < m->r; j++) {
-          struct msg pr = b;
-          pr.d = (p + j) % m->n;
-          pr.j = j;
-          if (pr.d != b.d)
-            push(&reqs, pr);
-        }
+      ring_block_arrives(&s, m);
     } else if (tq <= td) {
-      struct msg q;
       if (tq > end)
         break;
-      q = pop(&reqs);
-      if (q.prog > view[q.d][q.j])
-        view[q.d][q.j] = q.prog;
+      ring_request_arrives(&s);
     } else {
       if (td > end)
         break;
-      d = dd;
-      if (busy[d]) {
-        /* Finished a block: send it; pick next at this same time, after
-         * the events above that are due now. */
-        struct msg b = {td + m->delay, d, cur[d], 0};
-        if (td > WARM)
-          served[d][cur[d]]++;
-        push(&blocks, b);
-        busy[d] = 0;
-      } else {
-        for (j = 0; j < m->r; j++)
-          prog[j] = m->fb == FRESH ? (double)got[part_of(m, d, j)] / NBLOCKS
-                                   : view[d][j];
-        if (m->fb == ENGINE)
-          cur[d] = river__gd_pick_balanced(prog, pend, m->r, &cursor[d],
-                                           cur[d], GD_RUN_MODEL / NBLOCKS,
-                                           bias[d], GD_GAIN_MODEL,
-                                           GD_CAP_MODEL / NBLOCKS);
-        else
-          cur[d] = river__gd_pick(m->fb == NOGD ? NULL : prog, pend, m->r,
-                                  &cursor[d]);
-        assert_true(cur[d] >= 0 && cur[d] < m->r);
-        busy[d] = 1;
-        ev[d] = td + 1.0 / m->rate[d];
-      }
+      if (s.busy[dd])
+        ring_disk_done(&s, m, dd, td);
+      else
+        ring_disk_picks(&s, m, dd, td);
     }
   }
-  /* How far apart the clients are at the end (blocks): a gradient round
-   * the ring shows here, not in the rates. */
-  lo = hi = got[0];
-  for (p = 1; p < m->n; p++) {
-    lo = got[p] < lo ? got[p] : lo;
-    hi = got[p] > hi ? got[p] : hi;
-  }
-  m->spread = hi - lo;
-  m->total = 0;
-  for (p = 0; p < m->n; p++) {
-    assert_true(got[p] < (long)NBLOCKS);  /* no partition ran out */
-    m->client[p] = (double)inwin[p] / WINDOW;
-    m->total += m->client[p];
-  }
-  for (d = 0; d < m->n; d++) {
-    sum = 0;
-    for (j = 0; j < m->r; j++)
-      sum += served[d][j];
-    for (j = 0; j < m->r; j++)
-      m->share[d][j] = sum ? (double)served[d][j] / (double)sum : 0;
-  }
+  ring_results(&s, m);
 }
 
 static void setup_model(struct model *m, int n, int r, const double *rate,

@@ -1,0 +1,267 @@
+/*
+ * test_pcoll_failover_mpi - parallel collections (river/pcoll.h) with
+ * damaged or missing copies, on 4 ranks, in a mkdtemp() root that rank 0
+ * makes under $TMPDIR (or /tmp) and removes at the end. Rank 0 damages
+ * the files of a committed collection (deletes a copy, flips a byte of a
+ * block, puts another partition's valid file in a copy's place), then:
+ *
+ *   mirrored     with replication 2 the mirrors serve every block,
+ *                correctly, whoever reads it; verify_copy names each
+ *                damaged copy and passes the others; a reader that meets
+ *                damage warns and goes on to the next copy, logging no
+ *                error
+ *   single       with replication 1 the same damage fails the read with
+ *                an error naming collection, partition and block, and
+ *                undamaged blocks still read; verify_copy agrees
+ *
+ * The records, read_check and the file helpers are in pcolltest.h.
+ */
+#define _GNU_SOURCE
+#include "pcolltest.h"
+
+/* ---------------------------------------------------- replication 2 */
+
+/* Write "fo2" with the options o (set here: replication 2, disks
+ * fo0..fo3, 4 KiB blocks) and say in e what it holds; verify_copy is
+ * left to check_verify_mirrored. Collective. */
+static void write_mirrored(river_pcoll_opts *o, struct expect *e)
+{
+  struct sums m = {0, 0, 0};
+  size_t n = counts[rank];
+  unsigned char *recs = make_recs(n, (uint64_t)rank << 36, 5, 31, &m);
+
+  o->root = root;
+  o->disks = "fo%d";
+  o->replication = 2;
+  o->block_size = 4096;
+  MT_CHECK_RC(write_coll(MPI_COMM_WORLD, "fo2", o, recs, n, NULL),
+              RIVER_SUCCESS);
+  memset(e, 0, sizeof *e);
+  e->name = "fo2";
+  e->replication = 2;
+  e->ndisks = NR;
+  e->block_size = 4096;
+  e->no_verify = 1; /* checked by check_verify_mirrored, copy by copy */
+  expect_from(e, &m, n);
+  free(recs);
+}
+
+/* Rank 0 damages "fo2": partition 0 copy 0 (disk 0) deleted; partition 2
+ * copy 0 (disk 2) block 1 and copy 1 (disk 3) block 3 each get a
+ * flipped byte (so every block of it has one good copy, but no copy is
+ * whole); partition 3 copy 0 (disk 3) is replaced by a valid collection
+ * file that does not match the metadata (partition 0's copy 1).
+ * Collective. */
+static void damage_mirrored(const river_pcoll_opts *o)
+{
+  river_pcoll *pc = NULL;
+  int rc;
+
+  rc = river_pcoll_open(MPI_COMM_WORLD, "fo2", o, &pc);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS && rank == 0) {
+    char path[4096], other[4096];
+    copy_path(pc, 0, 0, path, sizeof path);
+    MT_CHECK(unlink(path) == 0);
+    copy_path(pc, 2, 0, path, sizeof path);
+    MT_CHECK(flip_byte(path, 4096 + 1 * 4096 + 100) == 0);
+    copy_path(pc, 2, 1, path, sizeof path);
+    MT_CHECK(flip_byte(path, 4096 + 3 * 4096 + 7) == 0);
+    copy_path(pc, 0, 1, other, sizeof other);
+    copy_path(pc, 3, 0, path, sizeof path);
+    MT_CHECK(copy_file(other, path) == 0);
+  }
+  if (rc == RIVER_SUCCESS)
+    river_pcoll_close(pc);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* verify_copy on the damaged "fo2" reports each damaged copy, naming
+ * it, and passes the others (the copies spread over the ranks). */
+static void check_verify_mirrored(river_pcoll *pc)
+{
+  int p, c;
+
+  for (p = 0; p < NR; p++)
+    for (c = 0; c < 2; c++) {
+      uint64_t bad = 12345;
+      int want = RIVER_SUCCESS;
+      uint64_t want_bad = 12345;
+      if ((p * 2 + c) % NR != rank)
+        continue;
+      if (p == 0 && c == 0) {
+        want = RIVER_ENOTFOUND;
+        want_bad = UINT64_MAX;
+      } else if (p == 2) {
+        want = RIVER_ECORRUPT;
+        want_bad = c == 0 ? 1 : 3;
+      } else if (p == 3 && c == 0) {
+        want = RIVER_ECORRUPT;
+        want_bad = UINT64_MAX;
+      }
+      mt_log_clear();
+      MT_CHECK_RC(river_pcoll_verify_copy(pc, p, c, &bad), want);
+      MT_CHECK(bad == want_bad);
+      if (p == 2 && c == 0)
+        MT_CHECK(mt_logged("error|", "collection fo2: partition 2 copy on "
+                           "disk 2", "block 1 "));
+      if (p == 2 && c == 1)
+        MT_CHECK(mt_logged("error|", "collection fo2: partition 2 copy on "
+                           "disk 3", "block 3 "));
+      if (p == 0 && c == 0)
+        MT_CHECK(mt_logged("error|", "collection fo2: partition 0 copy on "
+                           "disk 0", NULL));
+      if (p == 3 && c == 0)
+        MT_CHECK(mt_logged("warn|", "partition 3 copy on disk 3",
+                           "does not match the metadata"));
+      if (want == RIVER_SUCCESS)
+        MT_CHECK(!mt_logged(NULL, "partition", NULL));
+    }
+}
+
+/* The reader of a damaged block warned and went on to the mirror; the
+ * same for a mismatched copy. Neither is a failed read, so nothing is
+ * logged as an error: the single-disk layer's checksum message (naming
+ * the file and block) comes as a warning too. */
+static void check_read_warns(river_pcoll *pc)
+{
+  size_t got = 0;
+  unsigned char buf[4096];
+
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_read_block(pc, 2, 1, buf, sizeof buf, &got),
+              RIVER_SUCCESS);
+  MT_CHECK(got == 256);
+  MT_CHECK(mt_logged("warn|", "collection fo2: partition 2 block 1",
+                     "trying the next copy"));
+  MT_CHECK(mt_logged("warn|", "fo2.p2.", "block 1: checksum mismatch"));
+  MT_CHECK(!mt_logged("error|", NULL, NULL));
+  MT_CHECK(!mt_logged(NULL, "no readable copy", NULL));
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_read_block(pc, 3, 2, buf, sizeof buf, &got),
+              RIVER_SUCCESS);
+  MT_CHECK(got == 513 - 512);
+  MT_CHECK(mt_logged("warn|", "partition 3 copy on disk 3",
+                     "does not match the metadata"));
+  MT_CHECK(!mt_logged("error|", NULL, NULL));
+}
+
+/* Replication 2: a missing copy and damaged blocks are covered by the
+ * mirrors; verify_copy names each damage. */
+static void test_failover_mirrored(void)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  struct expect e;
+  river_pcoll *pc = NULL;
+  int rc;
+
+  write_mirrored(&o, &e);
+  o.disks = NULL;
+  damage_mirrored(&o);
+
+  /* Every block still reads, correctly, whoever reads it. */
+  mt_log_clear();
+  read_check_all_ways(&e, "fo%d");
+  /* verify_copy names each damaged copy; readers warn, never fail. */
+  mt_log_clear();
+  rc = river_pcoll_open(MPI_COMM_WORLD, "fo2", &o, &pc);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS) {
+    check_verify_mirrored(pc);
+    check_read_warns(pc);
+    river_pcoll_close(pc);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---------------------------------------------------- replication 1 */
+
+/* Replication 1: the same damage is an error naming the collection,
+ * partition and block; undamaged blocks still read. */
+static void test_failover_single(void)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  size_t n = counts[rank], got;
+  unsigned char *recs = make_recs(n, (uint64_t)rank << 36, 5, 41, NULL);
+  unsigned char *buf = malloc(4096);
+  river_pcoll *pc = NULL;
+  int rc;
+
+  o.root = root;
+  o.disks = "fs%d";
+  o.block_size = 4096;
+  MT_CHECK_RC(write_coll(MPI_COMM_WORLD, "fo1", &o, recs, n, NULL),
+              RIVER_SUCCESS);
+  free(recs);
+  o.disks = NULL;
+  rc = river_pcoll_open(MPI_COMM_WORLD, "fo1", &o, &pc);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS && rank == 0) {
+    char path[4096];
+    copy_path(pc, 2, 0, path, sizeof path);
+    MT_CHECK(flip_byte(path, 4096 + 1 * 4096 + 3) == 0);
+    copy_path(pc, 3, 0, path, sizeof path);
+    MT_CHECK(unlink(path) == 0);
+    copy_path(pc, 0, 0, path, sizeof path);
+    MT_CHECK(flip_byte(path, 17) == 0); /* the file header */
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rc == RIVER_SUCCESS) {
+    uint64_t bad = 0;
+
+    /* Damaged block: an error, named. Blocks 0 and 2 are fine. */
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_read_block(pc, 2, 1, buf, 4096, &got),
+                RIVER_ECORRUPT);
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 2 block 1", NULL));
+    MT_CHECK_RC(river_pcoll_read_block(pc, 2, 0, buf, 4096, &got),
+                RIVER_SUCCESS);
+    MT_CHECK_RC(river_pcoll_read_block(pc, 2, 2, buf, 4096, &got),
+                RIVER_SUCCESS);
+    MT_CHECK(got == 256);
+    /* Missing file: not found, named; and again on a second try. */
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_read_block(pc, 3, 0, buf, 4096, &got),
+                RIVER_ENOTFOUND);
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 3 block 0", NULL));
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_read_block(pc, 3, 1, buf, 4096, &got),
+                RIVER_ENOTFOUND);
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 3 block 1", NULL));
+    /* Damaged header: corrupt, and the same answer on a second try. */
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_read_block(pc, 0, 0, buf, 4096, &got),
+                RIVER_ECORRUPT);
+    MT_CHECK(mt_logged("error|", "collection fo1: partition 0 block 0", NULL));
+    MT_CHECK_RC(river_pcoll_read_block(pc, 0, 1, buf, 4096, &got),
+                RIVER_ECORRUPT);
+    /* verify_copy agrees. */
+    MT_CHECK_RC(river_pcoll_verify_copy(pc, 2, 0, &bad), RIVER_ECORRUPT);
+    MT_CHECK(bad == 1);
+    MT_CHECK_RC(river_pcoll_verify_copy(pc, 3, 0, &bad), RIVER_ENOTFOUND);
+    MT_CHECK(bad == UINT64_MAX);
+    bad = 0;
+    MT_CHECK_RC(river_pcoll_verify_copy(pc, 0, 0, &bad), RIVER_ECORRUPT);
+    MT_CHECK(bad == UINT64_MAX);
+    MT_CHECK_RC(river_pcoll_verify_copy(pc, 1, 0, NULL), RIVER_SUCCESS);
+    river_pcoll_close(pc);
+  }
+  free(buf);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ----------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+  double t0 = 0;
+
+  if (pcolltest_begin(&argc, &argv, "test_pcoll_failover_mpi") != 0)
+    return 1;
+  if (pcolltest_ready()) {
+    t0 = river_wtime();
+    test_failover_mirrored();
+    test_failover_single();
+  }
+  return pcolltest_end("test_pcoll_failover_mpi", t0);
+}
