@@ -38,6 +38,8 @@ EXTRA_DIST += tests/test_layout.sh
 if RIVER_HAVE_CMOCKA
 unit_tests = \
 	tests/unit/test_badparam \
+	tests/unit/test_badparam_coll \
+	tests/unit/test_badparam_dq_gd \
 	tests/unit/test_checksum \
 	tests/unit/test_collection \
 	tests/unit/test_collection_damage \
@@ -62,6 +64,13 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# The bad-argument tests share their log handlers.
+tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
+	tests/unit/badparam_util.c tests/unit/badparam.h
+tests_unit_test_badparam_coll_SOURCES = tests/unit/test_badparam_coll.c \
+	tests/unit/badparam_util.c tests/unit/badparam.h
+tests_unit_test_badparam_dq_gd_SOURCES = tests/unit/test_badparam_dq_gd.c \
+	tests/unit/badparam_util.c tests/unit/badparam.h
 # The collection tests share their helpers in a header.
 tests_unit_test_collection_SOURCES = tests/unit/test_collection.c \
 	tests/unit/collection_test.h
