@@ -9,7 +9,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-int river_cli_rank(void)
+int cli_rank(void)
 {
   int rank = 0;
 
@@ -17,7 +17,7 @@ int river_cli_rank(void)
   return rank;
 }
 
-int river_cli_size(void)
+int cli_size(void)
 {
   int size = 1;
 
@@ -25,7 +25,7 @@ int river_cli_size(void)
   return size;
 }
 
-int river_cli_parse_u64(const char *opt, const char *val, uint64_t min,
+int cli_parse_u64(const char *opt, const char *val, uint64_t min,
                         uint64_t max, int allow_suffix, uint64_t *out)
 {
   unsigned long long v;
@@ -56,7 +56,7 @@ int river_cli_parse_u64(const char *opt, const char *val, uint64_t min,
   return RIVER_SUCCESS;
 }
 
-int river_cli_agree(int rc)
+int cli_agree(int rc)
 {
   int all = rc;
 

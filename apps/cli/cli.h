@@ -10,26 +10,26 @@
 
 /* A subcommand: argv[0] is its name. Returns a River code (the same on
  * every rank: commands agree before returning). */
-typedef int (*river_cli_fn)(int argc, char **argv);
+typedef int (*cli_fn)(int argc, char **argv);
 
-int river_cli_rank(void);
-int river_cli_size(void);
+int cli_rank(void);
+int cli_size(void);
 
 /* Parse an integer option value in [min, max]; on failure logs
  * "OPT VALUE: expected an integer in MIN..MAX" and returns RIVER_EINVAL.
  * Accepts suffixes k, M, G (powers of 1024) when allow_suffix. */
-int river_cli_parse_u64(const char *opt, const char *val, uint64_t min,
+int cli_parse_u64(const char *opt, const char *val, uint64_t min,
                         uint64_t max, int allow_suffix, uint64_t *out);
 
 /* Every rank gets the most negative rc of any rank. */
-int river_cli_agree(int rc);
+int cli_agree(int rc);
 
-int river_cmd_gen(int argc, char **argv);
-int river_cmd_copy_in(int argc, char **argv);
-int river_cmd_copy_out(int argc, char **argv);
-int river_cmd_ls(int argc, char **argv);
-int river_cmd_info(int argc, char **argv);
-int river_cmd_fsck(int argc, char **argv);
-int river_cmd_rm(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_copy_in(int argc, char **argv);
+int cmd_copy_out(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_fsck(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
 
 #endif /* RIVER_APPS_CLI_H */

@@ -6,7 +6,7 @@
  *
  * Every subcommand runs on all ranks of the job. Options are parsed the
  * same way on every rank (so a bad option fails everywhere alike); work
- * that may fail on one rank only ends in river_cli_agree(), so every rank
+ * that may fail on one rank only ends in cli_agree(), so every rank
  * returns the same code and the job exits non-zero on every rank.
  */
 #include "coll.h"
@@ -48,20 +48,20 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_DISKS: a->opts.disks = val; break;
   case OPT_DIRECT: a->opts.direct_io = 1; break;
   case OPT_RECORDS:
-    rc = river_cli_parse_u64("--records", val, 0, UINT64_MAX / 128, 1, &v);
+    rc = cli_parse_u64("--records", val, 0, UINT64_MAX / 128, 1, &v);
     a->records = v;
     a->have_records = 1;
     break;
   case OPT_ASCII: a->gen_flags |= RIVER_GENSORT_ASCII; break;
   case OPT_SKEW: a->gen_flags |= RIVER_GENSORT_SKEW; break;
-  case OPT_SEED: rc = river_cli_parse_u64("--seed", val, 0, UINT64_MAX, 0,
+  case OPT_SEED: rc = cli_parse_u64("--seed", val, 0, UINT64_MAX, 0,
                                           &a->seed); break;
   case OPT_MIRROR:
-    rc = river_cli_parse_u64("--mirror", val, 1, 64, 0, &v);
+    rc = cli_parse_u64("--mirror", val, 1, 64, 0, &v);
     a->opts.replication = (int)v;
     break;
   case OPT_BLOCK:
-    rc = river_cli_parse_u64("--block-size", val, RIVER_COLL_ALIGN, 1u << 30,
+    rc = cli_parse_u64("--block-size", val, RIVER_COLL_ALIGN, 1u << 30,
                              1, &v);
     if (rc == RIVER_SUCCESS && v % RIVER_COLL_ALIGN != 0) {
       river_log(RIVER_LOG_ERROR, "--block-size %s: must be a multiple of %d",
@@ -101,7 +101,7 @@ static int set_opt(struct args *a, int opt, const char *val)
   return rc;
 }
 
-int river_cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
+int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
                         const char *posnames, struct args *a)
 {
   river_pcoll_opts defaults = RIVER_PCOLL_OPTS_INIT;
@@ -149,7 +149,7 @@ int river_cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
  * returns the agreed outcome. */
 static int finish_write(river_pcoll *pc, int rc)
 {
-  rc = river_cli_agree(rc);
+  rc = cli_agree(rc);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_close(pc);
     return rc;
@@ -174,7 +174,7 @@ static int gen_rows(const struct args *a, uint64_t first, uint64_t stride,
   return rc;
 }
 
-int river_cmd_gen(int argc, char **argv)
+int cmd_gen(int argc, char **argv)
 {
   struct args a;
   river_schema *schema = NULL;
@@ -182,16 +182,16 @@ int river_cmd_gen(int argc, char **argv)
   unsigned char *buf = NULL;
   uint64_t first = 0, stride = 1, count = 0, done;
   size_t chunk = 8192, n;
-  int rank = river_cli_rank(), size = river_cli_size(), rc;
+  int rank = cli_rank(), size = cli_size(), rc;
 
-  rc = river_cli_coll_args(argc, argv, OPT_COMMON | OPT_RECORDS | OPT_ASCII | OPT_SKEW
+  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_RECORDS | OPT_ASCII | OPT_SKEW
                   | OPT_SEED | OPT_MIRROR | OPT_LAYOUT | OPT_BLOCK, 1, "COLL",
                   &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = river_schema_create_default(&schema);
   buf = malloc(chunk * RIVER_GENSORT_RECORD_SIZE);
-  rc = river_cli_agree(rc == RIVER_SUCCESS && buf == NULL ? RIVER_ENOMEM : rc);
+  rc = cli_agree(rc == RIVER_SUCCESS && buf == NULL ? RIVER_ENOMEM : rc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_create(MPI_COMM_WORLD, a.pos[0], schema, &a.opts, &pc);
   if (rc != RIVER_SUCCESS)
@@ -253,7 +253,7 @@ static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
   return rc;
 }
 
-int river_cmd_copy_in(int argc, char **argv)
+int cmd_copy_in(int argc, char **argv)
 {
   struct args a;
   river_schema *schema = NULL;
@@ -261,9 +261,9 @@ int river_cmd_copy_in(int argc, char **argv)
   struct stat st;
   uint64_t nrec, first = 0, stride = 1, count = 0;
   size_t rs = 0;
-  int fd = -1, rank = river_cli_rank(), size = river_cli_size(), rc;
+  int fd = -1, rank = cli_rank(), size = cli_size(), rc;
 
-  rc = river_cli_coll_args(argc, argv, OPT_COMMON | OPT_SCHEMA | OPT_MIRROR
+  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_SCHEMA | OPT_MIRROR
                   | OPT_LAYOUT | OPT_BLOCK, 2, "FILE and COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -285,7 +285,7 @@ int river_cmd_copy_in(int argc, char **argv)
       rc = RIVER_EFORMAT;
     }
   }
-  rc = river_cli_agree(rc);
+  rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_create(MPI_COMM_WORLD, a.pos[1], schema, &a.opts, &pc);
   if (rc != RIVER_SUCCESS)
@@ -370,7 +370,7 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
 
   clients = calloc((size_t)co->info.npartitions, sizeof *clients);
   if (clients == NULL)
-    return river_cli_agree(RIVER_ENOMEM);
+    return cli_agree(RIVER_ENOMEM);
   o.mode = RIVER_GD_STREAM;
   o.policy = policy;
   o.client_ranks = clients;  /* all 0 */
@@ -391,7 +391,7 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
   if (rc != RIVER_EOS && rc != RIVER_SUCCESS && co->rc == RIVER_SUCCESS)
     co->rc = rc;
   rc = river_gd_close(gd);
-  return river_cli_agree(rc != RIVER_SUCCESS ? rc : co->rc);
+  return cli_agree(rc != RIVER_SUCCESS ? rc : co->rc);
 }
 
 /* Rank 0: open the output (a temporary name beside FILE, or stdout). */
@@ -431,19 +431,19 @@ static int copy_out_close(struct copy_out *co, const char *out,
   return rc;
 }
 
-int river_cmd_copy_out(int argc, char **argv)
+int cmd_copy_out(int argc, char **argv)
 {
   struct args a;
   struct copy_out co = {0};
   char tmp[4200] = "";
   int rc;
 
-  rc = river_cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
+  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
                   &a);
   if (rc != RIVER_SUCCESS)
     return rc;
-  co.rank = river_cli_rank();
-  co.size = river_cli_size();
+  co.rank = cli_rank();
+  co.size = cli_size();
   co.fd = -1;
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &co.pc);
   if (rc != RIVER_SUCCESS)
@@ -453,13 +453,13 @@ int river_cmd_copy_out(int argc, char **argv)
     rc = river_pcoll_order_create(co.pc, &co.order);
   if (rc == RIVER_SUCCESS && co.rank == 0)
     rc = copy_out_open(&co, a.out, tmp, sizeof tmp);
-  rc = river_cli_agree(rc);
+  rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = copy_out_run(&co, a.read_policy);
   if (co.rank == 0)
-    rc = river_cli_agree(copy_out_close(&co, a.out, tmp, rc));
+    rc = cli_agree(copy_out_close(&co, a.out, tmp, rc));
   else
-    rc = river_cli_agree(rc);
+    rc = cli_agree(rc);
   river_pcoll_order_destroy(co.order);
   river_pcoll_close(co.pc);
   return rc;

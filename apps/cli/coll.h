@@ -35,7 +35,7 @@ struct args {
 /* Parse argv for a subcommand accepting `allowed` options and exactly
  * npos positional arguments (named in `posnames` for messages); a bad
  * option is logged and gives RIVER_EINVAL (the same on every rank). */
-int river_cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
+int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
                         const char *posnames, struct args *a);
 
 #endif /* RIVER_APPS_CLI_COLL_H */

@@ -64,14 +64,14 @@ static int print_ls(const struct args *a)
   return rc;
 }
 
-int river_cmd_ls(int argc, char **argv)
+int cmd_ls(int argc, char **argv)
 {
   struct args a;
-  int rc = river_cli_coll_args(argc, argv, OPT_COMMON, 0, "", &a);
+  int rc = cli_coll_args(argc, argv, OPT_COMMON, 0, "", &a);
 
-  if (rc == RIVER_SUCCESS && river_cli_rank() == 0)
+  if (rc == RIVER_SUCCESS && cli_rank() == 0)
     rc = print_ls(&a);
-  return river_cli_agree(rc);
+  return cli_agree(rc);
 }
 
 static void print_info(river_pcoll *pc)
@@ -118,47 +118,47 @@ static void print_info(river_pcoll *pc)
   }
 }
 
-int river_cmd_info(int argc, char **argv)
+int cmd_info(int argc, char **argv)
 {
   struct args a;
   river_pcoll *pc = NULL;
-  int rc = river_cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
+  int rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
 
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &pc);
-  if (rc == RIVER_SUCCESS && river_cli_rank() == 0)
+  if (rc == RIVER_SUCCESS && cli_rank() == 0)
     print_info(pc);
   river_pcoll_close(pc);
   return rc;
 }
 
-int river_cmd_rm(int argc, char **argv)
+int cmd_rm(int argc, char **argv)
 {
   struct args a;
-  int rc = river_cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
+  int rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
 
-  if (rc == RIVER_SUCCESS && river_cli_rank() == 0) {
+  if (rc == RIVER_SUCCESS && cli_rank() == 0) {
     rc = river_pcoll_remove(a.pos[0], &a.opts);
     if (rc == RIVER_SUCCESS)
       printf("rm: removed %s\n", a.pos[0]);
   }
-  return river_cli_agree(rc);
+  return cli_agree(rc);
 }
 
 /* ----------------------------------------------------------------- fsck */
 
-int river_cmd_fsck(int argc, char **argv)
+int cmd_fsck(int argc, char **argv)
 {
   struct args a;
   river_pcoll *pc = NULL;
   river_pcoll_info in;
-  int rank = river_cli_rank(), size = river_cli_size(), c, rc;
+  int rank = cli_rank(), size = cli_size(), c, rc;
   uint64_t p, first = 0, stride = 1, count = 0, i;
   int counts[3] = {0, 0, 0}; /* copies checked, copies damaged, partitions
                                 with no intact copy */
 
-  rc = river_cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
+  rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &pc);

@@ -23,7 +23,7 @@
 
 struct cmd {
   const char *name;
-  river_cli_fn fn;
+  cli_fn fn;
   const char *usage;   /* arguments after the name */
   const char *summary; /* one line for `river --help` */
 };
@@ -35,30 +35,30 @@ static const struct cmd cmds[] = {
   {"hello", cmd_hello, "[--laps N] [--bytes N]",
    "report the job (build, ranks, hosts, binding) and ring bandwidth"},
   {"version", cmd_version, "", "print River's version and build line"},
-  {"gen", river_cmd_gen,
+  {"gen", cmd_gen,
    "COLL --records N [--ascii] [--skew] [--seed S] [--mirror R]\n"
    "       [--layout partitioned|interleaved] [--block-size B] [COMMON]",
    "generate gensort-format records into a collection, a slice per rank"},
-  {"copy-in", river_cmd_copy_in,
+  {"copy-in", cmd_copy_in,
    "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B] [COMMON]",
    "split a flat file of records into a parallel collection"},
-  {"copy-out", river_cmd_copy_out,
+  {"copy-out", cmd_copy_out,
    "COLL [-o FILE] [--read-policy gd|mirror-nogd|nomirror] [COMMON]",
    "write a collection's records in order to FILE or stdout, reading\n"
    "             every mirror with graduated declustering (--read-policy:\n"
    "             the baselines)"},
-  {"ls", river_cmd_ls, "[COMMON]", "list the collections under the root"},
-  {"info", river_cmd_info, "COLL [COMMON]",
+  {"ls", cmd_ls, "[COMMON]", "list the collections under the root"},
+  {"info", cmd_info, "COLL [COMMON]",
    "show a collection's schema, partitions, sizes and mirrors"},
-  {"fsck", river_cmd_fsck, "COLL [COMMON]",
+  {"fsck", cmd_fsck, "COLL [COMMON]",
    "verify every block of every copy; non-zero exit on damage"},
-  {"rm", river_cmd_rm, "COLL [COMMON]", "remove a collection"},
+  {"rm", cmd_rm, "COLL [COMMON]", "remove a collection"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
 static int world_rank(void)
 {
-  return river_cli_rank();
+  return cli_rank();
 }
 
 static void usage_all(FILE *out)
@@ -150,9 +150,9 @@ static int cmd_hello(int argc, char **argv)
 
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--laps") == 0)
-      rc = river_cli_parse_u64("--laps", argv[++i], 1, 1000000, 0, &laps);
+      rc = cli_parse_u64("--laps", argv[++i], 1, 1000000, 0, &laps);
     else if (strcmp(argv[i], "--bytes") == 0)
-      rc = river_cli_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
+      rc = cli_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
     else {
       river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
       rc = RIVER_EINVAL;
