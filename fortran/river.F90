@@ -2,14 +2,16 @@
 !
 ! This file is the module's public face: its constants, types and
 ! generics; the interface of every procedure is in one include file per
-! concept (river_core.inc, river_coll.inc, river_dq.inc, river_gd.inc,
-! river_emul.inc), included below. The bodies, with the private bind(C)
-! interfaces they call (named *_c), are in one submodule per concept:
-! river_core.F90 (init, errors, logging, version, timers, topology, and
-! the helpers all submodules share), river_coll.F90 (schemas,
-! collections, parallel collections, gensort, checksums), river_dq.F90
-! (distributed queues), river_gd.F90 (graduated declustering) and
-! river_emul.F90 (throttles, perturbations, the CPU hog).
+! concept (river_core.inc, river_coll.inc, river_pcoll.inc, river_dq.inc,
+! river_gd.inc, river_emul.inc), included below. The bodies, with the
+! private bind(C) interfaces they call (named *_c), are in one submodule
+! per concept: river_core.F90 (init, errors, logging, version, timers,
+! topology, and the helpers all submodules share), river_coll.F90
+! (schemas, single-disk collections, gensort, checksums), river_pcoll.F90
+! (parallel collections: writing, reading, where they live, layout),
+! river_dq.F90 (distributed queues), river_gd.F90 (graduated
+! declustering) and river_emul.F90 (throttles, perturbations, the CPU
+! hog).
 !
 ! Every procedure that can fail takes `integer, optional, intent(out) ::
 ! ierr` last. With ierr present it receives RIVER_SUCCESS or a negative
@@ -18,13 +20,14 @@
 ! character(len=:) values sized to fit. Constants come from
 ! river_constants.inc, generated from river.h.
 !
-! Handles (river_schema, river_coll, river_pcoll, river_dq, river_gd,
-! river_throttle, river_perturb, river_cpu_hog) are opaque; a call that
-! frees one (destroy, commit, close, stop) leaves it null. Communicators are
-! type(MPI_Comm) from mpi_f08. Indices (schema fields, partitions, copies,
-! disks, blocks) are 0-based as in C, like MPI ranks. C size_t is
-! integer(c_size_t) and uint64_t is integer(c_int64_t) (values above
-! huge(0_c_int64_t) do not occur; UINT64_MAX reads as -1).
+! Handles (river_schema, river_coll, river_pcoll, river_pcoll_order,
+! river_dq, river_gd, river_throttle, river_perturb, river_cpu_hog) are
+! opaque; a call that frees one (destroy, commit, close, stop) leaves it
+! null. Communicators are type(MPI_Comm) from mpi_f08. Indices (schema
+! fields, partitions, copies, disks, blocks) are 0-based as in C, like
+! MPI ranks. C size_t is integer(c_size_t) and uint64_t is
+! integer(c_int64_t) (values above huge(0_c_int64_t) do not occur;
+! UINT64_MAX reads as -1).
 !
 ! Records: River's record calls take any array (a bind(C) derived type
 ! laid out as the schema, numbers, bytes) as `type(*) :: records(*)`,
@@ -88,6 +91,15 @@ module river
     private
     type(c_ptr) :: ptr = c_null_ptr
   end type river_pcoll
+
+  !> Puts a parallel collection's blocks back into record order
+  !> (river_pcoll_order_create / river_pcoll_order_destroy); see
+  !> river/pcoll.h.
+  type, public :: river_pcoll_order
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+    integer(c_size_t) :: record_size = 0
+  end type river_pcoll_order
 
   !> What a single-disk collection's header says, laid out as C's
   !> river_coll_info. table_crc is C's uint32_t (may read negative);
@@ -253,7 +265,10 @@ module river
   public :: river_pcoll_schema, river_pcoll_partition, river_pcoll_disk_path
   public :: river_pcoll_read_block, river_pcoll_blocks
   public :: river_pcoll_verify_copy, river_pcoll_remove
-  public :: river_pcoll_check_name
+  public :: river_pcoll_check_name, river_pcoll_copy_disk
+  public :: river_pcoll_root, river_pcoll_list, river_pcoll_split
+  public :: river_pcoll_order_create, river_pcoll_order_add
+  public :: river_pcoll_order_flush, river_pcoll_order_destroy
   ! river/gensort.h, river/checksum.h
   public :: river_gensort_fill, river_crc32c, river_hash64
   ! river/dq.h
@@ -286,6 +301,22 @@ module river
   interface river_coll_next
     module procedure river_coll_next_ptr, river_coll_next_bytes
   end interface river_coll_next
+
+  !> Give a parallel collection's block to a river_pcoll_order and get
+  !> the records now in record order: borrowed (records and ready are
+  !> c_ptrs; ready stays valid until the next call on the order, or is
+  !> records itself for a partitioned collection) or copied (records any
+  !> array, ready an allocatable integer(c_int8_t) array sized to the
+  !> records' bytes).
+  interface river_pcoll_order_add
+    module procedure river_pcoll_order_add_ptr, river_pcoll_order_add_bytes
+  end interface river_pcoll_order_add
+
+  !> The records a river_pcoll_order still holds at the end, borrowed or
+  !> copied as river_pcoll_order_add gives them.
+  interface river_pcoll_order_flush
+    module procedure river_pcoll_order_flush_ptr, river_pcoll_order_flush_bytes
+  end interface river_pcoll_order_flush
 
   !> The next message of a distributed queue (consumer), borrowed (a
   !> c_ptr to its records, valid until river_dq_release or the next get)
@@ -322,8 +353,8 @@ module river
   ! river_build_info does (len: buf's size in; out, the string's length
   ! without the NUL, or with RIVER_ENOBUFS the size needed). h and d name
   ! what is asked about where the C function takes it (a schema; a
-  ! parallel collection and a disk). Submodules wrap their C functions
-  ! in one of these for fetch_string.
+  ! parallel collection and a disk; parallel-collection options).
+  ! Submodules wrap their C functions in one of these for fetch_string.
   abstract interface
     function string_fill(h, d, buf, len) result(rc)
       import :: c_char, c_int, c_ptr, c_size_t
@@ -352,8 +383,17 @@ module river
       character(kind=c_char) :: cs(len(s) + 1)
     end function c_str
 
-    ! The string fill writes for (h, d): asks its length, then fetches it.
-    ! str is allocated only on RIVER_SUCCESS.
+    ! A NUL-terminated copy of s in cs, and c_loc of it in ptr (for the
+    ! string fields of C option structs; cs must outlive the C call).
+    module subroutine c_str_ptr(s, cs, ptr)
+      character(len=*), intent(in) :: s
+      character(kind=c_char), allocatable, target, intent(inout) :: cs(:)
+      type(c_ptr), intent(inout) :: ptr
+    end subroutine c_str_ptr
+
+    ! The string fill writes for (h, d): asks its length, then fetches it
+    ! (again if it grew meanwhile). str is allocated only on
+    ! RIVER_SUCCESS.
     module subroutine fetch_string(fill, h, d, str, rc)
       procedure(string_fill) :: fill
       type(c_ptr), intent(in) :: h
@@ -376,6 +416,9 @@ module river
 
   ! ----------------------------------------------------------- collections
   include 'river_coll.inc'
+
+  ! -------------------------------------------------- parallel collections
+  include 'river_pcoll.inc'
 
   ! ---------------------------------------------------- distributed queues
   include 'river_dq.inc'

@@ -1,37 +1,24 @@
 ! river_coll.F90 - submodule river_coll_impl of module river: record schemas
 ! (river/schema.h), single-disk collections (river/collection.h),
-! parallel collections (river/pcoll.h), gensort records and CRC32C. Each
-! call passes its handle's c_ptr to C; the create and open calls build
-! C's option structs (coll_opts_c, pcoll_opts_c) from their optional
-! arguments, with NUL-terminated copies of the strings that live for
-! the call.
+! gensort records and CRC32C. Each call passes its handle's c_ptr to C;
+! the create and open calls build C's river_coll_opts (coll_opts_c) from
+! their optional arguments, with NUL-terminated copies of the strings
+! that live for the call. Parallel collections are in river_pcoll.F90.
 submodule (river) river_coll_impl
   implicit none
 
-  ! C's river_coll_opts and river_pcoll_opts, built from optional
-  ! arguments; the strings point into NUL-terminated copies that live for
-  ! the call.
+  ! C's river_coll_opts, built from optional arguments; the label points
+  ! into a NUL-terminated copy that lives for the call.
   type, bind(C) :: coll_opts_c
     integer(c_size_t) :: block_size = 0
     integer(c_int) :: direct_io = 0
     type(c_ptr) :: label = c_null_ptr
   end type coll_opts_c
 
-  type, bind(C) :: pcoll_opts_c
-    type(c_ptr) :: root = c_null_ptr
-    type(c_ptr) :: disks = c_null_ptr
-    integer(c_int) :: ndisks = 0
-    integer(c_int) :: replication = 0
-    integer(c_int) :: layout = RIVER_LAYOUT_PARTITIONED
-    integer(c_size_t) :: block_size = 0
-    integer(c_int) :: ordered = 0
-    integer(c_int) :: direct_io = 0
-  end type pcoll_opts_c
-
-  ! The option structs must be the size of C's (see layout_ok in river).
+  ! coll_opts_c must be the size of C's river_coll_opts (see layout_ok in
+  ! river).
   integer, parameter :: opts_layout_ok = 1 / merge(1, 0, &
-      c_sizeof(coll_opts_c()) == RIVER__SIZEOF_COLL_OPTS .and. &
-      c_sizeof(pcoll_opts_c()) == RIVER__SIZEOF_PCOLL_OPTS)
+      c_sizeof(coll_opts_c()) == RIVER__SIZEOF_COLL_OPTS)
 
   interface
     ! river/schema.h
@@ -196,114 +183,6 @@ submodule (river) river_coll_impl
       integer(c_int64_t), intent(out) :: bad_block
       integer(c_int) :: river_coll_verify_c
     end function river_coll_verify_c
-    ! river/pcoll.h (create and open through shims: comm is an MPI_Fint)
-    function river_pcoll_create_c(comm, name, schema, opts, out) &
-        bind(C, name='river__f_pcoll_create')
-      import :: c_int, c_char, c_ptr, pcoll_opts_c
-      integer(c_int), value :: comm
-      character(kind=c_char), intent(in) :: name(*)
-      type(c_ptr), value :: schema
-      type(pcoll_opts_c), intent(in) :: opts
-      type(c_ptr), intent(out) :: out
-      integer(c_int) :: river_pcoll_create_c
-    end function river_pcoll_create_c
-    function river_pcoll_write_c(pc, records, nrecords) &
-        bind(C, name='river_pcoll_write')
-      import :: c_int, c_ptr, c_size_t
-      type(c_ptr), value :: pc
-      type(*), intent(in) :: records(*)
-      integer(c_size_t), value :: nrecords
-      integer(c_int) :: river_pcoll_write_c
-    end function river_pcoll_write_c
-    function river_pcoll_commit_c(pc) bind(C, name='river_pcoll_commit')
-      import :: c_int, c_ptr
-      type(c_ptr), value :: pc
-      integer(c_int) :: river_pcoll_commit_c
-    end function river_pcoll_commit_c
-    function river_pcoll_open_c(comm, name, opts, out) &
-        bind(C, name='river__f_pcoll_open')
-      import :: c_int, c_char, c_ptr, pcoll_opts_c
-      integer(c_int), value :: comm
-      character(kind=c_char), intent(in) :: name(*)
-      type(pcoll_opts_c), intent(in) :: opts
-      type(c_ptr), intent(out) :: out
-      integer(c_int) :: river_pcoll_open_c
-    end function river_pcoll_open_c
-    function river_pcoll_close_c(pc) bind(C, name='river_pcoll_close')
-      import :: c_int, c_ptr
-      type(c_ptr), value :: pc
-      integer(c_int) :: river_pcoll_close_c
-    end function river_pcoll_close_c
-    function river_pcoll_info_get_c(pc, info) &
-        bind(C, name='river_pcoll_info_get')
-      import :: c_int, c_ptr, river_pcoll_info
-      type(c_ptr), value :: pc
-      type(river_pcoll_info), intent(out) :: info
-      integer(c_int) :: river_pcoll_info_get_c
-    end function river_pcoll_info_get_c
-    function river_pcoll_schema_c(pc, schema) bind(C, name='river_pcoll_schema')
-      import :: c_int, c_ptr
-      type(c_ptr), value :: pc
-      type(c_ptr), intent(out) :: schema
-      integer(c_int) :: river_pcoll_schema_c
-    end function river_pcoll_schema_c
-    function river_pcoll_partition_c(pc, p, part) &
-        bind(C, name='river_pcoll_partition')
-      import :: c_int, c_ptr, river_pcoll_part
-      type(c_ptr), value :: pc
-      integer(c_int), value :: p
-      type(river_pcoll_part), intent(out) :: part
-      integer(c_int) :: river_pcoll_partition_c
-    end function river_pcoll_partition_c
-    function river_pcoll_disk_path_c(pc, d, buf, len) &
-        bind(C, name='river_pcoll_disk_path')
-      import :: c_int, c_ptr, c_char, c_size_t
-      type(c_ptr), value :: pc
-      integer(c_int), value :: d
-      character(kind=c_char), intent(out) :: buf(*)
-      integer(c_size_t), intent(inout) :: len
-      integer(c_int) :: river_pcoll_disk_path_c
-    end function river_pcoll_disk_path_c
-    function river_pcoll_read_block_c(pc, p, block, buf, bufsize, nrecords) &
-        bind(C, name='river_pcoll_read_block')
-      import :: c_int, c_ptr, c_int64_t, c_size_t
-      type(c_ptr), value :: pc
-      integer(c_int), value :: p
-      integer(c_int64_t), value :: block
-      type(*), intent(inout) :: buf(*)
-      integer(c_size_t), value :: bufsize
-      integer(c_size_t), intent(out) :: nrecords
-      integer(c_int) :: river_pcoll_read_block_c
-    end function river_pcoll_read_block_c
-    function river_pcoll_blocks_c(pc, p, records_per_block, nblocks) &
-        bind(C, name='river_pcoll_blocks')
-      import :: c_int, c_ptr, c_size_t, c_int64_t
-      type(c_ptr), value :: pc
-      integer(c_int), value :: p
-      integer(c_size_t), intent(out) :: records_per_block
-      integer(c_int64_t), intent(out) :: nblocks
-      integer(c_int) :: river_pcoll_blocks_c
-    end function river_pcoll_blocks_c
-    function river_pcoll_verify_copy_c(pc, p, c, bad_block) &
-        bind(C, name='river_pcoll_verify_copy')
-      import :: c_int, c_ptr, c_int64_t
-      type(c_ptr), value :: pc
-      integer(c_int), value :: p, c
-      integer(c_int64_t), intent(out) :: bad_block
-      integer(c_int) :: river_pcoll_verify_copy_c
-    end function river_pcoll_verify_copy_c
-    function river_pcoll_remove_c(name, opts) bind(C, name='river_pcoll_remove')
-      import :: c_int, c_char, pcoll_opts_c
-      character(kind=c_char), intent(in) :: name(*)
-      type(pcoll_opts_c), intent(in) :: opts
-      integer(c_int) :: river_pcoll_remove_c
-    end function river_pcoll_remove_c
-    function river_pcoll_check_name_c(name) &
-        bind(C, name='river_pcoll_check_name')
-      import :: c_int, c_char
-      character(kind=c_char), intent(in) :: name(*)
-      integer(c_int) :: river_pcoll_check_name_c
-    end function river_pcoll_check_name_c
     ! river/gensort.h (flags is C's unsigned), river/checksum.h
     function river_gensort_fill_c(first, count, flags, seed, buf) &
         bind(C, name='river_gensort_fill')
@@ -326,18 +205,7 @@ submodule (river) river_coll_impl
 
 contains
 
-  ! A NUL-terminated copy of s in cs, and c_loc of it in ptr (for the
-  ! string fields of C option structs; cs must outlive the C call).
-  subroutine c_str_ptr(s, cs, ptr)
-    character(len=*), intent(in) :: s
-    character(kind=c_char), allocatable, target, intent(inout) :: cs(:)
-    type(c_ptr), intent(inout) :: ptr
-    cs = c_str(s)
-    ptr = c_loc(cs)
-  end subroutine c_str_ptr
-
-  ! string_fill wrappers for fetch_string: schema h's text form (d
-  ! unused); the directory of disk d of parallel collection h.
+  ! A string_fill for fetch_string: schema h's text form (d unused).
   function schema_format_fill(h, d, buf, len) result(rc)
     type(c_ptr), intent(in) :: h
     integer(c_int), intent(in) :: d
@@ -346,15 +214,6 @@ contains
     integer(c_int) :: rc
     rc = river_schema_format_c(h, buf, len)
   end function schema_format_fill
-
-  function disk_path_fill(h, d, buf, len) result(rc)
-    type(c_ptr), intent(in) :: h
-    integer(c_int), intent(in) :: d
-    character(kind=c_char), intent(out) :: buf(*)
-    integer(c_size_t), intent(inout) :: len
-    integer(c_int) :: rc
-    rc = river_pcoll_disk_path_c(h, d, buf, len)
-  end function disk_path_fill
 
   ! ------------------------------------------------------------- schemas
 
@@ -574,137 +433,6 @@ contains
     if (rc /= RIVER_SUCCESS .and. present(bad_block)) bad_block = bad
     call river_check(rc, 'river_coll_verify', ierr)
   end procedure river_coll_verify
-
-  ! ------------------------------------------------- parallel collections
-
-  module procedure river_pcoll_create
-    type(pcoll_opts_c) :: opts
-    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
-    type(c_ptr) :: out
-    integer(c_int) :: rc
-    if (present(root)) call c_str_ptr(root, root_c, opts%root)
-    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
-    if (present(ndisks)) opts%ndisks = int(ndisks, c_int)
-    if (present(replication)) opts%replication = int(replication, c_int)
-    if (present(layout)) opts%layout = int(layout, c_int)
-    if (present(block_size)) opts%block_size = block_size
-    if (present(ordered)) opts%ordered = merge(1, 0, ordered)
-    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
-    out = c_null_ptr
-    rc = river_pcoll_create_c(int(comm%MPI_VAL, c_int), c_str(name), &
-                              schema%ptr, opts, out)
-    if (rc == RIVER_SUCCESS) pcoll%ptr = out
-    call river_check(rc, 'river_pcoll_create', ierr)
-  end procedure river_pcoll_create
-
-  module procedure river_pcoll_write
-    call river_check(river_pcoll_write_c(pcoll%ptr, records, nrecords), &
-                     'river_pcoll_write', ierr)
-  end procedure river_pcoll_write
-
-  module procedure river_pcoll_commit
-    integer(c_int) :: rc
-    rc = river_pcoll_commit_c(pcoll%ptr)
-    if (rc /= RIVER_EINVAL) pcoll%ptr = c_null_ptr
-    call river_check(rc, 'river_pcoll_commit', ierr)
-  end procedure river_pcoll_commit
-
-  module procedure river_pcoll_open
-    type(pcoll_opts_c) :: opts
-    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
-    type(c_ptr) :: out
-    integer(c_int) :: rc
-    if (present(root)) call c_str_ptr(root, root_c, opts%root)
-    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
-    if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
-    out = c_null_ptr
-    rc = river_pcoll_open_c(int(comm%MPI_VAL, c_int), c_str(name), opts, out)
-    if (rc == RIVER_SUCCESS) pcoll%ptr = out
-    call river_check(rc, 'river_pcoll_open', ierr)
-  end procedure river_pcoll_open
-
-  module procedure river_pcoll_close
-    integer(c_int) :: rc
-    rc = river_pcoll_close_c(pcoll%ptr)
-    pcoll%ptr = c_null_ptr
-    call river_check(rc, 'river_pcoll_close', ierr)
-  end procedure river_pcoll_close
-
-  module procedure river_pcoll_info_get
-    type(river_pcoll_info) :: cinfo
-    integer(c_int) :: rc
-    rc = river_pcoll_info_get_c(pcoll%ptr, cinfo)
-    if (rc == RIVER_SUCCESS) info = cinfo
-    call river_check(rc, 'river_pcoll_info_get', ierr)
-  end procedure river_pcoll_info_get
-
-  module procedure river_pcoll_schema
-    type(c_ptr) :: borrowed, out
-    integer(c_int) :: rc
-    out = c_null_ptr
-    rc = river_pcoll_schema_c(pcoll%ptr, borrowed)
-    if (rc == RIVER_SUCCESS) rc = river_schema_clone_c(borrowed, out)
-    if (rc == RIVER_SUCCESS) schema%ptr = out
-    call river_check(rc, 'river_pcoll_schema', ierr)
-  end procedure river_pcoll_schema
-
-  module procedure river_pcoll_partition
-    type(river_pcoll_part) :: cpart
-    integer(c_int) :: rc
-    rc = river_pcoll_partition_c(pcoll%ptr, int(p, c_int), cpart)
-    if (rc == RIVER_SUCCESS) part = cpart
-    call river_check(rc, 'river_pcoll_partition', ierr)
-  end procedure river_pcoll_partition
-
-  module procedure river_pcoll_disk_path
-    integer(c_int) :: rc
-    call fetch_string(disk_path_fill, pcoll%ptr, int(d, c_int), path, rc)
-    call river_check(rc, 'river_pcoll_disk_path', ierr)
-  end procedure river_pcoll_disk_path
-
-  module procedure river_pcoll_read_block
-    integer(c_size_t) :: n
-    integer(c_int) :: rc
-    rc = river_pcoll_read_block_c(pcoll%ptr, int(p, c_int), block, buf, &
-                                  bufsize, n)
-    if (rc == RIVER_SUCCESS) nrecords = n
-    call river_check(rc, 'river_pcoll_read_block', ierr)
-  end procedure river_pcoll_read_block
-
-  module procedure river_pcoll_blocks
-    integer(c_size_t) :: rpb
-    integer(c_int64_t) :: nb
-    integer(c_int) :: rc
-    rc = river_pcoll_blocks_c(pcoll%ptr, int(p, c_int), rpb, nb)
-    if (rc == RIVER_SUCCESS) then
-      records_per_block = rpb
-      nblocks = nb
-    end if
-    call river_check(rc, 'river_pcoll_blocks', ierr)
-  end procedure river_pcoll_blocks
-
-  module procedure river_pcoll_verify_copy
-    integer(c_int64_t) :: bad
-    integer(c_int) :: rc
-    rc = river_pcoll_verify_copy_c(pcoll%ptr, int(p, c_int), int(c, c_int), &
-                                   bad)
-    if (rc /= RIVER_SUCCESS .and. present(bad_block)) bad_block = bad
-    call river_check(rc, 'river_pcoll_verify_copy', ierr)
-  end procedure river_pcoll_verify_copy
-
-  module procedure river_pcoll_remove
-    type(pcoll_opts_c) :: opts
-    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
-    if (present(root)) call c_str_ptr(root, root_c, opts%root)
-    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
-    call river_check(river_pcoll_remove_c(c_str(name), opts), &
-                     'river_pcoll_remove', ierr)
-  end procedure river_pcoll_remove
-
-  module procedure river_pcoll_check_name
-    call river_check(river_pcoll_check_name_c(c_str(name)), &
-                     'river_pcoll_check_name', ierr)
-  end procedure river_pcoll_check_name
 
   ! ----------------------------------------------- gensort and checksums
 

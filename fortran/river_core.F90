@@ -3,9 +3,10 @@
 ! timers; river/topo.h) and the helpers every submodule shares, whose
 ! interfaces the parent declares: river_check (the ierr convention: hand
 ! the code back, or error stop with the message), the C string
-! conversions both ways, fetch_string (a caller-buffer string, length
-! first) and bytes_from (a borrowed block copied into an allocatable
-! byte array). Nothing here holds state: each call goes straight to C.
+! conversions both ways (c_str, c_str_ptr, river_c_string), fetch_string
+! (a caller-buffer string, length first) and bytes_from (a borrowed
+! block copied into an allocatable byte array). Nothing here holds
+! state: each call goes straight to C.
 submodule (river) river_core_impl
   implicit none
 
@@ -143,20 +144,31 @@ contains
     cs(len(s) + 1) = c_null_char
   end procedure c_str
 
+  module procedure c_str_ptr
+    cs = c_str(s)
+    ptr = c_loc(cs)
+  end procedure c_str_ptr
+
   module procedure fetch_string
     character(kind=c_char) :: probe(1)
     character(kind=c_char), allocatable :: buf(:)
     integer(c_size_t) :: n
-    integer :: i
+    integer :: i, tries
     n = 1
     rc = fill(h, d, probe, n)
-    if (rc == RIVER_ENOBUFS) then
-      allocate(buf(n))
-      rc = fill(h, d, buf, n)
-    else if (rc == RIVER_SUCCESS) then
+    if (rc == RIVER_SUCCESS) then
       allocate(buf(1))  ! empty string fits the probe
       buf(1) = probe(1)
     end if
+    ! A string that grew between the two calls (a directory listing
+    ! can) is asked for again, a few times.
+    tries = 0
+    do while (rc == RIVER_ENOBUFS .and. tries < 8)
+      if (allocated(buf)) deallocate(buf)
+      allocate(buf(n))
+      rc = fill(h, d, buf, n)
+      tries = tries + 1
+    end do
     if (rc /= RIVER_SUCCESS) return
     allocate(character(len=int(n)) :: str)
     do i = 1, int(n)

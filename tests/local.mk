@@ -99,6 +99,7 @@ mpi_tests = \
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
+EXTRA_DIST += tests/fortran/test_pcoll_f_layout.inc
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
@@ -173,4 +174,7 @@ $(tests_fortran_test_gd_f_mpi_OBJECTS): river.mod
 ftest.mod: tests/fortran/ftest.$(OBJEXT)
 tests/fortran/test_core_f.$(OBJEXT) tests/fortran/test_pcoll_f.$(OBJEXT) \
 tests/fortran/test_dq_f.$(OBJEXT) tests/fortran/test_gd_f.$(OBJEXT): ftest.mod
+# test_pcoll_f includes its layout checks (Automake does not scan Fortran
+# includes).
+tests/fortran/test_pcoll_f.$(OBJEXT): tests/fortran/test_pcoll_f_layout.inc
 endif

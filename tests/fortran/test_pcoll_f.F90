@@ -3,7 +3,10 @@
 ! 4 ranks: records of a bind(C) derived type go in through type(*) and
 ! come back exactly once (order-independent checksums reduced over the
 ! ranks), read by all 4 ranks and by a 3-rank sub-communicator, with a
-! mirror covering a lost copy; error codes come back through ierr.
+! mirror covering a lost copy; error codes come back through ierr. The
+! layout and place calls (split, copy_disk, the reorderer on a partitioned
+! and an interleaved collection, root, list) are checked in
+! test_pcoll_f_layout.inc, included below.
 module test_pcoll_f_util
   use, intrinsic :: iso_c_binding
   implicit none
@@ -256,6 +259,9 @@ program test_pcoll_f
   end do
   call river_pcoll_close(pc)
 
+  ! ---- layout and place: split, copy_disk, order, root, list
+  call test_layout(root)
+
   ! Read back on a sub-communicator of 3 ranks.
   color = merge(0, MPI_UNDEFINED, rank < 3)
   call MPI_Comm_split(MPI_COMM_WORLD, color, rank, sub)
@@ -424,6 +430,8 @@ contains
                  river_err_name(ierr))
     end if
   end subroutine read_all
+
+  include 'test_pcoll_f_layout.inc'
 
   subroutine test_crc_gensort()
     integer(c_int32_t) :: crc
