@@ -1,55 +1,20 @@
 /*
- * collection.c - single-disk collections: one file of fixed-size records
- * in large, checksummed, 4 KiB-aligned blocks.
- *
- * A handle (struct river_coll) is either a writer (tmp != NULL: it fills
- * one aligned block buffer and pwrite()s each full block to
- * "<path>.tmp", keeping the block CRCs in a growing array) or a reader
- * (the header's facts, the whole block-CRC table in memory, and an
- * aligned buffer that holds one block for river_coll_next). Every read
- * of a block is checked against the table.
- *
- * Header, version 1 (4096 bytes at offset 0, integers little-endian):
- *
- *   offset  size  field
- *        0     8  magic "RIVERCOL"
- *        8     4  version = 1
- *       12     4  header_size = 4096
- *       16     8  record_size
- *       24     8  block_size (a multiple of 4096, >= record_size)
- *       32     8  records_per_block = block_size / record_size
- *       40     8  nrecords
- *       48     8  nblocks = ceil(nrecords / records_per_block)
- *       56     8  trailer_offset = 4096 + (nblocks - 1) * block_size
- *                 + (the last block's records, in bytes, rounded up to a
- *                 multiple of 4096); 4096 when nblocks is 0
- *       64     4  table_crc: CRC32C of the trailer's 4 * nblocks bytes
- *       68     4  reserved, 0
- *       72   256  label, NUL-padded (at most 255 bytes of text)
- *      328  3764  zero
- *     4092     4  header_crc: CRC32C of bytes [0, 4092)
- *
- * The writer writes the blocks, then at commit the last block, the
- * trailer and the header (last), fsyncs, renames and fsyncs the
- * directory. The reader checks the header's fields with overflow-checked
- * arithmetic and the file's exact size before it allocates anything
- * sized by the header, so a header that lies costs nothing.
- *
- * direct_io: O_DIRECT is switched on with fcntl() once the file is open
- * (and, for a reader, once the header and trailer have been read with
- * buffered I/O); where the file system refuses it (EINVAL) River says so
- * at debug level and stays buffered. Under O_DIRECT only whole blocks
- * move, from the aligned buffer at aligned offsets; a writer switches
- * O_DIRECT off again before it writes the trailer and the header.
- *
- * Severity: the reader's failures are logged at a level its caller
- * passes down (river__coll_open_at, river__coll_read_block_at): an error
- * for the public calls, milder for a caller with another copy to try.
+ * collection.c - single-disk collections (format and handle in
+ * collection_internal.h): what a reader and a writer share, and the
+ * reader. Shared: the handle's lifecycle (struct river_coll, made by
+ * river__coll_new, freed by river__coll_free), the error mapping, the
+ * O_DIRECT switch, the aligned block buffer, the file's geometry and the
+ * header's encoding and decoding, so that the header's layout is spelled
+ * in one file. The reader checks the header, the file's size and the
+ * block-CRC table before it allocates anything the header sizes, then
+ * reads blocks into the caller's buffer or c->buf and checks each
+ * against the table (c->crcs). river_coll_stat and river_coll_close serve
+ * both sides.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1  /* O_DIRECT */
 #endif
-#include "river_internal.h"
+#include "collection_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,108 +28,112 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RIVER_COLL_MAGIC "RIVERCOL"
-#define RIVER_COLL_VERSION 1
-#define RIVER_COLL_HDR_SIZE 4096
-#define TMP_SUFFIX ".tmp"    /* a writer writes path TMP_SUFFIX */
+/* ---------------------------------------------------------- lifecycle */
 
-/* Byte offsets of the header's fields (see the table above). */
-enum {
-  RIVER_COLL_H_MAGIC = 0,
-  RIVER_COLL_H_VERSION = 8,
-  RIVER_COLL_H_HDRSIZE = 12,
-  RIVER_COLL_H_RECSIZE = 16,
-  RIVER_COLL_H_BLKSIZE = 24,
-  RIVER_COLL_H_RPB = 32,
-  RIVER_COLL_H_NRECORDS = 40,
-  RIVER_COLL_H_NBLOCKS = 48,
-  RIVER_COLL_H_TRAILER = 56,
-  RIVER_COLL_H_TABLECRC = 64,
-  RIVER_COLL_H_RESERVED = 68,
-  RIVER_COLL_H_LABEL = 72,
-  RIVER_COLL_H_CRC = 4092
-};
-
-/* The largest file offset off_t can hold. */
-#define RIVER_OFF_MAX ((uint64_t)(sizeof(off_t) >= 8 ? INT64_MAX : INT32_MAX))
-
-struct river_coll {
-  char *path;
-  char *tmp;              /* writer: "<path>.tmp"; NULL for a reader */
-  int tmp_exists;         /* writer: tmp is ours to remove */
-  int fd;                 /* -1 once closed */
-  int direct;             /* O_DIRECT is on for fd */
-  int failed;             /* writer: a write failed; only abandon is left */
-  size_t record_size;
-  size_t block_size;
-  size_t rpb;             /* records per block */
-  uint64_t nrecords;      /* writer: appended so far */
-  uint64_t nblocks;       /* writer: blocks written so far */
-  uint64_t trailer_offset;
-  uint32_t table_crc;
-  uint32_t *crcs;         /* block CRCs in host order */
-  size_t crcs_cap;        /* writer: entries allocated */
-  unsigned char *buf;     /* RIVER_COLL_ALIGN-aligned block buffer */
-  size_t bufsize;
-  size_t fill;            /* writer: records in buf */
-  uint64_t next;          /* reader: the block river_coll_next reads */
-  char label[RIVER_COLL_LABEL_MAX + 1];
-};
-
-/* ------------------------------------------------------------ helpers */
-
-static void put32(unsigned char *p, uint32_t v)
+int river__coll_new(const char *path, river_coll **out)
 {
-  p[0] = (unsigned char)v;
-  p[1] = (unsigned char)(v >> 8);
-  p[2] = (unsigned char)(v >> 16);
-  p[3] = (unsigned char)(v >> 24);
+  river_coll *c = calloc(1, sizeof *c);
+
+  if (c == NULL)
+    return RIVER_ENOMEM;
+  c->fd = -1;
+  c->path = strdup(path);
+  if (c->path == NULL) {
+    free(c);
+    return RIVER_ENOMEM;
+  }
+  *out = c;
+  return RIVER_SUCCESS;
 }
 
-static void put64(unsigned char *p, uint64_t v)
+void river__coll_free(river_coll *c)
 {
-  put32(p, (uint32_t)v);
-  put32(p + 4, (uint32_t)(v >> 32));
+  if (c->fd >= 0)
+    close(c->fd);
+  if (c->tmp_exists && unlink(c->tmp) < 0)
+    river__warn("%s: cannot remove: %s", c->tmp, strerror(errno));
+  free(c->crcs);
+  free(c->buf);
+  free(c->tmp);
+  free(c->path);
+  free(c);
 }
 
-static uint32_t get32(const unsigned char *p)
+/* Close either side; an uncommitted writer's file is removed. */
+int river_coll_close(river_coll *c)
 {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16
-         | (uint32_t)p[3] << 24;
+  if (c != NULL)
+    river__coll_free(c);
+  return RIVER_SUCCESS;
 }
 
-static uint64_t get64(const unsigned char *p)
+/* What a reader's header says, or what a writer has so far. */
+int river_coll_stat(const river_coll *c, river_coll_info *info)
 {
-  return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+  if (c == NULL || info == NULL)
+    return RIVER_EINVAL;
+  info->record_size = c->record_size;
+  info->block_size = c->block_size;
+  info->records_per_block = c->rpb;
+  info->nrecords = c->nrecords;
+  /* A writer's blocks include the one being filled; its table CRC is
+   * not known before the commit (0). */
+  info->nblocks = c->tmp ? c->nrecords / c->rpb + (c->nrecords % c->rpb != 0)
+                         : c->nblocks;
+  info->table_crc = c->tmp ? 0 : c->table_crc;
+  memcpy(info->label, c->label, sizeof info->label);
+  return RIVER_SUCCESS;
 }
 
-/* a * b and a + b into *r; 1 (and *r untouched) if they overflow. */
-static int mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+int river__coll_syserr(int level, const char *name, const char *what)
 {
-  if (b != 0 && a > UINT64_MAX / b)
-    return 1;
-  *r = a * b;
-  return 0;
+  int e = errno;
+
+  river_log(level, "%s: %s failed: %s", name, what, strerror(e));
+  return e == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
 }
 
-static int add_u64(uint64_t a, uint64_t b, uint64_t *r)
+int river__coll_direct_on(river_coll *c, const char *name, int level)
 {
-  if (a > UINT64_MAX - b)
-    return 1;
-  *r = a + b;
-  return 0;
+  int fl = fcntl(c->fd, F_GETFL);
+
+  if (fl < 0)
+    return river__coll_syserr(level, name, "fcntl(F_GETFL)");
+  if (fcntl(c->fd, F_SETFL, fl | O_DIRECT) == 0) {
+    c->direct = 1;
+    return RIVER_SUCCESS;
+  }
+  if (errno != EINVAL)
+    return river__coll_syserr(level, name, "fcntl(O_DIRECT)");
+  river__debug("%s: O_DIRECT refused by the file system; using buffered "
+               "I/O", name);
+  return RIVER_SUCCESS;
 }
 
-static uint64_t round_4k(uint64_t n)
+int river__coll_alloc_buf(river_coll *c, size_t size, int level)
 {
-  return (n + RIVER_COLL_ALIGN - 1) & ~(uint64_t)(RIVER_COLL_ALIGN - 1);
+  void *p;
+
+  if (size == 0)
+    return RIVER_SUCCESS;
+  if (posix_memalign(&p, RIVER_COLL_ALIGN, size) != 0) {
+    river_log(level, "%s: cannot allocate a %zu-byte block buffer", c->path,
+                 size);
+    return RIVER_ENOMEM;
+  }
+  memset(p, 0, size);
+  c->buf = p;
+  c->bufsize = size;
+  return RIVER_SUCCESS;
 }
 
-/* The layout of n records of rs bytes in blocks of bs bytes (bs a
- * multiple of 4096, rs <= bs): the block count, the trailer's offset and
- * the file size. 1 if the file would be larger than off_t can say. */
-static int geometry(uint64_t n, uint64_t rs, uint64_t bs, uint64_t *nblocks,
-                    uint64_t *trailer, uint64_t *size)
+/* ------------------------------------------------------------- format */
+
+/* The block count, trailer offset and file size of n records (contract
+ * in collection_internal.h); every step is overflow-checked. */
+int river__coll_geometry(uint64_t n, uint64_t rs, uint64_t bs,
+                         uint64_t *nblocks, uint64_t *trailer,
+                         uint64_t *size)
 {
   uint64_t rpb = bs / rs, nb = n / rpb + (n % rpb != 0);
   uint64_t t = RIVER_COLL_HDR_SIZE, full, tbytes, s;
@@ -183,27 +152,69 @@ static int geometry(uint64_t n, uint64_t rs, uint64_t bs, uint64_t *nblocks,
   return 0;
 }
 
-static uint64_t block_records(const river_coll *c, uint64_t b)
+/* The header's fields at the offsets the table in collection_internal.h
+ * gives; decode_header below reads them back. */
+void river__coll_encode_header(const river_coll *c, unsigned char *h)
 {
-  uint64_t left = c->nrecords - b * c->rpb;
+  uint32_t crc = 0;
 
-  return left < c->rpb ? left : c->rpb;
+  memset(h, 0, RIVER_COLL_HDR_SIZE);
+  memcpy(h + RIVER_COLL_H_MAGIC, RIVER_COLL_MAGIC, 8);
+  put32(h + RIVER_COLL_H_VERSION, RIVER_COLL_VERSION);
+  put32(h + RIVER_COLL_H_HDRSIZE, RIVER_COLL_HDR_SIZE);
+  put64(h + RIVER_COLL_H_RECSIZE, c->record_size);
+  put64(h + RIVER_COLL_H_BLKSIZE, c->block_size);
+  put64(h + RIVER_COLL_H_RPB, c->rpb);
+  put64(h + RIVER_COLL_H_NRECORDS, c->nrecords);
+  put64(h + RIVER_COLL_H_NBLOCKS, c->nblocks);
+  put64(h + RIVER_COLL_H_TRAILER, c->trailer_offset);
+  put32(h + RIVER_COLL_H_TABLECRC, c->table_crc);
+  memcpy(h + RIVER_COLL_H_LABEL, c->label, strlen(c->label));
+  river_crc32c(h, RIVER_COLL_H_CRC, &crc);
+  put32(h + RIVER_COLL_H_CRC, crc);
 }
 
-/* Bytes block b takes on disk: block_size, or for the last block its
- * records rounded up to a multiple of 4096. */
-static size_t block_extent(const river_coll *c, uint64_t b)
+/* Why the decoded header h cannot be right, or NULL if it is
+ * consistent; fills the reader's fields from it. */
+static const char *decode_header(river_coll *c, const unsigned char *h)
 {
-  if (b + 1 < c->nblocks)
-    return c->block_size;
-  return (size_t)round_4k(block_records(c, b)
-                                * c->record_size);
+  uint64_t rs = get64(h + RIVER_COLL_H_RECSIZE);
+  uint64_t bs = get64(h + RIVER_COLL_H_BLKSIZE);
+  uint64_t rpb = get64(h + RIVER_COLL_H_RPB);
+  uint64_t n = get64(h + RIVER_COLL_H_NRECORDS);
+  uint64_t nb, trailer, size;
+
+  if (get32(h + RIVER_COLL_H_HDRSIZE) != RIVER_COLL_HDR_SIZE)
+    return "header size is not 4096";
+  if (rs == 0 || (size_t)rs != rs)
+    return "bad record size";
+  if (bs == 0 || bs % RIVER_COLL_ALIGN != 0 || bs < rs || (size_t)bs != bs)
+    return "bad block size";
+  if (rpb != bs / rs)
+    return "records per block do not match the record and block sizes";
+  if (river__coll_geometry(n, rs, bs, &nb, &trailer, &size))
+    return "record count too large";
+  if (get64(h + RIVER_COLL_H_NBLOCKS) != nb)
+    return "block count does not match the record count";
+  if (get64(h + RIVER_COLL_H_TRAILER) != trailer)
+    return "trailer offset does not match the block count";
+  if (get32(h + RIVER_COLL_H_RESERVED) != 0)
+    return "reserved field is not 0";
+  if (h[RIVER_COLL_H_LABEL + RIVER_COLL_LABEL_MAX] != '\0')
+    return "label is not NUL-terminated";
+
+  c->record_size = (size_t)rs;
+  c->block_size = (size_t)bs;
+  c->rpb = (size_t)rpb;
+  c->nrecords = n;
+  c->nblocks = nb;
+  c->trailer_offset = trailer;
+  c->table_crc = get32(h + RIVER_COLL_H_TABLECRC);
+  memcpy(c->label, h + RIVER_COLL_H_LABEL, RIVER_COLL_LABEL_MAX + 1);
+  return NULL;
 }
 
-static off_t block_offset(const river_coll *c, uint64_t b)
-{
-  return (off_t)(RIVER_COLL_HDR_SIZE + b * c->block_size);
-}
+/* ------------------------------------------------------------- reader */
 
 /* preadv() until iov is full or the file ends; *got is the bytes read.
  * Returns 0 or an errno value. iov is consumed. */
@@ -238,404 +249,8 @@ static int preadv_full(int fd, struct iovec *iov, int iovcnt, off_t off,
   return 0;
 }
 
-/* pwrite() all len bytes; returns 0 or an errno value. */
-static int pwrite_full(int fd, const void *buf, size_t len, off_t off)
-{
-  const char *p = buf;
-  ssize_t n;
-
-  while (len > 0) {
-    n = pwrite(fd, p, len, off);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return errno;
-    if (n == 0)
-      return EIO;
-    p += n;
-    len -= (size_t)n;
-    off += n;
-  }
-  return 0;
-}
-
-/* Log at `level` that a system call on name failed (errno says why) and
- * map it:
- * a missing file is RIVER_ENOTFOUND, anything else RIVER_EIO. */
-static int syserr(int level, const char *name, const char *what)
-{
-  int e = errno;
-
-  river_log(level, "%s: %s failed: %s", name, what, strerror(e));
-  return e == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
-}
-
-/* Switch O_DIRECT on for c->fd; a file system that refuses (EINVAL)
- * leaves c buffered. */
-static int direct_on(river_coll *c, const char *name, int level)
-{
-  int fl = fcntl(c->fd, F_GETFL);
-
-  if (fl < 0)
-    return syserr(level, name, "fcntl(F_GETFL)");
-  if (fcntl(c->fd, F_SETFL, fl | O_DIRECT) == 0) {
-    c->direct = 1;
-    return RIVER_SUCCESS;
-  }
-  if (errno != EINVAL)
-    return syserr(level, name, "fcntl(O_DIRECT)");
-  river__debug("%s: O_DIRECT refused by the file system; using buffered "
-               "I/O", name);
-  return RIVER_SUCCESS;
-}
-
-static int direct_off(river_coll *c, const char *name)
-{
-  int fl = fcntl(c->fd, F_GETFL);
-
-  if (fl < 0 || fcntl(c->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-    return syserr(RIVER_LOG_ERROR, name, "fcntl(~O_DIRECT)");
-  c->direct = 0;
-  return RIVER_SUCCESS;
-}
-
-static int alloc_buf(river_coll *c, size_t size, int level)
-{
-  void *p;
-
-  if (size == 0)
-    return RIVER_SUCCESS;
-  if (posix_memalign(&p, RIVER_COLL_ALIGN, size) != 0) {
-    river_log(level, "%s: cannot allocate a %zu-byte block buffer", c->path,
-                 size);
-    return RIVER_ENOMEM;
-  }
-  memset(p, 0, size);
-  c->buf = p;
-  c->bufsize = size;
-  return RIVER_SUCCESS;
-}
-
-static int coll_new(const char *path, river_coll **out)
-{
-  river_coll *c = calloc(1, sizeof *c);
-
-  if (c == NULL)
-    return RIVER_ENOMEM;
-  c->fd = -1;
-  c->path = strdup(path);
-  if (c->path == NULL) {
-    free(c);
-    return RIVER_ENOMEM;
-  }
-  *out = c;
-  return RIVER_SUCCESS;
-}
-
-/* Free c; a writer's temporary file, if still there, is removed. */
-static void coll_free(river_coll *c)
-{
-  if (c->fd >= 0)
-    close(c->fd);
-  if (c->tmp_exists && unlink(c->tmp) < 0)
-    river__warn("%s: cannot remove: %s", c->tmp, strerror(errno));
-  free(c->crcs);
-  free(c->buf);
-  free(c->tmp);
-  free(c->path);
-  free(c);
-}
-
-/* ------------------------------------------------------------- writer */
-
-int river_coll_create(const char *path, size_t record_size,
-                      const river_coll_opts *opts, river_coll **out)
-{
-  size_t bs = opts && opts->block_size ? opts->block_size
-                                       : RIVER_COLL_DEFAULT_BLOCK_SIZE;
-  const char *label = opts ? opts->label : NULL;
-  river_coll *c;
-  int rc;
-
-  if (path == NULL || *path == '\0' || out == NULL || record_size == 0
-      || bs % RIVER_COLL_ALIGN != 0 || bs < record_size)
-    return RIVER_EINVAL;
-  if (label && strnlen(label, RIVER_COLL_LABEL_MAX + 1) > RIVER_COLL_LABEL_MAX)
-    return RIVER_EINVAL;
-
-  rc = coll_new(path, &c);
-  if (rc)
-    return rc;
-  c->record_size = record_size;
-  c->block_size = bs;
-  c->rpb = bs / record_size;
-  if (label)
-    strcpy(c->label, label);
-  rc = RIVER_ENOMEM;
-  c->tmp = malloc(strlen(path) + sizeof TMP_SUFFIX);
-  if (c->tmp == NULL)
-    goto fail;
-  sprintf(c->tmp, "%s" TMP_SUFFIX, path);
-  rc = alloc_buf(c, bs, RIVER_LOG_ERROR);
-  if (rc)
-    goto fail;
-
-  c->fd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (c->fd < 0) {
-    rc = syserr(RIVER_LOG_ERROR, c->tmp, "open");
-    goto fail;
-  }
-  c->tmp_exists = 1;
-  if (opts && opts->direct_io) {
-    rc = direct_on(c, c->tmp, RIVER_LOG_ERROR);
-    if (rc)
-      goto fail;
-  }
-  *out = c;
-  return RIVER_SUCCESS;
-
-fail:
-  coll_free(c);
-  return rc;
-}
-
-/* Write the block in c->buf (its first ext bytes) as the next block. */
-static int flush_block(river_coll *c, size_t ext)
-{
-  uint32_t crc = 0, *p;
-  size_t cap;
-  int e;
-
-  if (c->nblocks == c->crcs_cap) {
-    cap = c->crcs_cap ? 2 * c->crcs_cap : 64;
-    p = realloc(c->crcs, cap * sizeof *p);
-    if (p == NULL) {
-      river__error("%s: out of memory for the block-CRC table", c->tmp);
-      return RIVER_ENOMEM;
-    }
-    c->crcs = p;
-    c->crcs_cap = cap;
-  }
-  river_crc32c(c->buf, ext, &crc);
-  e = pwrite_full(c->fd, c->buf, ext,
-                        block_offset(c, c->nblocks));
-  if (e) {
-    river__error("%s: writing block %" PRIu64 " failed: %s", c->tmp,
-                 c->nblocks, strerror(e));
-    return RIVER_EIO;
-  }
-  c->crcs[c->nblocks++] = crc;
-  c->fill = 0;
-  return RIVER_SUCCESS;
-}
-
-int river_coll_append(river_coll *c, const void *records, size_t nrecords)
-{
-  const unsigned char *p = records;
-  uint64_t total, nb, trailer, size;
-  size_t k;
-  int rc;
-
-  if (c == NULL || c->tmp == NULL || (records == NULL && nrecords > 0))
-    return RIVER_EINVAL;
-  if (c->failed) {
-    river__error("%s: a write failed earlier; the writer can only be "
-                 "abandoned", c->tmp);
-    return RIVER_ESTATE;
-  }
-  if (nrecords > SIZE_MAX / c->record_size
-      || add_u64(c->nrecords, nrecords, &total)
-      || geometry(total, c->record_size, c->block_size, &nb,
-                             &trailer, &size)) {
-    river__error("%s: %zu more records of %zu bytes would make the file "
-                 "too large", c->tmp, nrecords, c->record_size);
-    return RIVER_EOVERFLOW;
-  }
-
-  while (nrecords > 0) {
-    k = c->rpb - c->fill;
-    if (k > nrecords)
-      k = nrecords;
-    memcpy(c->buf + c->fill * c->record_size, p, k * c->record_size);
-    p += k * c->record_size;
-    c->fill += k;
-    c->nrecords += k;
-    nrecords -= k;
-    if (c->fill == c->rpb) {
-      rc = flush_block(c, c->block_size);
-      if (rc) {
-        c->failed = 1;
-        return rc;
-      }
-    }
-  }
-  return RIVER_SUCCESS;
-}
-
-static void encode_header(const river_coll *c, unsigned char *h)
-{
-  uint32_t crc = 0;
-
-  memset(h, 0, RIVER_COLL_HDR_SIZE);
-  memcpy(h + RIVER_COLL_H_MAGIC, RIVER_COLL_MAGIC, 8);
-  put32(h + RIVER_COLL_H_VERSION, RIVER_COLL_VERSION);
-  put32(h + RIVER_COLL_H_HDRSIZE, RIVER_COLL_HDR_SIZE);
-  put64(h + RIVER_COLL_H_RECSIZE, c->record_size);
-  put64(h + RIVER_COLL_H_BLKSIZE, c->block_size);
-  put64(h + RIVER_COLL_H_RPB, c->rpb);
-  put64(h + RIVER_COLL_H_NRECORDS, c->nrecords);
-  put64(h + RIVER_COLL_H_NBLOCKS, c->nblocks);
-  put64(h + RIVER_COLL_H_TRAILER, c->trailer_offset);
-  put32(h + RIVER_COLL_H_TABLECRC, c->table_crc);
-  memcpy(h + RIVER_COLL_H_LABEL, c->label, strlen(c->label));
-  river_crc32c(h, RIVER_COLL_H_CRC, &crc);
-  put32(h + RIVER_COLL_H_CRC, crc);
-}
-
-/* Write the last block, the trailer and the header; fsync and close. */
-static int finish_file(river_coll *c)
-{
-  unsigned char h[RIVER_COLL_HDR_SIZE];
-  unsigned char *t;
-  uint64_t nb, size, i;
-  size_t ext;
-  int rc, e;
-
-  if (c->fill > 0) {
-    ext = (size_t)round_4k(c->fill * c->record_size);
-    memset(c->buf + c->fill * c->record_size, 0,
-           ext - c->fill * c->record_size);
-    rc = flush_block(c, ext);
-    if (rc)
-      return rc;
-  }
-  if (c->direct && (rc = direct_off(c, c->tmp)) != RIVER_SUCCESS)
-    return rc;
-  /* append() checked that this layout fits. */
-  geometry(c->nrecords, c->record_size, c->block_size, &nb,
-                      &c->trailer_offset, &size);
-
-  t = (unsigned char *)c->crcs;
-  for (i = 0; i < c->nblocks; i++)   /* to little-endian, in place */
-    put32(t + 4 * i, c->crcs[i]);
-  river_crc32c(t, 4 * c->nblocks, &c->table_crc);
-  e = c->nblocks ? pwrite_full(c->fd, t, 4 * c->nblocks,
-                                     (off_t)c->trailer_offset) : 0;
-  if (e) {
-    river__error("%s: writing the block-CRC table failed: %s", c->tmp,
-                 strerror(e));
-    return RIVER_EIO;
-  }
-  encode_header(c, h);
-  e = pwrite_full(c->fd, h, sizeof h, 0);
-  if (e) {
-    river__error("%s: writing the header failed: %s", c->tmp, strerror(e));
-    return RIVER_EIO;
-  }
-  if (fsync(c->fd) < 0)
-    return syserr(RIVER_LOG_ERROR, c->tmp, "fsync");
-  e = close(c->fd);
-  c->fd = -1;
-  if (e < 0)
-    return syserr(RIVER_LOG_ERROR, c->tmp, "close");
-  return RIVER_SUCCESS;
-}
-
-/* fsync the directory holding path, so that a rename in it is durable. */
-int river__fsync_dir(const char *path)
-{
-  const char *slash = strrchr(path, '/');
-  char *dir;
-  int fd, rc = RIVER_SUCCESS;
-
-  if (slash == NULL)
-    dir = strdup(".");
-  else
-    dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-  if (dir == NULL)
-    return RIVER_ENOMEM;
-  fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    rc = syserr(RIVER_LOG_ERROR, dir, "open (to fsync the directory)");
-    goto out;
-  }
-  if (fsync(fd) < 0)
-    rc = syserr(RIVER_LOG_ERROR, dir, "fsync of the directory");
-  close(fd);
-out:
-  free(dir);
-  return rc == RIVER_ENOTFOUND ? RIVER_EIO : rc;
-}
-
-int river_coll_commit(river_coll *c)
-{
-  int rc;
-
-  if (c == NULL || c->tmp == NULL)
-    return RIVER_EINVAL;
-  if (c->failed) {
-    river__error("%s: a write failed earlier; not committing", c->tmp);
-    rc = RIVER_ESTATE;
-    goto out;
-  }
-  rc = finish_file(c);
-  if (rc)
-    goto out;
-  if (rename(c->tmp, c->path) < 0) {
-    syserr(RIVER_LOG_ERROR, c->tmp, "rename");
-    rc = RIVER_EIO;
-    goto out;
-  }
-  c->tmp_exists = 0;
-  /* path is replaced now; a failure here leaves its durability open. */
-  rc = river__fsync_dir(c->path);
-out:
-  coll_free(c);
-  return rc;
-}
-
-/* ------------------------------------------------------------- reader */
-
-/* Why the decoded header h cannot be right, or NULL if it is
- * consistent; fills the reader's fields from it. */
-static const char *decode_header(river_coll *c, const unsigned char *h)
-{
-  uint64_t rs = get64(h + RIVER_COLL_H_RECSIZE);
-  uint64_t bs = get64(h + RIVER_COLL_H_BLKSIZE);
-  uint64_t rpb = get64(h + RIVER_COLL_H_RPB);
-  uint64_t n = get64(h + RIVER_COLL_H_NRECORDS);
-  uint64_t nb, trailer, size;
-
-  if (get32(h + RIVER_COLL_H_HDRSIZE) != RIVER_COLL_HDR_SIZE)
-    return "header size is not 4096";
-  if (rs == 0 || (size_t)rs != rs)
-    return "bad record size";
-  if (bs == 0 || bs % RIVER_COLL_ALIGN != 0 || bs < rs || (size_t)bs != bs)
-    return "bad block size";
-  if (rpb != bs / rs)
-    return "records per block do not match the record and block sizes";
-  if (geometry(n, rs, bs, &nb, &trailer, &size))
-    return "record count too large";
-  if (get64(h + RIVER_COLL_H_NBLOCKS) != nb)
-    return "block count does not match the record count";
-  if (get64(h + RIVER_COLL_H_TRAILER) != trailer)
-    return "trailer offset does not match the block count";
-  if (get32(h + RIVER_COLL_H_RESERVED) != 0)
-    return "reserved field is not 0";
-  if (h[RIVER_COLL_H_LABEL + RIVER_COLL_LABEL_MAX] != '\0')
-    return "label is not NUL-terminated";
-
-  c->record_size = (size_t)rs;
-  c->block_size = (size_t)bs;
-  c->rpb = (size_t)rpb;
-  c->nrecords = n;
-  c->nblocks = nb;
-  c->trailer_offset = trailer;
-  c->table_crc = get32(h + RIVER_COLL_H_TABLECRC);
-  memcpy(c->label, h + RIVER_COLL_H_LABEL, RIVER_COLL_LABEL_MAX + 1);
-  return NULL;
-}
-
+/* Read and check the header (magic, version, CRC, fields) into c; a
+ * record_size other than 0 must match the file's. */
 static int read_header(river_coll *c, size_t record_size, int level)
 {
   unsigned char h[RIVER_COLL_HDR_SIZE];
@@ -688,7 +303,7 @@ static int check_size(river_coll *c, int level)
   struct stat st;
 
   if (fstat(c->fd, &st) < 0)
-    return syserr(level, c->path, "fstat");
+    return river__coll_syserr(level, c->path, "fstat");
   size = (uint64_t)st.st_size;
   if (size == want)
     return RIVER_SUCCESS;
@@ -764,12 +379,12 @@ int river__coll_open_at(const char *path, size_t record_size,
 
   if (path == NULL || *path == '\0' || out == NULL)
     return RIVER_EINVAL;
-  rc = coll_new(path, &c);
+  rc = river__coll_new(path, &c);
   if (rc)
     return rc;
   c->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (c->fd < 0) {
-    rc = syserr(level, path, "open");
+    rc = river__coll_syserr(level, path, "open");
     goto fail;
   }
   /* Header, size and trailer decide what may be allocated. */
@@ -778,46 +393,22 @@ int river__coll_open_at(const char *path, size_t record_size,
       || (rc = read_trailer(c, level)) != RIVER_SUCCESS)
     goto fail;
   /* The largest block, which the file is known to hold. */
-  rc = alloc_buf(c, c->nblocks > 1 ? c->block_size
-                       : c->nblocks ? block_extent(c, 0) : 0, level);
+  rc = river__coll_alloc_buf(c, c->nblocks > 1 ? c->block_size
+                             : c->nblocks ? block_extent(c, 0) : 0, level);
   if (rc)
     goto fail;
 #ifdef HAVE_POSIX_FADVISE
   posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   if (opts && opts->direct_io
-      && (rc = direct_on(c, path, level)) != RIVER_SUCCESS)
+      && (rc = river__coll_direct_on(c, path, level)) != RIVER_SUCCESS)
     goto fail;
   *out = c;
   return RIVER_SUCCESS;
 
 fail:
-  coll_free(c);
+  river__coll_free(c);
   return rc;
-}
-
-int river_coll_close(river_coll *c)
-{
-  if (c != NULL)
-    coll_free(c);
-  return RIVER_SUCCESS;
-}
-
-int river_coll_stat(const river_coll *c, river_coll_info *info)
-{
-  if (c == NULL || info == NULL)
-    return RIVER_EINVAL;
-  info->record_size = c->record_size;
-  info->block_size = c->block_size;
-  info->records_per_block = c->rpb;
-  info->nrecords = c->nrecords;
-  /* A writer's blocks include the one being filled; its table CRC is
-   * not known before the commit (0). */
-  info->nblocks = c->tmp ? c->nrecords / c->rpb + (c->nrecords % c->rpb != 0)
-                         : c->nblocks;
-  info->table_crc = c->tmp ? 0 : c->table_crc;
-  memcpy(info->label, c->label, sizeof info->label);
-  return RIVER_SUCCESS;
 }
 
 /* Read exactly want bytes of block b into iov (preadv). */

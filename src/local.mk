@@ -11,7 +11,9 @@ src_libriver_la_SOURCES = \
 	src/topo.c \
 	src/checksum.c \
 	src/schema.c \
+	src/collection_internal.h \
 	src/collection.c \
+	src/collection_write.c \
 	src/pcoll_internal.h \
 	src/pcoll.c \
 	src/pcoll_meta.c \

@@ -62,7 +62,8 @@ uint64_t river__mix64(uint64_t x);
 /* The golden-ratio increment of splitmix64's counter. */
 #define RIVER_MIX64_STEP 0x9e3779b97f4a7c15ULL
 
-/* fsync the directory that holds path (after a rename into it). */
+/* fsync the directory that holds path (after a rename into it;
+ * src/collection_write.c). */
 int river__fsync_dir(const char *path);
 
 /* river_coll_open and river_coll_read_block (src/collection.c) logging

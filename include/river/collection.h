@@ -9,8 +9,8 @@
  *
  * File format, version 1 (integers little-endian):
  *
- *   [0, 4096)            header (layout in src/collection.c), ending in
- *                        the CRC32C of its first 4092 bytes
+ *   [0, 4096)            header (layout in src/collection_internal.h),
+ *                        ending in the CRC32C of its first 4092 bytes
  *   4096 + i*block_size  block i: records [i*rpb, min((i+1)*rpb, n)) where
  *                        rpb = block_size / record_size, then zero padding
  *                        to block_size (the last block: to a multiple of

@@ -109,7 +109,7 @@ static uint64_t get64(const unsigned char *p)
   return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-/* The header as documented at the top of src/collection.c. */
+/* The header as documented at the top of src/collection_internal.h. */
 static void test_coll_header_layout(void **state)
 {
   const char *path = path_of("layout.coll");
