@@ -83,6 +83,24 @@ program test_gd_f
   character(len=4096) :: disk(0:NPART - 1)
   integer(c_size_t) :: rs
 
+  ! One gd_round on this rank: its plan (round_plan), what its read found
+  ! (drain, judge_block) and this rank's stats after it (zero when the
+  ! rank is outside the read).
+  type :: round_t
+    character(len=:), allocatable :: t    ! tag // ': ', heads every check
+    logical :: stream, hurt, ilv, sub, default_roles, member, serves
+    integer :: cl(0:NPART - 1), dk(0:NPART - 1)   ! client and disk ranks
+    integer :: mine_n, mine(NPART)        ! the partitions this rank reads
+    ! Stream mode's order: partition and block of the nexp blocks.
+    integer :: nexp, exp_p(NPART * MAXB)
+    integer(c_int64_t) :: exp_b(NPART * MAXB)
+    logical :: seen(0:NPART - 1, 0:MAXB - 1)
+    integer(c_int64_t) :: sums(3), nrecv  ! count, ids, hashes; blocks
+    integer :: bad_recs, bad_blocks, order_errs, dups
+    integer :: pos                        ! stream: blocks delivered so far
+    type(river_gd_stats) :: st
+  end type round_t
+
   call ftest_init(rank, nranks)
   call river_init(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_init')
@@ -379,89 +397,116 @@ contains
     logical, optional, intent(in) :: damaged
     integer, optional, intent(in) :: nsub
     logical, optional, intent(in) :: interleaved
-    character(len=:), allocatable :: t, cname
-    logical :: ilv
-    type(MPI_Comm) :: comm
-    type(river_pcoll) :: h
-    integer :: ns
-    logical :: member
-    type(river_gd) :: gd
-    type(river_gd_stats) :: st, st2
-    integer :: cl(0:NPART - 1), dk(0:NPART - 1), part, k, mine_n, pos, nexp
-    integer :: mine(NPART)
-    logical :: seen(0:NPART - 1, 0:MAXB - 1), stream, hurt, serves
-    integer(c_int64_t) :: blk, sums(3), gsums(3), nb, nr, b
-    integer :: exp_p(NPART * MAXB)
-    integer(c_int64_t) :: exp_b(NPART * MAXB)
-    integer(c_int64_t) :: cnt(4), gcnt(4), nrecv
-    integer(c_size_t) :: n
-    type(c_ptr) :: ptr
-    type(grec), pointer :: view(:)
-    type(grec), allocatable :: recs(:)
-    integer(c_int8_t), allocatable :: bytes(:)
-    integer :: bad_recs, bad_blocks, order_errs, dups
-    real(c_double) :: tmax
+    type(round_t) :: rd
+    call round_plan(rd, tag, mode, clients, disks, damaged, nsub, &
+                    interleaved)
+    call round_read(rd, policy, mode, use_ptr, outstanding, window, &
+                    clients, disks, rate, seek, pert)
+    call round_check_stats(rd, policy)
+    call round_check_totals(rd, rate)
+  end subroutine gd_round
 
-    t = tag // ': '
-    stream = mode == RIVER_GD_STREAM
-    hurt = .false.
-    if (present(damaged)) hurt = damaged
-    ilv = .false.
-    if (present(interleaved)) ilv = interleaved
-    cname = NAME
-    if (ilv) cname = NAME_ILV
+  ! Who reads and serves what in this round (gd_round's arguments of the
+  ! same names), and in stream mode the order of this rank's blocks.
+  subroutine round_plan(rd, tag, mode, clients, disks, damaged, nsub, &
+                        interleaved)
+    type(round_t), intent(out) :: rd
+    character(len=*), intent(in) :: tag
+    integer, intent(in) :: mode
+    integer, optional, intent(in) :: clients(:), disks(:)
+    logical, optional, intent(in) :: damaged
+    integer, optional, intent(in) :: nsub
+    logical, optional, intent(in) :: interleaved
+    integer :: q, ns
+    rd%t = tag // ': '
+    rd%stream = mode == RIVER_GD_STREAM
+    rd%hurt = .false.
+    if (present(damaged)) rd%hurt = damaged
+    rd%ilv = .false.
+    if (present(interleaved)) rd%ilv = interleaved
+    rd%sub = present(nsub)
+    rd%default_roles = .not. present(disks) .and. &
+                       .not. present(clients) .and. .not. present(nsub)
     ns = nranks
     if (present(nsub)) ns = nsub
-    member = rank < ns
-    do p = 0, NPART - 1
-      cl(p) = mod(p, ns)
-      dk(p) = mod(p, ns)
-      if (present(clients)) cl(p) = clients(p + 1)
-      if (present(disks)) dk(p) = disks(p + 1)
+    rd%member = rank < ns
+    do q = 0, NPART - 1
+      rd%cl(q) = mod(q, ns)
+      rd%dk(q) = mod(q, ns)
+      if (present(clients)) rd%cl(q) = clients(q + 1)
+      if (present(disks)) rd%dk(q) = disks(q + 1)
     end do
-    serves = any(dk == rank)
-    mine_n = 0
-    do p = 0, NPART - 1
-      if (cl(p) == rank) then
-        mine_n = mine_n + 1
-        mine(mine_n) = p
+    rd%serves = any(rd%dk == rank)
+    rd%mine_n = 0
+    do q = 0, NPART - 1
+      if (rd%cl(q) == rank) then
+        rd%mine_n = rd%mine_n + 1
+        rd%mine(rd%mine_n) = q
       end if
     end do
-    ! Stream mode's order: the write order of this rank's partitions,
-    ! each whole in ascending order, or stripe by stripe (block b of each
-    ! partition that has one, then block b + 1).
-    nexp = 0
-    if (ilv) then
+    call stream_order(rd)
+  end subroutine round_plan
+
+  ! Stream mode's order: the write order of this rank's partitions, each
+  ! whole in ascending order, or stripe by stripe (block b of each
+  ! partition that has one, then block b + 1).
+  subroutine stream_order(rd)
+    type(round_t), intent(inout) :: rd
+    integer :: k
+    integer(c_int64_t) :: b
+    rd%nexp = 0
+    if (rd%ilv) then
       do b = 0, MAXB - 1
-        do k = 1, mine_n
-          if (b < nblk(mine(k))) then
-            nexp = nexp + 1
-            exp_p(nexp) = mine(k)
-            exp_b(nexp) = b
+        do k = 1, rd%mine_n
+          if (b < nblk(rd%mine(k))) then
+            rd%nexp = rd%nexp + 1
+            rd%exp_p(rd%nexp) = rd%mine(k)
+            rd%exp_b(rd%nexp) = b
           end if
         end do
       end do
     else
-      do k = 1, mine_n
-        do b = 0, nblk(mine(k)) - 1
-          nexp = nexp + 1
-          exp_p(nexp) = mine(k)
-          exp_b(nexp) = b
+      do k = 1, rd%mine_n
+        do b = 0, nblk(rd%mine(k)) - 1
+          rd%nexp = rd%nexp + 1
+          rd%exp_p(rd%nexp) = rd%mine(k)
+          rd%exp_b(rd%nexp) = b
         end do
       end do
     end if
+  end subroutine stream_order
 
-    seen = .false.
-    sums = 0
-    nrecv = 0
-    st = river_gd_stats()
-    call MPI_Comm_split(MPI_COMM_WORLD, merge(0, MPI_UNDEFINED, member), &
-                       rank, comm)
-    read: if (member) then
-      if (present(nsub)) then
+  ! The read, on the ranks of the round's communicator (the others keep
+  ! rd's findings empty and the stats zero): the collection (opened on
+  ! the sub-communicator with nsub), a GD handle over it, every block
+  ! (drain), then the stats and the close (close_gd).
+  subroutine round_read(rd, policy, mode, use_ptr, outstanding, window, &
+                        clients, disks, rate, seek, pert)
+    type(round_t), intent(inout) :: rd
+    integer, intent(in) :: policy, mode
+    logical, intent(in) :: use_ptr
+    integer, optional, intent(in) :: outstanding, window
+    integer, optional, intent(in) :: clients(:), disks(:)
+    real(c_double), optional, intent(in) :: rate, seek
+    type(river_perturb), optional, intent(in) :: pert
+    character(len=:), allocatable :: cname
+    type(MPI_Comm) :: comm
+    type(river_pcoll) :: h
+    type(river_gd) :: gd
+    rd%seen = .false.
+    rd%sums = 0
+    rd%nrecv = 0
+    rd%st = river_gd_stats()
+    call MPI_Comm_split(MPI_COMM_WORLD, merge(0, MPI_UNDEFINED, rd%member), &
+                        rank, comm)
+    read: if (rd%member) then
+      if (rd%sub) then
+        cname = NAME
+        if (rd%ilv) cname = NAME_ILV
         call river_pcoll_open(comm, cname, h, root=root, ierr=ierr)
-        call check(ierr == RIVER_SUCCESS, t // 'pcoll open on the sub-comm')
-      else if (ilv) then
+        call check(ierr == RIVER_SUCCESS, &
+                   rd%t // 'pcoll open on the sub-comm')
+      else if (rd%ilv) then
         h = pci
       else
         h = pc
@@ -471,176 +516,259 @@ contains
                          disk_ranks=disks, client_ranks=clients, &
                          disk_rate=rate, seek_seconds=seek, perturb=pert, &
                          ierr=ierr)
-      call check(ierr == RIVER_SUCCESS, t // 'open: ' // river_err_name(ierr))
+      call check(ierr == RIVER_SUCCESS, &
+                 rd%t // 'open: ' // river_err_name(ierr))
       if (ierr /= RIVER_SUCCESS) exit read   ! on every rank of comm
-      bad_recs = 0
-      bad_blocks = 0
-      order_errs = 0
-      dups = 0
-      pos = 0         ! stream: blocks delivered so far
-      do
-        if (use_ptr) then
-          call river_gd_next(gd, ptr, n, part, blk, ierr)
-        else
-          call river_gd_next(gd, bytes, n, part, blk, ierr)
-        end if
-        if (ierr /= RIVER_SUCCESS) exit
-        if (use_ptr) then
-          if (.not. c_associated(ptr) .or. n == 0) then
-            bad_blocks = bad_blocks + 1
-            cycle
-          end if
-          call c_f_pointer(ptr, view, [n])
-          recs = view
-        else
-          if (size(bytes, kind=c_size_t) /= n * RECSZ) then
-            bad_blocks = bad_blocks + 1
-            cycle
-          end if
-          recs = transfer(bytes, [make_rec(0, 0_c_int64_t)])
-        end if
-        ! The block: one of this rank's partitions, in range, not seen yet,
-        ! holding exactly its records.
-        if (part < 0 .or. part >= NPART) then
-          bad_blocks = bad_blocks + 1
-          cycle
-        end if
-        if (cl(part) /= rank .or. blk < 0 .or. blk >= nblk(part)) then
-          bad_blocks = bad_blocks + 1
-          cycle
-        end if
-        if (seen(part, blk)) dups = dups + 1
-        seen(part, blk) = .true.
-        nr = min(int(RPB, c_int64_t), nrec(part) - blk * RPB)
-        if (int(n, c_int64_t) /= nr .or. size(recs) /= nr) then
-          bad_blocks = bad_blocks + 1
-          cycle
-        end if
-        do k = 1, size(recs)
-          if (.not. same_rec(recs(k), &
-                             make_rec(part, blk * RPB + k - 1))) &
-            bad_recs = bad_recs + 1
-          sums = sums + [1_c_int64_t, recs(k)%id, recs(k)%hash]
-        end do
-        nrecv = nrecv + 1
-        if (stream) then
-          pos = pos + 1
-          if (pos > nexp) then
-            order_errs = order_errs + 1
-          else if (part /= exp_p(pos) .or. blk /= exp_b(pos)) then
-            order_errs = order_errs + 1
-          end if
-        end if
-      end do
-      call check(ierr == RIVER_EOS, t // 'ends with RIVER_EOS, got ' // &
-                 river_err_name(ierr))
-      if (use_ptr) then
-        call check(.not. c_associated(ptr) .and. n == 0, t // 'EOS: no records')
-      else
-        call check(allocated(bytes), t // 'EOS: bytes allocated')
-        if (allocated(bytes)) call check(size(bytes) == 0 .and. n == 0, &
-                                         t // 'EOS: bytes empty')
-      end if
-      call check(bad_blocks == 0, t // 'blocks with the right partition, ' // &
-                 'index and record count')
-      call check(bad_recs == 0, t // 'records as written, in block order')
-      call check(dups == 0, t // 'no block twice')
-      if (stream) call check(order_errs == 0 .and. pos == nexp, &
-                             t // 'stream order (write order)')
-      do k = 1, mine_n
-        nb = nblk(mine(k))
-        call check(all(seen(mine(k), 0:nb - 1)), t // 'every block of ' // &
-                   'partition ' // itoa(int(mine(k), c_int64_t)))
-      end do
-      ! EOS again; without ierr it is a status, not a stop.
-      if (use_ptr) then
-        call river_gd_next(gd, ptr, n)
-        call check(.not. c_associated(ptr) .and. n == 0, t // 'EOS again')
-      else
-        call river_gd_next(gd, bytes, n, ierr=ierr)
-        call check(ierr == RIVER_EOS .and. size(bytes) == 0, t // 'EOS again')
-      end if
-
-      call river_gd_stats_get(gd, st, ierr)
-      call check(ierr == RIVER_SUCCESS, t // 'stats')
-      call river_gd_close(gd, ierr)
-      call check(ierr == RIVER_SUCCESS, t // 'close: ' // river_err_name(ierr))
-      call river_gd_close(gd, ierr)
-      call check(ierr == RIVER_SUCCESS, t // 'close null: no-op')
-      call river_gd_stats_get(gd, st2, ierr)
-      call check(ierr == RIVER_EINVAL, t // 'stats of a closed handle: EINVAL')
-      call river_gd_next(gd, ptr, n, ierr=ierr)
-      call check(ierr == RIVER_EINVAL, t // 'next on a closed handle: EINVAL')
-      if (present(nsub)) call river_pcoll_close(h)
+      call drain(rd, gd, use_ptr)
+      call close_gd(rd, gd)
+      if (rd%sub) call river_pcoll_close(h)
     end if read
-    if (member) call MPI_Comm_free(comm)
+    if (rd%member) call MPI_Comm_free(comm)
+  end subroutine round_read
 
-    ! Stats (zero on a rank outside the read).
-    call check(st%blocks_received == nrecv, t // 'stats blocks_received')
-    call check(st%bytes_received == sums(1) * RECSZ, &
-               t // 'stats bytes_received')
-    if (mine_n > 0) then
-      call check(st%seconds > 0, t // 'stats seconds on a client')
+  ! river_gd_next until it stops, each block judged (judge_block); then
+  ! the end: RIVER_EOS with nothing delivered, the faults counted on the
+  ! way (check_blocks), and RIVER_EOS again.
+  subroutine drain(rd, gd, use_ptr)
+    type(round_t), intent(inout) :: rd
+    type(river_gd), intent(in) :: gd
+    logical, intent(in) :: use_ptr
+    integer :: part
+    integer(c_int64_t) :: blk
+    integer(c_size_t) :: n
+    type(c_ptr) :: ptr
+    integer(c_int8_t), allocatable :: bytes(:)
+    type(grec), allocatable :: recs(:)
+    logical :: got
+    rd%bad_recs = 0
+    rd%bad_blocks = 0
+    rd%order_errs = 0
+    rd%dups = 0
+    rd%pos = 0
+    do
+      if (use_ptr) then
+        call river_gd_next(gd, ptr, n, part, blk, ierr)
+      else
+        call river_gd_next(gd, bytes, n, part, blk, ierr)
+      end if
+      if (ierr /= RIVER_SUCCESS) exit
+      call unpack_block(use_ptr, ptr, bytes, n, recs, got)
+      if (got) then
+        call judge_block(rd, part, blk, n, recs)
+      else
+        rd%bad_blocks = rd%bad_blocks + 1
+      end if
+    end do
+    call check(ierr == RIVER_EOS, rd%t // 'ends with RIVER_EOS, got ' // &
+               river_err_name(ierr))
+    if (use_ptr) then
+      call check(.not. c_associated(ptr) .and. n == 0, &
+                 rd%t // 'EOS: no records')
     else
-      call check(st%seconds == 0 .and. st%blocks_received == 0, &
-                 t // 'stats: no partitions, nothing received')
+      call check(allocated(bytes), rd%t // 'EOS: bytes allocated')
+      if (allocated(bytes)) call check(size(bytes) == 0 .and. n == 0, &
+                                       rd%t // 'EOS: bytes empty')
     end if
-    if (.not. serves) call check(st%blocks_served == 0 .and. &
-                                 st%bytes_served == 0 .and. st%seeks == 0, &
-                                 t // 'stats: no disks, nothing served')
-    if (.not. hurt) then
-      call check(st%failovers == 0, t // 'stats: no failovers')
+    call check_blocks(rd)
+    ! EOS again; without ierr it is a status, not a stop.
+    if (use_ptr) then
+      call river_gd_next(gd, ptr, n)
+      call check(.not. c_associated(ptr) .and. n == 0, rd%t // 'EOS again')
+    else
+      call river_gd_next(gd, bytes, n, ierr=ierr)
+      call check(ierr == RIVER_EOS .and. size(bytes) == 0, &
+                 rd%t // 'EOS again')
     end if
-    if (policy /= RIVER_GD_BALANCED .and. .not. hurt .and. &
-        .not. present(disks) .and. .not. present(clients) .and. &
-        .not. present(nsub)) then
-      ! One fixed mirror: disk d serves partition d's copy 0 alone.
-      call check(st%blocks_served == nblk(rank), t // 'stats: fixed ' // &
-                 'mirror serves its own partition: ' // itoa(st%blocks_served))
-      call check(st%seeks == 0, t // 'stats: fixed mirror never seeks')
-    end if
-    if (hurt .and. policy == RIVER_GD_MIRROR_NOGD) then
-      ! The fixed mirror (copy 0) fails: partition 1's every request in
-      ! flight before the first reply (outstanding of them), partition
-      ! 2's block 3 once.
-      if (any(mine(1:mine_n) == 1) .and. .not. any(mine(1:mine_n) == 2)) &
-        call check(st%failovers == RIVER_GD_DEFAULT_OUTSTANDING, &
-                   t // 'stats: partition 1 fails over, got ' // &
-                   itoa(st%failovers))
-      if (any(mine(1:mine_n) == 2) .and. .not. any(mine(1:mine_n) == 1)) &
-        call check(st%failovers == 1, t // 'stats: partition 2 block 3 ' // &
-                   'fails over once, got ' // itoa(st%failovers))
-    end if
-    if (hurt .and. policy == RIVER_GD_BALANCED .and. &
-        any(mine(1:mine_n) == 1)) &
-      call check(st%failovers >= 1, t // 'stats: the lost copy fails over')
+  end subroutine drain
 
-    ! Over all ranks: exactly once, and served = received.
-    call MPI_Allreduce(sums, gsums, 3, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
-    call check(gsums(1) == expect(1), t // 'exactly once: count ' // &
+  ! The n records of a delivered block, from the borrowed pointer
+  ! (use_ptr) or the copied bytes; got is false when the buffer cannot
+  ! hold them (a null pointer, no records, or the wrong number of bytes).
+  subroutine unpack_block(use_ptr, ptr, bytes, n, recs, got)
+    logical, intent(in) :: use_ptr
+    type(c_ptr), intent(in) :: ptr
+    integer(c_int8_t), allocatable, intent(in) :: bytes(:)
+    integer(c_size_t), intent(in) :: n
+    type(grec), allocatable, intent(inout) :: recs(:)
+    logical, intent(out) :: got
+    type(grec), pointer :: view(:)
+    got = .false.
+    if (use_ptr) then
+      if (.not. c_associated(ptr) .or. n == 0) return
+      call c_f_pointer(ptr, view, [n])
+      recs = view
+    else
+      if (size(bytes, kind=c_size_t) /= n * RECSZ) return
+      recs = transfer(bytes, [make_rec(0, 0_c_int64_t)])
+    end if
+    got = .true.
+  end subroutine unpack_block
+
+  ! The block: one of this rank's partitions, in range, not seen yet,
+  ! holding exactly its records, and in stream mode the next one in
+  ! rd's order. Faults are counted in rd (checked by check_blocks);
+  ! the records go into rd's sums.
+  subroutine judge_block(rd, part, blk, n, recs)
+    type(round_t), intent(inout) :: rd
+    integer, intent(in) :: part
+    integer(c_int64_t), intent(in) :: blk
+    integer(c_size_t), intent(in) :: n
+    type(grec), intent(in) :: recs(:)
+    integer(c_int64_t) :: nr
+    integer :: k
+    if (part < 0 .or. part >= NPART) then
+      rd%bad_blocks = rd%bad_blocks + 1
+      return
+    end if
+    if (rd%cl(part) /= rank .or. blk < 0 .or. blk >= nblk(part)) then
+      rd%bad_blocks = rd%bad_blocks + 1
+      return
+    end if
+    if (rd%seen(part, blk)) rd%dups = rd%dups + 1
+    rd%seen(part, blk) = .true.
+    nr = min(int(RPB, c_int64_t), nrec(part) - blk * RPB)
+    if (int(n, c_int64_t) /= nr .or. size(recs) /= nr) then
+      rd%bad_blocks = rd%bad_blocks + 1
+      return
+    end if
+    do k = 1, size(recs)
+      if (.not. same_rec(recs(k), &
+                         make_rec(part, blk * RPB + k - 1))) &
+        rd%bad_recs = rd%bad_recs + 1
+      rd%sums = rd%sums + [1_c_int64_t, recs(k)%id, recs(k)%hash]
+    end do
+    rd%nrecv = rd%nrecv + 1
+    if (rd%stream) then
+      rd%pos = rd%pos + 1
+      if (rd%pos > rd%nexp) then
+        rd%order_errs = rd%order_errs + 1
+      else if (part /= rd%exp_p(rd%pos) .or. blk /= rd%exp_b(rd%pos)) then
+        rd%order_errs = rd%order_errs + 1
+      end if
+    end if
+  end subroutine judge_block
+
+  ! What judge_block counted, and every block of this rank's partitions
+  ! seen.
+  subroutine check_blocks(rd)
+    type(round_t), intent(in) :: rd
+    integer :: k
+    integer(c_int64_t) :: nb
+    call check(rd%bad_blocks == 0, rd%t // 'blocks with the right ' // &
+               'partition, index and record count')
+    call check(rd%bad_recs == 0, rd%t // 'records as written, in block order')
+    call check(rd%dups == 0, rd%t // 'no block twice')
+    if (rd%stream) call check(rd%order_errs == 0 .and. rd%pos == rd%nexp, &
+                              rd%t // 'stream order (write order)')
+    do k = 1, rd%mine_n
+      nb = nblk(rd%mine(k))
+      call check(all(rd%seen(rd%mine(k), 0:nb - 1)), rd%t // 'every ' // &
+                 'block of partition ' // itoa(int(rd%mine(k), c_int64_t)))
+    end do
+  end subroutine check_blocks
+
+  ! This rank's stats into rd%st; close (twice: the second is a no-op),
+  ! then a closed handle refuses stats and next.
+  subroutine close_gd(rd, gd)
+    type(round_t), intent(inout) :: rd
+    type(river_gd), intent(inout) :: gd
+    type(river_gd_stats) :: st2
+    type(c_ptr) :: ptr
+    integer(c_size_t) :: n
+    call river_gd_stats_get(gd, rd%st, ierr)
+    call check(ierr == RIVER_SUCCESS, rd%t // 'stats')
+    call river_gd_close(gd, ierr)
+    call check(ierr == RIVER_SUCCESS, &
+               rd%t // 'close: ' // river_err_name(ierr))
+    call river_gd_close(gd, ierr)
+    call check(ierr == RIVER_SUCCESS, rd%t // 'close null: no-op')
+    call river_gd_stats_get(gd, st2, ierr)
+    call check(ierr == RIVER_EINVAL, &
+               rd%t // 'stats of a closed handle: EINVAL')
+    call river_gd_next(gd, ptr, n, ierr=ierr)
+    call check(ierr == RIVER_EINVAL, &
+               rd%t // 'next on a closed handle: EINVAL')
+  end subroutine close_gd
+
+  ! This rank's stats (zero on a rank outside the read) against its roles,
+  ! the policy and the damage.
+  subroutine round_check_stats(rd, policy)
+    type(round_t), intent(in) :: rd
+    integer, intent(in) :: policy
+    associate (st => rd%st, t => rd%t, hurt => rd%hurt, &
+               mine => rd%mine(1:rd%mine_n))
+      call check(st%blocks_received == rd%nrecv, t // 'stats blocks_received')
+      call check(st%bytes_received == rd%sums(1) * RECSZ, &
+                 t // 'stats bytes_received')
+      if (rd%mine_n > 0) then
+        call check(st%seconds > 0, t // 'stats seconds on a client')
+      else
+        call check(st%seconds == 0 .and. st%blocks_received == 0, &
+                   t // 'stats: no partitions, nothing received')
+      end if
+      if (.not. rd%serves) call check(st%blocks_served == 0 .and. &
+                                      st%bytes_served == 0 .and. &
+                                      st%seeks == 0, &
+                                      t // 'stats: no disks, nothing served')
+      if (.not. hurt) then
+        call check(st%failovers == 0, t // 'stats: no failovers')
+      end if
+      if (policy /= RIVER_GD_BALANCED .and. .not. hurt .and. &
+          rd%default_roles) then
+        ! One fixed mirror: disk d serves partition d's copy 0 alone.
+        call check(st%blocks_served == nblk(rank), t // 'stats: fixed ' // &
+                   'mirror serves its own partition: ' // &
+                   itoa(st%blocks_served))
+        call check(st%seeks == 0, t // 'stats: fixed mirror never seeks')
+      end if
+      if (hurt .and. policy == RIVER_GD_MIRROR_NOGD) then
+        ! The fixed mirror (copy 0) fails: partition 1's every request in
+        ! flight before the first reply (outstanding of them), partition
+        ! 2's block 3 once.
+        if (any(mine == 1) .and. .not. any(mine == 2)) &
+          call check(st%failovers == RIVER_GD_DEFAULT_OUTSTANDING, &
+                     t // 'stats: partition 1 fails over, got ' // &
+                     itoa(st%failovers))
+        if (any(mine == 2) .and. .not. any(mine == 1)) &
+          call check(st%failovers == 1, t // 'stats: partition 2 block 3 ' &
+                     // 'fails over once, got ' // itoa(st%failovers))
+      end if
+      if (hurt .and. policy == RIVER_GD_BALANCED .and. any(mine == 1)) &
+        call check(st%failovers >= 1, t // 'stats: the lost copy fails over')
+    end associate
+  end subroutine round_check_stats
+
+  ! Over all ranks: every record exactly once, served = received, and
+  ! with an emulated rate no faster than the disks allow.
+  subroutine round_check_totals(rd, rate)
+    type(round_t), intent(in) :: rd
+    real(c_double), optional, intent(in) :: rate
+    integer(c_int64_t) :: gsums(3), cnt(4), gcnt(4)
+    real(c_double) :: tmax
+    call MPI_Allreduce(rd%sums, gsums, 3, MPI_INTEGER8, MPI_SUM, &
+                       MPI_COMM_WORLD)
+    call check(gsums(1) == expect(1), rd%t // 'exactly once: count ' // &
                itoa(gsums(1)) // ' of ' // itoa(expect(1)))
-    call check(gsums(2) == expect(2), t // 'exactly once: sum of ids')
-    call check(gsums(3) == expect(3), t // 'exactly once: sum of hashes')
-    cnt = [st%blocks_received, st%blocks_served, st%bytes_served, &
-           st%failovers]
+    call check(gsums(2) == expect(2), rd%t // 'exactly once: sum of ids')
+    call check(gsums(3) == expect(3), rd%t // 'exactly once: sum of hashes')
+    cnt = [rd%st%blocks_received, rd%st%blocks_served, &
+           rd%st%bytes_served, rd%st%failovers]
     call MPI_Allreduce(cnt, gcnt, 4, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
-    call check(gcnt(1) == all_blocks, t // 'stats: blocks received in all')
-    call check(gcnt(2) == all_blocks, t // 'stats: blocks served in all ' // &
-               itoa(gcnt(2)) // ' of ' // itoa(all_blocks))
-    call check(gcnt(3) == all_bytes, t // 'stats: bytes served in all')
-    if (hurt) call check(gcnt(4) >= 1, t // 'stats: failovers somewhere')
+    call check(gcnt(1) == all_blocks, rd%t // 'stats: blocks received in all')
+    call check(gcnt(2) == all_blocks, rd%t // 'stats: blocks served in ' // &
+               'all ' // itoa(gcnt(2)) // ' of ' // itoa(all_blocks))
+    call check(gcnt(3) == all_bytes, rd%t // 'stats: bytes served in all')
+    if (rd%hurt) call check(gcnt(4) >= 1, rd%t // 'stats: failovers somewhere')
     if (present(rate)) then
       ! A disk delivers at most its rate x time + one block (its bucket):
       ! the last client cannot finish before the data could pass.
-      call MPI_Allreduce(st%seconds, tmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, &
-                         MPI_COMM_WORLD)
+      call MPI_Allreduce(rd%st%seconds, tmax, 1, MPI_DOUBLE_PRECISION, &
+                         MPI_MAX, MPI_COMM_WORLD)
       call check(tmax >= 0.9_c_double * real(all_bytes - NPART * BLOCK, &
                  c_double) / (3.5_c_double * rate), &
-                 t // 'emulated rate bounds the time')
+                 rd%t // 'emulated rate bounds the time')
     end if
-    if (allocated(bytes)) deallocate(bytes)
-    if (allocated(recs)) deallocate(recs)
-  end subroutine gd_round
+  end subroutine round_check_totals
 
   ! Bad options: RIVER_EINVAL on every rank (also when only one rank is
   ! wrong), the handle left null, nothing hangs.
