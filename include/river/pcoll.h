@@ -254,9 +254,9 @@ RIVER_API int river_pcoll_list(const river_pcoll_opts *opts, char *buf,
  * PARTITIONED: a contiguous run (*stride 1), partition sizes differing by
  * at most one; INTERLEAVED: records p, p + npartitions, ... The river
  * command's gen and copy-in write this way, with rank p writing
- * partition p; its fsck deals partitions to ranks as INTERLEAVED. Pure arithmetic, not collective. RIVER_EINVAL for an
- * unknown layout, npartitions < 1, p outside 0..npartitions-1 or a NULL
- * output.
+ * partition p; its fsck deals partitions to ranks as INTERLEAVED. Pure
+ * arithmetic, not collective. RIVER_EINVAL for an unknown layout,
+ * npartitions < 1, p outside 0..npartitions-1 or a NULL output.
  */
 RIVER_API int river_pcoll_split(river_layout layout, uint64_t nrecords,
                                 int npartitions, int p, uint64_t *first,
