@@ -565,7 +565,15 @@ contains
     call check(ierr == RIVER_SUCCESS, 'coll close')
     call river_coll_close(co, ierr)
     call check(ierr == RIVER_SUCCESS, 'coll close null: no-op')
+    call test_single_refusals(path, recs)
+  end subroutine test_single
 
+  ! Refusals of a single-disk collection, an abandoned writer, and the
+  ! removal of test_single's file at path.
+  subroutine test_single_refusals(path, recs)
+    character(len=*), intent(in) :: path
+    type(rec), intent(in) :: recs(:)
+    type(river_coll) :: co
     call river_log_set_handler(capture, c_null_ptr)
     call river_coll_open(path, 33_c_size_t, co, ierr=ierr)
     call check(ierr == RIVER_EFORMAT, 'coll open wrong size: EFORMAT')
@@ -581,5 +589,5 @@ contains
     call river_coll_close(co)
     call check(c_unlink(cstr(path // '.x.tmp')) /= 0, 'abandoned: no tmp')
     call check(c_unlink(cstr(path)) == 0, 'remove coll file')
-  end subroutine test_single
+  end subroutine test_single_refusals
 end program test_pcoll_f
