@@ -185,6 +185,10 @@ static int alloc_buffers(river_dq *q)
       for (p = 0; p < np; p++)
         q->eos_seq[p] = DQ_UNKNOWN;
       q->last_p = np - 1;
+    } else {
+      /* rreq may be there but holds no valid request: nothing will be
+       * posted, so river__dq_cancel_recvs must not look at it. */
+      q->nrreq = 0;
     }
   }
   return ok ? RIVER_SUCCESS : RIVER_ENOMEM;

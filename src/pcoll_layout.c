@@ -106,7 +106,7 @@ static void emit_stripe(river_pcoll_order *o, const void **ready,
   memset(o->have, 0, (size_t)o->np);
   o->held = 0;
   o->min_block = o->cur + 1;
-  *ready = o->out;
+  *ready = m > 0 ? o->out : NULL;
   *nready = m;
 }
 
@@ -118,7 +118,7 @@ int river_pcoll_order_add(river_pcoll_order *o, int p, uint64_t block,
       || (records == NULL && nrecords > 0) || ready == NULL || nready == NULL)
     return RIVER_EINVAL;
   if (o->layout != RIVER_LAYOUT_INTERLEAVED) {
-    *ready = records;
+    *ready = nrecords > 0 ? records : NULL;
     *nready = nrecords;
     return RIVER_SUCCESS;
   }

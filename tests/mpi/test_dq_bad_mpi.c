@@ -8,6 +8,9 @@
  *                close, a partition index out of range (nothing taken,
  *                with a message), reserve/commit misuse, destroy before
  *                close/EOS: RIVER_ESTATE
+ *   no memory    a create whose receive buffers cannot be allocated (its
+ *                small arrays can) fails with one code on every rank,
+ *                and cancels no receive it never posted
  *   wait         a consumer blocked ~1 s in get uses < 25% of a core
  *
  * A refused call must leave its outputs alone and log why; the log is
@@ -96,6 +99,46 @@ static void test_bad_create(MPI_Comm c)
   MT_CHECK_RC(river_dq_destroy(NULL), RIVER_SUCCESS);
 }
 
+
+/* Buffers too big for any address space (credits x 1 GiB messages; the
+ * request arrays, a few MB, can be had): create fails alike on every
+ * rank, and must not cancel the receives it never posted (their request
+ * array, allocated but never filled, held no valid request). Skipped
+ * under AddressSanitizer, whose allocator aborts on such a request. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DQ_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define DQ_TEST_ASAN 1
+#endif
+static void test_no_memory(MPI_Comm c)
+{
+#ifndef DQ_TEST_ASAN
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  int grank, rc, all[2];
+
+  MPI_Comm_rank(c, &grank);
+  o.message_size = (size_t)1 << 30;
+  o.credits = 1 << 18;
+  log_capture();
+  rc = river_dq_create(c, grank < 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                       RS, &o, &q);
+  log_restore();
+  all[0] = rc;
+  all[1] = -rc;
+  MPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT, MPI_MAX, c);
+  MT_CHECK(all[0] == -all[1]);   /* one outcome everywhere */
+  if (rc == RIVER_SUCCESS)       /* an address space this large: fine */
+    river_dq_destroy(q);
+  else
+    MT_CHECK_RC(rc, RIVER_ENOMEM);
+#else
+  (void)c;
+#endif
+}
 
 /* The producer side of test_bad_use (rank grank of the first two):
  * consumer calls refused, NULL records, reserve on EXCHANGE, a put with
@@ -370,6 +413,7 @@ int main(int argc, char **argv)
     test_bad_create(c);
     test_bad_use(c);
     test_estate(c);
+    test_no_memory(c);
   }
   MPI_Comm_free(&c);
 

@@ -7,7 +7,8 @@
  *                metadata, out-of-range reads, small buffers, writer
  *                calls on a reader and reader calls on a writer, remove
  *   layout       collections written by river_pcoll_split read back in
- *                record order through river_pcoll_order (and its misuse),
+ *                record order through river_pcoll_order (and its misuse,
+ *                and blocks of no records),
  *                river_pcoll_copy_disk, river_pcoll_root, river_pcoll_list
  *
  * The records, write_coll and the file helpers are in pcolltest.h.
@@ -398,6 +399,30 @@ static void check_order_misuse(river_pcoll *pc)
   river_pcoll_order_destroy(ord);
 }
 
+/* Rank 0: blocks of no records (NULL or not) give nothing, and nothing
+ * ready is always a NULL pointer, as the header says: for a partitioned
+ * collection, and for an interleaved stripe whose every block is empty. */
+static void check_order_empty(river_pcoll *pc)
+{
+  river_pcoll_order *ord = NULL;
+  unsigned char blk[16] = {0};
+  const void *ready = blk;
+  size_t nready = 7;
+  int p;
+
+  MT_CHECK_RC(river_pcoll_order_create(pc, &ord), RIVER_SUCCESS);
+  for (p = 0; p < NR; p++) {
+    MT_CHECK_RC(river_pcoll_order_add(ord, p, 9, p % 2 ? NULL : blk, 0,
+                                      &ready, &nready), RIVER_SUCCESS);
+    MT_CHECK(nready == 0 && ready == NULL);
+    ready = blk;
+    nready = 7;
+  }
+  MT_CHECK_RC(river_pcoll_order_flush(ord, &ready, &nready), RIVER_SUCCESS);
+  MT_CHECK(nready == 0 && ready == NULL);
+  river_pcoll_order_destroy(ord);
+}
+
 /* Rank 0: river_pcoll_root and river_pcoll_list under the test's root. */
 static void check_list(void)
 {
@@ -449,6 +474,7 @@ static void test_layout(void)
     MT_CHECK_RC(river_pcoll_copy_disk(pc, 0, 2, &d), RIVER_EINVAL);
     if (rank == 0) {
       check_order(pc);
+      check_order_empty(pc);
       if (lays[k] == RIVER_LAYOUT_INTERLEAVED)
         check_order_misuse(pc);
     }
