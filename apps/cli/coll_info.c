@@ -36,15 +36,17 @@ static int print_ls(const struct args *a)
 {
   char root[4200], *names = NULL, *name, *save = NULL;
   size_t len = sizeof root;
-  int count = 0, rc;
+  int count = 0, rc, tries;
 
   rc = river_pcoll_root(&a->opts, root, &len);
+  /* Ask, size the buffer, ask again: the listing may have grown in
+   * between (another job creating a collection), so ask until it fits. */
   len = 1;
   names = malloc(len);
   rc = rc != RIVER_SUCCESS ? rc : names == NULL ? RIVER_ENOMEM
        : river_pcoll_list(&a->opts, names, &len, &count);
-  if (rc == RIVER_ENOBUFS) {   /* len is the size needed now */
-    free(names);
+  for (tries = 0; rc == RIVER_ENOBUFS && tries < 8; tries++) {
+    free(names);               /* len is the size needed now */
     names = malloc(len);
     rc = names ? river_pcoll_list(&a->opts, names, &len, &count)
                : RIVER_ENOMEM;

@@ -121,7 +121,10 @@ typedef struct river_gd_layout {
 /* Read block `block` of copy `copy` of partition p (on disk `disk`) into
  * buf (bufsize >= records_per_block x record_size); set *nrecords. Called
  * on the rank serving `disk`. Return RIVER_SUCCESS or an error code
- * (RIVER_ENOTFOUND: this copy does not exist, and is not asked again). */
+ * (RIVER_ENOTFOUND: this copy does not exist, and is not asked again).
+ * What the callback logs is logged as it says: a failure another copy
+ * will make good is GD's to judge, so a callback that expects mirrors
+ * logs its failures as warnings (GD logs the error when no copy is left). */
 typedef int (*river_gd_read_fn)(void *ctx, int partition, int copy, int disk,
                                 uint64_t block, void *buf, size_t bufsize,
                                 size_t *nrecords);
