@@ -231,7 +231,7 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   int rc, r;
   int *roles = q->prod_rank + 2 * (size_t)q->size; /* scratch */
 
-  if (MPI_Comm_dup(comm, &q->comm) != MPI_SUCCESS) {
+  if (river__comm_dup(comm, &q->comm) != RIVER_SUCCESS) {
     q->comm = MPI_COMM_NULL;
     river__error("dq create: MPI_Comm_dup failed");
     return river__agree(comm, RIVER_EMPI);
@@ -240,8 +240,7 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   if (rc != RIVER_SUCCESS)
     return rc;
   MPI_Comm_set_errhandler(q->comm, MPI_ERRORS_RETURN);
-  if (MPI_Allgather(&role, 1, MPI_INT, roles, 1, MPI_INT, q->comm)
-      != MPI_SUCCESS)
+  if (river__allgather(&role, 1, MPI_INT, roles, q->comm) != RIVER_SUCCESS)
     return RIVER_EMPI;
   if ((rc = assign_roles(q, roles)) != RIVER_SUCCESS)
     return rc; /* every rank saw the same roles */

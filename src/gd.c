@@ -484,7 +484,7 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     v[11] = gd_hash(gd) ^ (uint64_t)layout->order;
   }
   rc = river__agree_same(comm, "gd create", rc, 12, names, v);
-  if (rc == RIVER_SUCCESS && MPI_Comm_dup(comm, &gd->comm) != MPI_SUCCESS)
+  if (rc == RIVER_SUCCESS && river__comm_dup(comm, &gd->comm) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
   if (rc == RIVER_SUCCESS)
     rc = gd_setup_client(gd);
@@ -497,7 +497,7 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     gd_free(gd);
     return rc;
   }
-  MPI_Barrier(gd->comm);
+  river__barrier(gd->comm);
   gd->t0 = river_wtime();
   *out = gd;
   return RIVER_SUCCESS;

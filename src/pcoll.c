@@ -83,7 +83,7 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
   if (pc == NULL)
     return NULL;
   pc->comm = MPI_COMM_NULL;
-  if (MPI_Comm_dup(comm, &pc->comm) != MPI_SUCCESS) {
+  if (river__comm_dup(comm, &pc->comm) != RIVER_SUCCESS) {
     *rc = RIVER_EMPI;
     free(pc);
     return NULL;
@@ -195,8 +195,8 @@ int river_pcoll_create(MPI_Comm comm, const char *name,
   pc->writing = 1;
   if (pc->rank == 0)
     new_generation(pc->info.generation);
-  MPI_Bcast(pc->info.generation, sizeof pc->info.generation, MPI_CHAR, 0,
-            pc->comm);
+  river__bcast(pc->info.generation, sizeof pc->info.generation, MPI_CHAR, 0,
+               pc->comm);
   rc = setup_create(pc, schema, opts);
   if (rc == RIVER_SUCCESS && pc->rank == 0)
     rc = river__pcoll_mkdirs(pc->root);
@@ -438,11 +438,10 @@ int river_pcoll_commit(river_pcoll *pc)
     memcpy(mine, &rep, sizeof rep);
     memcpy(mine + sizeof rep, pc->key_min, pc->key_size);
     memcpy(mine + sizeof rep + pc->key_size, pc->key_max, pc->key_size);
-    MPI_Gather(mine, (int)rep_size, MPI_BYTE, all, (int)rep_size, MPI_BYTE, 0,
-               pc->comm);
+    river__gather(mine, (int)rep_size, MPI_BYTE, all, 0, pc->comm);
     if (pc->rank == 0)
       rc = publish(pc, all, rep_size, &old);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, pc->comm);
+    river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
   }
   if (rc != RIVER_SUCCESS) {
     remove_partition(pc->root, pc->disks, pc->info.name, pc->rank,
@@ -451,7 +450,7 @@ int river_pcoll_commit(river_pcoll *pc)
   } else {
     /* The new collection is in place: remove the files it replaced.
      * Partition p's old files are removed by rank p mod size. */
-    MPI_Bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
+    river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
     if (old.exists && strcmp(old.generation, pc->info.generation) != 0) {
       for (p = pc->rank; p < old.npartitions; p += pc->size)
         remove_partition(pc->root, old.disks, pc->info.name, p,

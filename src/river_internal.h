@@ -40,6 +40,21 @@ size_t river__schema_record_size(const river_schema *s);
 #define RIVER_BACKOFF_START 0L
 void river__backoff(long *ns);
 
+/* River's collectives (src/agree.c): the MPI collective of the same name,
+ * started nonblocking and waited for with river_wait, so that ranks
+ * waiting for a late one back off instead of spinning. RIVER_SUCCESS, or
+ * RIVER_EMPI if MPI fails. gather/allgather: count items from each rank. */
+int river__comm_dup(MPI_Comm comm, MPI_Comm *out);
+int river__barrier(MPI_Comm comm);
+int river__bcast(void *buf, int count, MPI_Datatype type, int root,
+                 MPI_Comm comm);
+int river__gather(const void *in, int count, MPI_Datatype type, void *out,
+                  int root, MPI_Comm comm);
+int river__allgather(const void *in, int count, MPI_Datatype type, void *out,
+                     MPI_Comm comm);
+int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm);
+
 /* Agree on a collective outcome over comm: every rank gets the most
  * negative rc of any rank (RIVER_EMPI if the reduction fails). */
 int river__agree(MPI_Comm comm, int rc);
