@@ -91,9 +91,16 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
   MPI_Comm_rank(pc->comm, &pc->rank);
   MPI_Comm_size(pc->comm, &pc->size);
   snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
-  river__pcoll_resolve_root(opts, pc->root, sizeof pc->root);
+  /* Every rank fails a bad root together (comm is already dup'ed). */
+  *rc = river__agree(pc->comm,
+                     river__pcoll_resolve_root(opts, pc->root,
+                                               sizeof pc->root));
+  if (*rc != RIVER_SUCCESS) {
+    MPI_Comm_free(&pc->comm);
+    free(pc);
+    return NULL;
+  }
   pc->direct_io = opts ? opts->direct_io : 0;
-  *rc = RIVER_SUCCESS;
   return pc;
 }
 
@@ -771,8 +778,10 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
   if (rc != RIVER_SUCCESS) {
     /* Unreadable metadata: remove it so the name is free again. */
     char root[RIVER_PATH_MAX];
-    river__pcoll_resolve_root(opts, root, sizeof root);
-    river__pcoll_meta_path(root, name, 0, path, sizeof path);
+    if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS
+        || river__pcoll_meta_path(root, name, 0, path, sizeof path)
+               != RIVER_SUCCESS)
+      return RIVER_EINVAL;
     if (unlink(path) != 0)
       return RIVER_EIO;
     river__warn("collection %s: metadata was unreadable; removed it, data "

@@ -15,6 +15,8 @@
 
 #define RIVER_PCOLL_FORMAT 1      /* metadata format written and read */
 #define RIVER_PATH_MAX 4096       /* any path River builds */
+#define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
+                                     disk pattern and file names */
 #define RIVER_PCOLL_PATH_LEN (RIVER_PCOLL_NAME_MAX + 64) /* a data file's
                                      name relative to its disk */
 
@@ -53,10 +55,12 @@ struct river_pcoll {
  * component. RIVER_SUCCESS or RIVER_EINVAL with a logged reason. */
 int river__pcoll_check_disks(const char *pat);
 
-/* The root directory opts selects: opts->root, else $RIVER_ROOT if set
- * and not empty, else RIVER_PCOLL_DEFAULT_ROOT (truncated to size). */
-void river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
-                               size_t size);
+/* The root directory opts selects into root: opts->root, else
+ * $RIVER_ROOT if set and not empty, else RIVER_PCOLL_DEFAULT_ROOT.
+ * RIVER_EINVAL (logged) for an empty opts->root or a root longer than
+ * RIVER_PCOLL_ROOT_MAX bytes (or size - 1): never cut short. */
+int river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
+                              size_t size);
 
 /* Disk d's directory: pattern pat with d for its %d, under root when pat
  * is relative. RIVER_EOVERFLOW if it does not fit size bytes. */

@@ -112,12 +112,27 @@ int river__pcoll_check_disks(const char *pat)
   return RIVER_SUCCESS;
 }
 
-void river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
-                               size_t size)
+int river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
+                              size_t size)
 {
   const char *r = opts && opts->root ? opts->root : getenv("RIVER_ROOT");
+  size_t n;
 
-  snprintf(root, size, "%s", r && *r ? r : RIVER_PCOLL_DEFAULT_ROOT);
+  if (opts && opts->root && opts->root[0] == '\0') {
+    river__error("root: empty (give a directory, or no root for $RIVER_ROOT "
+                 "or %s)", RIVER_PCOLL_DEFAULT_ROOT);
+    return RIVER_EINVAL;
+  }
+  if (r == NULL || *r == '\0')
+    r = RIVER_PCOLL_DEFAULT_ROOT;
+  n = strlen(r);
+  if (n > RIVER_PCOLL_ROOT_MAX || n >= size) {
+    river__error("root '%.40s...' is %zu bytes; River's roots are limited "
+                 "to %d", r, n, RIVER_PCOLL_ROOT_MAX);
+    return RIVER_EINVAL;
+  }
+  memcpy(root, r, n + 1);
+  return RIVER_SUCCESS;
 }
 
 int river__pcoll_disk_dir(const char *root, const char *pat, int d,
@@ -226,7 +241,8 @@ int river_pcoll_root(const river_pcoll_opts *opts, char *buf, size_t *len)
 
   if (buf == NULL || len == NULL)
     return RIVER_EINVAL;
-  river__pcoll_resolve_root(opts, root, sizeof root);
+  if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
   return river__copy_out(root, buf, len);
 }
 
@@ -303,7 +319,8 @@ int river_pcoll_list(const river_pcoll_opts *opts, char *buf, size_t *len,
 
   if (buf == NULL || len == NULL || count == NULL)
     return RIVER_EINVAL;
-  river__pcoll_resolve_root(opts, root, sizeof root);
+  if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
   d = opendir(root);
   if (d == NULL) {
     if (errno == ENOENT) {

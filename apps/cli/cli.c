@@ -44,7 +44,8 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
     if (shift > 0)
       end++;
   }
-  if (val[0] == '-' || val[0] == '\0' || end == val || *end != '\0'
+  /* strtoull would take blanks and a sign: a number starts with a digit. */
+  if (val[0] < '0' || val[0] > '9' || end == val || *end != '\0'
       || errno != 0 || shift < 0 || (shift > 0 && v > (max >> shift))
       || (v << shift) < min || (v << shift) > max) {
     river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in %llu..%llu%s",
