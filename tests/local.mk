@@ -1,5 +1,5 @@
-# make check: CMocka unit tests (no MPI job), multi-rank MPI tests and
-# Fortran tests. Everything with an MPI job runs through
+# make check: CMocka unit tests (no MPI job; required unless configured
+# with --disable-unit-tests), multi-rank MPI tests and Fortran tests. Everything with an MPI job runs through
 # scripts/mpi-test-launch (ranks and time limit per test in
 # tests/*/testlist).
 
@@ -34,6 +34,12 @@ EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fort
 TESTS += tests/test_layout.sh
 EXTRA_DIST += tests/test_layout.sh
 
+# --------------------------------------------------------------- launcher
+# scripts/mpi-test-launch skips only when there is no MPI launcher at all;
+# a launcher that cannot start a job fails (checked with a fake launcher).
+TESTS += tests/test_launcher.sh
+EXTRA_DIST += tests/test_launcher.sh
+
 # ------------------------------------------------------------------ unit
 if RIVER_HAVE_CMOCKA
 unit_tests = \
@@ -56,7 +62,21 @@ unit_tests = \
 	tests/unit/test_topo
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
+check-local:
+	@:
+else
+# ./configure --disable-unit-tests: one test stands in for the unit tests
+# and is skipped, so the summary shows them missing (and .ci/run fails);
+# a banner after the summary says it again.
+TESTS += tests/unit_tests_disabled.sh
+check-local: check-TESTS
+	@echo "=================================================================="
+	@echo "WARNING: the CMocka unit tests were NOT built or run"
+	@echo "(configured with --disable-unit-tests). Install CMocka"
+	@echo "(libcmocka-dev) and re-run ./configure to run them."
+	@echo "=================================================================="
 endif
+EXTRA_DIST += tests/unit_tests_disabled.sh
 # Each unit test is one file, tests/unit/NAME.c (Automake's default
 # source), linked with the default LDADD below.
 LDADD = src/libriver.la $(CMOCKA_LIBS)
