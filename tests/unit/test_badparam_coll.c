@@ -296,6 +296,22 @@ static void test_badparam_pcoll_layout(void **state)
   assert_int_equal(river_pcoll_list(NULL, buf, NULL, &n), RIVER_EINVAL);
   assert_int_equal(river_pcoll_list(NULL, buf, &len, NULL), RIVER_EINVAL);
   assert_true(len == sizeof buf && n == 7 && strcmp(buf, "keep") == 0);
+  /* An empty root and one too long for River's paths, never cut short. */
+  {
+    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+    static char longroot[3000];
+
+    river_log_set_handler(quiet, NULL);
+    o.root = "";
+    assert_int_equal(river_pcoll_root(&o, buf, &len), RIVER_EINVAL);
+    assert_int_equal(river_pcoll_list(&o, buf, &len, &n), RIVER_EINVAL);
+    memset(longroot, 'r', sizeof longroot - 1);
+    o.root = longroot;
+    assert_int_equal(river_pcoll_root(&o, buf, &len), RIVER_EINVAL);
+    assert_int_equal(river_pcoll_list(&o, buf, &len, &n), RIVER_EINVAL);
+    river_log_set_handler(NULL, NULL);
+    assert_true(len == sizeof buf && n == 7 && strcmp(buf, "keep") == 0);
+  }
   /* order */
   assert_int_equal(river_pcoll_order_create(NULL, &ord_out), RIVER_EINVAL);
   assert_int_equal(river_pcoll_order_create(fake, NULL), RIVER_EINVAL);
