@@ -764,6 +764,53 @@ int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
   return rc;
 }
 
+int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
+                              unsigned char *bad, uint64_t nblocks,
+                              uint64_t *nbad)
+{
+  river_coll *coll = NULL;
+  unsigned char *buf;
+  uint64_t b, n = 0;
+  size_t bufsize, got;
+  int rc, r, d;
+
+  if (!valid_part(pc, p) || c < 0 || c >= pc->info.replication
+      || nblocks != pc->parts[p].nblocks || (bad == NULL && nblocks > 0))
+    return RIVER_EINVAL;
+  bufsize = pc->info.block_size / pc->info.record_size * pc->info.record_size;
+  if ((buf = malloc(bufsize)) == NULL)
+    return RIVER_ENOMEM;
+  d = copy_disk(pc, p, c);
+  /* Warnings, not errors: another copy may hold what this one lost. */
+  rc = open_copy(pc, p, c, RIVER_LOG_WARN, &coll);
+  if (rc != RIVER_SUCCESS) {
+    river__warn("collection %s: partition %d copy on disk %d: file "
+                "missing, unreadable or not matching the metadata: all "
+                "%llu blocks unusable", pc->info.name, p, d,
+                (unsigned long long)nblocks);
+    if (nblocks > 0)
+      memset(bad, 1, (size_t)nblocks);
+    n = nblocks;
+  }
+  for (b = 0; coll != NULL && b < nblocks; b++) {
+    r = river__coll_read_block_at(coll, b, buf, bufsize, &got,
+                                  RIVER_LOG_WARN);
+    bad[b] = r != RIVER_SUCCESS;
+    if (r == RIVER_SUCCESS)
+      continue;
+    river__warn("collection %s: partition %d copy on disk %d: block %llu "
+                "is damaged (%s)", pc->info.name, p, d,
+                (unsigned long long)b, river_strerror(r));
+    if (n++ == 0)
+      rc = r;
+  }
+  river_coll_close(coll);
+  free(buf);
+  if (nbad != NULL)
+    *nbad = n;
+  return rc;
+}
+
 int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
 {
   char path[RIVER_PATH_MAX];

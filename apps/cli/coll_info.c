@@ -6,6 +6,7 @@
 #include "coll.h"
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,15 +151,220 @@ int cmd_rm(int argc, char **argv)
 
 /* ----------------------------------------------------------------- fsck */
 
+/*
+ * fsck judges each block across the copies of its partition: a copy with
+ * bad blocks is a warning (with the copies to repair it from) as long as
+ * every block has an intact copy somewhere; a block with none is data
+ * lost. Partitions are dealt to ranks round-robin; each rank checks every
+ * copy of its partitions and writes its part of the report as one
+ * '\0'-terminated chunk per partition, which rank 0 gathers and prints in
+ * partition order.
+ */
+enum { F_COPIES, F_DAMAGED, F_LOST_BLOCKS, F_LOST_PARTS, F_N };
+
+struct report {
+  char *text;
+  size_t len, cap;
+  int failed;            /* RIVER_ENOMEM while writing the report */
+};
+
+static void say(struct report *r, const char *fmt, ...)
+{
+  va_list ap;
+  char *t;
+  int n;
+
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(r->text ? r->text + r->len : NULL,
+                  r->text ? r->cap - r->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || r->failed)
+      return;
+    if (r->text != NULL && r->len + (size_t)n < r->cap) {
+      r->len += (size_t)n;
+      return;
+    }
+    t = realloc(r->text, r->cap * 2 + (size_t)n + 64);
+    if (t == NULL) {
+      r->failed = 1;
+      return;
+    }
+    r->text = t;
+    r->cap = r->cap * 2 + (size_t)n + 64;
+  }
+}
+
+/* The blocks b < n with mark[b] set, as "5, 9-12, 20" (the first few
+ * runs, then how many more). */
+static void say_blocks(struct report *r, const unsigned char *mark, uint64_t n)
+{
+  uint64_t b = 0, e, runs = 0, more = 0;
+
+  while (b < n) {
+    if (!mark[b]) {
+      b++;
+      continue;
+    }
+    for (e = b; e + 1 < n && mark[e + 1]; e++)
+      ;
+    if (runs++ < 8) {
+      say(r, "%s%llu", runs > 1 ? ", " : "", (unsigned long long)b);
+      if (e > b)
+        say(r, "-%llu", (unsigned long long)e);
+    } else {
+      more += e - b + 1;
+    }
+    b = e + 1;
+  }
+  if (more)
+    say(r, " and %llu more", (unsigned long long)more);
+}
+
+/* The WARN line of copy c (disk d) of a partition of nblocks blocks,
+ * with bad[k * nblocks + b] set for bad block b of copy k. */
+static void say_copy(struct report *r, const river_pcoll_info *in, int p,
+                     int c, int d, int rc, const unsigned char *bad,
+                     uint64_t nblocks, uint64_t nbad, const int *disks)
+{
+  const unsigned char *mine = bad + (size_t)c * nblocks;
+  uint64_t b;
+  int k, from = 0;
+
+  say(r, "fsck %s: WARN: partition %d copy %d (disk %d): ", in->name, p, c,
+      d);
+  if (rc == RIVER_ENOTFOUND)
+    say(r, "file missing (all %llu blocks)", (unsigned long long)nblocks);
+  else if (nblocks == 0 || nbad == nblocks)
+    say(r, "unusable (all %llu blocks)", (unsigned long long)nblocks);
+  else {
+    say(r, "block%s ", nbad == 1 ? "" : "s");
+    say_blocks(r, mine, nblocks);
+    say(r, " damaged (%llu of %llu)", (unsigned long long)nbad,
+        (unsigned long long)nblocks);
+  }
+  /* Repair sources: the copies intact where this one is not. */
+  for (k = 0; k < in->replication; k++) {
+    const unsigned char *other = bad + (size_t)k * nblocks;
+    for (b = 0; k != c && b < nblocks && !(mine[b] && !other[b]); b++)
+      ;
+    if (k == c || b == nblocks)
+      continue;
+    say(r, "%s copy %d (disk %d)", from++ ? "," : "; repair from", k,
+        disks[k]);
+  }
+  if (from == 0 && nblocks > 0)
+    say(r, "; no other copy can repair it");
+  say(r, "\n");
+}
+
+/* Check every copy of partition p, block by block; add to counts and to
+ * the report. RIVER_SUCCESS unless the check itself could not run. */
+static int check_partition(river_pcoll *pc, const river_pcoll_info *in,
+                           int p, uint64_t counts[F_N], struct report *r)
+{
+  int R = in->replication, c, *rcs, *disks, rc = RIVER_SUCCESS;
+  uint64_t nblocks, b, *nbad, lost = 0;
+  unsigned char *bad;
+  size_t rpb;
+
+  river_pcoll_blocks(pc, p, &rpb, &nblocks);
+  bad = malloc((size_t)(R + 1) * (size_t)nblocks + 1);
+  rcs = calloc((size_t)R, sizeof *rcs);
+  disks = calloc((size_t)R, sizeof *disks);
+  nbad = calloc((size_t)R, sizeof *nbad);
+  if (bad == NULL || rcs == NULL || disks == NULL || nbad == NULL)
+    rc = RIVER_ENOMEM;
+  for (c = 0; c < R && rc == RIVER_SUCCESS; c++) {
+    river_pcoll_copy_disk(pc, p, c, &disks[c]);
+    rcs[c] = river_pcoll_verify_blocks(pc, p, c, bad + (size_t)c * nblocks,
+                                       nblocks, &nbad[c]);
+    if (rcs[c] == RIVER_ENOMEM || rcs[c] == RIVER_EINVAL)
+      rc = rcs[c];
+  }
+  if (rc == RIVER_SUCCESS) {
+    unsigned char *nocopy = bad + (size_t)R * nblocks;
+    for (b = 0; b < nblocks; b++) {
+      nocopy[b] = 1;
+      for (c = 0; c < R; c++)
+        nocopy[b] = nocopy[b] && bad[(size_t)c * nblocks + b];
+      lost += nocopy[b];
+    }
+    for (c = 0; c < R; c++) {
+      counts[F_COPIES]++;
+      if (rcs[c] == RIVER_SUCCESS)
+        continue;
+      counts[F_DAMAGED]++;
+      say_copy(r, in, p, c, disks[c], rcs[c], bad, nblocks, nbad[c], disks);
+    }
+    if (lost) {
+      counts[F_LOST_BLOCKS] += lost;
+      counts[F_LOST_PARTS]++;
+      say(r, "fsck %s: DATA LOST: partition %d block%s ", in->name, p,
+          lost == 1 ? "" : "s");
+      say_blocks(r, nocopy, nblocks);
+      say(r, ": no intact copy (disk%s", R == 1 ? "" : "s");
+      for (c = 0; c < R; c++)
+        say(r, "%s %d", c ? "," : "", disks[c]);
+      say(r, ")\n");
+    }
+  }
+  say(r, "%c", '\0');  /* end of this partition's chunk */
+  free(bad);
+  free(rcs);
+  free(disks);
+  free(nbad);
+  return rc != RIVER_SUCCESS ? rc : r->failed ? RIVER_ENOMEM : RIVER_SUCCESS;
+}
+
+/* Rank 0 prints every rank's chunks in partition order (partition p was
+ * rank p mod size's). Collective. */
+static int print_report(const struct report *r, int npartitions)
+{
+  int rank = cli_rank(), size = cli_size(), len = (int)r->len, i, p, rc;
+  int *lens = NULL, *offs = NULL, total = 0;
+  char *all = NULL;
+
+  if (rank == 0) {
+    lens = calloc((size_t)size, sizeof *lens);
+    offs = calloc((size_t)size, sizeof *offs);
+  }
+  rc = cli_agree(rank == 0 && (lens == NULL || offs == NULL) ? RIVER_ENOMEM
+                                                             : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS)
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (i = 0; rank == 0 && rc == RIVER_SUCCESS && i < size; i++) {
+    offs[i] = total;
+    total += lens[i];
+  }
+  if (rank == 0 && rc == RIVER_SUCCESS)
+    all = malloc((size_t)total + 1);
+  if (rc == RIVER_SUCCESS)
+    rc = cli_agree(rank == 0 && all == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS)
+    MPI_Gatherv(r->text, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+  for (p = 0; rank == 0 && rc == RIVER_SUCCESS && p < npartitions; p++) {
+    i = p % size;
+    if (offs[i] < (i + 1 < size ? offs[i + 1] : total)) {
+      fputs(all + offs[i], stdout);
+      offs[i] += (int)strlen(all + offs[i]) + 1;
+    }
+  }
+  free(all);
+  free(lens);
+  free(offs);
+  return rc;
+}
+
 int cmd_fsck(int argc, char **argv)
 {
   struct args a;
   river_pcoll *pc = NULL;
   river_pcoll_info in;
-  int rank = cli_rank(), size = cli_size(), c, rc;
-  uint64_t p, first = 0, stride = 1, count = 0, i;
-  int counts[3] = {0, 0, 0}; /* copies checked, copies damaged, partitions
-                                with no intact copy */
+  struct report rep = {NULL, 0, 0, 0};
+  uint64_t p, first = 0, stride = 1, count = 0, i, counts[F_N] = {0};
+  int rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
   if (rc != RIVER_SUCCESS)
@@ -168,32 +374,39 @@ int cmd_fsck(int argc, char **argv)
     return rc;
   river_pcoll_info_get(pc, &in);
   /* Partitions dealt to ranks round-robin. */
-  river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, (uint64_t)in.npartitions, size,
-                    rank, &first, &stride, &count);
-  for (i = 0, p = first; i < count; i++, p += stride) {
-    int intact = 0;
-    for (c = 0; c < in.replication; c++) {
-      counts[0]++;
-      if (river_pcoll_verify_copy(pc, (int)p, c, NULL) == RIVER_SUCCESS)
-        intact++;
-      else
-        counts[1]++;
-    }
-    if (intact == 0)
-      counts[2]++;
+  river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, (uint64_t)in.npartitions,
+                    cli_size(), cli_rank(), &first, &stride, &count);
+  for (i = 0, p = first; i < count && rc == RIVER_SUCCESS; i++, p += stride)
+    rc = check_partition(pc, &in, (int)p, counts, &rep);
+  rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS) {
+    MPI_Allreduce(MPI_IN_PLACE, counts, F_N, MPI_UINT64_T, MPI_SUM,
+                  MPI_COMM_WORLD);
+    rc = print_report(&rep, in.npartitions);
   }
-  MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) {
-    if (counts[1] == 0)
-      printf("fsck %s: OK: %d partitions, %d copies, every block verified\n",
-             in.name, in.npartitions, counts[0]);
+  if (rc == RIVER_SUCCESS && cli_rank() == 0) {
+    if (counts[F_DAMAGED] == 0)
+      printf("fsck %s: OK: %d partitions, %llu copies, every block "
+             "verified\n", in.name, in.npartitions,
+             (unsigned long long)counts[F_COPIES]);
+    else if (counts[F_LOST_BLOCKS] == 0)
+      printf("fsck %s: OK with warnings: %llu of %llu copies damaged, "
+             "every block has an intact copy; repair the copies named "
+             "above\n", in.name, (unsigned long long)counts[F_DAMAGED],
+             (unsigned long long)counts[F_COPIES]);
     else
-      printf("fsck %s: DAMAGED: %d of %d copies; %d partition%s with no "
-             "intact copy%s\n", in.name, counts[1], counts[0], counts[2],
-             counts[2] == 1 ? "" : "s",
-             counts[2] ? " (data lost)" : " (every block still has a good "
-             "mirror)");
+      printf("fsck %s: DAMAGED: %llu of %llu copies damaged; %llu block%s "
+             "in %llu partition%s with no intact copy (data lost)\n",
+             in.name, (unsigned long long)counts[F_DAMAGED],
+             (unsigned long long)counts[F_COPIES],
+             (unsigned long long)counts[F_LOST_BLOCKS],
+             counts[F_LOST_BLOCKS] == 1 ? "" : "s",
+             (unsigned long long)counts[F_LOST_PARTS],
+             counts[F_LOST_PARTS] == 1 ? "" : "s");
   }
+  free(rep.text);
   river_pcoll_close(pc);
-  return counts[1] ? RIVER_ECORRUPT : RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS && counts[F_LOST_BLOCKS] > 0)
+    rc = RIVER_ECORRUPT;
+  return rc;
 }

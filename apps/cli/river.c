@@ -51,7 +51,8 @@ static const struct cmd cmds[] = {
   {"info", cmd_info, "COLL [COMMON]",
    "show a collection's schema, partitions, sizes and mirrors"},
   {"fsck", cmd_fsck, "COLL [COMMON]",
-   "verify every block of every copy; non-zero exit on damage"},
+   "verify every block of every copy; warn about damaged copies,\n"
+   "             non-zero exit only if a block has no intact copy"},
   {"rm", cmd_rm, "COLL [COMMON]", "remove a collection"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])

@@ -210,6 +210,28 @@ RIVER_API int river_pcoll_verify_copy(river_pcoll *pc, int p, int c,
                                       uint64_t *bad_block);
 
 /*
+ * Check every block of copy c (0 <= c < replication) of partition p, as
+ * river_pcoll_verify_copy does, without stopping at the first damage, so
+ * that a caller can judge each block across the copies (river fsck).
+ * bad[b] gets 1 for each block b that does not verify (unreadable, or its
+ * checksum does not match) and 0 for each that does; a copy whose file is
+ * missing, unreadable or not matching the metadata has every block bad.
+ * nblocks is bad's length and must equal the partition's block count
+ * (river_pcoll_blocks); bad may be NULL only when that is 0. *nbad (nbad
+ * may be NULL) gets the number of bad blocks. Returns RIVER_SUCCESS if
+ * the copy is intact, else the first failure: RIVER_ENOTFOUND if the
+ * file does not exist, RIVER_ECORRUPT, RIVER_EIO, ... with bad and *nbad
+ * filled in. Each problem is logged as a warning (whether it loses data
+ * depends on the other copies) naming partition, disk and block. Not
+ * collective; the copy's file is opened and closed by the call. On
+ * RIVER_EINVAL (p, c or nblocks out of range, a writer's handle, bad NULL
+ * with blocks to report) or RIVER_ENOMEM the outputs are untouched.
+ */
+RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
+                                        unsigned char *bad, uint64_t nblocks,
+                                        uint64_t *nbad);
+
+/*
  * Remove collection `name`: the metadata first (so the collection
  * disappears at once), then its data files. Not collective: call on one
  * rank. RIVER_ENOTFOUND if there is no such collection. If the metadata

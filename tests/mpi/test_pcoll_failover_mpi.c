@@ -76,6 +76,42 @@ static void damage_mirrored(const river_pcoll_opts *o)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* verify_blocks on copy c of partition p agrees with verify_copy (its
+ * answer want, first bad block want_bad): the same code, that block
+ * marked (every block when the whole file is bad, none when intact); and
+ * refuses a wrong block count or copy, leaving its outputs alone. */
+static void check_verify_blocks(river_pcoll *pc, int p, int c, int want,
+                                uint64_t want_bad)
+{
+  unsigned char *marks;
+  uint64_t nblocks = 0, nbad = 77, b, n = 0;
+  size_t rpb;
+
+  MT_CHECK_RC(river_pcoll_blocks(pc, p, &rpb, &nblocks), RIVER_SUCCESS);
+  marks = malloc((size_t)nblocks + 1);
+  MT_CHECK(marks != NULL);
+  if (marks == NULL)
+    return;
+  memset(marks, 9, (size_t)nblocks + 1);
+  MT_CHECK_RC(river_pcoll_verify_blocks(pc, p, c, marks, nblocks + 1, &nbad),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_verify_blocks(pc, p, 2, marks, nblocks, &nbad),
+              RIVER_EINVAL);
+  MT_CHECK(nbad == 77 && marks[0] == 9);
+  MT_CHECK_RC(river_pcoll_verify_blocks(pc, p, c, marks, nblocks, &nbad),
+              want);
+  for (b = 0; b < nblocks; b++)
+    n += marks[b];
+  MT_CHECK(n == nbad && marks[nblocks] == 9);
+  if (want == RIVER_SUCCESS)
+    MT_CHECK(nbad == 0);
+  else if (want_bad == UINT64_MAX)
+    MT_CHECK(nbad == nblocks);
+  else
+    MT_CHECK(nbad >= 1 && nbad < nblocks && marks[want_bad] == 1);
+  free(marks);
+}
+
 /* verify_copy on the damaged "fo2" reports each damaged copy, naming
  * it, and passes the others (the copies spread over the ranks). */
 static void check_verify_mirrored(river_pcoll *pc)
@@ -102,6 +138,7 @@ static void check_verify_mirrored(river_pcoll *pc)
       mt_log_clear();
       MT_CHECK_RC(river_pcoll_verify_copy(pc, p, c, &bad), want);
       MT_CHECK(bad == want_bad);
+      check_verify_blocks(pc, p, c, want, want_bad);
       if (p == 2 && c == 0)
         MT_CHECK(mt_logged("error|", "collection fo2: partition 2 copy on "
                            "disk 2", "block 1 "));

@@ -202,6 +202,7 @@ static void test_badparam_pcoll_handles(void **state)
   char buf[8] = "keep";
   size_t len = sizeof buf, rpb = 7, k = 7;
   uint64_t nb = 7, bad = 7;
+  unsigned char marks[1] = {7};
 
   river_log_set_handler(collect, NULL);
   memset(&info, 0x5a, sizeof info);
@@ -220,6 +221,11 @@ static void test_badparam_pcoll_handles(void **state)
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
   assert_int_equal(river_pcoll_verify_copy(NULL, 0, 0, &bad), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_verify_blocks(NULL, 0, 0, marks, 1, &bad),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_verify_blocks(NULL, 0, 0, NULL, 0, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(marks[0], 7);
   assert_memory_equal(&info, &blank_info, sizeof info);
   assert_memory_equal(&part, &blank_part, sizeof part);
   assert_ptr_equal(sp, (const river_schema *)&o);
