@@ -115,6 +115,16 @@ submodule (river) river_pcoll_impl
       integer(c_int64_t), intent(out) :: nblocks
       integer(c_int) :: river_pcoll_blocks_c
     end function river_pcoll_blocks_c
+    function river_pcoll_verify_blocks_c(pc, p, c, bad, nblocks, nbad) &
+        bind(C, name='river_pcoll_verify_blocks')
+      import :: c_int, c_ptr, c_int8_t, c_int64_t
+      type(c_ptr), value :: pc
+      integer(c_int), value :: p, c
+      integer(c_int8_t), intent(out) :: bad(*)
+      integer(c_int64_t), value :: nblocks
+      integer(c_int64_t), intent(out) :: nbad
+      integer(c_int) :: river_pcoll_verify_blocks_c
+    end function river_pcoll_verify_blocks_c
     function river_pcoll_verify_copy_c(pc, p, c, bad_block) &
         bind(C, name='river_pcoll_verify_copy')
       import :: c_int, c_ptr, c_int64_t
@@ -374,6 +384,25 @@ contains
     if (rc /= RIVER_SUCCESS .and. present(bad_block)) bad_block = bad
     call river_check(rc, 'river_pcoll_verify_copy', ierr)
   end procedure river_pcoll_verify_copy
+
+  module procedure river_pcoll_verify_blocks
+    integer(c_int8_t), allocatable :: flags(:)
+    integer(c_size_t) :: rpb
+    integer(c_int64_t) :: nb, n
+    integer(c_int) :: rc
+    rc = river_pcoll_blocks_c(pcoll%ptr, int(p, c_int), rpb, nb)
+    if (rc == RIVER_SUCCESS) then
+      allocate(flags(max(nb, 1_c_int64_t)))
+      n = 0
+      rc = river_pcoll_verify_blocks_c(pcoll%ptr, int(p, c_int), &
+                                       int(c, c_int), flags, nb, n)
+      if (rc /= RIVER_EINVAL .and. rc /= RIVER_ENOMEM) then
+        bad = flags(1:nb) /= 0
+        if (present(nbad)) nbad = n
+      end if
+    end if
+    call river_check(rc, 'river_pcoll_verify_blocks', ierr)
+  end procedure river_pcoll_verify_blocks
 
   module procedure river_pcoll_remove
     type(pcoll_opts_c) :: opts

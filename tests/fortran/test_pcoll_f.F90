@@ -74,7 +74,9 @@ program test_pcoll_f
   integer(c_int64_t) :: nmine, base, ntotal, q
   integer(c_int64_t) :: wsum(3), wtot(3), rsum(3), rtot(3)
   integer(c_size_t) :: rs, cnt, off, rpb
-  integer(c_int64_t) :: nblocks, bad
+  integer(c_int64_t) :: nblocks, bad, nblk_v, nbad_v
+  integer(c_size_t) :: rpb_v
+  logical, allocatable :: badv(:)
   integer :: n, field, typ, cmp
   logical :: eq
   character(len=:), allocatable :: str, root
@@ -302,6 +304,19 @@ program test_pcoll_f
                'lost copy fails verify as a whole file')
     call river_pcoll_verify_copy(pc, 1, 1, ierr=ierr)
     call check(ierr == RIVER_SUCCESS, 'mirror copy verifies')
+    ! Block by block: every block of the lost copy is bad, none of the
+    ! mirror's.
+    call river_pcoll_blocks(pc, 1, rpb_v, nblk_v)
+    call river_pcoll_verify_blocks(pc, 1, 0, badv, nbad_v, ierr)
+    call check(ierr /= RIVER_SUCCESS .and. size(badv) == nblk_v .and. &
+               all(badv) .and. nbad_v == nblk_v, &
+               'verify_blocks: the lost copy, every block bad')
+    call river_pcoll_verify_blocks(pc, 1, 1, badv, nbad_v, ierr)
+    call check(ierr == RIVER_SUCCESS .and. size(badv) == nblk_v .and. &
+               .not. any(badv) .and. nbad_v == 0, &
+               'verify_blocks: the mirror, no block bad')
+    call river_pcoll_verify_blocks(pc, 1, 2, badv, nbad_v, ierr)
+    call check(ierr == RIVER_EINVAL, 'verify_blocks copy 2 of 2: EINVAL')
   end if
   call river_pcoll_close(pc)
   call river_log_reset_handler()
