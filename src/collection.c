@@ -3,9 +3,10 @@
  * collection_internal.h): what a reader and a writer share, and the
  * reader. Shared: the handle's lifecycle (struct river_coll, made by
  * river__coll_new, freed by river__coll_free), the error mapping, the
- * O_DIRECT switch, the aligned block buffer, the file's geometry and the
- * header's encoding and decoding, so that the header's layout is spelled
- * in one file. The reader checks the header, the file's size and the
+ * open that takes only regular files (river__open_regular, also used
+ * for the metadata), the O_DIRECT switch, the aligned block buffer, the
+ * file's geometry and the header's encoding and decoding, so that the
+ * header's layout is spelled in one file. The reader checks the header, the file's size and the
  * block-CRC table before it allocates anything the header sizes, then
  * reads blocks into the caller's buffer or c->buf and checks each
  * against the table (c->crcs). river_coll_stat and river_coll_close serve
@@ -90,7 +91,56 @@ int river__coll_syserr(int level, const char *name, const char *what)
   int e = errno;
 
   river_log(level, "%s: %s failed: %s", name, what, strerror(e));
-  return e == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
+  if (e == ENOENT)
+    return RIVER_ENOTFOUND;
+  return e == EACCES || e == EPERM ? RIVER_EACCES : RIVER_EIO;
+}
+
+/* What kind of file mode m is, for a message. */
+static const char *file_kind(mode_t m)
+{
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "of an unknown kind";
+}
+
+int river__open_regular(const char *path, const char *what, int level,
+                        int *fd)
+{
+  struct stat st;
+  int f, fl, rc;
+
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+  f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (f < 0)
+    return river__coll_syserr(level, path, "open");
+  if (fstat(f, &st) != 0) {
+    rc = river__coll_syserr(level, path, "fstat");
+    close(f);
+    return rc;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    river_log(level, "%s: not a regular file (%s); not read as %s",
+              path, file_kind(st.st_mode), what);
+    close(f);
+    return RIVER_ECORRUPT;
+  }
+  fl = fcntl(f, F_GETFL);
+  if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    rc = river__coll_syserr(level, path, "fcntl(O_NONBLOCK)");
+    close(f);
+    return rc;
+  }
+  *fd = f;
+  return RIVER_SUCCESS;
 }
 
 int river__coll_direct_on(river_coll *c, const char *name, int level)
@@ -382,11 +432,9 @@ int river__coll_open_at(const char *path, size_t record_size,
   rc = river__coll_new(path, &c);
   if (rc)
     return rc;
-  c->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (c->fd < 0) {
-    rc = river__coll_syserr(level, path, "open");
+  rc = river__open_regular(path, "a collection", level, &c->fd);
+  if (rc != RIVER_SUCCESS)
     goto fail;
-  }
   /* Header, size and trailer decide what may be allocated. */
   if ((rc = read_header(c, record_size, level)) != RIVER_SUCCESS
       || (rc = check_size(c, level)) != RIVER_SUCCESS

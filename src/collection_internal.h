@@ -203,7 +203,8 @@ int river__coll_new(const char *path, river_coll **out);
 void river__coll_free(river_coll *c);
 
 /* Log at `level` that a system call on name failed (errno says why) and
- * map it: a missing file is RIVER_ENOTFOUND, anything else RIVER_EIO. */
+ * map it: a missing file is RIVER_ENOTFOUND, a refused permission
+ * (EACCES, EPERM) RIVER_EACCES, anything else RIVER_EIO. */
 int river__coll_syserr(int level, const char *name, const char *what);
 
 /* Switch O_DIRECT on for c->fd; a file system that refuses (EINVAL)

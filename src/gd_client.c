@@ -130,9 +130,13 @@ static int fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
     gd->fail_block = block;
     gd->fail_tried = tried;
     gd->fail_missing = missing;
+    gd->fail_denied = mp->denied & tried;
   }
+  /* A copy refused for lack of permission may be intact: that, not
+   * corruption, is the verdict. */
   if (gd->client_rc == RIVER_SUCCESS)
-    gd->client_rc = missing == tried ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
+    gd->client_rc = missing == tried ? RIVER_ENOTFOUND
+                    : mp->denied & tried ? RIVER_EACCES : RIVER_ECORRUPT;
   return RIVER_SUCCESS;
 }
 
@@ -151,7 +155,8 @@ static void log_failure(river_gd *gd)
                              at ? ", " : "", river__gd_disk_of(gd, p, c));
   river__error("%s: partition %d block %llu: no readable copy (%s on disk%s "
                "%s%s)", gd->name, p, (unsigned long long)gd->fail_block,
-               missing ? "missing" : "failed",
+               missing ? "missing" : gd->fail_denied ? "permission denied"
+                                                     : "failed",
                strchr(disks, ',') ? "s" : "", disks,
                gd->policy == RIVER_GD_NOMIRROR ? "; other mirrors not tried: "
                                                  "nomirror policy" : "");
@@ -247,6 +252,8 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
   h->tried |= (uint64_t)1 << h->copy;
   if (h->status == RIVER_ENOTFOUND)
     h->missing |= (uint64_t)1 << h->copy;
+  if (h->status == RIVER_EACCES)
+    mp->denied |= (uint64_t)1 << h->copy;
   if (h->dead && !mp->dead[h->copy]) {
     mp->dead[h->copy] = 1;
     river__warn("%s: partition %d: the copy on disk %d is unusable (%s); "

@@ -122,6 +122,7 @@ struct gd_part {
   uint64_t received;
   int out[RIVER_GD_MAX_REPLICATION];
   unsigned char dead[RIVER_GD_MAX_REPLICATION];
+  uint64_t denied;         /* copies refused for lack of permission (bits) */
   struct gd_retry *retry;
   size_t nretry, capretry;
   int rr;                  /* BALANCED: where ties between copies start */
@@ -211,7 +212,7 @@ struct river_gd {
   int posted;
   int client_rc;
   int fail_part;           /* the lowest block with no copy left, or -1 */
-  uint64_t fail_block, fail_tried, fail_missing;
+  uint64_t fail_block, fail_tried, fail_missing, fail_denied;
   int client_done;         /* every partition finished or failed, nothing
                               posted */
   int nservers;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -714,7 +715,7 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
                            size_t bufsize, size_t *nrecords)
 {
   int c, rc = check_read(pc, p, block, buf, bufsize, nrecords),
-      tried = 0, all_missing = 1, opened;
+      tried = 0, all_missing = 1, denied = 0, opened;
 
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -729,10 +730,16 @@ int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,
     if (rc == RIVER_EINVAL || rc == RIVER_ENOBUFS)
       return rc;  /* the caller's buffer, not the data */
     all_missing = all_missing && rc == RIVER_ENOTFOUND;
+    denied += rc == RIVER_EACCES;
   }
   river__error("collection %s: partition %d block %llu: no readable copy "
-               "(%d of %d copies could be opened)", pc->info.name, p,
-               (unsigned long long)block, tried, pc->info.replication);
+               "(%d of %d copies could be opened%s)", pc->info.name, p,
+               (unsigned long long)block, tried, pc->info.replication,
+               denied ? "; permission denied" : "");
+  /* A copy that could not be opened for lack of permission may be
+   * intact: that, not corruption, is the verdict. */
+  if (denied)
+    return RIVER_EACCES;
   return all_missing ? RIVER_ENOTFOUND : RIVER_ECORRUPT;
 }
 
@@ -823,12 +830,20 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
   if (rc == RIVER_ENOTFOUND || rc == RIVER_EINVAL)
     return rc;
   if (rc != RIVER_SUCCESS) {
-    /* Unreadable metadata: remove it so the name is free again. */
+    /* Unreadable metadata: remove it so the name is free again, unless
+     * it is no metadata file at all (a FIFO, a directory) or only this
+     * user may not read it. */
     char root[RIVER_PATH_MAX];
+    struct stat st;
     if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS
         || river__pcoll_meta_path(root, name, 0, path, sizeof path)
                != RIVER_SUCCESS)
       return RIVER_EINVAL;
+    if (rc == RIVER_EACCES || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+      river__error("collection %s: %s could not be read (%s); not removed",
+                   name, path, river_strerror(rc));
+      return rc;
+    }
     if (unlink(path) != 0)
       return RIVER_EIO;
     river__warn("collection %s: metadata was unreadable; removed it, data "

@@ -524,8 +524,14 @@ int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
   struct meta_attrs a;
   struct h5_quiet q;
   hid_t f;
-  int rc;
+  int rc, fd;
 
+  /* HDF5 opens the file itself, and would wait forever on a FIFO and
+   * call a file it may not read corrupt: look first. */
+  rc = river__open_regular(path, "metadata", RIVER_LOG_ERROR, &fd);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  close(fd);
   h5_quiet_on(&q);
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) {

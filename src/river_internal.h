@@ -81,6 +81,16 @@ uint64_t river__mix64(uint64_t x);
  * src/collection_write.c). */
 int river__fsync_dir(const char *path);
 
+/* Open path read-only as `what` (e.g. "metadata"), only if it is a
+ * regular file: the open does not block (O_NONBLOCK, cleared again once
+ * fstat has shown a regular file), so a FIFO, device or directory is
+ * refused at once. *fd is the open descriptor on success. Failures are
+ * logged at level naming path: RIVER_ENOTFOUND (no such file),
+ * RIVER_EACCES (no permission), RIVER_ECORRUPT (not a regular file),
+ * RIVER_EIO (anything else). src/collection.c. */
+int river__open_regular(const char *path, const char *what, int level,
+                        int *fd);
+
 /* river_coll_open and river_coll_read_block (src/collection.c) logging
  * their failures at `level` instead of RIVER_LOG_ERROR: for callers that
  * may recover (another mirror holds the block) and so decide how severe

@@ -11,11 +11,19 @@ AM_TESTS_ENVIRONMENT = \
 	MPIEXEC='$(MPIEXEC)'; export MPIEXEC; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
+# Test-only LD_PRELOAD shims, built without the sanitizers: deny_open
+# fails open() of chosen paths with EACCES (the tests run as root, who
+# may read anything); tests/cli/test_coll_special.sh preloads it.
+check_LTLIBRARIES = tests/deny_open.la
+tests_deny_open_la_SOURCES = tests/deny_open.c
+tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_deny_open_la_LIBADD = -ldl
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
 # dlclose shim keeps plugins mapped so that LSan can name them.
-check_LTLIBRARIES = tests/dlclose_noop.la
+check_LTLIBRARIES += tests/dlclose_noop.la
 tests_dlclose_noop_la_SOURCES = tests/dlclose_noop.c
 tests_dlclose_noop_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_dlclose_noop_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -153,7 +161,7 @@ tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 # run through the launcher like the multi-rank tests.
 cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
-	tests/cli/test_bench.sh
+	tests/cli/test_coll_special.sh tests/cli/test_bench.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist
 
@@ -173,7 +181,8 @@ TESTS += $(fortran_tests) tests/fortran/test_errstop_f.sh
 # tests that use it. Without per-target flags Automake compiles it once,
 # to tests/fortran/ftest.$(OBJEXT), which the tests share; being in
 # _SOURCES it is distributed. (A convenience library would be built by
-# `make all`; check_LTLIBRARIES is taken, under RIVER_SANITIZERS.)
+# `make all`; check_LTLIBRARIES holds the test shims, built without
+# the sanitizers.)
 tests_fortran_test_core_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_core_f.F90
 tests_fortran_test_core_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_pcoll_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_pcoll_f.F90

@@ -102,9 +102,12 @@ RIVER_API int river_coll_commit(river_coll *c);
 /*
  * Open the collection at path for reading and check its header, size and
  * block-CRC table. record_size 0 accepts any record size; otherwise a
- * different one is RIVER_EFORMAT. A missing file is RIVER_ENOTFOUND; a bad
- * header, a wrong size (truncated or extended; the message names the first
- * block that is missing) or a damaged table is RIVER_ECORRUPT.
+ * different one is RIVER_EFORMAT. A missing file is RIVER_ENOTFOUND; one
+ * the caller may not read, RIVER_EACCES. Only a regular file is opened: a
+ * FIFO, directory or device is refused at once (never waited on) as
+ * RIVER_ECORRUPT, naming path. A bad header, a wrong size (truncated or
+ * extended; the message names the first block that is missing) or a
+ * damaged table is RIVER_ECORRUPT.
  */
 RIVER_API int river_coll_open(const char *path, size_t record_size,
                               const river_coll_opts *opts, river_coll **out);

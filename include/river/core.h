@@ -50,6 +50,7 @@ extern "C" {
   X(EHDF5,    -13, "an HDF5 call failed")                                    \
   X(ETOPO,    -14, "a hwloc topology call failed")                         \
   X(EAGAIN,   -15, "not ready: try again")                                 \
+  X(EACCES,   -16, "permission denied")                                    \
   X(EOS,        1, "end of stream")
 
 typedef enum river_errno {

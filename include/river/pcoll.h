@@ -135,7 +135,9 @@ RIVER_API int river_pcoll_commit(river_pcoll *pc);
 /*
  * Open collection `name` for reading: collective over comm; every rank
  * reads and checks the metadata. RIVER_ENOTFOUND if there is none;
- * RIVER_ECORRUPT if it cannot be read or contradicts itself.
+ * RIVER_EACCES if the caller may not read it; RIVER_ECORRUPT if it is not
+ * a regular file (refused at once: a FIFO is never waited on), cannot be
+ * read or contradicts itself.
  */
 RIVER_API int river_pcoll_open(MPI_Comm comm, const char *name,
                                const river_pcoll_opts *opts,
@@ -172,8 +174,11 @@ RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
  * the first disk; a missing, damaged or mismatched copy is logged (warn)
  * and the next copy is tried. Only if every copy fails is the read an
  * error, logged naming the collection, partition and block:
- * RIVER_ENOTFOUND if no copy's file exists, else RIVER_ECORRUPT (a copy
- * that failed to open keeps failing the same way for this handle).
+ * RIVER_ENOTFOUND if no copy's file exists, RIVER_EACCES if some copy
+ * could not be opened for lack of permission (its data may be intact),
+ * else RIVER_ECORRUPT (a copy that failed to open keeps failing the same
+ * way for this handle; a copy that is not a regular file, e.g. a FIFO,
+ * fails at once).
  * *nrecords gets the block's record count. RIVER_EINVAL for p or block
  * out of range or a writer's handle; RIVER_ENOBUFS if bufsize is below
  * records_per_block * record_size (even for a short last block), before
@@ -236,7 +241,10 @@ RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
  * disappears at once), then its data files. Not collective: call on one
  * rank. RIVER_ENOTFOUND if there is no such collection. If the metadata
  * cannot be read, it is removed (so the name can be used again), a
- * warning says the data files, unknown, were left, and the call succeeds.
+ * warning says the data files, unknown, were left, and the call succeeds
+ * -- unless it is not a regular file (a FIFO, a directory: not River's)
+ * or the caller may not read it (RIVER_EACCES): then nothing is removed
+ * and the error is returned.
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
@@ -260,7 +268,9 @@ RIVER_API int river_pcoll_root(const river_pcoll_opts *opts, char *buf,
  * names of the metadata files there that are valid collection names,
  * sorted (strcmp), each followed by '\n', into buf with the caller-buffer
  * contract (see river_build_info); *count gets their number on success.
- * A name listed may still fail to open (damaged metadata). Not
+ * A name listed may still fail to open (damaged metadata, or an entry
+ * that is not a regular file, such as a FIFO: the listing opens no file,
+ * so it cannot wait on one, and river_pcoll_open refuses it at once). Not
  * collective. RIVER_ENOTFOUND (not logged as an error) if the root does
  * not exist; RIVER_EIO if it cannot be read.
  */
