@@ -161,7 +161,8 @@ tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 # run through the launcher like the multi-rank tests.
 cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
-	tests/cli/test_coll_special.sh tests/cli/test_bench.sh
+	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
+	tests/cli/test_bench.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist
 

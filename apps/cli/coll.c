@@ -3,6 +3,10 @@
  * move data: gen, copy-in, copy-out (ls, info, fsck and rm are in
  * coll_info.c). Which records each rank writes and the order of records
  * read back come from the library (river_pcoll_split, river_pcoll_order).
+ * copy-in stages an input that is not a shared regular file (a pipe, a
+ * FIFO) under the root (struct copy_in); copy-out writes special files
+ * and symbolic links' targets through, renaming only over regular files
+ * (struct out_path).
  *
  * Every subcommand runs on all ranks of the job. Options are parsed the
  * same way on every rank (so a bad option fails everywhere alike); work
@@ -14,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +223,27 @@ out:
 
 /* -------------------------------------------------------------- copy-in */
 
+/* Write all of p to fd (retrying short writes); RIVER_EIO with errno set
+ * on failure. */
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+  ssize_t n;
+
+  while (len > 0) {
+    n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n == 0)
+      errno = EIO;
+    if (n <= 0)
+      return RIVER_EIO;
+    p += n;
+    len -= (size_t)n;
+  }
+  return RIVER_SUCCESS;
+}
+
+
 /* Read count records starting at record `first` of fd into pc, in chunks;
  * stride > 1 takes every stride-th record (interleaved layouts). */
 static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
@@ -253,55 +279,226 @@ static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
   return rc;
 }
 
+/*
+ * The input of copy-in. Rank 0 opens FILE ("-": standard input). If it is
+ * a regular file that every other rank opens as the same file (device and
+ * inode), every rank reads its own records from it. Anything else -- a
+ * pipe, a FIFO, a character device, /dev/stdin, a file only rank 0 sees --
+ * is a stream: rank 0 reads it to its end into a temporary file under the
+ * root (.COLL.copy-in.XXXXXX), every rank opens that, and rank 0 unlinks
+ * it at once, so it lives only as long as the open descriptors. The
+ * record count comes from the file's size, never from a stream's.
+ */
+struct in_file {
+  int regular;         /* rank 0's input is a regular file */
+  dev_t dev;
+  ino_t ino;
+  uint64_t size;       /* bytes to copy in */
+};
+
+struct copy_in {
+  const char *file;    /* FILE as given, for messages */
+  const char *coll;
+  size_t rs;
+  const char *schema;  /* for messages */
+  int fd;
+  struct in_file in;   /* rank 0's, broadcast */
+  char stage[PATH_MAX + 64]; /* the staged copy ("" if none) */
+};
+
+static int bad_size(const struct copy_in *ci)
+{
+  if (ci->in.size % ci->rs == 0)
+    return RIVER_SUCCESS;
+  river_log(RIVER_LOG_ERROR, "copy-in: %s: %llu bytes is not a whole number "
+            "of %zu-byte records (schema %s)", ci->file,
+            (unsigned long long)ci->in.size, ci->rs, ci->schema);
+  return RIVER_EFORMAT;
+}
+
+/* Rank 0: open FILE and describe it in ci->in. */
+static int in_open_root(struct copy_in *ci)
+{
+  struct stat st;
+
+  ci->fd = strcmp(ci->file, "-") == 0 ? dup(STDIN_FILENO)
+                                      : open(ci->file, O_RDONLY);
+  if (ci->fd < 0 || fstat(ci->fd, &st) != 0) {
+    river_log(RIVER_LOG_ERROR, "copy-in: cannot read %s: %s", ci->file,
+              strerror(errno));
+    return errno == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    river_log(RIVER_LOG_ERROR, "copy-in: %s is a directory, not a file of "
+              "records", ci->file);
+    return RIVER_EINVAL;
+  }
+  ci->in.regular = S_ISREG(st.st_mode) && strcmp(ci->file, "-") != 0;
+  ci->in.dev = st.st_dev;
+  ci->in.ino = st.st_ino;
+  ci->in.size = (uint64_t)st.st_size;
+  return ci->in.regular ? bad_size(ci) : RIVER_SUCCESS;
+}
+
+/* Ranks other than 0: open path if it is the file rank 0 described
+ * (without blocking on a FIFO); 1 if so, else 0 with nothing open. */
+static int in_open_same(struct copy_in *ci, const char *path)
+{
+  struct stat st;
+
+  ci->fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (ci->fd >= 0 && fstat(ci->fd, &st) == 0 && S_ISREG(st.st_mode)
+      && st.st_dev == ci->in.dev && st.st_ino == ci->in.ino)
+    return 1;
+  if (ci->fd >= 0)
+    close(ci->fd);
+  ci->fd = -1;
+  return 0;
+}
+
+/* Collective: open the input on every rank; *stream = 1 if it must be
+ * staged (then only rank 0 has it open). */
+static int in_open(struct copy_in *ci, int rank, int *stream)
+{
+  int rc = RIVER_SUCCESS, same = 1, all = 0;
+
+  if (rank == 0)
+    rc = in_open_root(ci);
+  MPI_Bcast(&ci->in, sizeof ci->in, MPI_BYTE, 0, MPI_COMM_WORLD);
+  rc = cli_agree(rc);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (rank != 0)
+    same = ci->in.regular && in_open_same(ci, ci->file);
+  else
+    same = ci->in.regular;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  *stream = !all;
+  if (*stream && rank != 0 && ci->fd >= 0) {
+    close(ci->fd);
+    ci->fd = -1;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Rank 0: read the input to its end into a new temporary file under the
+ * root; ci->fd becomes that file, ci->in its description. */
+static int stage_fill(struct copy_in *ci, const river_pcoll_opts *opts)
+{
+  char root[PATH_MAX] = "";
+  size_t len = sizeof root, bufsize = (size_t)1 << 20;
+  unsigned char *buf = malloc(bufsize);
+  struct stat st;
+  ssize_t got = 1;
+  int out = -1, rc = river_pcoll_root(opts, root, &len);
+
+  if (rc == RIVER_SUCCESS && buf != NULL) {
+    snprintf(ci->stage, sizeof ci->stage, "%s/.%s.copy-in.XXXXXX", root,
+             ci->coll);
+    out = mkstemp(ci->stage);
+  }
+  if (out < 0) {
+    river_log(RIVER_LOG_ERROR, "copy-in: cannot create a temporary file "
+              "under %s for %s: %s", root, ci->file, strerror(errno));
+    ci->stage[0] = '\0';
+    free(buf);
+    return RIVER_EIO;
+  }
+  while (rc == RIVER_SUCCESS && got != 0) {
+    got = read(ci->fd, buf, bufsize);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      river_log(RIVER_LOG_ERROR, "copy-in: reading %s failed: %s", ci->file,
+                strerror(errno));
+    else if (got > 0 && write_all(out, buf, (size_t)got) != RIVER_SUCCESS)
+      river_log(RIVER_LOG_ERROR, "copy-in: writing %s (the copy of %s) "
+                "failed: %s", ci->stage, ci->file, strerror(errno));
+    else
+      continue;
+    rc = RIVER_EIO;
+  }
+  free(buf);
+  close(ci->fd);
+  ci->fd = out;
+  if (rc == RIVER_SUCCESS && fstat(out, &st) != 0)
+    rc = RIVER_EIO;
+  if (rc == RIVER_SUCCESS) {
+    ci->in.dev = st.st_dev;
+    ci->in.ino = st.st_ino;
+    ci->in.size = (uint64_t)st.st_size;
+    rc = bad_size(ci);
+  }
+  return rc;
+}
+
+/* Collective: rank 0 stages the stream, every rank opens the staged
+ * copy, and rank 0 removes its name. */
+static int stage(struct copy_in *ci, const river_pcoll_opts *opts, int rank)
+{
+  int rc = RIVER_SUCCESS;
+
+  if (rank == 0)
+    rc = stage_fill(ci, opts);
+  MPI_Bcast(&ci->in, sizeof ci->in, MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(ci->stage, sizeof ci->stage, MPI_CHAR, 0, MPI_COMM_WORLD);
+  rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS && rank != 0 && !in_open_same(ci, ci->stage)) {
+    river_log(RIVER_LOG_ERROR, "copy-in: cannot read %s, rank 0's copy of "
+              "%s (the root must be shared by every rank)", ci->stage,
+              ci->file);
+    rc = RIVER_EIO;
+  }
+  rc = cli_agree(rc);
+  if (rank == 0 && ci->stage[0] != '\0')
+    unlink(ci->stage);
+  return rc;
+}
+
 int cmd_copy_in(int argc, char **argv)
 {
   struct args a;
+  struct copy_in ci;
   river_schema *schema = NULL;
   river_pcoll *pc = NULL;
-  struct stat st;
   uint64_t nrec, first = 0, stride = 1, count = 0;
-  size_t rs = 0;
-  int fd = -1, rank = cli_rank(), size = cli_size(), rc;
+  int rank = cli_rank(), size = cli_size(), stream = 0, rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_SCHEMA | OPT_MIRROR
                   | OPT_LAYOUT | OPT_BLOCK, 2, "FILE and COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
+  memset(&ci, 0, sizeof ci);
+  ci.fd = -1;
+  ci.file = a.pos[0];
+  ci.coll = a.pos[1];
+  ci.schema = a.schema ? a.schema : RIVER_SCHEMA_DEFAULT;
   rc = a.schema ? river_schema_parse(a.schema, &schema)
                 : river_schema_create_default(&schema);
   if (rc == RIVER_SUCCESS)
-    river_schema_record_size(schema, &rs);
-  if (rc == RIVER_SUCCESS) {
-    fd = open(a.pos[0], O_RDONLY);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-      river_log(RIVER_LOG_ERROR, "copy-in: cannot read %s: %s", a.pos[0],
-                strerror(errno));
-      rc = errno == ENOENT ? RIVER_ENOTFOUND : RIVER_EIO;
-    } else if ((uint64_t)st.st_size % rs != 0) {
-      river_log(RIVER_LOG_ERROR, "copy-in: %s: %lld bytes is not a whole "
-                "number of %zu-byte records (schema %s)", a.pos[0],
-                (long long)st.st_size, rs, a.schema ? a.schema
-                : RIVER_SCHEMA_DEFAULT);
-      rc = RIVER_EFORMAT;
-    }
-  }
+    river_schema_record_size(schema, &ci.rs);
   rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS)
+    rc = in_open(&ci, rank, &stream);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_create(MPI_COMM_WORLD, a.pos[1], schema, &a.opts, &pc);
   if (rc != RIVER_SUCCESS)
     goto out;
-  nrec = (uint64_t)st.st_size / rs;
-  rc = river_pcoll_split(a.opts.layout, nrec, size, rank, &first, &stride,
-                         &count);
+  if (stream)
+    rc = stage(&ci, &a.opts, rank);
+  nrec = ci.in.size / ci.rs;
   if (rc == RIVER_SUCCESS)
-    rc = copy_in_range(fd, a.pos[0], rs, first, count, stride, pc);
+    rc = river_pcoll_split(a.opts.layout, nrec, size, rank, &first, &stride,
+                           &count);
+  if (rc == RIVER_SUCCESS)
+    rc = copy_in_range(ci.fd, a.pos[0], ci.rs, first, count, stride, pc);
   rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("copy-in: %s -> %s: %llu records of %zu bytes on %d partitions\n",
-           a.pos[0], a.pos[1], (unsigned long long)nrec, rs, size);
+           a.pos[0], a.pos[1], (unsigned long long)nrec, ci.rs, size);
 out:
-  if (fd >= 0)
-    close(fd);
+  if (ci.fd >= 0)
+    close(ci.fd);
   river_schema_destroy(schema);
   return rc;
 }
@@ -323,22 +520,6 @@ struct copy_out {
   int fd;          /* rank 0: output */
   int rc;          /* first failure seen by this rank */
 };
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-  ssize_t n;
-
-  while (len > 0) {
-    n = write(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return RIVER_EIO;
-    p += n;
-    len -= (size_t)n;
-  }
-  return RIVER_SUCCESS;
-}
 
 static void emit(struct copy_out *co, const unsigned char *recs, size_t len)
 {
@@ -394,40 +575,121 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
   return cli_agree(rc != RIVER_SUCCESS ? rc : co->rc);
 }
 
-/* Rank 0: open the output (a temporary name beside FILE, or stdout). */
-static int copy_out_open(struct copy_out *co, const char *out, char *tmp,
-                         size_t tmpsize)
+/*
+ * Rank 0's output. -o PATH is followed through symbolic links to what
+ * they name (resolved by hand, so that a dangling link names the file to
+ * create). That target, if it is a regular file or does not exist, is
+ * written under a temporary name beside it, fsync'd and renamed over it
+ * when complete; a character device, FIFO or socket is written through,
+ * as it is; a directory is an error.
+ */
+struct out_path {
+  char target[PATH_MAX];  /* PATH with its symbolic links followed */
+  char tmp[PATH_MAX + 32]; /* "" when writing through */
+};
+
+/* Follow the symbolic links of path into o->target: 0, or -1 with a
+ * logged error. */
+static int out_resolve(const char *path, struct out_path *o)
 {
+  char link[PATH_MAX], next[2 * PATH_MAX];
+  const char *slash;
+  struct stat st;
+  ssize_t n;
+  int hops;
+
+  if (strlen(path) >= sizeof o->target)
+    goto toolong;
+  strcpy(o->target, path);
+  for (hops = 0; lstat(o->target, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+    n = readlink(o->target, link, sizeof link - 1);
+    if (hops == 40 || n < 0) {
+      river_log(RIVER_LOG_ERROR, "copy-out: cannot follow the link %s: %s",
+                path, hops == 40 ? strerror(ELOOP) : strerror(errno));
+      return -1;
+    }
+    link[n] = '\0';
+    slash = strrchr(o->target, '/');
+    if (link[0] == '/' || slash == NULL)
+      snprintf(next, sizeof next, "%s", link);
+    else
+      snprintf(next, sizeof next, "%.*s/%s", (int)(slash - o->target),
+               o->target, link);
+    if (strlen(next) >= sizeof o->target)
+      goto toolong;
+    strcpy(o->target, next);
+  }
+  return 0;
+toolong:
+  river_log(RIVER_LOG_ERROR, "copy-out: output path too long: %s", path);
+  return -1;
+}
+
+/* Rank 0: open the output (stdout, PATH's target, or a temporary name
+ * beside it). */
+static int copy_out_open(struct copy_out *co, const char *out,
+                         struct out_path *o)
+{
+  struct stat st;
+  int direct;
+
+  o->tmp[0] = '\0';
   if (out == NULL || strcmp(out, "-") == 0) {
     co->fd = STDOUT_FILENO;
     return RIVER_SUCCESS;
   }
-  snprintf(tmp, tmpsize, "%s.river-tmp.%d", out, (int)getpid());
-  co->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (out_resolve(out, o) != 0)
+    return RIVER_EINVAL;
+  if (stat(o->target, &st) == 0 && S_ISDIR(st.st_mode)) {
+    river_log(RIVER_LOG_ERROR, "copy-out: %s is a directory", out);
+    return RIVER_EINVAL;
+  }
+  direct = stat(o->target, &st) == 0 && !S_ISREG(st.st_mode);
+  if (direct) {
+    co->fd = open(o->target, O_WRONLY);
+  } else {
+    snprintf(o->tmp, sizeof o->tmp, "%s.river-tmp.%d", o->target,
+             (int)getpid());
+    co->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0666);
+  }
   if (co->fd < 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: cannot create %s: %s", tmp,
+    river_log(RIVER_LOG_ERROR, "copy-out: cannot %s %s: %s",
+              direct ? "open" : "create", direct ? out : o->tmp,
               strerror(errno));
+    o->tmp[0] = '\0';
     return RIVER_EIO;
   }
   return RIVER_SUCCESS;
 }
 
-/* Rank 0: make the output whole (fsync + rename) or remove it. */
+/* Rank 0: finish the output: a temporary is fsync'd and renamed over the
+ * target, or removed on failure. */
 static int copy_out_close(struct copy_out *co, const char *out,
-                          const char *tmp, int rc)
+                          const struct out_path *o, int rc)
 {
   if (co->fd == STDOUT_FILENO || co->fd < 0)
     return rc;
-  if (rc == RIVER_SUCCESS && fsync(co->fd) != 0)
+  if (o->tmp[0] == '\0') {   /* written through */
+    if (close(co->fd) != 0 && rc == RIVER_SUCCESS) {
+      river_log(RIVER_LOG_ERROR, "copy-out: writing %s failed: %s", out,
+                strerror(errno));
+      rc = RIVER_EIO;
+    }
+    return rc;
+  }
+  if (rc == RIVER_SUCCESS && fsync(co->fd) != 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: cannot sync %s: %s", o->tmp,
+              strerror(errno));
     rc = RIVER_EIO;
+  }
   close(co->fd);
-  if (rc == RIVER_SUCCESS && rename(tmp, out) != 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: cannot rename %s to %s: %s", tmp,
-              out, strerror(errno));
+  if (rc == RIVER_SUCCESS && rename(o->tmp, o->target) != 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: cannot rename %s to %s: %s",
+              o->tmp, o->target, strerror(errno));
     rc = RIVER_EIO;
   }
   if (rc != RIVER_SUCCESS)
-    unlink(tmp);
+    unlink(o->tmp);
   return rc;
 }
 
@@ -435,7 +697,7 @@ int cmd_copy_out(int argc, char **argv)
 {
   struct args a;
   struct copy_out co = {0};
-  char tmp[4200] = "";
+  struct out_path o = {{0}, {0}};
   int rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
@@ -452,12 +714,12 @@ int cmd_copy_out(int argc, char **argv)
   if (co.rank == 0)
     rc = river_pcoll_order_create(co.pc, &co.order);
   if (rc == RIVER_SUCCESS && co.rank == 0)
-    rc = copy_out_open(&co, a.out, tmp, sizeof tmp);
+    rc = copy_out_open(&co, a.out, &o);
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = copy_out_run(&co, a.read_policy);
   if (co.rank == 0)
-    rc = cli_agree(copy_out_close(&co, a.out, tmp, rc));
+    rc = cli_agree(copy_out_close(&co, a.out, &o, rc));
   else
     rc = cli_agree(rc);
   river_pcoll_order_destroy(co.order);

@@ -41,7 +41,8 @@ static const struct cmd cmds[] = {
    "generate gensort-format records into a collection, a slice per rank"},
   {"copy-in", cmd_copy_in,
    "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B] [COMMON]",
-   "split a flat file of records into a parallel collection"},
+   "split a flat file of records into a parallel collection (FILE may\n"
+   "             be a pipe or FIFO, or - for standard input)"},
   {"copy-out", cmd_copy_out,
    "COLL [-o FILE] [--read-policy gd|mirror-nogd|nomirror] [COMMON]",
    "write a collection's records in order to FILE or stdout, reading\n"
