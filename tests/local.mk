@@ -164,7 +164,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh
 TESTS += $(cli_tests)
-EXTRA_DIST += $(cli_tests) tests/cli/testlist
+EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -6,38 +6,7 @@
 # and bad input: each fails on every rank with a message naming the
 # thing, and loses nothing. Run by scripts/mpi-test-launch.
 set -u
-run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
-river=${top_builddir:-.}/apps/river
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-root=$tmp/root
-export RIVER_ROOT=$root
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-r() { local n=$1; shift; "$run" -n "$n" "$river" "$@"; }
-
-# expect_fail NRANKS PATTERN ARGS...: the command fails, and its stderr
-# matches PATTERN (grep -E).
-expect_fail() {
-  local n=$1 pat=$2; shift 2
-  if r "$n" "$@" >"$tmp/out" 2>"$tmp/err"; then
-    fail "river $* succeeded"
-  elif ! grep -Eq -e "$pat" "$tmp/err"; then
-    fail "river $*: no message matching /$pat/"; sed 's/^/    /' "$tmp/err" | head -n 8
-  fi
-}
-
-# Flip (xor 0xff) the byte at offset $2 of file $1.
-flip() {
-  local b
-  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-  printf "\\$(printf '%03o' $((b ^ 255)))" \
-    | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
-part_file() { # collection partition disk -> path of that copy
-  ls "$root/disk$3/$1.p$2."*.rdat
-}
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
 
 n=20011   # not a multiple of 4 or 3: uneven partitions
 
@@ -239,5 +208,4 @@ for cmd in gen copy-in copy-out ls info fsck rm; do
   grep -q "^usage: river $cmd" "$tmp/out" || fail "$cmd --help: no usage line"
 done
 
-if [ "$fails" -eq 0 ]; then echo "PASS: test_coll_cli"; exit 0; fi
-echo "FAIL: test_coll_cli ($fails failed checks)"; exit 1
+clitest_end test_coll_cli

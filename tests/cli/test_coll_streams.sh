@@ -7,29 +7,10 @@
 # to a symbolic link writes the link's target (the link stays a link), to
 # a FIFO hands the bytes to its reader. Run by scripts/mpi-test-launch.
 set -u
-run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
-river=${top_builddir:-.}/apps/river
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-root=$tmp/root
-export RIVER_ROOT=$root
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-r() { local n=$1; shift; "$run" -n "$n" "$river" "$@"; }
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
 # cp_bg FROM TO: copy FROM to TO in the background, opening both inside a
 # time limit, so a FIFO's other end never waits forever if river fails.
 cp_bg() { timeout 60 sh -c 'cat "$1" >"$2"' sh "$1" "$2" & }
-
-# expect_fail NRANKS PATTERN ARGS...: the command fails, and its stderr
-# matches PATTERN (grep -E).
-expect_fail() {
-  local n=$1 pat=$2; shift 2
-  if r "$n" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"; then
-    fail "river $* succeeded"
-  elif ! grep -Eq -e "$pat" "$tmp/err"; then
-    fail "river $*: no message matching /$pat/"; sed 's/^/    /' "$tmp/err" | head -n 8
-  fi
-}
 
 # same NRANKS COLL FILE WHAT: COLL read back equals FILE byte for byte.
 same() {
@@ -126,5 +107,4 @@ for np in 1 3; do
   expect_fail $np "copy-out: $tmp/adir is a directory" copy-out src -o "$tmp/adir"
 done
 
-if [ "$fails" -eq 0 ]; then echo "PASS: test_coll_streams"; exit 0; fi
-echo "FAIL: test_coll_streams ($fails failed checks)"; exit 1
+clitest_end test_coll_streams

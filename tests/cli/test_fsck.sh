@@ -7,27 +7,7 @@
 # on every copy is data lost: fsck names partition and block and exits
 # non-zero on every rank. At 1 and 3 ranks. Run by scripts/mpi-test-launch.
 set -u
-run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
-river=${top_builddir:-.}/apps/river
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-root=$tmp/root
-export RIVER_ROOT=$root
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-r() { local n=$1; shift; "$run" -n "$n" "$river" "$@"; }
-
-# Flip (xor 0xff) the byte at offset $2 of file $1.
-flip() {
-  local b
-  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-  printf "\\$(printf '%03o' $((b ^ 255)))" \
-    | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
-part_file() { # collection partition disk -> path of that copy
-  ls "$root/disk$3/$1.p$2."*.rdat
-}
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
 
 bs=4096     # 40 records a block: 1000-record partitions have 25 blocks
 blk() { echo $((4096 + $1 * bs + 10)); } # an offset inside block $1's records
@@ -100,5 +80,4 @@ for n in 1 3; do
   [ "$(grep -c 'fsck failed' "$tmp/err")" -eq $n ] || fail "not every rank of $n exited with an error"
 done
 
-if [ "$fails" -eq 0 ]; then echo "PASS: test_fsck"; exit 0; fi
-echo "FAIL: test_fsck ($fails failed checks)"; exit 1
+clitest_end test_fsck

@@ -1,0 +1,52 @@
+# clitest.sh - what the shell tests of the river command share. Sourced
+# by tests/cli/test_*.sh (after `set -u`); they are run by
+# scripts/mpi-test-launch, which sets $RIVER_MPIRUN. Gives: $run (the
+# launcher), $river (the program), $tmp (a directory removed at exit),
+# $root (exported as RIVER_ROOT, under $tmp), and the helpers below.
+run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
+river=${top_builddir:-.}/apps/river
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+export RIVER_ROOT=$root
+fails=0
+
+# fail WHAT: count a failed check and say what failed.
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# r NRANKS ARGS...: river ARGS on NRANKS ranks.
+r() { local n=$1; shift; "$run" -n "$n" "$river" "$@"; }
+
+# expect_fail NRANKS PATTERN ARGS...: the command fails, and its stderr
+# matches PATTERN (grep -E). Its stdin is /dev/null, its output in
+# $tmp/out and $tmp/err.
+expect_fail() {
+  local n=$1 pat=$2 cmd; shift 2
+  cmd="river $*"; cmd=${cmd:0:100}
+  if r "$n" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"; then
+    fail "$cmd succeeded"
+  elif ! grep -Eq -e "$pat" "$tmp/err"; then
+    fail "$cmd: no message matching /$pat/"
+    cut -c1-200 "$tmp/err" | sed 's/^/    /' | head -n 8
+  fi
+}
+
+# flip FILE OFFSET: xor the byte at OFFSET of FILE with 0xff.
+flip() {
+  local b
+  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "\\$(printf '%03o' $((b ^ 255)))" \
+    | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# part_file COLL PARTITION DISK: the path of that partition's copy on disk
+# DISK (default disk pattern).
+part_file() {
+  ls "$root/disk$3/$1.p$2."*.rdat
+}
+
+# clitest_end NAME: the verdict, and the exit status that goes with it.
+clitest_end() {
+  if [ "$fails" -eq 0 ]; then echo "PASS: $1"; exit 0; fi
+  echo "FAIL: $1 ($fails failed checks)"; exit 1
+}
