@@ -57,10 +57,28 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
   return RIVER_SUCCESS;
 }
 
+/* The command's collectives wait like the library's: nonblocking, then
+ * river_wait, which backs off, so ranks waiting for rank 0 (reading a
+ * stream, printing a listing) do not spin. */
 int cli_agree(int rc)
 {
+  MPI_Request req;
   int all = rc;
 
-  MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (MPI_Iallreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req)
+          != MPI_SUCCESS
+      || river_wait(&req, MPI_STATUS_IGNORE) != RIVER_SUCCESS)
+    return RIVER_EMPI;
   return all;
+}
+
+int cli_bcast(void *buf, int bytes)
+{
+  MPI_Request req;
+
+  if (MPI_Ibcast(buf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req)
+          != MPI_SUCCESS
+      || river_wait(&req, MPI_STATUS_IGNORE) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
 }

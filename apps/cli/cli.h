@@ -21,8 +21,13 @@ int cli_size(void);
 int cli_parse_u64(const char *opt, const char *val, uint64_t min,
                         uint64_t max, int allow_suffix, uint64_t *out);
 
-/* Every rank gets the most negative rc of any rank. */
+/* Every rank gets the most negative rc of any rank (RIVER_EMPI if the
+ * reduction fails). Waits backing off, like every wait of River's. */
 int cli_agree(int rc);
+
+/* Rank 0's `bytes` bytes at buf, on every rank of MPI_COMM_WORLD
+ * (RIVER_SUCCESS or RIVER_EMPI). Waits backing off. */
+int cli_bcast(void *buf, int bytes);
 
 int cmd_gen(int argc, char **argv);
 int cmd_copy_in(int argc, char **argv);

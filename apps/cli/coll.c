@@ -364,7 +364,8 @@ static int in_open(struct copy_in *ci, int rank, int *stream)
 
   if (rank == 0)
     rc = in_open_root(ci);
-  MPI_Bcast(&ci->in, sizeof ci->in, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (cli_bcast(&ci->in, (int)sizeof ci->in) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
   rc = cli_agree(rc);
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -372,7 +373,9 @@ static int in_open(struct copy_in *ci, int rank, int *stream)
     same = ci->in.regular && in_open_same(ci, ci->file);
   else
     same = ci->in.regular;
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  all = cli_agree(same);
+  if (all < 0)
+    return all;
   *stream = !all;
   if (*stream && rank != 0 && ci->fd >= 0) {
     close(ci->fd);
@@ -440,8 +443,9 @@ static int stage(struct copy_in *ci, const river_pcoll_opts *opts, int rank)
 
   if (rank == 0)
     rc = stage_fill(ci, opts);
-  MPI_Bcast(&ci->in, sizeof ci->in, MPI_BYTE, 0, MPI_COMM_WORLD);
-  MPI_Bcast(ci->stage, sizeof ci->stage, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (cli_bcast(&ci->in, (int)sizeof ci->in) != RIVER_SUCCESS
+      || cli_bcast(ci->stage, (int)sizeof ci->stage) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS && rank != 0 && !in_open_same(ci, ci->stage)) {
     river_log(RIVER_LOG_ERROR, "copy-in: cannot read %s, rank 0's copy of "

@@ -107,4 +107,21 @@ for np in 1 3; do
   expect_fail $np "copy-out: $tmp/adir is a directory" copy-out src -o "$tmp/adir"
 done
 
+# Ranks waiting while rank 0 reads a slow stream back off: the writer
+# holds the FIFO 2 s before sending; every rank's CPU time (user + sys,
+# from bash's `time`) is a small part of its wall time.
+rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+timeout 60 sh -c 'sleep 2; cat "$1" >"$2"' sh "$tmp/src.dat" "$tmp/fifo" &
+"$run" -n 3 bash -c 'TIMEFORMAT="cpu %U %S wall %R"; time "$0" "$@" >/dev/null' \
+  "$river" copy-in "$tmp/fifo" slow </dev/null 2>"$tmp/err" || fail "copy-in slow FIFO"
+wait $!
+ntimes=0
+while read -r _ u s _ w; do
+  ntimes=$((ntimes + 1))
+  awk -v u="$u" -v s="$s" -v w="$w" 'BEGIN { exit !(w > 1.5 && u + s < 0.25 * w) }' \
+    || fail "a rank waiting for a slow stream used ${u}+${s} s of CPU in ${w} s"
+done < <(grep '^cpu ' "$tmp/err")
+[ $ntimes -eq 3 ] || fail "slow FIFO: $ntimes of 3 ranks reported their times"
+same 3 slow "$tmp/src.dat" "slow FIFO, 3 ranks"
+
 clitest_end test_coll_streams
