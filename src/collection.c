@@ -6,8 +6,9 @@
  * open that takes only regular files (river__open_regular, also used
  * for the metadata), the O_DIRECT switch, the aligned block buffer, the
  * file's geometry and the header's encoding and decoding, so that the
- * header's layout is spelled in one file. The reader checks the header, the file's size and the
- * block-CRC table before it allocates anything the header sizes, then
+ * header's layout is spelled in one file. The reader checks the header,
+ * the file's size and the block-CRC table before it allocates anything
+ * the header sizes, then
  * reads blocks into the caller's buffer or c->buf and checks each
  * against the table (c->crcs). river_coll_stat and river_coll_close serve
  * both sides.

@@ -160,7 +160,10 @@ int cmd_rm(int argc, char **argv)
  * '\0'-terminated chunk per partition, which rank 0 gathers and prints in
  * partition order.
  */
-enum { F_COPIES, F_DAMAGED, F_LOST_BLOCKS, F_LOST_PARTS, F_N };
+/* F_DENIED_BLOCKS: blocks with no intact copy where some copy was refused
+ * for lack of permission: unreadable here, not known to be lost. */
+enum { F_COPIES, F_DAMAGED, F_LOST_BLOCKS, F_LOST_PARTS, F_DENIED_BLOCKS,
+       F_N };
 
 struct report {
   char *text;
@@ -235,6 +238,9 @@ static void say_copy(struct report *r, const river_pcoll_info *in, int p,
       d);
   if (rc == RIVER_ENOTFOUND)
     say(r, "file missing (all %llu blocks)", (unsigned long long)nblocks);
+  else if (rc == RIVER_EACCES)
+    say(r, "unreadable: permission denied (all %llu blocks)",
+        (unsigned long long)nblocks);
   else if (nblocks == 0 || nbad == nblocks)
     say(r, "unusable (all %llu blocks)", (unsigned long long)nblocks);
   else {
@@ -263,7 +269,7 @@ static void say_copy(struct report *r, const river_pcoll_info *in, int p,
 static int check_partition(river_pcoll *pc, const river_pcoll_info *in,
                            int p, uint64_t counts[F_N], struct report *r)
 {
-  int R = in->replication, c, *rcs, *disks, rc = RIVER_SUCCESS;
+  int R = in->replication, c, *rcs, *disks, rc = RIVER_SUCCESS, denied = 0;
   uint64_t nblocks, b, *nbad, lost = 0;
   unsigned char *bad;
   size_t rpb;
@@ -295,9 +301,17 @@ static int check_partition(river_pcoll *pc, const river_pcoll_info *in,
       if (rcs[c] == RIVER_SUCCESS)
         continue;
       counts[F_DAMAGED]++;
+      denied = denied || rcs[c] == RIVER_EACCES;
       say_copy(r, in, p, c, disks[c], rcs[c], bad, nblocks, nbad[c], disks);
     }
-    if (lost) {
+    if (lost && denied) {
+      /* A copy this user may not read may be intact: not data lost. */
+      counts[F_DENIED_BLOCKS] += lost;
+      say(r, "fsck %s: UNREADABLE: partition %d block%s ", in->name, p,
+          lost == 1 ? "" : "s");
+      say_blocks(r, nocopy, nblocks);
+      say(r, ": no copy that can be read (permission denied)\n");
+    } else if (lost) {
       counts[F_LOST_BLOCKS] += lost;
       counts[F_LOST_PARTS]++;
       say(r, "fsck %s: DATA LOST: partition %d block%s ", in->name, p,
@@ -389,6 +403,11 @@ int cmd_fsck(int argc, char **argv)
       printf("fsck %s: OK: %d partitions, %llu copies, every block "
              "verified\n", in.name, in.npartitions,
              (unsigned long long)counts[F_COPIES]);
+    else if (counts[F_LOST_BLOCKS] == 0 && counts[F_DENIED_BLOCKS] > 0)
+      printf("fsck %s: UNREADABLE: %llu block%s could not be read for lack "
+             "of permission (not known to be damaged)\n", in.name,
+             (unsigned long long)counts[F_DENIED_BLOCKS],
+             counts[F_DENIED_BLOCKS] == 1 ? "" : "s");
     else if (counts[F_LOST_BLOCKS] == 0)
       printf("fsck %s: OK with warnings: %llu of %llu copies damaged, "
              "every block has an intact copy; repair the copies named "
@@ -408,5 +427,7 @@ int cmd_fsck(int argc, char **argv)
   river_pcoll_close(pc);
   if (rc == RIVER_SUCCESS && counts[F_LOST_BLOCKS] > 0)
     rc = RIVER_ECORRUPT;
+  else if (rc == RIVER_SUCCESS && counts[F_DENIED_BLOCKS] > 0)
+    rc = RIVER_EACCES;
   return rc;
 }

@@ -151,10 +151,15 @@ err_lacks "corrupt" "copy-out u, denied copy"
 deny "$pf" expect_fail 1 "partition 1 block 0: no readable copy .*permission denied" \
   copy-out u -o "$tmp/u.out" --read-policy mirror-nogd
 err_lacks "corrupt" "copy-out u mirror-nogd, denied copy"
-# (fsck's verdict line is apps/cli/coll_info.c's; here, what the
-# library says of the copy.)
+# fsck: the library names the copy, and the verdict is "unreadable:
+# permission denied", not data lost (the data may well be intact).
 deny "$pf" expect_fail 2 "$pf: open failed: Permission denied" fsck u
 err_has "partition 1: copy on disk 1 unusable \(permission denied\)" "fsck u, denied copy"
+err_has "fsck failed: permission denied" "fsck u, denied copy: its status"
+grep -q "partition 1 copy 0 (disk 1): unreadable: permission denied" "$tmp/out" \
+  || { fail "fsck u: no 'unreadable: permission denied' line for the copy"; cat "$tmp/out"; }
+grep -Eq "data lost|DATA LOST|DAMAGED:" "$tmp/out" \
+  && { fail "fsck u: a copy refused by permission is called data lost"; cat "$tmp/out"; }
 # With a mirror: read from the mirror, with a warning naming the file.
 pf=$(part_file s 2 sdisk 2)
 deny "$pf" expect_ok 2 "copy-out s, denied copy" copy-out s -o "$tmp/o" \
