@@ -139,6 +139,26 @@ submodule (river) river_pcoll_impl
       type(pcoll_opts_c), intent(in) :: opts
       integer(c_int) :: river_pcoll_remove_c
     end function river_pcoll_remove_c
+    function river_pcoll_gc_c(opts, remove, report, arg, nfiles, nbytes) &
+        bind(C, name='river_pcoll_gc')
+      import :: c_int, c_ptr, c_funptr, c_int64_t, pcoll_opts_c
+      type(pcoll_opts_c), intent(in) :: opts
+      integer(c_int), value :: remove
+      type(c_funptr), value :: report
+      type(c_ptr), value :: arg
+      integer(c_int64_t), intent(out) :: nfiles, nbytes
+      integer(c_int) :: river_pcoll_gc_c
+    end function river_pcoll_gc_c
+    function river_pcoll_purge_c(name, opts, report, arg, nfiles, nbytes) &
+        bind(C, name='river_pcoll_purge')
+      import :: c_int, c_char, c_ptr, c_funptr, c_int64_t, pcoll_opts_c
+      character(kind=c_char), intent(in) :: name(*)
+      type(pcoll_opts_c), intent(in) :: opts
+      type(c_funptr), value :: report
+      type(c_ptr), value :: arg
+      integer(c_int64_t), intent(out) :: nfiles, nbytes
+      integer(c_int) :: river_pcoll_purge_c
+    end function river_pcoll_purge_c
     function river_pcoll_check_name_c(name) &
         bind(C, name='river_pcoll_check_name')
       import :: c_int, c_char
@@ -412,6 +432,38 @@ contains
     call river_check(river_pcoll_remove_c(c_str(name), opts), &
                      'river_pcoll_remove', ierr)
   end procedure river_pcoll_remove
+
+  module procedure river_pcoll_gc
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    integer(c_int64_t) :: n, b
+    integer(c_int) :: rc
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    rc = river_pcoll_gc_c(opts, merge(1_c_int, 0_c_int, remove), &
+                          c_null_funptr, c_null_ptr, n, b)
+    if (rc == RIVER_SUCCESS) then
+      nfiles = n
+      nbytes = b
+    end if
+    call river_check(rc, 'river_pcoll_gc', ierr)
+  end procedure river_pcoll_gc
+
+  module procedure river_pcoll_purge
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    integer(c_int64_t) :: n, b
+    integer(c_int) :: rc
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    rc = river_pcoll_purge_c(c_str(name), opts, c_null_funptr, c_null_ptr, &
+                             n, b)
+    if (rc == RIVER_SUCCESS) then
+      nfiles = n
+      nbytes = b
+    end if
+    call river_check(rc, 'river_pcoll_purge', ierr)
+  end procedure river_pcoll_purge
 
   module procedure river_pcoll_check_name
     call river_check(river_pcoll_check_name_c(c_str(name)), &

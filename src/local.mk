@@ -18,6 +18,9 @@ src_libriver_la_SOURCES = \
 	src/pcoll.c \
 	src/pcoll_meta.c \
 	src/pcoll_path.c \
+	src/pcoll_lock.c \
+	src/pcoll_gc.c \
+	src/fault.c \
 	src/pcoll_layout.c \
 	src/gensort.c \
 	src/wait.c \

@@ -64,6 +64,15 @@ static void pcoll_free(river_pcoll *pc)
     for (i = 0; i < pc->info.replication; i++)
       river_coll_close(pc->wcopies[i]);
   }
+  if (pc->lock_fd >= 0) {
+    /* A write that ends here without a collection of its name (a first
+     * write abandoned) removes the lock file too. */
+    char path[RIVER_PATH_MAX];
+    int none = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
+                                      sizeof path) == RIVER_SUCCESS
+               && access(path, F_OK) != 0;
+    river__pcoll_unlock(pc->lock_fd, pc->root, pc->info.name, none);
+  }
   free(pc->rcopies);
   free(pc->rbad);
   free(pc->wcopies);
@@ -84,6 +93,7 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
   if (pc == NULL)
     return NULL;
   pc->comm = MPI_COMM_NULL;
+  pc->lock_fd = -1;
   if (river__comm_dup(comm, &pc->comm) != RIVER_SUCCESS) {
     *rc = RIVER_EMPI;
     free(pc);
@@ -187,6 +197,37 @@ static int open_writers(river_pcoll *pc)
   return RIVER_SUCCESS;
 }
 
+/* Which file path names now. */
+static struct river__file_id file_id(const char *path)
+{
+  struct river__file_id id = {0, 0, 0};
+  struct stat st;
+
+  if (lstat(path, &st) == 0) {
+    id.exists = 1;
+    id.dev = (unsigned long long)st.st_dev;
+    id.ino = (unsigned long long)st.st_ino;
+  }
+  return id;
+}
+
+/* Rank 0 of a writer: make the root, take the name's lock and note which
+ * metadata file the write replaces, for the check before the commit. */
+static int lock_for_write(river_pcoll *pc)
+{
+  char path[RIVER_PATH_MAX];
+  int rc = river__pcoll_mkdirs(pc->root);
+
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_lock(pc->root, pc->info.name, &pc->lock_fd);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
+                                sizeof path);
+  if (rc == RIVER_SUCCESS)
+    pc->prev = file_id(path);
+  return rc;
+}
+
 int river_pcoll_create(MPI_Comm comm, const char *name,
                        const river_schema *schema,
                        const river_pcoll_opts *opts, river_pcoll **out)
@@ -207,7 +248,7 @@ int river_pcoll_create(MPI_Comm comm, const char *name,
                pc->comm);
   rc = setup_create(pc, schema, opts);
   if (rc == RIVER_SUCCESS && pc->rank == 0)
-    rc = river__pcoll_mkdirs(pc->root);
+    rc = lock_for_write(pc);
   rc = river__agree(pc->comm, rc);
   if (rc == RIVER_SUCCESS)
     rc = open_writers(pc);
@@ -315,9 +356,8 @@ static void remove_partition(const char *root, const char *disks,
 
 /* What rank 0 learns of the collection being replaced, for cleanup. */
 struct old_gen {
-  int exists, npartitions, ndisks, replication;
-  char generation[17];
-  char disks[RIVER_PATH_MAX];
+  int exists;
+  struct river__pcoll_where where;
 };
 
 /* Rank 0: the partition table (pc->parts, pc->info.nrecords) and the
@@ -365,31 +405,39 @@ static int build_table(river_pcoll *pc, const unsigned char *reports,
   return RIVER_SUCCESS;
 }
 
-/* Rank 0: learn what the metadata at path (collection pc's name) says,
- * if it can be read, before it is replaced. */
+/* Rank 0: learn what the metadata being replaced says, if it can be
+ * read, so that its data files can be removed after the commit. */
 static void learn_old(const river_pcoll *pc, struct old_gen *old)
 {
-  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
-  river_pcoll *prev;
+  int rc = river__pcoll_where(pc->root, pc->info.name, &old->where);
 
-  o.root = pc->root;
-  if (river_pcoll_open(MPI_COMM_SELF, pc->info.name, &o, &prev)
-      == RIVER_SUCCESS) {
-    old->exists = 1;
-    old->npartitions = prev->info.npartitions;
-    old->ndisks = prev->info.ndisks;
-    old->replication = prev->info.replication;
-    memcpy(old->generation, prev->info.generation, sizeof old->generation);
-    snprintf(old->disks, sizeof old->disks, "%s", prev->disks);
-    river_pcoll_close(prev);
-  } else {
+  old->exists = rc == RIVER_SUCCESS;
+  if (rc != RIVER_SUCCESS && rc != RIVER_ENOTFOUND)
     river__warn("collection %s: replacing unreadable metadata; its data "
-                "files are left in place", pc->info.name);
-  }
+                "files are left in place (`river fsck --orphans` lists "
+                "them)", pc->info.name);
+}
+
+/* Rank 0: is the metadata file still the one this write set out to
+ * replace? Another job committed the name meanwhile if not (possible
+ * only where the lock could not be taken). */
+static int check_unchanged(const river_pcoll *pc, const char *path)
+{
+  struct river__file_id now = file_id(path);
+
+  if (now.exists == pc->prev.exists
+      && (!now.exists || (now.dev == pc->prev.dev
+                          && now.ino == pc->prev.ino)))
+    return RIVER_SUCCESS;
+  river__error("collection %s was replaced or removed by another job while "
+               "this one wrote it; this write is abandoned", pc->info.name);
+  return RIVER_EBUSY;
 }
 
 /* Rank 0: build the partition table from the reports, check ordering,
- * write the metadata under a temporary name and rename it into place. */
+ * write the metadata under this write's own temporary name and rename it
+ * into place. The rename is the commit: RIVER_SUCCESS from then on, a
+ * failure after it (syncing the directory) only a warning. */
 static int publish(river_pcoll *pc, const unsigned char *reports,
                    size_t rep_size, struct old_gen *old)
 {
@@ -401,35 +449,69 @@ static int publish(river_pcoll *pc, const unsigned char *reports,
   if (keys == NULL)
     return RIVER_ENOMEM;
   rc = build_table(pc, reports, rep_size, keys);
-  if (rc != RIVER_SUCCESS) {
-    free(keys);
-    return rc;
-  }
-  river__pcoll_meta_path(pc->root, pc->info.name, 0, path, sizeof path);
-  rc = river__pcoll_meta_path(pc->root, pc->info.name, 1, tmp, sizeof tmp);
-  if (rc == RIVER_SUCCESS && access(path, F_OK) == 0)
-    learn_old(pc, old);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
+                                sizeof path);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_path(pc->root, pc->info.name,
+                                pc->info.generation, tmp, sizeof tmp);
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_meta_write(pc, tmp, keys);
-  if (rc == RIVER_SUCCESS && rename(tmp, path) != 0) {
+  free(keys);
+  if (rc == RIVER_SUCCESS)
+    rc = check_unchanged(pc, path);
+  if (rc == RIVER_SUCCESS && pc->prev.exists)
+    learn_old(pc, old);
+  if (rc == RIVER_SUCCESS && river__test_fault("commit-rename") != 0) {
+    river__error("cannot rename %s to %s: injected fault", tmp, path);
+    rc = RIVER_EIO;
+  } else if (rc == RIVER_SUCCESS && rename(tmp, path) != 0) {
     river__error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
     rc = RIVER_EIO;
   }
-  if (rc == RIVER_SUCCESS)
-    rc = river__fsync_dir(path);
-  if (rc != RIVER_SUCCESS)
+  if (rc != RIVER_SUCCESS) {
     unlink(tmp);
-  free(keys);
-  return rc;
+    old->exists = 0;
+    return rc;
+  }
+  /* Committed. */
+  if (river__fsync_dir(path) != RIVER_SUCCESS)
+    river__warn("collection %s is committed, but its directory could not "
+                "be synced: the commit may not survive a power failure",
+                pc->info.name);
+  return RIVER_SUCCESS;
 }
 
+/* After the commit: remove the files of the generation it replaced.
+ * Partition p's old files are removed by rank p mod size; failures are
+ * warnings (the files become orphans, see river_pcoll_gc). */
+static void remove_old(const river_pcoll *pc, const struct old_gen *old)
+{
+  const struct river__pcoll_where *w = &old->where;
+  int p;
+
+  if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
+    return;
+  for (p = pc->rank; p < w->npartitions; p += pc->size)
+    remove_partition(pc->root, w->disks, pc->info.name, p, w->generation,
+                     w->ndisks, w->replication);
+}
+
+/*
+ * The commit protocol (doc/collections.md): every rank finishes its
+ * files (data written, fsynced, renamed from .rdat.tmp to .rdat); rank 0
+ * gathers their reports, writes the metadata under this write's own
+ * temporary name, checks that nobody replaced the name meanwhile and
+ * renames the metadata into place: that rename is the commit. Then the
+ * old generation's files go. Rank 0 holds the name's lock throughout.
+ */
 int river_pcoll_commit(river_pcoll *pc)
 {
   struct part_report rep = {0};
   struct old_gen old = {0};
   unsigned char *mine = NULL, *all = NULL;
   size_t rep_size;
-  int rc, p;
+  int rc;
 
   if (pc == NULL || !pc->writing)
     return RIVER_EINVAL;
@@ -439,6 +521,8 @@ int river_pcoll_commit(river_pcoll *pc)
     all = calloc((size_t)pc->size, rep_size);
   rc = mine == NULL || (pc->rank == 0 && all == NULL) ? RIVER_ENOMEM
                                                       : RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS && river__test_fault("commit-files") != 0)
+    rc = RIVER_EIO;
   if (rc == RIVER_SUCCESS)
     rc = finish_local(pc, &rep);
   rc = river__agree(pc->comm, rc);
@@ -447,23 +531,21 @@ int river_pcoll_commit(river_pcoll *pc)
     memcpy(mine + sizeof rep, pc->key_min, pc->key_size);
     memcpy(mine + sizeof rep + pc->key_size, pc->key_max, pc->key_size);
     river__gather(mine, (int)rep_size, MPI_BYTE, all, 0, pc->comm);
-    if (pc->rank == 0)
+    if (pc->rank == 0 && river__test_fault("commit-meta") != 0)
+      rc = RIVER_EIO;
+    if (pc->rank == 0 && rc == RIVER_SUCCESS)
       rc = publish(pc, all, rep_size, &old);
     river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
   }
   if (rc != RIVER_SUCCESS) {
+    /* Not committed: this write's own files go, nothing else. */
     remove_partition(pc->root, pc->disks, pc->info.name, pc->rank,
                      pc->info.generation, pc->info.ndisks,
                      pc->info.replication);
   } else {
-    /* The new collection is in place: remove the files it replaced.
-     * Partition p's old files are removed by rank p mod size. */
     river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
-    if (old.exists && strcmp(old.generation, pc->info.generation) != 0) {
-      for (p = pc->rank; p < old.npartitions; p += pc->size)
-        remove_partition(pc->root, old.disks, pc->info.name, p,
-                         old.generation, old.ndisks, old.replication);
-    }
+    river__test_fault("commit-cleanup");
+    remove_old(pc, &old);
   }
   free(mine);
   free(all);
@@ -491,7 +573,7 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
     return rc;
   if (opts && opts->disks)
     snprintf(pc->disks, sizeof pc->disks, "%s", opts->disks);
-  rc = river__pcoll_meta_path(pc->root, name, 0, path, sizeof path);
+  rc = river__pcoll_meta_path(pc->root, name, NULL, path, sizeof path);
   if (rc == RIVER_SUCCESS && access(path, F_OK) != 0) {
     river__error("collection %s not found (no %s)", name, path);
     rc = RIVER_ENOTFOUND;
@@ -818,48 +900,93 @@ int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
   return rc;
 }
 
-int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
+int river__pcoll_where(const char *root, const char *name,
+                       struct river__pcoll_where *w)
 {
   char path[RIVER_PATH_MAX];
-  river_pcoll *pc = NULL;
-  int rc, p;
+  river_pcoll *pc;
+  struct stat st;
+  int rc;
+
+  rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (lstat(path, &st) != 0 && errno == ENOENT)
+    return RIVER_ENOTFOUND;
+  pc = calloc(1, sizeof *pc);
+  if (pc == NULL)
+    return RIVER_ENOMEM;
+  pc->comm = MPI_COMM_NULL;
+  pc->lock_fd = -1;
+  snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
+  snprintf(pc->root, sizeof pc->root, "%s", root);
+  rc = river__pcoll_meta_read(pc, path, 0);
+  if (rc == RIVER_SUCCESS) {
+    w->npartitions = pc->info.npartitions;
+    w->ndisks = pc->info.ndisks;
+    w->replication = pc->info.replication;
+    memcpy(w->generation, pc->info.generation, sizeof w->generation);
+    snprintf(w->disks, sizeof w->disks, "%s", pc->disks);
+  }
+  pcoll_free(pc);
+  return rc;
+}
+
+/* Remove what w says is collection name's (metadata at path first, so
+ * that the collection disappears at once). */
+static int remove_all(const char *root, const char *name, const char *path,
+                      const struct river__pcoll_where *w)
+{
+  int p;
+
+  if (unlink(path) != 0) {
+    river__error("cannot remove %s: %s", path, strerror(errno));
+    return errno == EACCES || errno == EPERM ? RIVER_EACCES : RIVER_EIO;
+  }
+  river__fsync_dir(path);
+  for (p = 0; p < w->npartitions; p++)
+    remove_partition(root, w->disks, name, p, w->generation, w->ndisks,
+                     w->replication);
+  return RIVER_SUCCESS;
+}
+
+int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
+{
+  char root[RIVER_PATH_MAX], path[RIVER_PATH_MAX];
+  struct river__pcoll_where w;
+  int rc, fd = -1;
 
   if (name == NULL)
     return RIVER_EINVAL;
-  rc = river_pcoll_open(MPI_COMM_SELF, name, opts, &pc);
-  if (rc == RIVER_ENOTFOUND || rc == RIVER_EINVAL)
+  rc = river_pcoll_check_name(name);
+  if (rc == RIVER_SUCCESS && opts && opts->disks)
+    rc = river__pcoll_check_disks(opts->disks);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_resolve_root(opts, root, sizeof root);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
+  if (rc != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  if (access(root, F_OK) == 0)
+    rc = river__pcoll_lock(root, name, &fd);
+  if (rc != RIVER_SUCCESS)
     return rc;
-  if (rc != RIVER_SUCCESS) {
-    /* Unreadable metadata: remove it so the name is free again, unless
-     * it is no metadata file at all (a FIFO, a directory) or only this
-     * user may not read it. */
-    char root[RIVER_PATH_MAX];
+  rc = river__pcoll_where(root, name, &w);
+  if (rc == RIVER_ENOTFOUND) {
+    river__error("collection %s not found (no %s)", name, path);
+  } else if (rc != RIVER_SUCCESS) {
     struct stat st;
-    if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS
-        || river__pcoll_meta_path(root, name, 0, path, sizeof path)
-               != RIVER_SUCCESS)
-      return RIVER_EINVAL;
-    if (rc == RIVER_EACCES || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-      river__error("collection %s: %s could not be read (%s); not removed",
-                   name, path, river_strerror(rc));
-      return rc;
-    }
-    if (unlink(path) != 0)
-      return RIVER_EIO;
-    river__warn("collection %s: metadata was unreadable; removed it, data "
-                "files (if any) are left in place", name);
-    return RIVER_SUCCESS;
+    int regular = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    river__error("collection %s: its metadata %s cannot be read (%s); "
+                 "nothing removed%s%s%s", name, path, river_strerror(rc),
+                 regular ? " (`river rm --force " : "", regular ? name : "",
+                 regular ? "` removes it and every file named for it)" : "");
+  } else {
+    if (opts && opts->disks)
+      snprintf(w.disks, sizeof w.disks, "%s", opts->disks);
+    rc = remove_all(root, name, path, &w);
   }
-  river__pcoll_meta_path(pc->root, name, 0, path, sizeof path);
-  if (unlink(path) != 0) {
-    river__error("cannot remove %s: %s", path, strerror(errno));
-    river_pcoll_close(pc);
-    return RIVER_EIO;
-  }
-  river__fsync_dir(path);
-  for (p = 0; p < pc->info.npartitions; p++)
-    remove_partition(pc->root, pc->disks, name, p, pc->info.generation,
-                     pc->info.ndisks, pc->info.replication);
-  river_pcoll_close(pc);
-  return RIVER_SUCCESS;
+  river__pcoll_unlock(fd, root, name,
+                      rc == RIVER_SUCCESS || rc == RIVER_ENOTFOUND);
+  return rc;
 }

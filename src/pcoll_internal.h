@@ -20,6 +20,12 @@
 #define RIVER_PCOLL_PATH_LEN (RIVER_PCOLL_NAME_MAX + 64) /* a data file's
                                      name relative to its disk */
 
+/* Which file a path named when looked at (exists 0: none). */
+struct river__file_id {
+  int exists;
+  unsigned long long dev, ino;
+};
+
 /*
  * The handle: what the metadata says (info, schema, the partition table),
  * plus, for a writer, this rank's open copies and running key range and,
@@ -38,6 +44,10 @@ struct river_pcoll {
                                    rank 0 fills them at commit) */
   int direct_io;
   /* writer */
+  int lock_fd;                  /* rank 0: the writers' lock, else -1 */
+  struct river__file_id prev;   /* rank 0: the metadata file this write
+                                   replaces, checked again just before
+                                   the commit */
   river_coll **wcopies;         /* replication entries */
   char wpath[RIVER_PCOLL_PATH_LEN];
   uint64_t wcount;
@@ -71,10 +81,44 @@ int river__pcoll_disk_dir(const char *root, const char *pat, int d,
 int river__pcoll_file_path(const char *root, const char *pat, int d,
                            const char *file, char *buf, size_t size);
 
-/* The metadata file of collection `name` under root; tmp != 0: the
- * temporary name it is written under before the rename into place. */
-int river__pcoll_meta_path(const char *root, const char *name, int tmp,
-                           char *buf, size_t size);
+/* The metadata file of collection `name` under root; tmp_gen != NULL:
+ * the temporary name write tmp_gen writes it under before the rename
+ * into place (unique per write, so writers never share one). */
+int river__pcoll_meta_path(const char *root, const char *name,
+                           const char *tmp_gen, char *buf, size_t size);
+
+/* The lock file of collection `name` under root (pcoll_lock.c). */
+int river__pcoll_lock_path(const char *root, const char *name, char *buf,
+                           size_t size);
+
+/* The mkstemp template a stream staged for collection `name` uses. */
+int river__pcoll_staging_path(const char *root, const char *name, char *buf,
+                              size_t size);
+
+/* What a directory entry is to River (river__pcoll_parse_entry). */
+enum river__pcoll_file {
+  RIVER__PCOLL_OTHER,     /* not River's */
+  RIVER__PCOLL_META,      /* root: NAME.h5 */
+  RIVER__PCOLL_META_TMP,  /* root: .tmp.NAME.GEN.h5 */
+  RIVER__PCOLL_LOCK,      /* root: .lock.NAME */
+  RIVER__PCOLL_STAGING,   /* root: .NAME.copy-in.XXXXXX */
+  RIVER__PCOLL_DATA,      /* disk: NAME.pP.GEN.rdat */
+  RIVER__PCOLL_DATA_TMP   /* disk: NAME.pP.GEN.rdat.tmp */
+};
+
+/* The parts of a River file name: the collection, the partition (-1 if
+ * none) and the generation ("" if none). */
+struct river__pcoll_entry {
+  char name[RIVER_PCOLL_NAME_MAX + 1];
+  int part;
+  char gen[17];
+};
+
+/* Classify a name found in a root directory (in_root) or a disk
+ * directory, filling e. Every format above is parsed here once. */
+enum river__pcoll_file river__pcoll_parse_entry(const char *entry,
+                                                int in_root,
+                                                struct river__pcoll_entry *e);
 
 /* The name (relative to its disk) of partition p's data file in the
  * write `gen` of collection `name`. */
@@ -83,6 +127,39 @@ int river__pcoll_data_name(const char *name, int p, const char *gen,
 
 /* mkdir -p path (mode 0777 & ~umask); RIVER_EIO logged on failure. */
 int river__pcoll_mkdirs(const char *path);
+
+/* ------------------------------------------------------------ pcoll.c */
+
+/* What a collection's metadata says about where its files are. */
+struct river__pcoll_where {
+  int npartitions, ndisks, replication;
+  char generation[17];
+  char disks[RIVER_PATH_MAX];
+};
+
+/* Read collection name's metadata under root into *w (one process, no
+ * communicator): RIVER_SUCCESS, RIVER_ENOTFOUND (no metadata file,
+ * not logged), or the error river_pcoll_open would give (logged). */
+int river__pcoll_where(const char *root, const char *name,
+                       struct river__pcoll_where *w);
+
+/* ------------------------------------------------------- pcoll_lock.c */
+
+/* Take collection name's writers' lock under root (which must exist)
+ * without waiting: *fd is the lock's descriptor, kept until
+ * river__pcoll_unlock. RIVER_EBUSY (logged: "collection X is in use")
+ * if another job holds it; RIVER_EIO / RIVER_EACCES if the lock file
+ * cannot be opened. */
+int river__pcoll_lock(const char *root, const char *name, int *fd);
+
+/* Release a lock from river__pcoll_lock (fd < 0: nothing); remove_file:
+ * unlink the lock file first (no collection of that name is left). */
+void river__pcoll_unlock(int fd, const char *root, const char *name,
+                         int remove_file);
+
+/* 1 if another open file description holds a write lock on path (a
+ * stream being staged by the river command holds one). */
+int river__file_in_use(const char *path);
 
 /* ------------------------------------------------------- pcoll_meta.c */
 

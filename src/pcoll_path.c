@@ -18,10 +18,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ROOT/NAME + this is the metadata; ".tmp." is put before NAME while it
- * is being written. Data files are NAME.pP.GEN + DATA_SUFFIX. */
+/* The files of collection NAME with write generation GEN (16 hex
+ * digits). Valid names never start with '.', so nothing River names
+ * with a leading '.' can be taken for a collection.
+ *   ROOT/NAME.h5                    the metadata
+ *   ROOT/.tmp.NAME.GEN.h5           the metadata while GEN commits
+ *   ROOT/.lock.NAME                 the writers' lock (pcoll_lock.c)
+ *   ROOT/.NAME.copy-in.XXXXXX       the river command's staged stream
+ *   DISK/NAME.pP.GEN.rdat           partition P's data on a disk
+ *   DISK/NAME.pP.GEN.rdat.tmp       the same while it is written */
 #define META_TMP_TAG ".tmp."
+#define LOCK_TAG ".lock."
+#define STAGING_TAG ".copy-in."
 #define DATA_SUFFIX ".rdat"
+#define DATA_TMP_SUFFIX ".rdat.tmp"
 
 /* What is wrong with a collection name (see river_pcoll_create). */
 enum name_fault { NAME_OK, NAME_LENGTH, NAME_DOT, NAME_CHAR, NAME_DOTDOT };
@@ -181,13 +191,144 @@ int river__pcoll_file_path(const char *root, const char *pat, int d,
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
 
-int river__pcoll_meta_path(const char *root, const char *name, int tmp,
-                           char *buf, size_t size)
+int river__pcoll_meta_path(const char *root, const char *name,
+                           const char *tmp_gen, char *buf, size_t size)
 {
-  int n = snprintf(buf, size, "%s/%s%s" RIVER_PCOLL_META_SUFFIX, root,
-                   tmp ? META_TMP_TAG : "", name);
+  int n = tmp_gen ? snprintf(buf, size, "%s/" META_TMP_TAG "%s.%s"
+                             RIVER_PCOLL_META_SUFFIX, root, name, tmp_gen)
+                  : snprintf(buf, size, "%s/%s" RIVER_PCOLL_META_SUFFIX,
+                             root, name);
 
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_lock_path(const char *root, const char *name, char *buf,
+                           size_t size)
+{
+  int n = snprintf(buf, size, "%s/" LOCK_TAG "%s", root, name);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_staging_path(const char *root, const char *name, char *buf,
+                              size_t size)
+{
+  int n = snprintf(buf, size, "%s/.%s" STAGING_TAG "XXXXXX", root, name);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+/* 1 if s is n lowercase hex digits. */
+static int is_hex(const char *s, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+      return 0;
+  return 1;
+}
+
+/* 1 if entry ends with suffix; *stem_len gets the length before it. */
+static int ends_with(const char *entry, const char *suffix, size_t *stem_len)
+{
+  size_t n = strlen(entry), sl = strlen(suffix);
+
+  if (n < sl || strcmp(entry + n - sl, suffix) != 0)
+    return 0;
+  *stem_len = n - sl;
+  return 1;
+}
+
+/* Copy the first n bytes of s into name if they are a valid collection
+ * name; 0 if not. */
+static int take_name(const char *s, size_t n, char *name)
+{
+  char ch;
+
+  if (n == 0 || n > RIVER_PCOLL_NAME_MAX)
+    return 0;
+  memcpy(name, s, n);
+  name[n] = '\0';
+  return name_fault(name, &ch) == NAME_OK;
+}
+
+/* A disk directory's entry: NAME.pP.GEN.rdat or its .tmp. */
+static enum river__pcoll_file data_entry(const char *entry,
+                                         struct river__pcoll_entry *e)
+{
+  enum river__pcoll_file kind = RIVER__PCOLL_DATA_TMP;
+  const char *dotp;
+  size_t stem;
+  char *end;
+  long p;
+
+  if (!ends_with(entry, DATA_TMP_SUFFIX, &stem)) {
+    kind = RIVER__PCOLL_DATA;
+    if (!ends_with(entry, DATA_SUFFIX, &stem))
+      return RIVER__PCOLL_OTHER;
+  }
+  /* ... .pP.GEN: GEN is the last 16 characters of the stem */
+  if (stem < 21 || entry[stem - 17] != '.'
+      || !is_hex(entry + stem - 16, 16))
+    return RIVER__PCOLL_OTHER;
+  memcpy(e->gen, entry + stem - 16, 16);
+  e->gen[16] = '\0';
+  for (dotp = entry + stem - 18; dotp > entry && *dotp != '.'; dotp--)
+    ;
+  if (dotp == entry || dotp[1] != 'p' || dotp[2] < '0' || dotp[2] > '9')
+    return RIVER__PCOLL_OTHER;
+  errno = 0;
+  p = strtol(dotp + 2, &end, 10);
+  if (errno != 0 || end != entry + stem - 17 || p > INT_MAX)
+    return RIVER__PCOLL_OTHER;
+  e->part = (int)p;
+  return take_name(entry, (size_t)(dotp - entry), e->name)
+             ? kind : RIVER__PCOLL_OTHER;
+}
+
+/* A root directory's entry: metadata, its temporary, lock or staging. */
+static enum river__pcoll_file root_entry(const char *entry,
+                                         struct river__pcoll_entry *e)
+{
+  size_t stem, tl = strlen(META_TMP_TAG), ll = strlen(LOCK_TAG);
+  const char *s;
+
+  if (strncmp(entry, LOCK_TAG, ll) == 0)
+    return take_name(entry + ll, strlen(entry + ll), e->name)
+               ? RIVER__PCOLL_LOCK : RIVER__PCOLL_OTHER;
+  if (ends_with(entry, RIVER_PCOLL_META_SUFFIX, &stem)) {
+    if (entry[0] != '.')
+      return take_name(entry, stem, e->name) ? RIVER__PCOLL_META
+                                             : RIVER__PCOLL_OTHER;
+    if (strncmp(entry, META_TMP_TAG, tl) != 0 || stem < tl + 17
+        || entry[stem - 17] != '.' || !is_hex(entry + stem - 16, 16))
+      return RIVER__PCOLL_OTHER;
+    memcpy(e->gen, entry + stem - 16, 16);
+    e->gen[16] = '\0';
+    return take_name(entry + tl, stem - 17 - tl, e->name)
+               ? RIVER__PCOLL_META_TMP : RIVER__PCOLL_OTHER;
+  }
+  /* .NAME.copy-in.XXXXXX */
+  stem = strlen(entry);
+  if (entry[0] != '.' || stem < 1 + strlen(STAGING_TAG) + 6)
+    return RIVER__PCOLL_OTHER;
+  s = entry + stem - 6 - strlen(STAGING_TAG);
+  if (strncmp(s, STAGING_TAG, strlen(STAGING_TAG)) != 0)
+    return RIVER__PCOLL_OTHER;
+  return take_name(entry + 1, (size_t)(s - entry - 1), e->name)
+             ? RIVER__PCOLL_STAGING : RIVER__PCOLL_OTHER;
+}
+
+enum river__pcoll_file river__pcoll_parse_entry(const char *entry,
+                                                int in_root,
+                                                struct river__pcoll_entry *e)
+{
+  memset(e, 0, sizeof *e);
+  e->part = -1;
+  if (entry == NULL)
+    return RIVER__PCOLL_OTHER;
+  return in_root ? root_entry(entry, e) : data_entry(entry, e);
 }
 
 int river__pcoll_data_name(const char *name, int p, const char *gen,

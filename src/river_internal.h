@@ -77,6 +77,11 @@ uint64_t river__mix64(uint64_t x);
 /* The golden-ratio increment of splitmix64's counter. */
 #define RIVER_MIX64_STEP 0x9e3779b97f4a7c15ULL
 
+/* Test-only fault injection at a named step (src/fault.c): 1 if
+ * $RIVER_TEST_FAULT says the step fails; may also kill the process or
+ * sleep. 0 (and nothing else) when the variable is unset. */
+int river__test_fault(const char *step);
+
 /* fsync the directory that holds path (after a rename into it;
  * src/collection_write.c). */
 int river__fsync_dir(const char *path);

@@ -40,6 +40,8 @@ static const struct option long_opts[] = {
   {"schema", required_argument, NULL, OPT_SCHEMA},
   {"output", required_argument, NULL, OPT_OUT},
   {"read-policy", required_argument, NULL, OPT_READ},
+  {"force", no_argument, NULL, OPT_FORCE},
+  {"remove", no_argument, NULL, OPT_REMOVE},
   {NULL, 0, NULL, 0}
 };
 
@@ -88,6 +90,8 @@ static int set_opt(struct args *a, int opt, const char *val)
     break;
   case OPT_SCHEMA: a->schema = val; break;
   case OPT_OUT: a->out = val; break;
+  case OPT_FORCE: a->force = 1; break;
+  case OPT_REMOVE: a->remove = 1; break;
   case OPT_READ:
     if (strcmp(val, "gd") == 0)
       a->read_policy = RIVER_GD_BALANCED;
@@ -384,6 +388,22 @@ static int in_open(struct copy_in *ci, int rank, int *stream)
   return RIVER_SUCCESS;
 }
 
+/* Mark the staged file fd as in use (a write lock on it, as river gc
+ * checks before it removes a staged stream), for as long as fd is open. */
+static void hold_stage(int fd)
+{
+  struct flock fl;
+
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+#ifdef F_OFD_SETLK
+  (void)fcntl(fd, F_OFD_SETLK, &fl);
+#else
+  (void)fcntl(fd, F_SETLK, &fl);
+#endif
+}
+
 /* Rank 0: read the input to its end into a new temporary file under the
  * root; ci->fd becomes that file, ci->in its description. */
 static int stage_fill(struct copy_in *ci, const river_pcoll_opts *opts)
@@ -399,6 +419,8 @@ static int stage_fill(struct copy_in *ci, const river_pcoll_opts *opts)
     snprintf(ci->stage, sizeof ci->stage, "%s/.%s.copy-in.XXXXXX", root,
              ci->coll);
     out = mkstemp(ci->stage);
+    if (out >= 0)
+      hold_stage(out);
   }
   if (out < 0) {
     river_log(RIVER_LOG_ERROR, "copy-in: cannot create a temporary file "

@@ -14,7 +14,7 @@ enum {
   OPT_RECORDS = 1 << 3, OPT_ASCII = 1 << 4, OPT_SKEW = 1 << 5,
   OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
   OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
-  OPT_READ = 1 << 12
+  OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -30,6 +30,8 @@ struct args {
   const char *schema;
   const char *out;
   river_gd_policy read_policy;
+  int force;            /* rm --force */
+  int remove;           /* gc --remove */
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

@@ -136,19 +136,6 @@ int cmd_info(int argc, char **argv)
   return rc;
 }
 
-int cmd_rm(int argc, char **argv)
-{
-  struct args a;
-  int rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
-
-  if (rc == RIVER_SUCCESS && cli_rank() == 0) {
-    rc = river_pcoll_remove(a.pos[0], &a.opts);
-    if (rc == RIVER_SUCCESS)
-      printf("rm: removed %s\n", a.pos[0]);
-  }
-  return cli_agree(rc);
-}
-
 /* ----------------------------------------------------------------- fsck */
 
 /*

@@ -54,7 +54,12 @@ static const struct cmd cmds[] = {
   {"fsck", cmd_fsck, "COLL [COMMON]",
    "verify every block of every copy; warn about damaged copies,\n"
    "             non-zero exit only if a block has no intact copy"},
-  {"rm", cmd_rm, "COLL [COMMON]", "remove a collection"},
+  {"rm", cmd_rm, "COLL [--force] [COMMON]",
+   "remove a collection (--force: also one whose metadata is damaged,\n"
+   "             with every file named for it)"},
+  {"gc", cmd_gc, "[--remove] [COMMON]",
+   "list the files crashed or failed writes left under the root\n"
+   "             (--remove: remove them)"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

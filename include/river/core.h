@@ -51,6 +51,7 @@ extern "C" {
   X(ETOPO,    -14, "a hwloc topology call failed")                         \
   X(EAGAIN,   -15, "not ready: try again")                                 \
   X(EACCES,   -16, "permission denied")                                    \
+  X(EBUSY,    -17, "in use by another job")                                \
   X(EOS,        1, "end of stream")
 
 typedef enum river_errno {

@@ -239,15 +239,67 @@ RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
 /*
  * Remove collection `name`: the metadata first (so the collection
  * disappears at once), then its data files. Not collective: call on one
- * rank. RIVER_ENOTFOUND if there is no such collection. If the metadata
- * cannot be read, it is removed (so the name can be used again), a
- * warning says the data files, unknown, were left, and the call succeeds
- * -- unless it is not a regular file (a FIFO, a directory: not River's)
- * or the caller may not read it (RIVER_EACCES): then nothing is removed
- * and the error is returned.
+ * rank. Takes the name's writers' lock: RIVER_EBUSY if a job is writing
+ * or removing it. RIVER_ENOTFOUND if there is no such collection. If the
+ * metadata cannot be read (damaged: RIVER_ECORRUPT; not permitted:
+ * RIVER_EACCES; not a regular file) nothing is removed and the error is
+ * returned: river_pcoll_purge removes such a collection.
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
+
+/* One file river_pcoll_gc or river_pcoll_purge found (and removed, if
+ * asked to). The strings live only during the report call. */
+typedef struct river_pcoll_leftover {
+  const char *path;     /* the file */
+  const char *name;     /* the collection it is named for */
+  const char *what;     /* what it is, e.g. "unfinished data file (a
+                           write that never committed)" */
+  uint64_t bytes;       /* its size */
+  int removed;          /* 1: removed; 0: listed only, or removal failed
+                           (a warning says why) */
+} river_pcoll_leftover;
+
+typedef void (*river_pcoll_leftover_fn)(const river_pcoll_leftover *l,
+                                        void *arg);
+
+/*
+ * Find the files under the root opts selects that no collection needs:
+ * data files still being written when their job died (*.rdat.tmp), data
+ * files of no collection or of a generation the metadata no longer
+ * names, temporary metadata and staged copy-in streams. (Empty lock
+ * files of names without a collection are removed quietly, also when
+ * only listing.) Disks searched: those of every readable
+ * collection there, and opts->disks (else RIVER_PCOLL_DEFAULT_DISKS)
+ * under the root. The files of a name whose metadata cannot be read are
+ * left alone (river_pcoll_purge removes them); so are those of a name a
+ * job is writing (its lock is held; the call takes each name's lock
+ * while it judges that name's files, so a writer starting meanwhile
+ * fails with RIVER_EBUSY) and staged streams still being staged.
+ * report (may be NULL) is called once per file found, in name order;
+ * remove: remove them too. *nfiles and *nbytes (either may be NULL) get
+ * the number and size of the files found. Not collective. RIVER_SUCCESS
+ * also when nothing is found or the root does not exist.
+ */
+RIVER_API int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
+                             river_pcoll_leftover_fn report, void *arg,
+                             uint64_t *nfiles, uint64_t *nbytes);
+
+/*
+ * Remove every file named for collection `name` under the root opts
+ * selects, whatever its generation or state: the metadata (even if it
+ * cannot be read; not if it is no regular file), every data file
+ * NAME.pP.GEN.rdat[.tmp] on the disks river_pcoll_gc searches,
+ * temporaries (and, unreported, the lock file). For a collection whose metadata is
+ * damaged, after confirmation (`river rm --force`). report, *nfiles and
+ * *nbytes as for river_pcoll_gc. RIVER_ENOTFOUND (logged) if nothing
+ * of that name exists; RIVER_EBUSY if a job is writing it. Not
+ * collective.
+ */
+RIVER_API int river_pcoll_purge(const char *name,
+                                const river_pcoll_opts *opts,
+                                river_pcoll_leftover_fn report, void *arg,
+                                uint64_t *nfiles, uint64_t *nbytes);
 
 /* Check a collection name (see river_pcoll_create): RIVER_SUCCESS or
  * RIVER_EINVAL with a logged reason. */

@@ -192,8 +192,12 @@ truncate -s 1000 "$root/meta.river.h5"
 expect_fail 2 "meta.river.h5: not a readable HDF5 file" info meta
 head -c 4096 /dev/urandom >"$root/meta.river.h5"
 expect_fail 2 "not a readable HDF5 file" copy-out meta
-r 1 rm meta >/dev/null 2>&1 || fail "rm of a collection with corrupt metadata"
-[ ! -e "$root/meta.river.h5" ] || fail "rm left the metadata"
+# rm refuses it (nothing removed), rm --force removes it and its data.
+expect_fail 1 "nothing removed .*river rm --force meta" rm meta
+[ -e "$root/meta.river.h5" ] || fail "a refused rm removed the metadata"
+r 1 rm --force meta >/dev/null 2>&1 || fail "rm --force of corrupt metadata"
+[ ! -e "$root/meta.river.h5" ] || fail "rm --force left the metadata"
+[ -z "$(ls "$root"/disk*/meta.* 2>/dev/null)" ] || fail "rm --force left data"
 expect_fail 1 "collection meta not found" info meta
 # ls and rm
 r 2 ls >"$tmp/out" || fail "ls"

@@ -227,11 +227,21 @@ static void check_corrupt_metadata(const river_pcoll_opts *o)
     MT_CHECK(pc == NULL);
     MT_CHECK(mt_logged("error|", "meta.river.h5", NULL));
   }
-  /* remove frees the name even so; then it is gone. */
+  /* remove refuses, naming the way out; purge removes the metadata,
+   * the NR data files and the lock file; then it is gone. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    MT_CHECK_RC(river_pcoll_remove("meta", o), RIVER_SUCCESS);
+    uint64_t nf = 0, nb = 0;
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_remove("meta", o), RIVER_ECORRUPT);
+    MT_CHECK(mt_logged("error|", "nothing removed", "river rm --force meta"));
+    MT_CHECK_RC(river_pcoll_purge("meta", o, NULL, NULL, &nf, &nb),
+                RIVER_SUCCESS);
+    MT_CHECK(nf == NR + 1);
+    MT_CHECK(count_files(root, "meta", NULL) == 0);
     MT_CHECK_RC(river_pcoll_remove("meta", o), RIVER_ENOTFOUND);
+    MT_CHECK_RC(river_pcoll_purge("meta", o, NULL, NULL, &nf, &nb),
+                RIVER_ENOTFOUND);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "meta", o, &pc),
@@ -271,6 +281,100 @@ static void check_remove(const river_pcoll_opts *o,
               RIVER_ENOTFOUND);
 }
 
+/* What a gc report collects: the files and whether each was removed. */
+struct gc_seen {
+  int n, removed;
+  uint64_t bytes;
+  char paths[1024];
+};
+
+static void gc_report(const river_pcoll_leftover *l, void *arg)
+{
+  struct gc_seen *g = arg;
+  size_t o = strlen(g->paths);
+
+  g->n++;
+  g->removed += l->removed;
+  g->bytes += l->bytes;
+  snprintf(g->paths + o, sizeof g->paths - o, "%s|%s\n",
+           strrchr(l->path, '/') + 1, l->what);
+}
+
+/* Rank 0: make a file rel under the root holding len bytes. */
+static void plant(const char *rel, size_t len)
+{
+  char path[2100];
+  FILE *f;
+
+  path_of(path, sizeof path, rel);
+  f = fopen(path, "w");
+  MT_CHECK(f != NULL);
+  if (f) {
+    while (len--)
+      fputc('x', f);
+    fclose(f);
+  }
+}
+
+/* The writers' lock: while "held" is being written, a second writer and
+ * remove get RIVER_EBUSY (every rank, named); gc lists only what no
+ * collection needs (planted leftovers, not the running write's files,
+ * not a file that is not River's), removes them, and the write then
+ * commits. Collective. */
+static void check_lock_and_gc(const river_pcoll_opts *o,
+                              const unsigned char *recs, size_t n)
+{
+  river_pcoll *pc = NULL, *pc2 = NULL;
+  struct gc_seen g;
+  uint64_t nf = 9, nb = 9;
+
+  MT_CHECK_RC(river_pcoll_create(MPI_COMM_WORLD, "held", schema, o, &pc),
+              RIVER_SUCCESS);
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_create(MPI_COMM_WORLD, "held", schema, o, &pc2),
+              RIVER_EBUSY);
+  MT_CHECK(pc2 == NULL);
+  if (rank == 0) {
+    MT_CHECK(mt_logged("error|", "collection held is in use", NULL));
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_remove("held", o), RIVER_EBUSY);
+    MT_CHECK(mt_logged("error|", "collection held is in use", NULL));
+    plant("disk0/ghost.p0.0123456789abcdef.rdat", 100);
+    plant("disk1/ghost.p3.0123456789abcdef.rdat.tmp", 20);
+    plant(".tmp.ghost.0123456789abcdef.river.h5", 3);
+    plant("disk0/notours.p0.rdat", 7);  /* no generation: not River's */
+    memset(&g, 0, sizeof g);
+    MT_CHECK_RC(river_pcoll_gc(o, 0, gc_report, &g, &nf, &nb),
+                RIVER_SUCCESS);
+    MT_CHECK(g.n == 3 && nf == 3 && nb == 123 && g.bytes == 123
+             && g.removed == 0);
+    MT_CHECK(strstr(g.paths, "ghost.p0.0123456789abcdef.rdat|data file of "
+                             "no collection") != NULL);
+    MT_CHECK(strstr(g.paths, "held") == NULL);
+    memset(&g, 0, sizeof g);
+    MT_CHECK_RC(river_pcoll_gc(o, 1, gc_report, &g, &nf, &nb),
+                RIVER_SUCCESS);
+    MT_CHECK(g.n == 3 && g.removed == 3);
+    MT_CHECK_RC(river_pcoll_gc(o, 1, NULL, NULL, &nf, NULL), RIVER_SUCCESS);
+    MT_CHECK(nf == 0);
+    MT_CHECK(count_files(root, "ghost", NULL) == 0);
+  }
+  MT_CHECK_RC(river_pcoll_write(pc, recs, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_pcoll_commit(pc), RIVER_SUCCESS);
+  MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "held", o, &pc), RIVER_SUCCESS);
+  river_pcoll_close(pc);
+  if (rank == 0) {
+    char notours[2100];
+    path_of(notours, sizeof notours, "disk0/notours.p0.rdat");
+    MT_CHECK(access(notours, F_OK) == 0);
+    MT_CHECK_RC(river_pcoll_gc(o, 0, NULL, NULL, &nf, NULL), RIVER_SUCCESS);
+    MT_CHECK(nf == 0);
+    unlink(notours);
+    MT_CHECK_RC(river_pcoll_remove("held", o), RIVER_SUCCESS);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Refusals, in order: bad names and patterns, a missing collection,
  * bad reads of "meta", reads on a writer, "meta" with its metadata
  * corrupted, then remove. */
@@ -287,6 +391,7 @@ static void test_bad_input(void)
   check_bad_reads(&o, recs, n);
   check_writer_refuses_reads(&o);
   check_corrupt_metadata(&o);
+  check_lock_and_gc(&o, recs, n);
   o.disks = "rm%d";
   o.replication = 2;
   check_remove(&o, recs, n);

@@ -248,7 +248,22 @@ static void test_badparam_pcoll_remove(void **state)
     assert_int_equal(river_pcoll_remove(badnames[i], NULL), RIVER_EINVAL);
   o.disks = "../x%d";
   assert_int_equal(river_pcoll_remove("c", &o), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_gc(&o, 0, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_purge("c", &o, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
   o.disks = NULL;
+
+  /* gc: remove is 0 or 1; purge: a valid name */
+  assert_int_equal(river_pcoll_gc(NULL, 2, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_gc(NULL, -1, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_purge(NULL, NULL, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  for (i = 0; i < NBADNAMES; i++)
+    assert_int_equal(river_pcoll_purge(badnames[i], NULL, NULL, NULL, NULL,
+                                       NULL), RIVER_EINVAL);
 
   /* check_name */
   assert_int_equal(river_pcoll_check_name(NULL), RIVER_EINVAL);

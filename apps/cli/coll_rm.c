@@ -1,0 +1,73 @@
+/*
+ * coll_rm.c - the river command's removal and cleanup: `rm` (with
+ * --force for a collection whose metadata is damaged) and `gc`, which
+ * lists and removes what crashed or failed writes left under a root.
+ * Both run on rank 0 only (the library calls are not collective); the
+ * other ranks wait for the outcome, backing off (cli_agree).
+ */
+#include "coll.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* Print one leftover: "  PATH  BYTES  WHAT[, removed]". */
+static void print_leftover(const river_pcoll_leftover *l, void *arg)
+{
+  (void)arg;
+  printf("  %s  %" PRIu64 " bytes  %s%s\n", l->path, l->bytes, l->what,
+         l->removed ? ", removed" : "");
+}
+
+/* Size in the unit a person reads best. */
+static void print_size(uint64_t bytes)
+{
+  if (bytes >= (uint64_t)1 << 30)
+    printf("%.1f GiB", (double)bytes / (1 << 30));
+  else if (bytes >= (uint64_t)1 << 20)
+    printf("%.1f MiB", (double)bytes / (1 << 20));
+  else
+    printf("%" PRIu64 " bytes", bytes);
+}
+
+int cmd_rm(int argc, char **argv)
+{
+  struct args a;
+  uint64_t n = 0, bytes = 0;
+  int rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_FORCE, 1, "COLL", &a);
+
+  if (rc == RIVER_SUCCESS && cli_rank() == 0 && !a.force) {
+    rc = river_pcoll_remove(a.pos[0], &a.opts);
+    if (rc == RIVER_SUCCESS)
+      printf("rm: removed %s\n", a.pos[0]);
+  } else if (rc == RIVER_SUCCESS && cli_rank() == 0) {
+    rc = river_pcoll_purge(a.pos[0], &a.opts, print_leftover, NULL, &n,
+                           &bytes);
+    if (rc == RIVER_SUCCESS) {
+      printf("rm: removed %s: %" PRIu64 " file%s, ", a.pos[0], n,
+             n == 1 ? "" : "s");
+      print_size(bytes);
+      printf("\n");
+    }
+  }
+  return cli_agree(rc);
+}
+
+int cmd_gc(int argc, char **argv)
+{
+  struct args a;
+  uint64_t n = 0, bytes = 0;
+  int rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_REMOVE, 0, "", &a);
+
+  if (rc == RIVER_SUCCESS && cli_rank() == 0) {
+    rc = river_pcoll_gc(&a.opts, a.remove, print_leftover, NULL, &n, &bytes);
+    if (rc == RIVER_SUCCESS && n == 0) {
+      printf("gc: no leftovers\n");
+    } else if (rc == RIVER_SUCCESS) {
+      printf("gc: %" PRIu64 " leftover file%s, ", n, n == 1 ? "" : "s");
+      print_size(bytes);
+      printf(a.remove ? ", removed\n"
+                      : " (river gc --remove removes them)\n");
+    }
+  }
+  return cli_agree(rc);
+}

@@ -1,0 +1,426 @@
+/*
+ * pcoll_gc.c - leftovers under a root: the files crashed or failed jobs
+ * leave behind (river_pcoll_gc) and every file named for one collection
+ * (river_pcoll_purge, for a collection whose metadata is damaged).
+ *
+ * One scan serves both. It reads the root (metadata, temporary metadata,
+ * lock files, staged streams) and every disk directory a collection
+ * there uses, classifying each entry by its name (pcoll_path.c parses
+ * every River file name) into a list of candidates, sorted by the
+ * collection they are named for. Then, name by name, it takes that
+ * name's writers' lock (pcoll_lock.c), reads the name's metadata afresh
+ * and judges each candidate against it: holding the lock, no write of
+ * that name is in progress, so nothing it finds can be a file some job
+ * is about to commit.
+ */
+#include "pcoll_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MISSING_DISKS_MAX 16  /* missing disk directories past the last
+                                 known one before the scan stops */
+
+struct cand {
+  char *path;
+  enum river__pcoll_file kind;
+  struct river__pcoll_entry e;
+  uint64_t bytes;
+  /* metadata only: what reading it gave, and which file was read */
+  int st;
+  struct river__pcoll_where *w;
+  struct stat id;
+};
+
+struct scan {
+  const char *root;
+  const char *only;             /* purge: the one name; gc: NULL */
+  int remove;
+  river_pcoll_leftover_fn report;
+  void *arg;
+  uint64_t nfiles, nbytes;
+  struct cand *c;
+  size_t n, cap;
+  struct stat *dirs;            /* disk directories scanned (dev, ino) */
+  size_t ndirs, dircap;
+};
+
+/* --------------------------------------------------------- the scan */
+
+static int add_cand(struct scan *s, const char *dir, const char *entry,
+                    enum river__pcoll_file kind,
+                    const struct river__pcoll_entry *e)
+{
+  char path[RIVER_PATH_MAX];
+  struct stat st;
+  struct cand *c;
+  int n;
+
+  if (s->only != NULL && strcmp(e->name, s->only) != 0)
+    return RIVER_SUCCESS;
+  n = snprintf(path, sizeof path, "%s/%s", dir, entry);
+  if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0
+      || !S_ISREG(st.st_mode))
+    return RIVER_SUCCESS;  /* not a file River wrote: not ours to judge */
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    c = realloc(s->c, cap * sizeof *c);
+    if (c == NULL)
+      return RIVER_ENOMEM;
+    s->c = c;
+    s->cap = cap;
+  }
+  c = &s->c[s->n];
+  if ((c->path = strdup(path)) == NULL)
+    return RIVER_ENOMEM;
+  c->kind = kind;
+  c->e = *e;
+  c->bytes = (uint64_t)st.st_size;
+  c->st = RIVER_ENOTFOUND;
+  c->w = NULL;
+  c->id = st;
+  s->n++;
+  return RIVER_SUCCESS;
+}
+
+/* Add dir's River files (in_root: the root's kinds, else data files). */
+static int scan_dir(struct scan *s, const char *dir, int in_root)
+{
+  struct river__pcoll_entry e;
+  enum river__pcoll_file kind;
+  struct dirent *de;
+  int rc = RIVER_SUCCESS;
+  DIR *d = opendir(dir);
+
+  if (d == NULL) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return RIVER_SUCCESS;
+    river__error("cannot read directory %s: %s", dir, strerror(errno));
+    return errno == EACCES ? RIVER_EACCES : RIVER_EIO;
+  }
+  while (rc == RIVER_SUCCESS && (de = readdir(d)) != NULL) {
+    kind = river__pcoll_parse_entry(de->d_name, in_root, &e);
+    if (kind != RIVER__PCOLL_OTHER)
+      rc = add_cand(s, dir, de->d_name, kind, &e);
+  }
+  closedir(d);
+  return rc;
+}
+
+/* Scan disk directory dir unless it was scanned already (two patterns
+ * may name one directory); *exists: whether it is a directory. */
+static int scan_disk(struct scan *s, const char *dir, int *exists)
+{
+  struct stat st;
+  size_t i;
+
+  *exists = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+  if (!*exists)
+    return RIVER_SUCCESS;
+  for (i = 0; i < s->ndirs; i++)
+    if (s->dirs[i].st_dev == st.st_dev && s->dirs[i].st_ino == st.st_ino)
+      return RIVER_SUCCESS;
+  if (s->ndirs == s->dircap) {
+    size_t cap = s->dircap ? 2 * s->dircap : 16;
+    struct stat *v = realloc(s->dirs, cap * sizeof *v);
+    if (v == NULL)
+      return RIVER_ENOMEM;
+    s->dirs = v;
+    s->dircap = cap;
+  }
+  s->dirs[s->ndirs++] = st;
+  return scan_dir(s, dir, 0);
+}
+
+/* Scan the disks of pattern pat: 0..known-1, and on while they exist
+ * (up to MISSING_DISKS_MAX missing in a row). */
+static int scan_pattern(struct scan *s, const char *pat, int known)
+{
+  char dir[RIVER_PATH_MAX];
+  int d, missing = 0, exists, rc = RIVER_SUCCESS;
+
+  for (d = 0; rc == RIVER_SUCCESS && (d < known
+                                      || missing < MISSING_DISKS_MAX); d++) {
+    if (river__pcoll_disk_dir(s->root, pat, d, dir, sizeof dir)
+        != RIVER_SUCCESS)
+      break;
+    rc = scan_disk(s, dir, &exists);
+    missing = exists ? 0 : missing + 1;
+  }
+  return rc;
+}
+
+/* Read metadata candidate c (once: an unreadable one is reported once). */
+static int read_meta(const struct scan *s, struct cand *c)
+{
+  if (c->w == NULL && (c->w = malloc(sizeof *c->w)) == NULL)
+    return RIVER_ENOMEM;
+  c->st = river__pcoll_where(s->root, c->e.name, c->w);
+  return RIVER_SUCCESS;
+}
+
+/* Scan the disks of every readable collection under the root (the
+ * candidates list holds their metadata files now) and of pattern pat. */
+static int scan_disks(struct scan *s, const char *pat)
+{
+  size_t i, nroot = s->n;
+  int rc = scan_pattern(s, pat, 0);
+
+  for (i = 0; rc == RIVER_SUCCESS && i < nroot; i++) {
+    if (s->c[i].kind != RIVER__PCOLL_META)
+      continue;
+    rc = read_meta(s, &s->c[i]);
+    if (rc == RIVER_SUCCESS && s->c[i].st == RIVER_SUCCESS)
+      rc = scan_pattern(s, s->c[i].w->disks, s->c[i].w->ndisks);
+  }
+  return rc;
+}
+
+/* Holding name's lock: what its metadata says now. meta: the metadata
+ * candidate of the name (NULL if there was none at the scan), reread
+ * only if the file changed since. */
+static int meta_now(const struct scan *s, const char *name,
+                    const struct cand *meta, struct river__pcoll_where *w)
+{
+  char path[RIVER_PATH_MAX];
+  struct stat st;
+
+  if (meta != NULL && meta->w != NULL
+      && river__pcoll_meta_path(s->root, name, NULL, path, sizeof path)
+             == RIVER_SUCCESS
+      && lstat(path, &st) == 0 && st.st_dev == meta->id.st_dev
+      && st.st_ino == meta->id.st_ino
+      && st.st_mtime == meta->id.st_mtime) {
+    *w = *meta->w;
+    return meta->st;
+  }
+  return river__pcoll_where(s->root, name, w);
+}
+
+/* ------------------------------------------------------ the judging */
+
+/* What candidate c is, if it is a leftover while the name's lock is
+ * held; NULL if it is needed. st: the name's metadata read (RIVER_
+ * SUCCESS with w, RIVER_ENOTFOUND, or an error: unreadable). */
+static const char *judge(const struct scan *s, const struct cand *c, int st,
+                         const struct river__pcoll_where *w)
+{
+  int current = st == RIVER_SUCCESS && strcmp(c->e.gen, w->generation) == 0
+                && c->e.part < w->npartitions;
+
+  switch (c->kind) {
+  case RIVER__PCOLL_META:
+    return s->only ? "metadata" : NULL;
+  case RIVER__PCOLL_META_TMP:
+    return "temporary metadata of a write that never committed";
+  case RIVER__PCOLL_LOCK:
+    return NULL;  /* never reported: see judge_name */
+  case RIVER__PCOLL_STAGING:
+    return river__file_in_use(c->path) ? NULL : "staged copy-in stream";
+  case RIVER__PCOLL_DATA_TMP:
+    return "unfinished data file (a write that never committed)";
+  case RIVER__PCOLL_DATA:
+    if (s->only)
+      return "data file";
+    if (st != RIVER_SUCCESS && st != RIVER_ENOTFOUND)
+      return NULL;  /* unreadable metadata: river_pcoll_purge's to judge */
+    if (current)
+      return NULL;
+    return st == RIVER_ENOTFOUND ? "data file of no collection"
+                                 : "data file of a generation the metadata "
+                                   "no longer names";
+  case RIVER__PCOLL_OTHER:
+    break;
+  }
+  return NULL;
+}
+
+/* Report candidate c as a leftover (what) and remove it if asked. */
+static void found(struct scan *s, const struct cand *c, const char *what)
+{
+  river_pcoll_leftover l;
+
+  l.path = c->path;
+  l.name = c->e.name;
+  l.what = what;
+  l.bytes = c->bytes;
+  l.removed = 0;
+  if (s->remove) {
+    if (unlink(c->path) == 0 || errno == ENOENT)
+      l.removed = 1;
+    else
+      river__warn("cannot remove %s: %s", c->path, strerror(errno));
+  }
+  s->nfiles++;
+  s->nbytes += c->bytes;
+  if (s->report)
+    s->report(&l, s->arg);
+}
+
+/* Judge candidates [from, to), all named for one collection, holding
+ * its lock. Lock files are not reported: the lock file goes as the lock
+ * is released whenever no collection of the name is left (also when
+ * only listing: it is empty, and a lock file with no collection is
+ * never needed). */
+static int judge_name(struct scan *s, size_t from, size_t to)
+{
+  const char *name = s->c[from].e.name, *what;
+  const struct cand *meta = NULL;
+  struct river__pcoll_where w;
+  size_t i;
+  int fd, st, rc = river__pcoll_lock(s->root, name, &fd);
+
+  if (rc == RIVER_EBUSY) {
+    river__warn("collection %s is being written or removed: its files "
+                "were left alone", name);
+    return RIVER_SUCCESS;
+  }
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  for (i = from; i < to; i++)
+    if (s->c[i].kind == RIVER__PCOLL_META)
+      meta = &s->c[i];
+  st = meta_now(s, name, meta, &w);
+  if (st != RIVER_SUCCESS && st != RIVER_ENOTFOUND && !s->only)
+    river__warn("collection %s: metadata unreadable, so its data files "
+                "were not judged (`river rm --force %s` removes them)", name,
+                name);
+  for (i = from; i < to; i++)
+    if ((what = judge(s, &s->c[i], st, &w)) != NULL)
+      found(s, &s->c[i], what);
+  if (s->only && s->remove)
+    st = RIVER_ENOTFOUND;  /* purged */
+  river__pcoll_unlock(fd, s->root, name, st == RIVER_ENOTFOUND);
+  return RIVER_SUCCESS;
+}
+
+/* Order: by name, then kind (a purge removes the metadata first), then
+ * path. */
+static int cmp_cand(const void *a, const void *b)
+{
+  const struct cand *x = a, *y = b;
+  int c = strcmp(x->e.name, y->e.name);
+
+  if (c == 0)
+    c = (int)x->kind - (int)y->kind;
+  return c != 0 ? c : strcmp(x->path, y->path);
+}
+
+/* ------------------------------------------------------------ the API */
+
+static void scan_free(struct scan *s)
+{
+  size_t i;
+
+  for (i = 0; i < s->n; i++) {
+    free(s->c[i].path);
+    free(s->c[i].w);
+  }
+  free(s->c);
+  free(s->dirs);
+}
+
+/* The engine of both calls: scan, then judge name by name. */
+static int run(struct scan *s, const river_pcoll_opts *opts)
+{
+  const char *pat = opts && opts->disks ? opts->disks
+                                        : RIVER_PCOLL_DEFAULT_DISKS;
+  size_t i, j;
+  int rc = scan_dir(s, s->root, 1);
+
+  if (rc == RIVER_SUCCESS)
+    rc = scan_disks(s, pat);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  qsort(s->c, s->n, sizeof *s->c, cmp_cand);
+  for (i = 0; rc == RIVER_SUCCESS && i < s->n; i = j) {
+    for (j = i + 1; j < s->n && strcmp(s->c[j].e.name, s->c[i].e.name) == 0;
+         j++)
+      ;
+    rc = judge_name(s, i, j);
+  }
+  return rc;
+}
+
+/* Check the common arguments and resolve the root. */
+static int setup(struct scan *s, char *root, const river_pcoll_opts *opts,
+                 int remove, river_pcoll_leftover_fn report, void *arg)
+{
+  memset(s, 0, sizeof *s);
+  if (remove != 0 && remove != 1)
+    return RIVER_EINVAL;
+  if (opts && opts->disks
+      && river__pcoll_check_disks(opts->disks) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  if (river__pcoll_resolve_root(opts, root, RIVER_PATH_MAX) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  s->root = root;
+  s->remove = remove;
+  s->report = report;
+  s->arg = arg;
+  return RIVER_SUCCESS;
+}
+
+static void give_counts(const struct scan *s, uint64_t *nfiles,
+                        uint64_t *nbytes)
+{
+  if (nfiles)
+    *nfiles = s->nfiles;
+  if (nbytes)
+    *nbytes = s->nbytes;
+}
+
+int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
+                   river_pcoll_leftover_fn report, void *arg,
+                   uint64_t *nfiles, uint64_t *nbytes)
+{
+  char root[RIVER_PATH_MAX];
+  struct scan s;
+  int rc = setup(&s, root, opts, remove, report, arg);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = run(&s, opts);
+  if (rc == RIVER_SUCCESS)
+    give_counts(&s, nfiles, nbytes);
+  scan_free(&s);
+  return rc;
+}
+
+int river_pcoll_purge(const char *name, const river_pcoll_opts *opts,
+                      river_pcoll_leftover_fn report, void *arg,
+                      uint64_t *nfiles, uint64_t *nbytes)
+{
+  char root[RIVER_PATH_MAX], path[RIVER_PATH_MAX];
+  struct stat st;
+  struct scan s;
+  int rc;
+
+  if (name == NULL || river_pcoll_check_name(name) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  rc = setup(&s, root, opts, 1, report, arg);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  s.only = name;
+  if (river__pcoll_meta_path(root, name, NULL, path, sizeof path)
+          == RIVER_SUCCESS
+      && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    river__error("collection %s: %s is not a regular file (not River's); "
+                 "nothing removed", name, path);
+    return RIVER_ECORRUPT;
+  }
+  rc = run(&s, opts);
+  if (rc == RIVER_SUCCESS && s.nfiles == 0) {
+    river__error("collection %s: nothing of that name under %s", name, root);
+    rc = RIVER_ENOTFOUND;
+  }
+  if (rc == RIVER_SUCCESS)
+    give_counts(&s, nfiles, nbytes);
+  scan_free(&s);
+  return rc;
+}

@@ -1,0 +1,170 @@
+#!/bin/bash
+# test_coll_commit.sh - the commit protocol of parallel collections
+# (doc/collections.md, "Writing and committing") under concurrent writers,
+# failures and crashes, at 1..4 ranks:
+#   - two writers of one name, 50 rounds: the name ends as one writer's
+#     output, fsck passes, the loser exits non-zero saying the collection
+#     is in use, nothing is left behind;
+#   - the directory sync after the metadata rename fails (EIO, an
+#     LD_PRELOAD shim): the write still succeeds and is readable;
+#   - an I/O error (RIVER_TEST_FAULT=STEP:fail) or a kill (STEP:kill) at
+#     each step of a commit: the old collection or the new one, never a
+#     mix; failures leave nothing, kills leave what `river gc` lists and
+#     removes;
+#   - gc leaves a running write and a stream being staged alone; rm of a
+#     collection being written is refused; rm --force of damaged metadata.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+shim=${top_builddir:-.}/tests/.libs/fail_fsync.so
+busy='collection X is in use: another job is writing or removing it'
+
+# sum_of NAME: cksum of NAME's copy-out ("" if it fails).
+sum_of() { r 1 copy-out "$1" 2>/dev/null | cksum; }
+
+# gen_x N SEED RECORDS [VAR=VALUE...]: river gen X on N ranks, with the
+# environment given, output in $tmp/gen.$SEED.{out,err}.
+gen_x() {
+  local n=$1 seed=$2 recs=$3; shift 3
+  env "$@" "$run" -n "$n" "$river" gen X --records "$recs" --seed "$seed" \
+    >"$tmp/gen.$seed.out" 2>"$tmp/gen.$seed.err"
+}
+
+# clean WHAT: X passes fsck and nothing is left over under the root.
+clean() {
+  r 1 fsck X >/dev/null 2>"$tmp/fsck.err" || fail "$1: fsck X fails"
+  r 1 gc >"$tmp/gc.out" 2>&1
+  grep -q '^gc: no leftovers' "$tmp/gc.out" \
+    || { fail "$1: leftovers"; head -n 5 "$tmp/gc.out" | sed 's/^/    /'; }
+}
+
+# The reference contents of the two writers' outputs.
+RIVER_ROOT=$tmp/ref r 1 gen X --records 3000 --seed 11 >/dev/null
+sum_a=$(RIVER_ROOT=$tmp/ref sum_of X)
+RIVER_ROOT=$tmp/ref r 1 gen X --records 2000 --seed 22 >/dev/null
+sum_b=$(RIVER_ROOT=$tmp/ref sum_of X)
+[ "$sum_a" != "$sum_b" ] || fail "the two writers' outputs do not differ"
+
+# --- two writers of one name, 50 rounds ---------------------------------
+# Even rounds start both at once (either may win, or both in turn); odd
+# rounds start B while A sits in its commit (A's metadata written, the
+# rename held back 1.5 s), so B must lose.
+losers=0
+for round in $(seq 1 50); do
+  n=$(( (round % 4) + 1 ))
+  if [ $((round % 2)) -eq 0 ]; then
+    gen_x "$n" 11 3000 & pa=$!
+    gen_x "$n" 22 2000 & pb=$!
+  else
+    gen_x "$n" 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=1500 & pa=$!
+    for _ in $(seq 1 200); do
+      ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
+      sleep 0.05
+    done
+    gen_x "$n" 22 2000 & pb=$!
+  fi
+  wait $pa; ra=$?
+  wait $pb; rb=$?
+  now=$(sum_of X)
+  if [ $ra -ne 0 ] && [ $rb -ne 0 ]; then
+    fail "round $round: both writers failed"
+  elif [ $ra -ne 0 ] || [ $rb -ne 0 ]; then
+    losers=$((losers + 1))
+    if [ $ra -ne 0 ]; then lose=11 want=$sum_b; else lose=22 want=$sum_a; fi
+    grep -q "$busy" "$tmp/gen.$lose.err" \
+      || { fail "round $round: the loser's message"; head -n 3 "$tmp/gen.$lose.err"; }
+    [ "$now" = "$want" ] || fail "round $round: X is not the winner's output"
+  elif [ "$now" != "$sum_a" ] && [ "$now" != "$sum_b" ]; then
+    fail "round $round: X is neither writer's output"
+  fi
+  if [ $((round % 2)) -eq 1 ] && [ $rb -eq 0 ]; then
+    fail "round $round: B wrote X while A held it in its commit"
+  fi
+  clean "round $round"
+done
+echo "two writers: $losers of 50 rounds had a loser"
+[ $losers -ge 25 ] || fail "only $losers rounds had a loser"
+
+# --- the directory sync after the rename fails --------------------------
+for n in 1 3; do
+  gen_x "$n" 11 3000 >/dev/null
+  if ! gen_x "$n" 22 2000 LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$root"
+  then
+    fail "$n ranks: a write whose commit happened failed"
+  fi
+  grep -q 'is committed, but its directory could not be synced' \
+    "$tmp/gen.22.err" || fail "$n ranks: no warning for the failed sync"
+  [ "$(sum_of X)" = "$sum_b" ] || fail "$n ranks: X lost after a sync error"
+  clean "sync error on $n ranks"
+done
+
+# --- an I/O error at each step of a commit -------------------------------
+n=1
+for step in commit-files commit-meta commit-rename; do
+  n=$(( n % 4 + 1 ))
+  gen_x "$n" 11 3000
+  if gen_x "$n" 22 2000 RIVER_TEST_FAULT=$step:fail; then
+    fail "$step failing: the write succeeded"
+  fi
+  [ "$(grep -c 'gen failed' "$tmp/gen.22.err")" -eq "$n" ] \
+    || fail "$step failing: not every rank of $n failed"
+  [ "$(sum_of X)" = "$sum_a" ] || fail "$step failing: X is not the old one"
+  clean "$step failing"
+done
+
+# --- a crash at each step of a commit -----------------------------------
+for step in commit-files commit-meta commit-rename commit-cleanup; do
+  n=$(( n % 4 + 1 ))
+  gen_x "$n" 11 3000
+  gen_x "$n" 22 2000 RIVER_TEST_FAULT=$step:kill && fail "$step: not killed"
+  want=$sum_a
+  [ $step = commit-cleanup ] && want=$sum_b
+  [ "$(sum_of X)" = "$want" ] || fail "killed at $step: X is not as it was"
+  r 2 fsck X >/dev/null 2>&1 || fail "killed at $step: fsck X fails"
+  r 1 gc >"$tmp/gc.out" 2>&1
+  grep -Eq '^gc: [0-9]+ leftover files?, ' "$tmp/gc.out" \
+    || fail "killed at $step: gc lists no leftovers"
+  r 1 gc --remove >/dev/null 2>&1 || fail "killed at $step: gc --remove"
+  [ "$(sum_of X)" = "$want" ] || fail "killed at $step: gc damaged X"
+  clean "killed at $step, after gc --remove"
+done
+
+# --- gc and rm beside a running write ------------------------------------
+gen_x 2 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=2000 & pa=$!
+for _ in $(seq 1 200); do
+  ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
+  sleep 0.05
+done
+r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc beside a write failed"
+grep -q 'being written or removed: its files were left alone' "$tmp/gc.out" \
+  || fail "gc does not say it left the running write alone"
+expect_fail 1 "$busy" rm X
+wait $pa || fail "the write gc ran beside failed"
+[ "$(sum_of X)" = "$sum_a" ] || fail "the write gc ran beside is not X"
+clean "gc beside a write"
+
+# A stream being staged by copy-in is left alone too.
+RIVER_ROOT=$tmp/ref r 1 copy-out X -o "$tmp/b.dat"
+{ sleep 2; cat "$tmp/b.dat"; } | r 1 copy-in - S >/dev/null 2>&1 & pa=$!
+for _ in $(seq 1 100); do
+  ls "$root"/.S.copy-in.* >/dev/null 2>&1 && break
+  sleep 0.05
+done
+ls "$root"/.S.copy-in.* >/dev/null 2>&1 || fail "no staged stream seen"
+r 1 gc --remove >"$tmp/gc.out" 2>&1
+grep -q 'copy-in' "$tmp/gc.out" && fail "gc took a stream being staged"
+wait $pa || fail "copy-in of a stream beside gc failed"
+[ "$(sum_of S)" = "$sum_b" ] || fail "the stream copied in beside gc differs"
+
+# --- rm of damaged metadata ----------------------------------------------
+r 3 gen Y --records 900 --mirror 2 >/dev/null
+printf 'garbage' >"$root/Y.river.h5"
+expect_fail 2 'metadata .*cannot be read.*river rm --force Y' rm Y
+[ "$(ls "$root"/disk*/Y.p* | wc -l)" -eq 6 ] || fail "rm without --force removed data"
+r 2 rm --force Y >"$tmp/out" 2>&1 || fail "rm --force Y failed"
+grep -q '^rm: removed Y: 7 files' "$tmp/out" \
+  || { fail "rm --force Y: summary"; cat "$tmp/out"; }
+ls "$root"/disk*/Y.* "$root"/*Y* >/dev/null 2>&1 && fail "rm --force left files of Y"
+r 1 gen Y --records 10 >/dev/null || fail "the name Y is not free again"
+expect_fail 1 'nothing of that name' rm --force Q
+
+clitest_end test_coll_commit
