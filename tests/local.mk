@@ -14,11 +14,17 @@ AM_TESTS_ENVIRONMENT = \
 # Test-only LD_PRELOAD shims, built without the sanitizers: deny_open
 # fails open() of chosen paths with EACCES (the tests run as root, who
 # may read anything); tests/cli/test_coll_special.sh preloads it.
-check_LTLIBRARIES = tests/deny_open.la
+# peak_rss reports a process's peak resident memory at exit;
+# tests/cli/test_coll_memory.sh preloads it.
+check_LTLIBRARIES = tests/deny_open.la tests/peak_rss.la
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_deny_open_la_LIBADD = -ldl
+tests_peak_rss_la_SOURCES = tests/peak_rss.c
+tests_peak_rss_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_peak_rss_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_peak_rss_la_LIBADD = -ldl
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
@@ -162,7 +168,7 @@ tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
-	tests/cli/test_bench.sh
+	tests/cli/test_coll_memory.sh tests/cli/test_bench.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 
