@@ -14,9 +14,10 @@
  * Single-disk collections: one file of fixed-size records in large,
  * checksummed, 4 KiB-aligned blocks.
  *
- * A handle (struct river_coll) is either a writer (tmp != NULL: it fills
- * one aligned block buffer and pwrite()s each full block to
- * "<path>.tmp", keeping the block CRCs in a growing array) or a reader
+ * A handle (struct river_coll) is either a writer (tmp != NULL: it
+ * streams each block through an aligned buffer that starts small and
+ * grows up to the block size or 8 MiB, pwrite()s it to "<path>.tmp" in
+ * aligned pieces, and keeps the block CRCs in a growing array) or a reader
  * (the header's facts, the whole block-CRC table in memory, and an
  * aligned buffer that holds one block for river_coll_next). Every read
  * of a block is checked against the table.
@@ -51,8 +52,9 @@
  * (and, for a reader, once the header and trailer have been read with
  * buffered I/O); where the file system refuses it (EINVAL) River says so
  * at debug level and stays buffered. Under O_DIRECT only whole blocks
- * move, from the aligned buffer at aligned offsets; a writer switches
- * O_DIRECT off again before it writes the trailer and the header.
+ * (a writer: pieces of blocks, multiples of 4096 bytes) move, from the
+ * aligned buffer at aligned offsets; a writer switches O_DIRECT off
+ * again before it writes the trailer and the header.
  *
  * Severity: the reader's failures are logged at a level its caller
  * passes down (river__coll_open_at, river__coll_read_block_at): an error
@@ -106,9 +108,12 @@ struct river_coll {
   uint32_t table_crc;
   uint32_t *crcs;         /* block CRCs in host order */
   size_t crcs_cap;        /* writer: entries allocated */
-  unsigned char *buf;     /* RIVER_COLL_ALIGN-aligned block buffer */
+  unsigned char *buf;     /* RIVER_COLL_ALIGN-aligned buffer: a reader's
+                             block, a writer's growing piece of one */
   size_t bufsize;
-  size_t fill;            /* writer: records in buf */
+  size_t fill;            /* writer: bytes in buf */
+  size_t boff;            /* writer: bytes of the current block written */
+  uint32_t bcrc;          /* writer: CRC of those boff bytes */
   uint64_t next;          /* reader: the block river_coll_next reads */
   char label[RIVER_COLL_LABEL_MAX + 1];
 };

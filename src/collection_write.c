@@ -1,10 +1,16 @@
 /*
  * collection_write.c - the writer of a single-disk collection (format
  * and handle in collection_internal.h). A writer handle (c->tmp set)
- * gathers records in its aligned block buffer c->buf, pwrite()s each full
- * block to "<path>.tmp" and keeps the block CRCs in the growing array
- * c->crcs; commit writes the last block, the CRC table and the header,
- * fsyncs, renames over path and fsyncs the directory
+ * streams each block's bytes through its aligned buffer c->buf to
+ * "<path>.tmp": the buffer starts at WBUF_MIN bytes and doubles, each
+ * time it has been filled and written, up to the block size or WBUF_MAX,
+ * whichever is less; a block larger than the buffer is written in
+ * pieces at its offset, its CRC carried from piece to piece (c->boff,
+ * c->bcrc). Only a buffer full of records grows it, so a writer given
+ * D bytes holds min(block size, WBUF_MAX, max(WBUF_MIN, 2 D)) bytes at
+ * most (doc/collections.md, "Memory"). The block CRCs go to
+ * the growing array c->crcs; commit writes the last block, the CRC table
+ * and the header, fsyncs, renames over path and fsyncs the directory
  * (river__fsync_dir, which parallel collections use too). A failed write
  * marks the writer failed: from then on it can only be abandoned.
  */
@@ -24,6 +30,10 @@
 #include <unistd.h>
 
 #define TMP_SUFFIX ".tmp"    /* a writer writes path TMP_SUFFIX */
+
+/* The write buffer's first and largest sizes (multiples of 4096). */
+#define WBUF_MIN ((size_t)64 << 10)
+#define WBUF_MAX ((size_t)8 << 20)
 
 /* ------------------------------------------------------------ helpers */
 
@@ -89,7 +99,8 @@ int river_coll_create(const char *path, size_t record_size,
   if (c->tmp == NULL)
     goto fail;
   sprintf(c->tmp, "%s" TMP_SUFFIX, path);
-  rc = river__coll_alloc_buf(c, bs, RIVER_LOG_ERROR);
+  rc = river__coll_alloc_buf(c, bs < WBUF_MIN ? bs : WBUF_MIN,
+                             RIVER_LOG_ERROR);
   if (rc)
     goto fail;
 
@@ -112,13 +123,74 @@ fail:
   return rc;
 }
 
-/* Write the block in c->buf (its first ext bytes) as the next block. */
-static int flush_block(river_coll *c, size_t ext)
+/* The empty buffer, written out full, doubles (up to the block size or
+ * WBUF_MAX). The old one is freed first, so the two never coexist; if
+ * the larger one cannot be had, the old size is kept. */
+static int grow_buf(river_coll *c)
 {
-  uint32_t crc = 0, *p;
-  size_t cap;
-  int e;
+  size_t max = c->block_size < WBUF_MAX ? c->block_size : WBUF_MAX;
+  size_t want = 2 * c->bufsize < max ? 2 * c->bufsize : max;
+  void *p;
 
+  if (want <= c->bufsize)
+    return RIVER_SUCCESS;
+  free(c->buf);
+  c->buf = NULL;
+  if (posix_memalign(&p, RIVER_COLL_ALIGN, want) != 0) {
+    want = c->bufsize;
+    if (posix_memalign(&p, RIVER_COLL_ALIGN, want) != 0) {
+      river__error("%s: cannot allocate a %zu-byte write buffer", c->tmp,
+                   want);
+      return RIVER_ENOMEM;
+    }
+  }
+  c->buf = p;
+  c->bufsize = want;
+  return RIVER_SUCCESS;
+}
+
+/* Write the c->fill bytes in c->buf as the next piece of the current
+ * block (a multiple of 4096 bytes at a 4096-aligned offset: the buffer
+ * is full, or the block ends here), extending the block's CRC; then, if
+ * `grow` and the buffer was full (of records: padding never grows it),
+ * grow it. */
+static int write_piece(river_coll *c, int grow)
+{
+  int full = c->fill == c->bufsize, e;
+
+  river_crc32c(c->buf, c->fill, &c->bcrc);
+  e = pwrite_full(c->fd, c->buf, c->fill,
+                  block_offset(c, c->nblocks) + (off_t)c->boff);
+  if (e) {
+    river__error("%s: writing block %" PRIu64 " failed: %s", c->tmp,
+                 c->nblocks, strerror(e));
+    return RIVER_EIO;
+  }
+  c->boff += c->fill;
+  c->fill = 0;
+  return grow && full ? grow_buf(c) : RIVER_SUCCESS;
+}
+
+/* End the current block at ext bytes (block_size, or for the last block
+ * its records rounded up to 4096): zero padding up to ext, the rest
+ * written, and its CRC added to the table. */
+static int end_block(river_coll *c, size_t ext)
+{
+  uint32_t *p;
+  size_t cap, z;
+  int rc;
+
+  while (c->boff + c->fill < ext) {
+    if (c->fill == c->bufsize && (rc = write_piece(c, 0)) != RIVER_SUCCESS)
+      return rc;
+    z = c->bufsize - c->fill;
+    if (z > ext - c->boff - c->fill)
+      z = ext - c->boff - c->fill;
+    memset(c->buf + c->fill, 0, z);
+    c->fill += z;
+  }
+  if (c->fill > 0 && (rc = write_piece(c, 0)) != RIVER_SUCCESS)
+    return rc;
   if (c->nblocks == c->crcs_cap) {
     cap = c->crcs_cap ? 2 * c->crcs_cap : 64;
     p = realloc(c->crcs, cap * sizeof *p);
@@ -129,23 +201,41 @@ static int flush_block(river_coll *c, size_t ext)
     c->crcs = p;
     c->crcs_cap = cap;
   }
-  river_crc32c(c->buf, ext, &crc);
-  e = pwrite_full(c->fd, c->buf, ext, block_offset(c, c->nblocks));
-  if (e) {
-    river__error("%s: writing block %" PRIu64 " failed: %s", c->tmp,
-                 c->nblocks, strerror(e));
-    return RIVER_EIO;
+  c->crcs[c->nblocks++] = c->bcrc;
+  c->bcrc = 0;
+  c->boff = 0;
+  return RIVER_SUCCESS;
+}
+
+/* Copy len bytes of records into the current block, writing pieces as
+ * the buffer fills and ending each block when its records are in. */
+static int put_bytes(river_coll *c, const unsigned char *p, size_t len)
+{
+  size_t data = c->rpb * c->record_size, k;
+  int rc;
+
+  while (len > 0) {
+    if (c->fill == c->bufsize && (rc = write_piece(c, 1)) != RIVER_SUCCESS)
+      return rc;
+    k = c->bufsize - c->fill;
+    if (k > data - c->boff - c->fill)
+      k = data - c->boff - c->fill;
+    if (k > len)
+      k = len;
+    memcpy(c->buf + c->fill, p, k);
+    c->fill += k;
+    p += k;
+    len -= k;
+    if (c->boff + c->fill == data
+        && (rc = end_block(c, c->block_size)) != RIVER_SUCCESS)
+      return rc;
   }
-  c->crcs[c->nblocks++] = crc;
-  c->fill = 0;
   return RIVER_SUCCESS;
 }
 
 int river_coll_append(river_coll *c, const void *records, size_t nrecords)
 {
-  const unsigned char *p = records;
   uint64_t total, nb, trailer, size;
-  size_t k;
   int rc;
 
   if (c == NULL || c->tmp == NULL || (records == NULL && nrecords > 0))
@@ -163,24 +253,12 @@ int river_coll_append(river_coll *c, const void *records, size_t nrecords)
                  "too large", c->tmp, nrecords, c->record_size);
     return RIVER_EOVERFLOW;
   }
-
-  while (nrecords > 0) {
-    k = c->rpb - c->fill;
-    if (k > nrecords)
-      k = nrecords;
-    memcpy(c->buf + c->fill * c->record_size, p, k * c->record_size);
-    p += k * c->record_size;
-    c->fill += k;
-    c->nrecords += k;
-    nrecords -= k;
-    if (c->fill == c->rpb) {
-      rc = flush_block(c, c->block_size);
-      if (rc) {
-        c->failed = 1;
-        return rc;
-      }
-    }
+  rc = put_bytes(c, records, nrecords * c->record_size);
+  if (rc != RIVER_SUCCESS) {
+    c->failed = 1;
+    return rc;
   }
+  c->nrecords = total;
   return RIVER_SUCCESS;
 }
 
@@ -195,11 +273,9 @@ static int finish_file(river_coll *c)
   size_t ext;
   int rc, e;
 
-  if (c->fill > 0) {
-    ext = (size_t)round_4k(c->fill * c->record_size);
-    memset(c->buf + c->fill * c->record_size, 0,
-           ext - c->fill * c->record_size);
-    rc = flush_block(c, ext);
+  if (c->boff + c->fill > 0) {
+    ext = (size_t)round_4k(c->boff + c->fill);
+    rc = end_block(c, ext);
     if (rc)
       return rc;
   }

@@ -243,6 +243,29 @@ static int flush_reports(river_gd *gd)
 
 /* ------------------------------------------------------------- replies */
 
+/* Say that copy c of mp (just marked dead) is unusable, and where its
+ * blocks go: the other mirrors only if one may still be read. */
+static void warn_dead(const river_gd *gd, const struct gd_part *mp, int c,
+                      int status)
+{
+  const char *next = "its blocks go to the other mirrors";
+  int j, others = 0;
+
+  for (j = 0; j < gd->repl; j++)
+    others += j != c && !mp->dead[j]
+              && (gd->policy != RIVER_GD_NOMIRROR || j == 0);
+  if (gd->repl == 1)
+    next = "it is the only copy: the partition's data cannot be read";
+  else if (others == 0 && gd->policy == RIVER_GD_NOMIRROR)
+    next = "the other mirrors are not read (nomirror policy): the "
+           "partition's data cannot be read";
+  else if (others == 0)
+    next = "no other copy is usable: the partition's data cannot be read";
+  river__warn("%s: partition %d: the copy on disk %d is unusable (%s); %s",
+              gd->name, mp->p, river__gd_disk_of(gd, mp->p, c),
+              river_strerror(status), next);
+}
+
 /* A block failed at copy h->copy of mine[i]: mark the copy dead if the
  * server says so, and retry the block elsewhere or fail it. */
 static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
@@ -256,10 +279,7 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
     mp->denied |= (uint64_t)1 << h->copy;
   if (h->dead && !mp->dead[h->copy]) {
     mp->dead[h->copy] = 1;
-    river__warn("%s: partition %d: the copy on disk %d is unusable (%s); "
-                "its blocks go to the other mirrors", gd->name, mp->p,
-                river__gd_disk_of(gd, mp->p, h->copy),
-                river_strerror(h->status));
+    warn_dead(gd, mp, h->copy, h->status);
   }
   gd->stats.failovers++;
   (void)choose_copy(gd, mp, h->tried, &left);

@@ -34,7 +34,9 @@
 #define DATA_TMP_SUFFIX ".rdat.tmp"
 
 /* What is wrong with a collection name (see river_pcoll_create). */
-enum name_fault { NAME_OK, NAME_LENGTH, NAME_DOT, NAME_CHAR, NAME_DOTDOT };
+enum name_fault {
+  NAME_OK, NAME_LENGTH, NAME_DOT, NAME_DASH, NAME_CHAR, NAME_DOTDOT
+};
 
 /* Check name without logging; *bad_char gets the offending character
  * for NAME_CHAR. */
@@ -46,6 +48,8 @@ static enum name_fault name_fault(const char *name, char *bad_char)
     return NAME_LENGTH;
   if (name[0] == '.')
     return NAME_DOT;
+  if (name[0] == '-')
+    return NAME_DASH;
   for (i = 0; i < n; i++) {
     char ch = name[i];
     if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
@@ -72,6 +76,10 @@ int river_pcoll_check_name(const char *name)
     break;
   case NAME_DOT:
     river__error("collection name '%s': may not start with '.'", name);
+    break;
+  case NAME_DASH:
+    river__error("collection name '%s': may not start with '-' (it would "
+                 "read as an option)", name);
     break;
   case NAME_CHAR:
     river__error("collection name '%s': character '%c' not allowed (use "

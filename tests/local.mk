@@ -16,7 +16,9 @@ AM_TESTS_ENVIRONMENT = \
 # may read anything); tests/cli/test_coll_special.sh preloads it.
 # fail_fsync fails fsync() of one chosen file or directory with EIO
 # (tests/cli/test_coll_commit.sh).
-check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la
+# peak_rss reports a process's peak resident memory at exit;
+# tests/cli/test_coll_memory.sh preloads it.
+check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -25,6 +27,10 @@ tests_fail_fsync_la_SOURCES = tests/fail_fsync.c
 tests_fail_fsync_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_fsync_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_fail_fsync_la_LIBADD = -ldl
+tests_peak_rss_la_SOURCES = tests/peak_rss.c
+tests_peak_rss_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_peak_rss_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_peak_rss_la_LIBADD = -ldl
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
@@ -168,7 +174,8 @@ tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
-	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh
+	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
+	tests/cli/test_coll_memory.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 

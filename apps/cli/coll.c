@@ -110,29 +110,73 @@ static int set_opt(struct args *a, int opt, const char *val)
   return rc;
 }
 
+/* The option getopt_long just returned (val, or optopt for an error;
+ * longindex as it set it) as typed: "-o" or "--NAME". */
+static const char *opt_name(int val, int longindex)
+{
+  static char name[64];
+  size_t i;
+
+  if (longindex < 0 && val == 'o')
+    return "-o";
+  for (i = 0; long_opts[i].name != NULL; i++)
+    if (longindex == (int)i || (longindex < 0 && long_opts[i].val == val))
+      break;
+  snprintf(name, sizeof name, "--%s",
+           long_opts[i].name ? long_opts[i].name : "?");
+  return name;
+}
+
+/* Log what is wrong with the option getopt_long returned as opt (for
+ * '?' and ':', optopt says which); always RIVER_EINVAL. */
+static int bad_opt(const char *cmd, int opt, int longindex, char **argv)
+{
+  const char *arg = argv[optind - 1];
+  char see[64];
+
+  snprintf(see, sizeof see, "(see river %s --help)", cmd);
+  if (opt == ':') {
+    river_log(RIVER_LOG_ERROR, "%s: option %s needs a value %s", cmd,
+              opt_name(optopt, -1), see);
+  } else if (opt == '?' && strncmp(arg, "--", 2) != 0) {
+    river_log(RIVER_LOG_ERROR, "%s: unknown option '-%c' %s", cmd, optopt,
+              see);
+  } else if (opt == '?' && optopt != 0 && strchr(arg, '=') != NULL) {
+    /* A known option without a value, given one (--direct-io=1). */
+    river_log(RIVER_LOG_ERROR, "%s: option %s takes no value (given '%s') "
+              "%s", cmd, opt_name(optopt, -1), strchr(arg, '=') + 1, see);
+  } else if (opt == '?') {
+    river_log(RIVER_LOG_ERROR, "%s: unknown option '%s' %s", cmd, arg, see);
+  } else if (optarg != NULL) {
+    river_log(RIVER_LOG_ERROR, "%s: option %s (value '%s') is not accepted "
+              "by %s %s", cmd, opt_name(opt, longindex), optarg, cmd, see);
+  } else {
+    river_log(RIVER_LOG_ERROR, "%s: option %s is not accepted by %s %s", cmd,
+              opt_name(opt, longindex), cmd, see);
+  }
+  return RIVER_EINVAL;
+}
+
 int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
                         const char *posnames, struct args *a)
 {
   river_pcoll_opts defaults = RIVER_PCOLL_OPTS_INIT;
-  int opt, rc;
+  int opt, rc, li = -1;
 
   memset(a, 0, sizeof *a);
   a->cmd = argv[0];
   a->opts = defaults;
   optind = 1;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "o:", long_opts, NULL)) != -1) {
-    if (opt == 'o')
-      opt = OPT_OUT;
-    if (opt == '?' || opt == ':' || !(allowed & (unsigned)opt)) {
-      river_log(RIVER_LOG_ERROR, "%s: option '%s' not accepted or missing "
-                "its value (see river %s --help)", a->cmd, argv[optind - 1],
-                a->cmd);
-      return RIVER_EINVAL;
-    }
-    rc = set_opt(a, opt, optarg);
+  /* The leading ':' tells a missing value (':') from an unknown option. */
+  while ((opt = getopt_long(argc, argv, ":o:", long_opts, &li)) != -1) {
+    if (opt == '?' || opt == ':' || !(allowed & (unsigned)
+                                      (opt == 'o' ? OPT_OUT : opt)))
+      return bad_opt(a->cmd, opt, li, argv);
+    rc = set_opt(a, opt == 'o' ? OPT_OUT : opt, optarg);
     if (rc != RIVER_SUCCESS)
       return rc;
+    li = -1;
   }
   for (; optind < argc; optind++) {
     if (a->npos == npos) {
@@ -145,6 +189,15 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
   if (a->npos < npos) {
     river_log(RIVER_LOG_ERROR, "%s: missing %s (see river %s --help)", a->cmd,
               posnames, a->cmd);
+    return RIVER_EINVAL;
+  }
+  /* COLL is always the last argument; only "--" or a lone "-" gets a
+   * name starting with '-' here, which would read as an option. */
+  if (npos > 0 && strstr(posnames, "COLL") != NULL
+      && a->pos[npos - 1][0] == '-') {
+    river_log(RIVER_LOG_ERROR, "%s: argument '%s' was taken as COLL: a "
+              "collection name may not start with '-'", a->cmd,
+              a->pos[npos - 1]);
     return RIVER_EINVAL;
   }
   if ((allowed & OPT_RECORDS) && !a->have_records) {

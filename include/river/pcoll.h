@@ -111,8 +111,8 @@ typedef struct river_pcoll_part {
 
 /*
  * Start writing collection `name` (letters, digits, '.', '_', '-'; not
- * starting with '.', no ".."; at most RIVER_PCOLL_NAME_MAX bytes) with
- * the given schema. Collective over comm: rank i writes partition i. The
+ * starting with '.' or '-', no ".."; at most RIVER_PCOLL_NAME_MAX bytes)
+ * with the given schema. Collective over comm: rank i writes partition i. The
  * schema is copied. Disk directories are created as needed.
  */
 RIVER_API int river_pcoll_create(MPI_Comm comm, const char *name,

@@ -106,13 +106,14 @@ static void test_badparam_collection(void **state)
 /* Collection names every pcoll call refuses (NBADNAMES of them, from
  * bad_names); the last is longname, one character over
  * RIVER_PCOLL_NAME_MAX. */
-#define NBADNAMES 7
+#define NBADNAMES 9
 static char longname[RIVER_PCOLL_NAME_MAX + 2];
 
 static const char *const *bad_names(void)
 {
   static const char *names[NBADNAMES] = {"", "a/b", "..", ".hidden",
-                                         "a..b", "a b", longname};
+                                         "a..b", "a b", "-x", "-",
+                                         longname};
 
   memset(longname, 'n', sizeof longname - 1);
   longname[sizeof longname - 1] = '\0';
@@ -272,6 +273,12 @@ static void test_badparam_pcoll_remove(void **state)
   longname[RIVER_PCOLL_NAME_MAX] = '\0'; /* 128 characters: allowed */
   assert_int_equal(river_pcoll_check_name(longname), RIVER_SUCCESS);
   assert_int_equal(river_pcoll_check_name("a.b_c-9"), RIVER_SUCCESS);
+  /* A leading '-' would read as an option on a command line. */
+  msgs[0] = '\0';
+  assert_int_equal(river_pcoll_check_name("-rf"), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "collection name '-rf': may not start with "
+                               "'-' (it would read as an option)"));
+  assert_int_equal(river_pcoll_check_name("a-"), RIVER_SUCCESS);
   river_log_set_handler(NULL, NULL);
 }
 
