@@ -13,7 +13,7 @@
 
 #include "river_internal.h"
 
-#define RIVER_PCOLL_FORMAT 1      /* metadata format written and read */
+#define RIVER_PCOLL_FORMAT 2      /* metadata format written and read */
 #define RIVER_PATH_MAX 4096       /* any path River builds */
 #define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
                                      disk pattern and file names */

@@ -3,23 +3,40 @@
  * River that speaks HDF5. Rank 0 writes it at commit; every reader reads
  * it itself (HDF5's default sec2 driver: small and independent).
  *
- * Layout (format 1, RIVER_PCOLL_FORMAT):
+ * Layout (format 2, RIVER_PCOLL_FORMAT):
  *
- *   attributes on /: river_format=1, name, schema (text form),
+ *   attributes on /: river_format=2, name, schema (text form),
  *     record_size, nrecords, npartitions, ndisks, replication, layout
  *     ("partitioned"|"interleaved"), ordered, block_size, generation,
- *     disks (the disk pattern), river_version
+ *     disks (the disk pattern), river_version, metadata_crc32c
  *   /record      committed compound datatype: the schema's fields
  *   /partitions  dataset, one row per partition: partition, nrecords,
  *     bytes, nblocks, checksum, first_disk, disks[r], path, key_min[k],
  *     key_max[k] (k = key size; bytes as stored in the records)
  *
- * A /partitions row is built in memory with exactly the file's layout
- * (struct h5_row, then the variable members at offsets struct row_layout
- * gives), so one H5Dwrite/H5Dread moves the whole table.
+ * metadata_crc32c is the CRC32C of this serialisation of everything
+ * else the reader uses (uN: N-bit little-endian; str: u64 length, then
+ * the bytes without the NUL):
+ *
+ *   u64 river_format, str name, str schema, u64 record_size,
+ *   u64 nrecords, u64 npartitions, u64 ndisks, u64 replication,
+ *   str layout, u64 ordered, u64 block_size, str generation, str disks,
+ *   str river_version, then each /partitions row in order: u32
+ *   partition, u64 nrecords, u64 bytes, u64 nblocks, u32 checksum, u32
+ *   first_disk, u32 disks[r], str path, key_min, key_max (k bytes each)
+ *
+ * (/record is derived from the schema and not read back.) Every read
+ * checks it: a file altered in place or torn is refused, whatever HDF5
+ * still parses. A /partitions row is built in memory with exactly the
+ * file's layout (struct h5_row, then the variable members at offsets
+ * struct row_layout gives), so one H5Dwrite/H5Dread moves the whole
+ * table. The writer builds the file in memory and writes it itself, so
+ * a write error is one River error naming the file; HDF5's own error
+ * printing is off around every HDF5 call.
  */
 #include "pcoll_internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
@@ -233,6 +250,82 @@ static const char *layout_name(river_layout l)
   return l == RIVER_LAYOUT_INTERLEAVED ? "interleaved" : "partitioned";
 }
 
+/* The root attributes, as stored: every one the reader uses. */
+struct meta_attrs {
+  char schema_text[4096], layout[32], name[RIVER_PCOLL_NAME_MAX + 1];
+  char disks[RIVER_PATH_MAX], version[64];
+  char generation[sizeof ((river_pcoll_info *)NULL)->generation];
+  uint64_t fmt, rs, nrec, np, nd, repl, ord, bs;
+  uint64_t crc;                 /* metadata_crc32c, if has_crc */
+  int has_crc;
+};
+
+/* ------------------------------------------------------------ checksum */
+
+static void dig_uint(uint32_t *crc, uint64_t v, int nbytes)
+{
+  unsigned char b[8];
+  int i;
+
+  for (i = 0; i < nbytes; i++)
+    b[i] = (unsigned char)(v >> (8 * i));
+  river_crc32c(b, (size_t)nbytes, crc);
+}
+
+static void dig_str(uint32_t *crc, const char *s, size_t max)
+{
+  size_t n = strnlen(s, max);
+
+  dig_uint(crc, n, 8);
+  river_crc32c(s, n, crc);
+}
+
+/* metadata_crc32c of attributes a and the a->np /partitions rows at rows
+ * (laid out by lay, keys of key_size bytes): the canonical serialisation
+ * described at the top of this file, whatever the struct layouts. */
+static uint32_t digest(const struct meta_attrs *a, const unsigned char *rows,
+                       const struct row_layout *lay, size_t key_size)
+{
+  uint32_t crc = 0, d;
+  uint64_t p, c;
+  struct h5_row r;
+
+  dig_uint(&crc, a->fmt, 8);
+  dig_str(&crc, a->name, sizeof a->name);
+  dig_str(&crc, a->schema_text, sizeof a->schema_text);
+  dig_uint(&crc, a->rs, 8);
+  dig_uint(&crc, a->nrec, 8);
+  dig_uint(&crc, a->np, 8);
+  dig_uint(&crc, a->nd, 8);
+  dig_uint(&crc, a->repl, 8);
+  dig_str(&crc, a->layout, sizeof a->layout);
+  dig_uint(&crc, a->ord, 8);
+  dig_uint(&crc, a->bs, 8);
+  dig_str(&crc, a->generation, sizeof a->generation);
+  dig_str(&crc, a->disks, sizeof a->disks);
+  dig_str(&crc, a->version, sizeof a->version);
+  for (p = 0; p < a->np; p++) {
+    const unsigned char *row = rows + p * lay->size;
+    memcpy(&r, row, sizeof r);
+    dig_uint(&crc, r.partition, 4);
+    dig_uint(&crc, r.nrecords, 8);
+    dig_uint(&crc, r.bytes, 8);
+    dig_uint(&crc, r.nblocks, 8);
+    dig_uint(&crc, r.checksum, 4);
+    dig_uint(&crc, r.first_disk, 4);
+    for (c = 0; c < a->repl; c++) {
+      memcpy(&d, row + lay->disks_off + c * sizeof d, sizeof d);
+      dig_uint(&crc, d, 4);
+    }
+    dig_str(&crc, (const char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
+    river_crc32c(row + lay->kmin_off, key_size, &crc);
+    river_crc32c(row + lay->kmax_off, key_size, &crc);
+  }
+  return crc;
+}
+
+/* --------------------------------------------------------------- write */
+
 /* The /partitions rows of pc (parts and keys, see river__pcoll_meta_write)
  * into rows, laid out by lay. */
 static void pack_rows(const river_pcoll *pc, const unsigned char *keys,
@@ -265,26 +358,50 @@ static void pack_rows(const river_pcoll *pc, const unsigned char *keys,
   }
 }
 
-/* The root attributes of pc's metadata; schema_text is pc's schema in
- * text form. */
-static int put_attrs(const river_pcoll *pc, hid_t f, const char *schema_text)
+/* The root attributes of pc's metadata, as they will be stored (all but
+ * the checksum). RIVER_EOVERFLOW if the schema's text is too long. */
+static int fill_attrs(const river_pcoll *pc, struct meta_attrs *a)
 {
   const river_pcoll_info *in = &pc->info;
+  size_t len = sizeof a->schema_text;
 
-  if (h5_put_u64(f, "river_format", RIVER_PCOLL_FORMAT)
-      || h5_put_str(f, "name", in->name)
-      || h5_put_str(f, "schema", schema_text)
-      || h5_put_u64(f, "record_size", in->record_size)
-      || h5_put_u64(f, "nrecords", in->nrecords)
-      || h5_put_u64(f, "npartitions", (uint64_t)in->npartitions)
-      || h5_put_u64(f, "ndisks", (uint64_t)in->ndisks)
-      || h5_put_u64(f, "replication", (uint64_t)in->replication)
-      || h5_put_str(f, "layout", layout_name(in->layout))
-      || h5_put_u64(f, "ordered", (uint64_t)in->ordered)
-      || h5_put_u64(f, "block_size", in->block_size)
-      || h5_put_str(f, "generation", in->generation)
-      || h5_put_str(f, "disks", pc->disks)
-      || h5_put_str(f, "river_version", RIVER_VERSION_STRING))
+  memset(a, 0, sizeof *a);
+  if (river_schema_format(pc->schema, a->schema_text, &len) != RIVER_SUCCESS)
+    return RIVER_EOVERFLOW;
+  a->fmt = RIVER_PCOLL_FORMAT;
+  snprintf(a->name, sizeof a->name, "%s", in->name);
+  a->rs = in->record_size;
+  a->nrec = in->nrecords;
+  a->np = (uint64_t)in->npartitions;
+  a->nd = (uint64_t)in->ndisks;
+  a->repl = (uint64_t)in->replication;
+  snprintf(a->layout, sizeof a->layout, "%s", layout_name(in->layout));
+  a->ord = (uint64_t)in->ordered;
+  a->bs = in->block_size;
+  snprintf(a->generation, sizeof a->generation, "%s", in->generation);
+  snprintf(a->disks, sizeof a->disks, "%s", pc->disks);
+  snprintf(a->version, sizeof a->version, "%s", RIVER_VERSION_STRING);
+  return RIVER_SUCCESS;
+}
+
+/* The root attributes a, the checksum included. */
+static int put_attrs(hid_t f, const struct meta_attrs *a)
+{
+  if (h5_put_u64(f, "river_format", a->fmt)
+      || h5_put_str(f, "name", a->name)
+      || h5_put_str(f, "schema", a->schema_text)
+      || h5_put_u64(f, "record_size", a->rs)
+      || h5_put_u64(f, "nrecords", a->nrec)
+      || h5_put_u64(f, "npartitions", a->np)
+      || h5_put_u64(f, "ndisks", a->nd)
+      || h5_put_u64(f, "replication", a->repl)
+      || h5_put_str(f, "layout", a->layout)
+      || h5_put_u64(f, "ordered", a->ord)
+      || h5_put_u64(f, "block_size", a->bs)
+      || h5_put_str(f, "generation", a->generation)
+      || h5_put_str(f, "disks", a->disks)
+      || h5_put_str(f, "river_version", a->version)
+      || h5_put_u64(f, "metadata_crc32c", a->crc))
     return RIVER_EHDF5;
   return RIVER_SUCCESS;
 }
@@ -319,107 +436,252 @@ out:
   return rc;
 }
 
+/* The metadata file's bytes, attributes a and the table (rows laid out
+ * by lay), into *img (the caller frees it) of *len bytes. HDF5 builds
+ * the file in memory (the core driver, no backing store), so it never
+ * writes to disk: a write error is River's own to report, and no failed
+ * flush leaves a file HDF5 cannot close (HDF5 1.10's file images of the
+ * checksummed 1.8+ superblock are wrong, so the file keeps HDF5's
+ * earliest format). On failure *what is the step that failed. */
+static int h5_image(const river_pcoll *pc, const char *path,
+                    const struct meta_attrs *a, const unsigned char *rows,
+                    const struct row_layout *lay, void **img, size_t *len,
+                    const char **what)
+{
+  struct h5_quiet q;
+  hid_t fapl, f = -1;
+  ssize_t n = 0;
+
+  *img = NULL;
+  *what = NULL;
+  h5_quiet_on(&q);
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
+      || (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+    *what = "creating it in memory";
+  else if (put_attrs(f, a) != RIVER_SUCCESS)
+    *what = "writing its attributes";
+  else if (put_tables(pc, f, rows, lay) != RIVER_SUCCESS)
+    *what = "writing its partition table";
+  else if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0
+           || (n = H5Fget_file_image(f, NULL, 0)) <= 0)
+    *what = "building its image";
+  else if ((*img = malloc((size_t)n)) != NULL
+           && H5Fget_file_image(f, *img, (size_t)n) != n)
+    *what = "building its image";
+  if (f >= 0 && H5Fclose(f) < 0 && *what == NULL)
+    *what = "closing it in memory";
+  if (fapl >= 0)
+    H5Pclose(fapl);
+  h5_quiet_off(&q);
+  if (*what == NULL && *img == NULL)
+    return RIVER_ENOMEM;
+  if (*what != NULL) {
+    free(*img);
+    *img = NULL;
+    return RIVER_EHDF5;
+  }
+  *len = (size_t)n;
+  return RIVER_SUCCESS;
+}
+
+/* Write len bytes at img to a new file at path (replacing any file
+ * there) and fsync it. On failure *what is the step that failed and the
+ * return value the errno. */
+static int write_image(const char *path, const void *img, size_t len,
+                       const char **what)
+{
+  const char *p = img;
+  ssize_t n;
+  int fd, err = 0;
+
+  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    *what = "open";
+    return errno;
+  }
+  while (len > 0 && err == 0) {
+    n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      *what = "write";
+      err = n < 0 ? errno : ENOSPC;
+    } else {
+      p += n;
+      len -= (size_t)n;
+    }
+  }
+  if (err == 0 && fsync(fd) != 0) {
+    *what = "fsync";
+    err = errno;
+  }
+  if (close(fd) != 0 && err == 0) {
+    *what = "close";
+    err = errno;
+  }
+  return err;
+}
+
 int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
                             const unsigned char *keys)
 {
-  char schema_text[4096];
-  size_t len = sizeof schema_text;
+  struct meta_attrs a;
   struct row_layout lay;
   unsigned char *rows;
-  hid_t f;
-  int rc, fd;
+  const char *what = NULL;
+  void *img = NULL;
+  size_t len = 0;
+  int rc, err;
 
-  if (river_schema_format(pc->schema, schema_text, &len) != RIVER_SUCCESS)
+  if (fill_attrs(pc, &a) != RIVER_SUCCESS) {
+    river__error("cannot write metadata %s: schema text too long", path);
     return RIVER_EOVERFLOW;
+  }
   row_layout(pc->info.replication, pc->key_size, &lay);
   rows = calloc((size_t)pc->info.npartitions, lay.size);
   if (rows == NULL)
     return RIVER_ENOMEM;
   pack_rows(pc, keys, &lay, rows);
-  f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0) {
-    river__error("cannot create metadata file %s", path);
-    free(rows);
-    return RIVER_EHDF5;
-  }
-  rc = put_attrs(pc, f, schema_text);
-  if (rc == RIVER_SUCCESS)
-    rc = put_tables(pc, f, rows, &lay);
+  a.crc = digest(&a, rows, &lay, pc->key_size);
+  rc = h5_image(pc, path, &a, rows, &lay, &img, &len, &what);
   free(rows);
-  if (H5Fclose(f) < 0)
-    rc = RIVER_EHDF5;
-  if (rc == RIVER_SUCCESS) {
-    fd = open(path, O_RDONLY);
-    if (fd < 0 || fsync(fd) != 0)
-      rc = RIVER_EIO;
-    if (fd >= 0)
-      close(fd);
-  }
+  if (rc == RIVER_EHDF5)
+    river__error("cannot write metadata %s: HDF5 failed %s", path, what);
   if (rc != RIVER_SUCCESS)
-    river__error("cannot write metadata file %s", path);
-  return rc;
-}
-
-/* The root attributes, as stored. */
-struct meta_attrs {
-  char schema_text[4096], layout[32], name[RIVER_PCOLL_NAME_MAX + 1];
-  char disks[RIVER_PATH_MAX];
-  uint64_t fmt, rs, nrec, np, nd, repl, ord, bs;
-};
-
-/* Read the root attributes of f into a and the generation into pc. */
-static int get_attrs(hid_t f, const char *path, river_pcoll *pc,
-                     struct meta_attrs *a)
-{
-  if (h5_get_u64(f, "river_format", &a->fmt) || a->fmt != RIVER_PCOLL_FORMAT
-      || h5_get_str(f, "name", a->name, sizeof a->name)
-      || h5_get_str(f, "schema", a->schema_text, sizeof a->schema_text)
-      || h5_get_u64(f, "record_size", &a->rs)
-      || h5_get_u64(f, "nrecords", &a->nrec)
-      || h5_get_u64(f, "npartitions", &a->np)
-      || h5_get_u64(f, "ndisks", &a->nd)
-      || h5_get_u64(f, "replication", &a->repl)
-      || h5_get_str(f, "layout", a->layout, sizeof a->layout)
-      || h5_get_u64(f, "ordered", &a->ord)
-      || h5_get_u64(f, "block_size", &a->bs)
-      || h5_get_str(f, "generation", pc->info.generation,
-                    sizeof pc->info.generation)
-      || h5_get_str(f, "disks", a->disks, sizeof a->disks)) {
-    river__error("%s: metadata attributes missing or malformed", path);
-    return RIVER_ECORRUPT;
+    return rc;
+  err = write_image(path, img, len, &what);
+  free(img);
+  if (err != 0) {
+    river__error("cannot write metadata %s: %s failed: %s", path, what,
+                 strerror(err));
+    return RIVER_EIO;
   }
   return RIVER_SUCCESS;
 }
 
-/* Check the attributes against each other and the schema they name;
- * fill pc (info, schema, key, and disks unless keep_disks) from them. */
-static int check_attrs(river_pcoll *pc, const char *path,
-                       const struct meta_attrs *a, int keep_disks)
-{
-  river_pcoll_info *in = &pc->info;
+/* ---------------------------------------------------------------- read */
 
-  if (strcmp(a->name, in->name) != 0 || a->np < 1 || a->np > INT_MAX
-      || a->nd < 1 || a->nd > INT_MAX || a->repl < 1 || a->repl > a->nd
-      || a->ord > 1 || a->bs == 0 || a->bs % RIVER_COLL_ALIGN != 0
-      || (strcmp(a->layout, "partitioned")
-          && strcmp(a->layout, "interleaved"))) {
-    river__error("%s: metadata contradicts itself (name '%s', %llu "
-                 "partitions, %llu disks, replication %llu, layout %s)",
-                 path, a->name, (unsigned long long)a->np,
-                 (unsigned long long)a->nd, (unsigned long long)a->repl,
-                 a->layout);
+/* Read the root attributes of f into a (a missing checksum is
+ * has_crc = 0). RIVER_ECORRUPT with the reason in why; RIVER_EFORMAT
+ * for a file of another metadata format. */
+static int get_attrs(hid_t f, struct meta_attrs *a, char *why, size_t n)
+{
+  const char *bad = NULL;
+
+  memset(a, 0, sizeof *a);
+  if (h5_get_u64(f, "river_format", &a->fmt) == RIVER_SUCCESS
+      && a->fmt != RIVER_PCOLL_FORMAT) {
+    snprintf(why, n, "is in metadata format %llu; this River reads "
+             "format %d only (copy it out with the River that wrote it)",
+             (unsigned long long)a->fmt, RIVER_PCOLL_FORMAT);
+    return RIVER_EFORMAT;
+  }
+  if (a->fmt != RIVER_PCOLL_FORMAT) bad = "river_format";
+  else if (h5_get_str(f, "name", a->name, sizeof a->name)) bad = "name";
+  else if (h5_get_str(f, "schema", a->schema_text, sizeof a->schema_text))
+    bad = "schema";
+  else if (h5_get_u64(f, "record_size", &a->rs)) bad = "record_size";
+  else if (h5_get_u64(f, "nrecords", &a->nrec)) bad = "nrecords";
+  else if (h5_get_u64(f, "npartitions", &a->np)) bad = "npartitions";
+  else if (h5_get_u64(f, "ndisks", &a->nd)) bad = "ndisks";
+  else if (h5_get_u64(f, "replication", &a->repl)) bad = "replication";
+  else if (h5_get_str(f, "layout", a->layout, sizeof a->layout))
+    bad = "layout";
+  else if (h5_get_u64(f, "ordered", &a->ord)) bad = "ordered";
+  else if (h5_get_u64(f, "block_size", &a->bs)) bad = "block_size";
+  else if (h5_get_str(f, "generation", a->generation, sizeof a->generation))
+    bad = "generation";
+  else if (h5_get_str(f, "disks", a->disks, sizeof a->disks)) bad = "disks";
+  else if (h5_get_str(f, "river_version", a->version, sizeof a->version))
+    bad = "river_version";
+  if (bad != NULL) {
+    snprintf(why, n, "attribute '%s' missing or malformed", bad);
+    return RIVER_ECORRUPT;
+  }
+  a->has_crc = h5_get_u64(f, "metadata_crc32c", &a->crc) == RIVER_SUCCESS;
+  return RIVER_SUCCESS;
+}
+
+/* What reading the table needs from a: sane counts, and the schema
+ * (into pc) for the key's size. The row layout into lay. */
+static int get_shape(river_pcoll *pc, const struct meta_attrs *a,
+                     struct row_layout *lay, char *why, size_t n)
+{
+  if (a->np < 1 || a->np > INT_MAX || a->nd < 1 || a->nd > INT_MAX
+      || a->repl < 1 || a->repl > a->nd) {
+    snprintf(why, n, "%llu partitions, %llu disks, replication %llu",
+             (unsigned long long)a->np, (unsigned long long)a->nd,
+             (unsigned long long)a->repl);
     return RIVER_ECORRUPT;
   }
   if (river_schema_parse(a->schema_text, &pc->schema) != RIVER_SUCCESS) {
-    river__error("%s: bad schema '%s'", path, a->schema_text);
+    snprintf(why, n, "bad schema '%.200s'", a->schema_text);
     return RIVER_ECORRUPT;
   }
   river_schema_key(pc->schema, NULL, &pc->key_off, &pc->key_size);
+  row_layout((int)a->repl, pc->key_size, lay);
+  return RIVER_SUCCESS;
+}
+
+/* Read /partitions of f, a->np rows laid out by lay, into *rows (the
+ * caller frees it). */
+static int get_rows(hid_t f, const river_pcoll *pc, const struct meta_attrs *a,
+                    const struct row_layout *lay, unsigned char **rows,
+                    char *why, size_t n)
+{
+  hid_t ds, pt = -1, sp = -1;
+  hssize_t npts;
+  int rc = RIVER_ECORRUPT;
+
+  *rows = NULL;
+  ds = H5Dopen2(f, "partitions", H5P_DEFAULT);
+  sp = ds < 0 ? -1 : H5Dget_space(ds);
+  npts = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+  if (npts < 0 || (uint64_t)npts != a->np) {
+    snprintf(why, n, "partition table missing or not %llu rows",
+             (unsigned long long)a->np);
+    goto out;
+  }
+  pt = h5_part_type((int)a->repl, pc->key_size, lay);
+  *rows = calloc(a->np, lay->size);
+  if (pt < 0 || *rows == NULL) {
+    rc = RIVER_ENOMEM;
+    goto out;
+  }
+  if (H5Dread(ds, pt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
+    snprintf(why, n, "cannot read the partition table");
+    goto out;
+  }
+  rc = RIVER_SUCCESS;
+out:
+  if (pt >= 0) H5Tclose(pt);
+  if (sp >= 0) H5Sclose(sp);
+  if (ds >= 0) H5Dclose(ds);
+  return rc;
+}
+
+/* Check the attributes against each other and the schema; fill pc
+ * (info, and disks unless keep_disks) from them. */
+static int check_attrs(river_pcoll *pc, const struct meta_attrs *a,
+                       int keep_disks, char *why, size_t n)
+{
+  river_pcoll_info *in = &pc->info;
+
+  if (strcmp(a->name, in->name) != 0 || a->ord > 1 || a->bs == 0
+      || a->bs % RIVER_COLL_ALIGN != 0
+      || (strcmp(a->layout, "partitioned")
+          && strcmp(a->layout, "interleaved"))) {
+    snprintf(why, n, "metadata contradicts itself (name '%s', layout %s, "
+             "ordered %llu, block size %llu)", a->name, a->layout,
+             (unsigned long long)a->ord, (unsigned long long)a->bs);
+    return RIVER_ECORRUPT;
+  }
   river_schema_record_size(pc->schema, &in->record_size);
   if (in->record_size != a->rs || a->rs > a->bs) {
-    river__error("%s: record size %llu does not match the schema '%s' "
-                 "(%zu bytes) or the block size", path,
-                 (unsigned long long)a->rs, a->schema_text, in->record_size);
+    snprintf(why, n, "record size %llu does not match the schema '%.200s' "
+             "(%zu bytes) or the block size", (unsigned long long)a->rs,
+             a->schema_text, in->record_size);
     return RIVER_ECORRUPT;
   }
   in->nrecords = a->nrec;
@@ -430,9 +692,12 @@ static int check_attrs(river_pcoll *pc, const char *path,
                                                 : RIVER_LAYOUT_INTERLEAVED;
   in->ordered = (int)a->ord;
   in->block_size = a->bs;
+  memcpy(in->generation, a->generation, sizeof in->generation);
   if (!keep_disks) {
-    if (river__pcoll_check_disks(a->disks) != RIVER_SUCCESS)
+    if (river__pcoll_check_disks(a->disks) != RIVER_SUCCESS) {
+      snprintf(why, n, "bad disk pattern '%.200s'", a->disks);
       return RIVER_ECORRUPT;
+    }
     snprintf(pc->disks, sizeof pc->disks, "%s", a->disks);
   }
   return RIVER_SUCCESS;
@@ -440,8 +705,8 @@ static int check_attrs(river_pcoll *pc, const char *path,
 
 /* Check row p of the table (at row, laid out by lay) and fill
  * pc->parts[p] from it. */
-static int unpack_row(river_pcoll *pc, const char *path, int p,
-                      const unsigned char *row, const struct row_layout *lay)
+static int unpack_row(river_pcoll *pc, int p, const unsigned char *row,
+                      const struct row_layout *lay, char *why, size_t n)
 {
   const river_pcoll_info *in = &pc->info;
   uint64_t rs = in->record_size, rpb = in->block_size / rs;
@@ -457,7 +722,7 @@ static int unpack_row(river_pcoll *pc, const char *path, int p,
       || r.nrecords > UINT64_MAX / rs || r.bytes != r.nrecords * rs
       || r.nblocks != (r.nrecords + rpb - 1) / rpb
       || strcmp(pp->path, expect) != 0) {
-    river__error("%s: partition table row %d is inconsistent", path, p);
+    snprintf(why, n, "partition table row %d is inconsistent", p);
     return RIVER_ECORRUPT;
   }
   pp->nrecords = r.nrecords;
@@ -468,62 +733,82 @@ static int unpack_row(river_pcoll *pc, const char *path, int p,
   return RIVER_SUCCESS;
 }
 
-/* Read /partitions of f into pc->parts (pc->info already filled). */
-static int get_table(hid_t f, const char *path, river_pcoll *pc)
+/* Check the table's rows (pc->info already filled) into pc->parts. */
+static int unpack_rows(river_pcoll *pc, const unsigned char *rows,
+                       const struct row_layout *lay, char *why, size_t n)
 {
-  river_pcoll_info *in = &pc->info;
-  uint64_t np = (uint64_t)in->npartitions, sum = 0;
-  struct row_layout lay;
-  hid_t ds, pt = -1, sp = -1;
-  hssize_t npts;
-  unsigned char *rows = NULL;
-  int rc = RIVER_ECORRUPT, p;
+  uint64_t sum = 0;
+  int p;
 
-  row_layout(in->replication, pc->key_size, &lay);
-  ds = H5Dopen2(f, "partitions", H5P_DEFAULT);
-  sp = ds < 0 ? -1 : H5Dget_space(ds);
-  npts = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
-  if (npts != (hssize_t)np) {
-    river__error("%s: partition table missing or not %llu rows", path,
-                 (unsigned long long)np);
-    goto out;
-  }
-  pt = h5_part_type(in->replication, pc->key_size, &lay);
-  rows = calloc(np, lay.size);
-  pc->parts = calloc(np, sizeof *pc->parts);
-  if (pt < 0 || rows == NULL || pc->parts == NULL) {
-    rc = RIVER_ENOMEM;
-    goto out;
-  }
-  if (H5Dread(ds, pt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
-    river__error("%s: cannot read the partition table", path);
-    goto out;
-  }
-  for (p = 0; p < in->npartitions; p++) {
-    if (unpack_row(pc, path, p, rows + (size_t)p * lay.size, &lay)
+  pc->parts = calloc((size_t)pc->info.npartitions, sizeof *pc->parts);
+  if (pc->parts == NULL)
+    return RIVER_ENOMEM;
+  for (p = 0; p < pc->info.npartitions; p++) {
+    if (unpack_row(pc, p, rows + (size_t)p * lay->size, lay, why, n)
         != RIVER_SUCCESS)
-      goto out;
+      return RIVER_ECORRUPT;
     sum += pc->parts[p].nrecords;
   }
-  if (sum != in->nrecords) {
-    river__error("%s: partitions hold %llu records, metadata says %llu", path,
-                 (unsigned long long)sum, (unsigned long long)in->nrecords);
-    goto out;
+  if (sum != pc->info.nrecords) {
+    snprintf(why, n, "partitions hold %llu records, metadata says %llu",
+             (unsigned long long)sum,
+             (unsigned long long)pc->info.nrecords);
+    return RIVER_ECORRUPT;
   }
-  rc = RIVER_SUCCESS;
-out:
+  return RIVER_SUCCESS;
+}
+
+/*
+ * Read f into pc. The checksum is checked as soon as the whole content
+ * is read, before anything in it is believed beyond what reading needs:
+ * whatever stops the reading or fails the checksum is reported as a
+ * checksum failure (the file was altered or torn), with the detail.
+ */
+static int read_meta(hid_t f, river_pcoll *pc, const char *path,
+                     int keep_disks)
+{
+  struct meta_attrs *a = malloc(sizeof *a);
+  unsigned char *rows = NULL;
+  struct row_layout lay;
+  char why[512] = "";
+  int rc, sealed = 0;
+
+  if (a == NULL)
+    return RIVER_ENOMEM;
+  rc = get_attrs(f, a, why, sizeof why);
+  if (rc == RIVER_SUCCESS)
+    rc = get_shape(pc, a, &lay, why, sizeof why);
+  if (rc == RIVER_SUCCESS)
+    rc = get_rows(f, pc, a, &lay, &rows, why, sizeof why);
+  if (rc == RIVER_SUCCESS)
+    sealed = a->has_crc && a->crc == digest(a, rows, &lay, pc->key_size);
+  if (rc == RIVER_SUCCESS && sealed)
+    rc = check_attrs(pc, a, keep_disks, why, sizeof why);
+  if (rc == RIVER_SUCCESS && sealed)
+    rc = unpack_rows(pc, rows, &lay, why, sizeof why);
+  if (rc == RIVER_ENOMEM) {
+    river__error("collection %s: metadata %s: out of memory reading it",
+                 pc->info.name, path);
+  } else if (rc == RIVER_EFORMAT) {
+    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
+    rc = RIVER_ECORRUPT;
+  } else if (!sealed) {
+    river__error("collection %s: metadata %s fails its checksum (altered "
+                 "or torn write)%s%s", pc->info.name, path,
+                 why[0] ? ": " : "", why);
+    rc = RIVER_ECORRUPT;
+  } else if (rc != RIVER_SUCCESS) {
+    river__error("collection %s: metadata %s: %s", pc->info.name, path, why);
+  }
   free(rows);
-  if (pt >= 0) H5Tclose(pt);
-  if (sp >= 0) H5Sclose(sp);
-  if (ds >= 0) H5Dclose(ds);
+  free(a);
   return rc;
 }
 
 int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
 {
-  struct meta_attrs a;
   struct h5_quiet q;
-  hid_t f;
+  hid_t f, fapl;
   int rc, fd;
 
   /* HDF5 opens the file itself, and would wait forever on a FIFO and
@@ -533,19 +818,21 @@ int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
     return rc;
   close(fd);
   h5_quiet_on(&q);
-  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  /* Closing the file closes whatever a failed read left open in it. */
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0)
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  f = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
   if (f < 0) {
-    river__error("%s: not a readable HDF5 file (corrupt or truncated "
-                 "metadata)", path);
+    river__error("collection %s: metadata %s: not a readable HDF5 file "
+                 "(corrupt or truncated metadata)", pc->info.name, path);
     rc = RIVER_ECORRUPT;
   } else {
-    rc = get_attrs(f, path, pc, &a);
-    if (rc == RIVER_SUCCESS)
-      rc = check_attrs(pc, path, &a, keep_disks);
-    if (rc == RIVER_SUCCESS)
-      rc = get_table(f, path, pc);
+    rc = read_meta(f, pc, path, keep_disks);
     H5Fclose(f);
   }
+  if (fapl >= 0)
+    H5Pclose(fapl);
   h5_quiet_off(&q);
   return rc;
 }

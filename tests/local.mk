@@ -31,6 +31,13 @@ tests_peak_rss_la_SOURCES = tests/peak_rss.c
 tests_peak_rss_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_peak_rss_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_peak_rss_la_LIBADD = -ldl
+# fail_write fails writes to files with chosen name endings with ENOSPC
+# (a full disk); tests/cli/test_coll_meta.sh preloads it.
+check_LTLIBRARIES += tests/fail_write.la
+tests_fail_write_la_SOURCES = tests/fail_write.c
+tests_fail_write_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_fail_write_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_fail_write_la_LIBADD = -ldl
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
@@ -175,7 +182,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
-	tests/cli/test_coll_memory.sh
+	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 

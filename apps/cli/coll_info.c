@@ -358,6 +358,22 @@ static int print_report(const struct report *r, int npartitions)
   return rc;
 }
 
+/* The verdict on a collection whose metadata could not be read: altered,
+ * torn or unreadable metadata leaves no partition table to check the data
+ * against (the reason is the error line above it). */
+static void say_bad_meta(const struct args *a)
+{
+  char root[4200];
+  size_t len = sizeof root;
+
+  if (river_pcoll_root(&a->opts, root, &len) != RIVER_SUCCESS)
+    snprintf(root, sizeof root, "ROOT");
+  printf("fsck %s: DAMAGED: metadata %s/%s%s cannot be trusted (see the "
+         "error above); no data checked\n", a->pos[0], root, a->pos[0],
+         RIVER_PCOLL_META_SUFFIX);
+  fflush(stdout);
+}
+
 int cmd_fsck(int argc, char **argv)
 {
   struct args a;
@@ -371,6 +387,8 @@ int cmd_fsck(int argc, char **argv)
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &pc);
+  if (rc == RIVER_ECORRUPT && cli_rank() == 0)
+    say_bad_meta(&a);
   if (rc != RIVER_SUCCESS)
     return rc;
   river_pcoll_info_get(pc, &in);
