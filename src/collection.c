@@ -4,7 +4,8 @@
  * reader. Shared: the handle's lifecycle (struct river_coll, made by
  * river__coll_new, freed by river__coll_free), the error mapping, the
  * open that takes only regular files (river__open_regular, also used
- * for the metadata), the O_DIRECT switch, the aligned block buffer, the
+ * for the metadata; river__open_quiet and river__open_report split it
+ * for callers that open now and report later), the O_DIRECT switch, the aligned block buffer, the
  * file's geometry and the header's encoding and decoding, so that the
  * header's layout is spelled in one file. The reader checks the header,
  * the file's size and the block-CRC table before it allocates anything
@@ -50,7 +51,7 @@ int river__coll_new(const char *path, river_coll **out)
 
 void river__coll_free(river_coll *c)
 {
-  if (c->fd >= 0)
+  if (c->fd >= 0 && !c->borrowed_fd)
     close(c->fd);
   if (c->tmp_exists && unlink(c->tmp) < 0)
     river__warn("%s: cannot remove: %s", c->tmp, strerror(errno));
@@ -113,35 +114,63 @@ static const char *file_kind(mode_t m)
   return "of an unknown kind";
 }
 
+void river__open_quiet(const char *path, river__file *f)
+{
+  struct stat st;
+  int fd, fl;
+
+  f->fd = -1;
+  f->err = 0;
+  f->call = NULL;
+  f->mode = 0;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    f->err = errno;
+    f->call = "open";
+    return;
+  }
+  if (fstat(fd, &st) != 0) {
+    f->err = errno;
+    f->call = "fstat";
+  } else if (!S_ISREG(st.st_mode)) {
+    f->mode = (unsigned)st.st_mode;
+  } else if ((fl = fcntl(fd, F_GETFL)) < 0
+             || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    f->err = errno;
+    f->call = "fcntl(O_NONBLOCK)";
+  } else {
+    f->fd = fd;
+    return;
+  }
+  close(fd);
+}
+
+int river__open_report(const char *path, const char *what, int level,
+                       const river__file *f)
+{
+  if (f->fd >= 0)
+    return RIVER_SUCCESS;
+  if (f->call != NULL) {
+    errno = f->err;
+    return river__coll_syserr(level, path, f->call);
+  }
+  river_log(level, "%s: not a regular file (%s); not read as %s", path,
+            file_kind((mode_t)f->mode), what);
+  return RIVER_ECORRUPT;
+}
+
 int river__open_regular(const char *path, const char *what, int level,
                         int *fd)
 {
-  struct stat st;
-  int f, fl, rc;
+  river__file f;
+  int rc;
 
-  /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-  f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (f < 0)
-    return river__coll_syserr(level, path, "open");
-  if (fstat(f, &st) != 0) {
-    rc = river__coll_syserr(level, path, "fstat");
-    close(f);
-    return rc;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    river_log(level, "%s: not a regular file (%s); not read as %s",
-              path, file_kind(st.st_mode), what);
-    close(f);
-    return RIVER_ECORRUPT;
-  }
-  fl = fcntl(f, F_GETFL);
-  if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    rc = river__coll_syserr(level, path, "fcntl(O_NONBLOCK)");
-    close(f);
-    return rc;
-  }
-  *fd = f;
-  return RIVER_SUCCESS;
+  river__open_quiet(path, &f);
+  rc = river__open_report(path, what, level, &f);
+  if (rc == RIVER_SUCCESS)
+    *fd = f.fd;
+  return rc;
 }
 
 int river__coll_direct_on(river_coll *c, const char *name, int level)
@@ -421,22 +450,14 @@ int river_coll_open(const char *path, size_t record_size,
   return river__coll_open_at(path, record_size, opts, RIVER_LOG_ERROR, out);
 }
 
-int river__coll_open_at(const char *path, size_t record_size,
+/* The reader's open once c->fd is open: header, size and trailer
+ * decide what may be allocated. c is freed on failure. */
+static int open_checked(river_coll *c, size_t record_size,
                         const river_coll_opts *opts, int level,
                         river_coll **out)
 {
-  river_coll *c;
   int rc;
 
-  if (path == NULL || *path == '\0' || out == NULL)
-    return RIVER_EINVAL;
-  rc = river__coll_new(path, &c);
-  if (rc)
-    return rc;
-  rc = river__open_regular(path, "a collection", level, &c->fd);
-  if (rc != RIVER_SUCCESS)
-    goto fail;
-  /* Header, size and trailer decide what may be allocated. */
   if ((rc = read_header(c, record_size, level)) != RIVER_SUCCESS
       || (rc = check_size(c, level)) != RIVER_SUCCESS
       || (rc = read_trailer(c, level)) != RIVER_SUCCESS)
@@ -450,7 +471,7 @@ int river__coll_open_at(const char *path, size_t record_size,
   posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   if (opts && opts->direct_io
-      && (rc = river__coll_direct_on(c, path, level)) != RIVER_SUCCESS)
+      && (rc = river__coll_direct_on(c, c->path, level)) != RIVER_SUCCESS)
     goto fail;
   *out = c;
   return RIVER_SUCCESS;
@@ -458,6 +479,43 @@ int river__coll_open_at(const char *path, size_t record_size,
 fail:
   river__coll_free(c);
   return rc;
+}
+
+int river__coll_open_at(const char *path, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out)
+{
+  river_coll *c;
+  int rc;
+
+  if (path == NULL || *path == '\0' || out == NULL)
+    return RIVER_EINVAL;
+  rc = river__coll_new(path, &c);
+  if (rc)
+    return rc;
+  rc = river__open_regular(path, "a collection", level, &c->fd);
+  if (rc != RIVER_SUCCESS) {
+    river__coll_free(c);
+    return rc;
+  }
+  return open_checked(c, record_size, opts, level, out);
+}
+
+int river__coll_open_fd(const char *path, int fd, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out)
+{
+  river_coll *c;
+  int rc;
+
+  if (path == NULL || *path == '\0' || fd < 0 || out == NULL)
+    return RIVER_EINVAL;
+  rc = river__coll_new(path, &c);
+  if (rc)
+    return rc;
+  c->fd = fd;
+  c->borrowed_fd = 1;
+  return open_checked(c, record_size, opts, level, out);
 }
 
 /* Read exactly want bytes of block b into iov (preadv). */

@@ -97,6 +97,8 @@ struct river_coll {
   char *tmp;              /* writer: "<path>.tmp"; NULL for a reader */
   int tmp_exists;         /* writer: tmp is ours to remove */
   int fd;                 /* -1 once closed */
+  int borrowed_fd;        /* reader: fd is the caller's (river__coll_open_fd),
+                             not closed with c */
   int direct;             /* O_DIRECT is on for fd */
   int failed;             /* writer: a write failed; only abandon is left */
   size_t record_size;

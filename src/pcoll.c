@@ -7,8 +7,9 @@
  *
  * The handle (struct river_pcoll, pcoll_internal.h) holds what the
  * metadata says plus, for a writer, this rank's open copies and running
- * key range and, for a reader, a lazily opened handle per (partition,
- * copy) and whether that copy is known to be unusable.
+ * key range and, for a reader, each (partition, copy) file opened with
+ * the metadata (pcoll_open.c), a handle per copy made when it is first
+ * read, and whether that copy is known to be unusable.
  *
  * Severity travels down the read path as an argument (fail_level), not
  * in the handle or a global: one reader handle serves calls whose
@@ -56,10 +57,7 @@ static void pcoll_free(river_pcoll *pc)
 
   if (pc == NULL)
     return;
-  if (pc->rcopies) {
-    for (i = 0; i < pc->info.npartitions * pc->info.replication; i++)
-      river_coll_close(pc->rcopies[i]);
-  }
+  river__pcoll_drop_reader(pc);
   if (pc->wcopies) {
     for (i = 0; i < pc->info.replication; i++)
       river_coll_close(pc->wcopies[i]);
@@ -73,8 +71,6 @@ static void pcoll_free(river_pcoll *pc)
                && access(path, F_OK) != 0;
     river__pcoll_unlock(pc->lock_fd, pc->root, pc->info.name, none);
   }
-  free(pc->rcopies);
-  free(pc->rbad);
   free(pc->wcopies);
   free(pc->parts);
   free(pc->key_min);
@@ -560,7 +556,6 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
 {
   char path[RIVER_PATH_MAX];
   river_pcoll *pc;
-  size_t ncopies;
   int rc;
 
   if (comm == MPI_COMM_NULL || name == NULL || out == NULL)
@@ -573,21 +568,11 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
     return rc;
   if (opts && opts->disks)
     snprintf(pc->disks, sizeof pc->disks, "%s", opts->disks);
-  rc = river__pcoll_meta_path(pc->root, name, NULL, path, sizeof path);
-  if (rc == RIVER_SUCCESS && access(path, F_OK) != 0) {
-    river__error("collection %s not found (no %s)", name, path);
-    rc = RIVER_ENOTFOUND;
-  }
+  /* The metadata and every copy's file, opened together (pcoll_open.c). */
+  rc = river__agree(pc->comm, river__pcoll_meta_path(pc->root, name, NULL,
+                                                     path, sizeof path));
   if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_read(pc, path, opts && opts->disks);
-  if (rc == RIVER_SUCCESS) {
-    ncopies = (size_t)pc->info.npartitions * (size_t)pc->info.replication;
-    pc->rcopies = calloc(ncopies, sizeof *pc->rcopies);
-    pc->rbad = calloc(ncopies, 1);
-    if (pc->rcopies == NULL || pc->rbad == NULL)
-      rc = RIVER_ENOMEM;
-  }
-  rc = river__agree(pc->comm, rc);
+    rc = river__pcoll_open_reader(pc, path, opts && opts->disks);
   if (rc != RIVER_SUCCESS) {
     pcoll_free(pc);
     return rc;
@@ -687,8 +672,7 @@ static int open_copy(river_pcoll *pc, int p, int c, int fail_level,
   rc = river__pcoll_file_path(pc->root, pc->disks, d, pp->path, path,
                               sizeof path);
   if (rc == RIVER_SUCCESS)
-    rc = river__coll_open_at(path, pc->info.record_size, &co, fail_level,
-                             &coll);
+    rc = river__pcoll_open_slot(pc, p, c, path, &co, fail_level, &coll);
   if (rc == RIVER_SUCCESS && (rc = river_coll_stat(coll, &ci)) == RIVER_SUCCESS
       && (ci.nrecords != pp->nrecords || ci.table_crc != pp->checksum
           || ci.block_size != pc->info.block_size)) {

@@ -4,6 +4,8 @@
  * functions one file provides to another.
  *
  *   pcoll.c        lifecycle, write and commit, block reads, verify, remove
+ *   pcoll_open.c   a reader's open: the metadata and every copy's file,
+ *                  held open against concurrent commits and removes
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
  *   pcoll_path.c   names, the root, disk patterns, file names, listing
  *   pcoll_layout.c which records a partition holds, stripe order
@@ -29,7 +31,9 @@ struct river__file_id {
 /*
  * The handle: what the metadata says (info, schema, the partition table),
  * plus, for a writer, this rank's open copies and running key range and,
- * for a reader, a lazily opened handle per (partition, copy).
+ * for a reader, a descriptor per (partition, copy) file opened with the
+ * metadata (pcoll_open.c) and a handle per copy made when it is first
+ * read.
  */
 struct river_pcoll {
   MPI_Comm comm;
@@ -54,7 +58,12 @@ struct river_pcoll {
   unsigned char *key_min, *key_max, *key_last; /* key_size bytes each */
   int ordered_ok;
   /* reader */
-  river_coll **rcopies;         /* npartitions * replication, lazily opened */
+  size_t nslots;                /* npartitions * replication: the size of
+                                   the three arrays below */
+  river__file *rfiles;          /* each copy's file, opened with the
+                                   metadata; fd -1 and nothing recorded:
+                                   open it when read (over the budget) */
+  river_coll **rcopies;         /* handles made when a copy is first read */
   unsigned char *rbad;          /* nonzero: that copy failed to open or
                                    match; -(the error code) */
 };
@@ -176,5 +185,27 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
  * file cannot be read or contradicts itself; RIVER_ENOMEM. */
 int river__pcoll_meta_read(river_pcoll *pc, const char *path,
                            int keep_disks);
+
+/* ------------------------------------------------------- pcoll_open.c */
+
+/* The reader's part of river_pcoll_open, collective over pc->comm: read
+ * the metadata at path (as river__pcoll_meta_read) and open every copy's
+ * file within the descriptor budget, starting again (a few times, then
+ * RIVER_EAGAIN, logged) while a commit or remove changes the metadata
+ * meanwhile or the ranks read different generations. Returns the agreed
+ * code; on failure pc may hold partial state for pcoll_free. */
+int river__pcoll_open_reader(river_pcoll *pc, const char *path,
+                             int keep_disks);
+
+/* Close and free what a reader holds for its copies (handles first, then
+ * their descriptors); pc->rcopies etc. are NULL after. */
+void river__pcoll_drop_reader(river_pcoll *pc);
+
+/* A handle for copy c of partition p at path: on the descriptor opened
+ * with the metadata, or the failure met then reported now at level, or
+ * (a copy over the budget) opened now. Failures are logged at level. */
+int river__pcoll_open_slot(river_pcoll *pc, int p, int c, const char *path,
+                           const river_coll_opts *co, int level,
+                           river_coll **out);
 
 #endif /* RIVER_PCOLL_INTERNAL_H */

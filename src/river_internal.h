@@ -96,6 +96,31 @@ int river__fsync_dir(const char *path);
 int river__open_regular(const char *path, const char *what, int level,
                         int *fd);
 
+/* river__open_regular in two steps, for a caller that opens files now
+ * and reports a failure only when it needs the file: river__open_quiet
+ * logs nothing and fills *f: fd >= 0 (open, regular), or fd -1 with the
+ * system call that failed (call) and its errno (err), or call NULL and
+ * the mode of a file that is not regular. river__open_report logs what
+ * river__open_regular would have logged for f and returns its code
+ * (RIVER_SUCCESS for an open f). src/collection.c. */
+typedef struct river__file {
+  int fd;
+  int err;
+  const char *call;
+  unsigned mode;
+} river__file;
+void river__open_quiet(const char *path, river__file *f);
+int river__open_report(const char *path, const char *what, int level,
+                       const river__file *f);
+
+/* river__coll_open_at on a file the caller has already opened (fd, with
+ * river__open_quiet; path names it in messages). The handle borrows fd:
+ * closing the handle leaves fd open, and the caller keeps fd open until
+ * the handle is closed. Handles may share one fd (reads are pread). */
+int river__coll_open_fd(const char *path, int fd, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out);
+
 /* river_coll_open and river_coll_read_block (src/collection.c) logging
  * their failures at `level` instead of RIVER_LOG_ERROR: for callers that
  * may recover (another mirror holds the block) and so decide how severe

@@ -139,6 +139,7 @@ mpi_tests = \
 	tests/mpi/test_pcoll_mpi.mpi \
 	tests/mpi/test_pcoll_failover_mpi.mpi \
 	tests/mpi/test_pcoll_api_mpi.mpi \
+	tests/mpi/test_pcoll_concurrent_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
@@ -162,6 +163,10 @@ tests_mpi_test_pcoll_failover_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_api_mpi_mpi_SOURCES = tests/mpi/test_pcoll_api_mpi.c \
 	tests/mpi/pcolltest.h tests/mpi/mpitest.h
 tests_mpi_test_pcoll_api_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_concurrent_mpi_mpi_SOURCES = \
+	tests/mpi/test_pcoll_concurrent_mpi.c tests/mpi/pcolltest.h \
+	tests/mpi/mpitest.h
+tests_mpi_test_pcoll_concurrent_mpi_mpi_LDADD = src/libriver.la
 # The distributed-queue tests share tests/mpi/dqtest.h.
 tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
 	tests/mpi/mpitest.h
@@ -182,7 +187,8 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_cli_args.sh tests/cli/test_fsck.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
-	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh
+	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
+	tests/cli/test_coll_concurrent.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 

@@ -243,6 +243,13 @@ static void test_failover_single(void)
     MT_CHECK(flip_byte(path, 17) == 0); /* the file header */
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  /* A reader keeps the files it opened (the unlinked one too): a new
+   * reader meets the damage. */
+  if (rc == RIVER_SUCCESS) {
+    river_pcoll_close(pc);
+    rc = river_pcoll_open(MPI_COMM_WORLD, "fo1", &o, &pc);
+    MT_CHECK_RC(rc, RIVER_SUCCESS);
+  }
   if (rc == RIVER_SUCCESS) {
     uint64_t bad = 0;
 

@@ -1,0 +1,238 @@
+/*
+ * pcoll_open.c - what a reader of a parallel collection holds from its
+ * open to its close: the metadata and an open descriptor per (partition,
+ * copy) file (pc->rfiles), taken at open time so that a commit of a new
+ * generation of the same name, or a remove, which unlink the files this
+ * reader's metadata names, cannot pull them away (an open descriptor
+ * keeps its file's data until it is closed).
+ *
+ * The open pins the metadata file (holds it open, so its inode number
+ * cannot be reused), reads it, opens the copies' files, then checks that
+ * the metadata path still names the pinned file: if a commit renamed a
+ * new one into place or a remove unlinked it meanwhile, the files opened
+ * may be the wrong ones or missing, and every rank starts again. The
+ * ranks also check that they read the same generation.
+ *
+ * The descriptors are limited by a budget (eager_budget): copies beyond
+ * it are opened when first read, as before, without the guarantee. A
+ * copy whose file could not be opened keeps what went wrong
+ * (river__file) and reports it, at the severity the read asks for, when
+ * it is first read, so a reader with a mirror to try only warns.
+ */
+#include "pcoll_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The most copy files one reader holds open from its open; and how many
+ * times an open starts again when the metadata keeps changing. */
+#define EAGER_MAX 4096
+#define OPEN_TRIES 6
+
+/* The descriptors this process has open (not counting the one used to
+ * count them). */
+static long fds_in_use(long limit)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  long n = 0, fd;
+
+  if (d != NULL) {
+    while ((e = readdir(d)) != NULL)
+      n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1;
+  }
+  for (fd = 0; fd < limit && fd < 65536; fd++)  /* no /proc: probe */
+    n += fcntl((int)fd, F_GETFD) != -1;
+  return n;
+}
+
+/* How many copy files a reader may open up front: half the soft
+ * RLIMIT_NOFILE less the descriptors already open, at most EAGER_MAX;
+ * the other half stays free for the program. */
+static size_t eager_budget(void)
+{
+  struct rlimit rl;
+  long soft, b;
+
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+    return 0;
+  soft = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)LONG_MAX / 2
+             ? LONG_MAX / 2 : (long)rl.rlim_cur;
+  b = soft / 2 - fds_in_use(soft);
+  return b < 0 ? 0 : b > EAGER_MAX ? EAGER_MAX : (size_t)b;
+}
+
+/* Open the copies' files, copy 0 of every partition first (mirrors are
+ * the fallbacks), while the budget lasts. The others stay lazy (fd -1,
+ * nothing recorded); so does a copy whose open ran out of descriptors. */
+static void open_eager(river_pcoll *pc)
+{
+  size_t budget = eager_budget(), n = 0, slot;
+  char path[RIVER_PATH_MAX];
+  river__file *f;
+  int p, c, d;
+
+  for (c = 0; c < pc->info.replication; c++)
+    for (p = 0; p < pc->info.npartitions && n < budget; p++) {
+      slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
+      f = &pc->rfiles[slot];
+      d = (pc->parts[p].first_disk + c) % pc->info.ndisks;
+      if (river__pcoll_file_path(pc->root, pc->disks, d, pc->parts[p].path,
+                                 path, sizeof path) != RIVER_SUCCESS)
+        continue;  /* open_copy will say why */
+      river__open_quiet(path, f);
+      if (f->fd < 0 && (f->err == EMFILE || f->err == ENFILE)) {
+        f->call = NULL;
+        f->err = 0;
+        return;
+      }
+      n += f->fd >= 0;
+    }
+}
+
+static int alloc_reader(river_pcoll *pc)
+{
+  size_t n = (size_t)pc->info.npartitions * (size_t)pc->info.replication, i;
+
+  pc->rcopies = calloc(n, sizeof *pc->rcopies);
+  pc->rbad = calloc(n, 1);
+  pc->rfiles = calloc(n, sizeof *pc->rfiles);
+  if (pc->rcopies == NULL || pc->rbad == NULL || pc->rfiles == NULL)
+    return RIVER_ENOMEM;
+  for (i = 0; i < n; i++)
+    pc->rfiles[i].fd = -1;
+  pc->nslots = n;
+  return RIVER_SUCCESS;
+}
+
+void river__pcoll_drop_reader(river_pcoll *pc)
+{
+  size_t i;
+
+  /* The handles borrow the descriptors: close them first. */
+  for (i = 0; pc->rcopies != NULL && i < pc->nslots; i++)
+    river_coll_close(pc->rcopies[i]);
+  for (i = 0; pc->rfiles != NULL && i < pc->nslots; i++)
+    if (pc->rfiles[i].fd >= 0)
+      close(pc->rfiles[i].fd);
+  free(pc->rcopies);
+  free(pc->rbad);
+  free(pc->rfiles);
+  pc->rcopies = NULL;
+  pc->rbad = NULL;
+  pc->rfiles = NULL;
+  pc->nslots = 0;
+}
+
+/* Hold the metadata file at path open in *pin (-1 if it is not a
+ * regular file this process can open: the metadata read says why) and
+ * fstat it into *st. RIVER_ENOTFOUND, logged, if there is none. */
+static int pin_meta(const char *name, const char *path, int *pin,
+                    struct stat *st)
+{
+  river__file f;
+
+  river__open_quiet(path, &f);
+  if (f.fd < 0 && f.err == ENOENT) {
+    river__error("collection %s not found (no %s)", name, path);
+    return RIVER_ENOTFOUND;
+  }
+  if (f.fd >= 0 && fstat(f.fd, st) != 0) {
+    close(f.fd);
+    f.fd = -1;
+  }
+  *pin = f.fd;
+  return RIVER_SUCCESS;
+}
+
+/* One try of this rank's part of the open: pin and read the metadata,
+ * open the copies' files, check the metadata path still names the pinned
+ * file. RIVER_EAGAIN (nothing logged) if it does not: a commit or remove
+ * ran meanwhile. */
+static int open_once(river_pcoll *pc, const char *path, int keep_disks)
+{
+  struct stat st, now;
+  int pin, rc;
+
+  rc = pin_meta(pc->info.name, path, &pin, &st);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river__pcoll_meta_read(pc, path, keep_disks);
+  if (rc == RIVER_SUCCESS && (rc = alloc_reader(pc)) == RIVER_SUCCESS)
+    open_eager(pc);
+  if (pin < 0) {
+    if (rc == RIVER_SUCCESS)  /* the read said nothing was wrong */
+      rc = RIVER_EAGAIN;
+  } else if (stat(path, &now) != 0 || now.st_dev != st.st_dev
+             || now.st_ino != st.st_ino) {
+    rc = rc == RIVER_ENOMEM ? rc : RIVER_EAGAIN;
+  }
+  if (pin >= 0)
+    close(pin);
+  return rc;
+}
+
+/* Forget what a try read, for the next one. */
+static void forget(river_pcoll *pc)
+{
+  river__pcoll_drop_reader(pc);
+  free(pc->parts);
+  pc->parts = NULL;
+  river_schema_destroy(pc->schema);
+  pc->schema = NULL;
+}
+
+int river__pcoll_open_reader(river_pcoll *pc, const char *path,
+                             int keep_disks)
+{
+  struct timespec ts = {0, 1000000};  /* 1 ms, doubling */
+  char gen[sizeof pc->info.generation];
+  int tries, rc;
+
+  for (tries = 1;; tries++) {
+    rc = open_once(pc, path, keep_disks);
+    /* Every rank must read the generation rank 0 read. */
+    memcpy(gen, pc->info.generation, sizeof gen);
+    if (river__bcast(gen, sizeof gen, MPI_CHAR, 0, pc->comm) != RIVER_SUCCESS)
+      rc = RIVER_EMPI;
+    else if (rc == RIVER_SUCCESS
+             && memcmp(gen, pc->info.generation, sizeof gen) != 0)
+      rc = RIVER_EAGAIN;
+    rc = river__agree(pc->comm, rc);
+    if (rc != RIVER_EAGAIN || tries == OPEN_TRIES)
+      break;
+    forget(pc);
+    nanosleep(&ts, NULL);  /* let the commit or remove finish */
+    ts.tv_nsec *= 2;
+  }
+  if (rc == RIVER_EAGAIN)
+    river__error("collection %s: its metadata %s changed during each of %d "
+                 "attempts to open it (another job is writing or removing "
+                 "it)", pc->info.name, path, OPEN_TRIES);
+  return rc;
+}
+
+int river__pcoll_open_slot(river_pcoll *pc, int p, int c, const char *path,
+                           const river_coll_opts *co, int level,
+                           river_coll **out)
+{
+  const river__file *f;
+
+  f = &pc->rfiles[(size_t)p * (size_t)pc->info.replication + (size_t)c];
+  if (f->fd >= 0)
+    return river__coll_open_fd(path, f->fd, pc->info.record_size, co, level,
+                               out);
+  if (f->call != NULL || f->mode != 0)
+    return river__open_report(path, "a collection", level, f);
+  return river__coll_open_at(path, pc->info.record_size, co, level, out);
+}
