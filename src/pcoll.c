@@ -2,8 +2,8 @@
  * pcoll.c - parallel collections: partitions of single-disk collections
  * (river/collection.h) over disks, with mirrors, described by one
  * metadata file (pcoll_meta.c). This file holds their life: create,
- * write, commit, open, block reads with failover to mirrors, verify and
- * remove.
+ * write, commit, open, block reads with failover to mirrors and verify
+ * (removal is pcoll_remove.c, a reader's open pcoll_open.c).
  *
  * The handle (struct river_pcoll, pcoll_internal.h) holds what the
  * metadata says plus, for a writer, this rank's open copies and running
@@ -51,7 +51,7 @@ static void new_generation(char out[17])
 
 /* --------------------------------------------------------- lifecycle */
 
-static void pcoll_free(river_pcoll *pc)
+void river__pcoll_free(river_pcoll *pc)
 {
   int i;
 
@@ -250,7 +250,7 @@ int river_pcoll_create(MPI_Comm comm, const char *name,
     rc = open_writers(pc);
   rc = river__agree(pc->comm, rc);
   if (rc != RIVER_SUCCESS) {
-    pcoll_free(pc); /* closing writers removes their temp files */
+    river__pcoll_free(pc); /* closing writers removes their temp files */
     return rc;
   }
   *out = pc;
@@ -328,26 +328,6 @@ static int finish_local(river_pcoll *pc, struct part_report *rep)
   rep->checksum = ci.table_crc;
   rep->ordered_ok = pc->ordered_ok;
   return RIVER_SUCCESS;
-}
-
-/* Remove this rank's files of write `gen` of partition p of collection
- * `name` (ndisks disks, repl copies) under root and disk pattern disks. */
-static void remove_partition(const char *root, const char *disks,
-                             const char *name, int p, const char *gen,
-                             int ndisks, int repl)
-{
-  char file[RIVER_PCOLL_PATH_LEN], path[RIVER_PATH_MAX];
-  int c;
-
-  if (river__pcoll_data_name(name, p, gen, file, sizeof file)
-      != RIVER_SUCCESS)
-    return;
-  for (c = 0; c < repl; c++) {
-    if (river__pcoll_file_path(root, disks, (p + c) % ndisks, file, path,
-                               sizeof path) == RIVER_SUCCESS
-        && unlink(path) != 0 && errno != ENOENT)
-      river__warn("cannot remove %s: %s", path, strerror(errno));
-  }
 }
 
 /* What rank 0 learns of the collection being replaced, for cleanup. */
@@ -489,8 +469,8 @@ static void remove_old(const river_pcoll *pc, const struct old_gen *old)
   if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
     return;
   for (p = pc->rank; p < w->npartitions; p += pc->size)
-    remove_partition(pc->root, w->disks, pc->info.name, p, w->generation,
-                     w->ndisks, w->replication);
+    river__pcoll_remove_files(pc->root, w->disks, pc->info.name, p,
+                              w->generation, w->ndisks, w->replication);
 }
 
 /*
@@ -535,9 +515,9 @@ int river_pcoll_commit(river_pcoll *pc)
   }
   if (rc != RIVER_SUCCESS) {
     /* Not committed: this write's own files go, nothing else. */
-    remove_partition(pc->root, pc->disks, pc->info.name, pc->rank,
-                     pc->info.generation, pc->info.ndisks,
-                     pc->info.replication);
+    river__pcoll_remove_files(pc->root, pc->disks, pc->info.name, pc->rank,
+                              pc->info.generation, pc->info.ndisks,
+                              pc->info.replication);
   } else {
     river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
     river__test_fault("commit-cleanup");
@@ -545,7 +525,7 @@ int river_pcoll_commit(river_pcoll *pc)
   }
   free(mine);
   free(all);
-  pcoll_free(pc);
+  river__pcoll_free(pc);
   return rc;
 }
 
@@ -574,7 +554,7 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_open_reader(pc, path, opts && opts->disks);
   if (rc != RIVER_SUCCESS) {
-    pcoll_free(pc);
+    river__pcoll_free(pc);
     return rc;
   }
   *out = pc;
@@ -586,10 +566,10 @@ int river_pcoll_close(river_pcoll *pc)
   if (pc == NULL)
     return RIVER_SUCCESS;
   if (pc->writing) {
-    pcoll_free(pc);  /* abandoning writers removes their temp files */
+    river__pcoll_free(pc);  /* abandoning writers removes their temp files */
     return RIVER_SUCCESS;
   }
-  pcoll_free(pc);
+  river__pcoll_free(pc);
   return RIVER_SUCCESS;
 }
 
@@ -881,96 +861,5 @@ int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
   free(buf);
   if (nbad != NULL)
     *nbad = n;
-  return rc;
-}
-
-int river__pcoll_where(const char *root, const char *name,
-                       struct river__pcoll_where *w)
-{
-  char path[RIVER_PATH_MAX];
-  river_pcoll *pc;
-  struct stat st;
-  int rc;
-
-  rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  if (lstat(path, &st) != 0 && errno == ENOENT)
-    return RIVER_ENOTFOUND;
-  pc = calloc(1, sizeof *pc);
-  if (pc == NULL)
-    return RIVER_ENOMEM;
-  pc->comm = MPI_COMM_NULL;
-  pc->lock_fd = -1;
-  snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
-  snprintf(pc->root, sizeof pc->root, "%s", root);
-  rc = river__pcoll_meta_read(pc, path, 0);
-  if (rc == RIVER_SUCCESS) {
-    w->npartitions = pc->info.npartitions;
-    w->ndisks = pc->info.ndisks;
-    w->replication = pc->info.replication;
-    memcpy(w->generation, pc->info.generation, sizeof w->generation);
-    snprintf(w->disks, sizeof w->disks, "%s", pc->disks);
-  }
-  pcoll_free(pc);
-  return rc;
-}
-
-/* Remove what w says is collection name's (metadata at path first, so
- * that the collection disappears at once). */
-static int remove_all(const char *root, const char *name, const char *path,
-                      const struct river__pcoll_where *w)
-{
-  int p;
-
-  if (unlink(path) != 0) {
-    river__error("cannot remove %s: %s", path, strerror(errno));
-    return errno == EACCES || errno == EPERM ? RIVER_EACCES : RIVER_EIO;
-  }
-  river__fsync_dir(path);
-  for (p = 0; p < w->npartitions; p++)
-    remove_partition(root, w->disks, name, p, w->generation, w->ndisks,
-                     w->replication);
-  return RIVER_SUCCESS;
-}
-
-int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
-{
-  char root[RIVER_PATH_MAX], path[RIVER_PATH_MAX];
-  struct river__pcoll_where w;
-  int rc, fd = -1;
-
-  if (name == NULL)
-    return RIVER_EINVAL;
-  rc = river_pcoll_check_name(name);
-  if (rc == RIVER_SUCCESS && opts && opts->disks)
-    rc = river__pcoll_check_disks(opts->disks);
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_resolve_root(opts, root, sizeof root);
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
-  if (rc != RIVER_SUCCESS)
-    return RIVER_EINVAL;
-  if (access(root, F_OK) == 0)
-    rc = river__pcoll_lock(root, name, &fd);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  rc = river__pcoll_where(root, name, &w);
-  if (rc == RIVER_ENOTFOUND) {
-    river__error("collection %s not found (no %s)", name, path);
-  } else if (rc != RIVER_SUCCESS) {
-    struct stat st;
-    int regular = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
-    river__error("collection %s: its metadata %s cannot be read (%s); "
-                 "nothing removed%s%s%s", name, path, river_strerror(rc),
-                 regular ? " (`river rm --force " : "", regular ? name : "",
-                 regular ? "` removes it and every file named for it)" : "");
-  } else {
-    if (opts && opts->disks)
-      snprintf(w.disks, sizeof w.disks, "%s", opts->disks);
-    rc = remove_all(root, name, path, &w);
-  }
-  river__pcoll_unlock(fd, root, name,
-                      rc == RIVER_SUCCESS || rc == RIVER_ENOTFOUND);
   return rc;
 }

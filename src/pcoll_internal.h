@@ -3,9 +3,12 @@
  * nothing else sees: the handle, the path limits, and the river__pcoll_*
  * functions one file provides to another.
  *
- *   pcoll.c        lifecycle, write and commit, block reads, verify, remove
+ *   pcoll.c        lifecycle, write and commit, block reads, verify
  *   pcoll_open.c   a reader's open: the metadata and every copy's file,
  *                  held open against concurrent commits and removes
+ *   pcoll_remove.c remove; a partition's files; where a collection is
+ *   pcoll_lock.c   the writers' lock of a name
+ *   pcoll_gc.c     leftovers under a root (gc, purge)
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
  *   pcoll_path.c   names, the root, disk patterns, file names, listing
  *   pcoll_layout.c which records a partition holds, stripe order
@@ -139,12 +142,24 @@ int river__pcoll_mkdirs(const char *path);
 
 /* ------------------------------------------------------------ pcoll.c */
 
+/* Free a handle, whatever state it is in (releases a writer's lock). */
+void river__pcoll_free(river_pcoll *pc);
+
+/* ----------------------------------------------------- pcoll_remove.c */
+
 /* What a collection's metadata says about where its files are. */
 struct river__pcoll_where {
   int npartitions, ndisks, replication;
   char generation[17];
   char disks[RIVER_PATH_MAX];
 };
+
+/* Remove this rank's files of write gen of partition p of collection
+ * name (ndisks disks, repl copies) under root and disk pattern disks;
+ * failures are warnings. */
+void river__pcoll_remove_files(const char *root, const char *disks,
+                               const char *name, int p, const char *gen,
+                               int ndisks, int repl);
 
 /* Read collection name's metadata under root into *w (one process, no
  * communicator): RIVER_SUCCESS, RIVER_ENOTFOUND (no metadata file,

@@ -1,0 +1,127 @@
+/*
+ * pcoll_remove.c - removing a parallel collection (river_pcoll_remove),
+ * and the two pieces the commit shares with it: removing one
+ * partition's files of one generation, and reading where a collection's
+ * files are (its metadata, by one process, without a communicator).
+ * rm takes the name's writers' lock (pcoll_lock.c) so that it never
+ * removes a collection while a job writes it.
+ */
+#include "pcoll_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Remove this rank's files of write `gen` of partition p of collection
+ * `name` (ndisks disks, repl copies) under root and disk pattern disks. */
+void river__pcoll_remove_files(const char *root, const char *disks,
+                               const char *name, int p, const char *gen,
+                               int ndisks, int repl)
+{
+  char file[RIVER_PCOLL_PATH_LEN], path[RIVER_PATH_MAX];
+  int c;
+
+  if (river__pcoll_data_name(name, p, gen, file, sizeof file)
+      != RIVER_SUCCESS)
+    return;
+  for (c = 0; c < repl; c++) {
+    if (river__pcoll_file_path(root, disks, (p + c) % ndisks, file, path,
+                               sizeof path) == RIVER_SUCCESS
+        && unlink(path) != 0 && errno != ENOENT)
+      river__warn("cannot remove %s: %s", path, strerror(errno));
+  }
+}
+
+int river__pcoll_where(const char *root, const char *name,
+                       struct river__pcoll_where *w)
+{
+  char path[RIVER_PATH_MAX];
+  river_pcoll *pc;
+  struct stat st;
+  int rc;
+
+  rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (lstat(path, &st) != 0 && errno == ENOENT)
+    return RIVER_ENOTFOUND;
+  pc = calloc(1, sizeof *pc);
+  if (pc == NULL)
+    return RIVER_ENOMEM;
+  pc->comm = MPI_COMM_NULL;
+  pc->lock_fd = -1;
+  snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
+  snprintf(pc->root, sizeof pc->root, "%s", root);
+  rc = river__pcoll_meta_read(pc, path, 0);
+  if (rc == RIVER_SUCCESS) {
+    w->npartitions = pc->info.npartitions;
+    w->ndisks = pc->info.ndisks;
+    w->replication = pc->info.replication;
+    memcpy(w->generation, pc->info.generation, sizeof w->generation);
+    snprintf(w->disks, sizeof w->disks, "%s", pc->disks);
+  }
+  river__pcoll_free(pc);
+  return rc;
+}
+
+/* Remove what w says is collection name's (metadata at path first, so
+ * that the collection disappears at once). */
+static int remove_all(const char *root, const char *name, const char *path,
+                      const struct river__pcoll_where *w)
+{
+  int p;
+
+  if (unlink(path) != 0) {
+    river__error("cannot remove %s: %s", path, strerror(errno));
+    return errno == EACCES || errno == EPERM ? RIVER_EACCES : RIVER_EIO;
+  }
+  river__fsync_dir(path);
+  for (p = 0; p < w->npartitions; p++)
+    river__pcoll_remove_files(root, w->disks, name, p, w->generation,
+                              w->ndisks, w->replication);
+  return RIVER_SUCCESS;
+}
+
+int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
+{
+  char root[RIVER_PATH_MAX], path[RIVER_PATH_MAX];
+  struct river__pcoll_where w;
+  int rc, fd = -1;
+
+  if (name == NULL)
+    return RIVER_EINVAL;
+  rc = river_pcoll_check_name(name);
+  if (rc == RIVER_SUCCESS && opts && opts->disks)
+    rc = river__pcoll_check_disks(opts->disks);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_resolve_root(opts, root, sizeof root);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
+  if (rc != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  if (access(root, F_OK) == 0)
+    rc = river__pcoll_lock(root, name, &fd);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river__pcoll_where(root, name, &w);
+  if (rc == RIVER_ENOTFOUND) {
+    river__error("collection %s not found (no %s)", name, path);
+  } else if (rc != RIVER_SUCCESS) {
+    struct stat st;
+    int regular = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    river__error("collection %s: its metadata %s cannot be read (%s); "
+                 "nothing removed%s%s%s", name, path, river_strerror(rc),
+                 regular ? " (`river rm --force " : "", regular ? name : "",
+                 regular ? "` removes it and every file named for it)" : "");
+  } else {
+    if (opts && opts->disks)
+      snprintf(w.disks, sizeof w.disks, "%s", opts->disks);
+    rc = remove_all(root, name, path, &w);
+  }
+  river__pcoll_unlock(fd, root, name,
+                      rc == RIVER_SUCCESS || rc == RIVER_ENOTFOUND);
+  return rc;
+}
