@@ -1,0 +1,187 @@
+/*
+ * river/module.h - writing a module: a sequential function that River
+ * runs once per rank of its stage (an instance), with a queue on every
+ * edge of the flow (river/flow.h).
+ *
+ * A module reads records from its inputs and writes records to its
+ * outputs, each numbered from 0 in the order the flow attached them:
+ *
+ *   static int upper(river_ctx *ctx)
+ *   {
+ *     const void *in;
+ *     size_t n;
+ *     int rc;
+ *     while ((rc = river_get(ctx, 0, &in, &n)) == RIVER_SUCCESS)
+ *       if ((rc = river_put(ctx, 0, in, n)) != RIVER_SUCCESS)
+ *         return rc;
+ *     return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+ *   }
+ *
+ * End of input is the ordinary return code RIVER_EOS. When the module
+ * function returns, River closes its outputs (downstream instances see
+ * RIVER_EOS once every upstream instance has returned); a module that
+ * returns an error fails the flow on every rank.
+ *
+ * Records cross an edge in messages (whole records, about the edge's
+ * message size): river_get hands over one message's records at a time,
+ * valid until the next river_get (or river_try_get, river_select) on
+ * that input.
+ *
+ * Waiting never spins: a module blocked in get or put yields its rank
+ * to the other stages placed there and, when none can run, the rank
+ * sleeps with River's backoff (river_wait). Calls on a context are made
+ * only from its module function (contexts are not thread-safe).
+ */
+#ifndef RIVER_MODULE_H
+#define RIVER_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "river/core.h"
+#include "river/schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A running instance of a stage: what its module sees of the flow. */
+typedef struct river_ctx river_ctx;
+
+/* A module: RIVER_SUCCESS when done, or an error code. */
+typedef int (*river_module_fn)(river_ctx *ctx);
+
+/* The output schema of a module: called once per output while the flow
+ * is checked, with the stage's arguments and its input schemas readable
+ * through ctx (river_arg_*, river_input_schema; no get or put). Sets
+ * *schema to a new schema the flow then owns. */
+typedef int (*river_schema_fn)(river_ctx *ctx, int output,
+                               river_schema **schema);
+
+/* What a module declares when it is registered. */
+typedef struct river_module_decl {
+  int min_inputs, max_inputs;    /* max -1: any number */
+  int min_outputs, max_outputs;
+  int shares_rank;     /* 1: its instances may share ranks with other
+                          stages' (I/O-bound modules); 0: a rank of its
+                          stage runs nothing else */
+  const char *args;    /* its arguments, comma-separated, each
+                          NAME:TYPE or NAME:TYPE=DEFAULT (no default:
+                          required); TYPE is str, int, uint, size
+                          (a byte count, K/M/G/T suffixes), double, bool
+                          (true/false/yes/no/1/0) or field (a field of
+                          input 0's schema). NULL: none */
+  river_schema_fn schema;  /* NULL: every output carries input 0's
+                              schema (a module without inputs must then
+                              be given a `schema` argument) */
+  const char *doc;     /* one line for listings; may be NULL */
+} river_module_decl;
+
+#define RIVER_MODULE_DECL_INIT {0, 0, 0, 0, 0, NULL, NULL, NULL}
+
+/*
+ * Make module `name` (1..63 letters, digits, '_', '-') available to
+ * flows: fn with decl (copied) and user (returned by river_ctx_user).
+ * Not collective, but every rank that runs a flow using it must register
+ * it the same way before the flow is checked. RIVER_EEXIST if the name
+ * is taken (the built-in modules are registered by river_init);
+ * RIVER_EINVAL (logged) for a bad name or declaration.
+ */
+RIVER_API int river_module_register(const char *name, river_module_fn fn,
+                                    const river_module_decl *decl,
+                                    void *user);
+
+/* -------------------------------------------------------- who am I */
+
+/* The user pointer given at registration. */
+RIVER_API void *river_ctx_user(const river_ctx *ctx);
+
+/* This instance's number (0..ninstances-1, in rank order) and the
+ * number of instances of its stage. Either output may be NULL. */
+RIVER_API int river_ctx_instance(const river_ctx *ctx, int *instance,
+                                 int *ninstances);
+
+/* The stage's name (borrowed). */
+RIVER_API const char *river_ctx_stage(const river_ctx *ctx);
+
+/* The number of inputs and outputs. Either output may be NULL. */
+RIVER_API int river_ctx_ports(const river_ctx *ctx, int *ninputs,
+                              int *noutputs);
+
+/* The schema of an input or output (borrowed, valid while the flow
+ * runs). RIVER_EINVAL for an index out of range. */
+RIVER_API int river_input_schema(const river_ctx *ctx, int input,
+                                 const river_schema **schema);
+RIVER_API int river_output_schema(const river_ctx *ctx, int output,
+                                  const river_schema **schema);
+
+/* ------------------------------------------------------- arguments */
+
+/* The value of argument `name` (declared by the module) as given to the
+ * stage, else its default. RIVER_EINVAL (logged, naming the stage and
+ * argument) if the module did not declare it or it has another type;
+ * values were checked against their types when the flow was checked.
+ * A string is borrowed for the life of the flow. */
+RIVER_API int river_arg_str(const river_ctx *ctx, const char *name,
+                            const char **value);
+RIVER_API int river_arg_int(const river_ctx *ctx, const char *name,
+                            int64_t *value);
+RIVER_API int river_arg_uint(const river_ctx *ctx, const char *name,
+                             uint64_t *value);   /* uint and size */
+RIVER_API int river_arg_double(const river_ctx *ctx, const char *name,
+                               double *value);
+RIVER_API int river_arg_bool(const river_ctx *ctx, const char *name,
+                             int *value);
+
+/* ------------------------------------------------------------ data */
+
+/* The next message of records from input `input`: *records (borrowed
+ * until the next get, try_get or select) and *n records. Blocks until
+ * one arrives; RIVER_EOS once the input has ended. */
+RIVER_API int river_get(river_ctx *ctx, int input, const void **records,
+                        size_t *n);
+
+/* river_get without waiting: RIVER_EAGAIN if nothing is there now. */
+RIVER_API int river_try_get(river_ctx *ctx, int input, const void **records,
+                            size_t *n);
+
+/* Wait until some input that has not ended has a message or ends; *input
+ * gets its index (then river_try_get on it returns the message or
+ * RIVER_EOS). RIVER_EOS when every input has ended. Inputs are served
+ * fairly (round-robin from the last one returned). */
+RIVER_API int river_select(river_ctx *ctx, int *input);
+
+/* Write n records (copied) to output `output`; blocks while the edge's
+ * queues are full. */
+RIVER_API int river_put(river_ctx *ctx, int output, const void *records,
+                        size_t n);
+
+/* Zero-copy put: *buf gets room for *max records in the output's next
+ * message; river_commit(ctx, output, k) puts the first k of them. */
+RIVER_API int river_reserve(river_ctx *ctx, int output, void **buf,
+                            size_t *max);
+RIVER_API int river_commit(river_ctx *ctx, int output, size_t n);
+
+/* End a unit on a pull edge (a sorted run): the records put since the
+ * last unit go whole, in order, to one consumer. A no-op on other
+ * edges and for an empty unit. */
+RIVER_API int river_end_unit(river_ctx *ctx, int output);
+
+/* ----------------------------------------------------------- stats */
+
+typedef struct river_module_stats {
+  uint64_t records_in, bytes_in;    /* over all inputs */
+  uint64_t records_out, bytes_out;  /* over all outputs */
+  double get_wait_seconds;          /* blocked in get/select */
+  double put_wait_seconds;          /* blocked in put/commit/close */
+  double run_seconds;               /* from start to return */
+} river_module_stats;
+
+/* This instance's counters so far. */
+RIVER_API int river_ctx_stats(const river_ctx *ctx, river_module_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIVER_MODULE_H */
