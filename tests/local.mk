@@ -18,7 +18,10 @@ AM_TESTS_ENVIRONMENT = \
 # (tests/cli/test_coll_commit.sh).
 # peak_rss reports a process's peak resident memory at exit;
 # tests/cli/test_coll_memory.sh preloads it.
-check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la
+# no_locks makes fcntl's locks fail with ENOLCK (a file system without
+# locks; tests/cli/test_coll_commit.sh).
+check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la \
+	tests/no_locks.la
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -27,6 +30,10 @@ tests_fail_fsync_la_SOURCES = tests/fail_fsync.c
 tests_fail_fsync_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_fsync_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_fail_fsync_la_LIBADD = -ldl
+tests_no_locks_la_SOURCES = tests/no_locks.c
+tests_no_locks_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_no_locks_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_no_locks_la_LIBADD = -ldl
 tests_peak_rss_la_SOURCES = tests/peak_rss.c
 tests_peak_rss_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_peak_rss_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere

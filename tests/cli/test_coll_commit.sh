@@ -16,6 +16,7 @@
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 shim=${top_builddir:-.}/tests/.libs/fail_fsync.so
+nolocks=${top_builddir:-.}/tests/.libs/no_locks.so
 busy='collection X is in use: another job is writing or removing it'
 
 # sum_of NAME: cksum of NAME's copy-out ("" if it fails).
@@ -85,7 +86,7 @@ echo "two writers: $losers of 50 rounds had a loser"
 [ $losers -ge 25 ] || fail "only $losers rounds had a loser"
 
 # --- the directory sync after the rename fails --------------------------
-for n in 1 3; do
+for n in 1 2 3 4; do
   gen_x "$n" 11 3000 >/dev/null
   if ! gen_x "$n" 22 2000 LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$root"
   then
@@ -166,5 +167,72 @@ grep -q '^rm: removed Y: 7 files' "$tmp/out" \
 ls "$root"/disk*/Y.* "$root"/*Y* >/dev/null 2>&1 && fail "rm --force left files of Y"
 r 1 gen Y --records 10 >/dev/null || fail "the name Y is not free again"
 expect_fail 1 'nothing of that name' rm --force Q
+
+# --- what a hostile review found -----------------------------------------
+# Two roots sharing absolute disk directories: gc of one leaves the
+# other's files alone (and says so); rm --force too.
+rA=$tmp/rootA rB=$tmp/rootB sh="$tmp/shared%d"
+r 1 gen X --root "$rA" --disks "$sh" --records 100 >/dev/null
+r 1 gen Y --root "$rB" --disks "$sh" --records 100 >/dev/null
+r 1 gen X --root "$rB" --disks "$sh" --records 200 >/dev/null
+r 1 gen Q --root "$rB" --disks "$sh" --records 50 >/dev/null
+r 1 gc --root "$rA" --remove >"$tmp/gc.out" 2>&1 || fail "gc of root A"
+grep -q 'data files in disk directories outside .* were not judged' \
+  "$tmp/gc.out" || fail "gc does not say it left shared directories alone"
+printf 'junk' >"$rA/Q.river.h5"
+r 1 rm --force --root "$rA" Q >/dev/null 2>&1 || fail "rm --force Q in root A"
+for c in X Y Q; do
+  r 1 fsck --root "$rB" $c >/dev/null 2>&1 || fail "root A's gc/rm damaged root B's $c"
+done
+# rm --force of a collection written with --disks: without --disks it
+# warns that it found no data; with it, the data goes.
+r 1 gen C --disks "$tmp/cd%d" --records 100 >/dev/null
+printf 'junk' >"$root/C.river.h5"
+r 1 rm --force C >"$tmp/out" 2>&1 || fail "rm --force C"
+grep -q 'no data files found .*--disks' "$tmp/out" || fail "rm --force C: no --disks advice"
+r 1 gen C --disks "$tmp/cd%d" --records 100 >/dev/null
+printf 'junk' >"$root/C.river.h5"
+r 1 rm --force C --disks "$tmp/cd%d" >/dev/null 2>&1 || fail "rm --force C --disks"
+ls "$tmp"/cd0/C.* >/dev/null 2>&1 && fail "rm --force C --disks left its data"
+# A lock path that is a directory: that name is skipped, others cleaned.
+r 1 gen A --records 100 >/dev/null
+r 1 gen Z --records 100 >/dev/null
+touch "$root/disk0/Z.p0.0123456789abcdef.rdat"
+rm -f "$root/.A.lock"; mkdir "$root/.A.lock"
+r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc with a directory as a lock file"
+[ -e "$root/disk0/Z.p0.0123456789abcdef.rdat" ] && fail "gc stopped at A's lock"
+grep -q 'collection A: its files were left alone' "$tmp/gc.out" || fail "gc: A not named"
+rmdir "$root/.A.lock"
+# rm --force of a collection being written: in use, nothing removed.
+gen_x 1 11 300 RIVER_TEST_FAULT=commit-rename:sleep=2000 & pa=$!
+for _ in $(seq 1 200); do
+  ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
+  sleep 0.05
+done
+expect_fail 1 "$busy; nothing removed" rm --force X
+wait $pa || fail "the write rm --force ran beside failed"
+clean "rm --force beside a write"
+# A stream staged for a collection whose name starts with "lock." is a
+# staged stream, listed, not taken for a lock file.
+head -c 1000 /dev/zero >"$root/.lock.foo.copy-in.Ab12Cd"
+r 1 gc >"$tmp/gc.out" 2>&1
+grep -q 'lock.foo.copy-in.Ab12Cd  1000 bytes  staged copy-in stream' "$tmp/gc.out" \
+  || fail "a staged stream of 'lock.foo' is not listed"
+[ -e "$root/.lock.foo.copy-in.Ab12Cd" ] || fail "listing removed a file"
+r 1 gc --remove >/dev/null 2>&1
+# A root that is not a directory.
+expect_fail 1 'cannot read directory .*Not a directory' gc --root "$root/X.river.h5"
+# No locks on the file system: writers go on with a warning; gc removes
+# nothing it could not lock, even beside a committing write.
+gen_x 1 22 2000 LD_PRELOAD="$nolocks" RIVER_TEST_FAULT=commit-meta:sleep=2000 & pa=$!
+sleep 1
+LD_PRELOAD="$nolocks" r 1 gc --remove >"$tmp/gc.out" 2>&1
+grep -q 'cannot lock .*its files are left alone' "$tmp/gc.out" \
+  || fail "gc without locks does not say it left X alone"
+wait $pa || fail "a write without locks failed"
+grep -q 'cannot lock .*detected only at commit' "$tmp/gen.22.err" \
+  || fail "a write without locks does not warn"
+[ "$(sum_of X)" = "$sum_b" ] || fail "gc without locks damaged a committing write"
+clean "no locks"
 
 clitest_end test_coll_commit
