@@ -143,6 +143,7 @@ mpi_tests = \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
+	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
@@ -177,6 +178,9 @@ tests_mpi_test_dq_pull_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_bad_mpi_mpi_SOURCES = tests/mpi/test_dq_bad_mpi.c \
 	tests/mpi/dqtest.h tests/mpi/mpitest.h
 tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_coop_mpi_mpi_SOURCES = tests/mpi/test_dq_coop_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 
