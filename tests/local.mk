@@ -85,6 +85,7 @@ unit_tests = \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
+	tests/unit/test_sched \
 	tests/unit/test_timing \
 	tests/unit/test_topo
 check_PROGRAMS += $(unit_tests)
@@ -111,6 +112,10 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the scheduler, with the backoff it shares with river_wait.
+tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
+	src/wait.c
+tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # The bad-argument tests share their log handlers.
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
 	tests/unit/badparam_util.c tests/unit/badparam.h
