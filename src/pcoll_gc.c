@@ -412,7 +412,8 @@ static int run(struct scan *s, const river_pcoll_opts *opts)
     rc = scan_disks(s, pat);
   if (rc != RIVER_SUCCESS)
     return rc;
-  qsort(s->c, s->n, sizeof *s->c, cmp_cand);
+  if (s->n > 1)
+    qsort(s->c, s->n, sizeof *s->c, cmp_cand);
   for (i = 0; rc == RIVER_SUCCESS && i < s->n; i = j) {
     for (j = i + 1; j < s->n && strcmp(s->c[j].e.name, s->c[i].e.name) == 0;
          j++)

@@ -448,7 +448,8 @@ static int collect_names(DIR *d, char **text, int *count)
                               || (t = malloc(bytes)) == NULL))
     rc = n > (size_t)INT_MAX ? RIVER_EOVERFLOW : RIVER_ENOMEM;
   if (rc == RIVER_SUCCESS) {
-    qsort(v, n, sizeof *v, cmp_names);
+    if (n > 1)
+      qsort(v, n, sizeof *v, cmp_names);
     for (i = 0; i < n; i++)
       o += (size_t)sprintf(t + o, "%s\n", v[i]);
     t[o] = '\0';
