@@ -30,6 +30,30 @@ gen_x() {
     >"$tmp/gen.$seed.out" 2>"$tmp/gen.$seed.err"
 }
 
+# hold_x N SEED RECORDS STEP [VAR=VALUE...]: start gen_x in the
+# background ($held gets its pid), held at STEP of its commit until
+# $tmp/hold is removed, and return once it is there: commit-rename when
+# its temporary metadata exists, commit-meta when its data files do (a
+# second generation of partition 0).
+hold_x() {
+  local n=$1 seed=$2 recs=$3 step=$4 i; shift 4
+  : >"$tmp/hold"
+  gen_x "$n" "$seed" "$recs" RIVER_TEST_FAULT="$step:wait=$tmp/hold" "$@" &
+  held=$!
+  for i in $(seq 1 1200); do
+    if [ "$step" = commit-rename ]; then
+      ls "$root"/.tmp.X.* >/dev/null 2>&1 && return
+    elif [ "$(ls "$root"/disk0/X.p0.*.rdat 2>/dev/null | wc -l)" -ge 2 ]; then
+      return
+    fi
+    sleep 0.05
+  done
+  fail "the held write never reached $step"
+}
+
+# release: let the held write go on, and wait for it.
+release() { rm -f "$tmp/hold"; wait "$held"; }
+
 # clean WHAT: X passes fsck and nothing is left over under the root.
 clean() {
   r 1 fsck X >/dev/null 2>"$tmp/fsck.err" || fail "$1: fsck X fails"
@@ -48,7 +72,7 @@ sum_b=$(RIVER_ROOT=$tmp/ref sum_of X)
 # --- two writers of one name, 50 rounds ---------------------------------
 # Even rounds start both at once (either may win, or both in turn); odd
 # rounds start B while A sits in its commit (A's metadata written, the
-# rename held back 1.5 s), so B must lose.
+# rename held back until B has finished), so B must lose.
 losers=0
 for round in $(seq 1 50); do
   n=$(( (round % 4) + 1 ))
@@ -56,15 +80,14 @@ for round in $(seq 1 50); do
     gen_x "$n" 11 3000 & pa=$!
     gen_x "$n" 22 2000 & pb=$!
   else
-    gen_x "$n" 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=1500 & pa=$!
-    for _ in $(seq 1 200); do
-      ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
-      sleep 0.05
-    done
-    gen_x "$n" 22 2000 & pb=$!
+    hold_x "$n" 11 3000 commit-rename
+    gen_x "$n" 22 2000; rb=$?
+    release; ra=$?
   fi
-  wait $pa; ra=$?
-  wait $pb; rb=$?
+  if [ $((round % 2)) -eq 0 ]; then
+    wait $pa; ra=$?
+    wait $pb; rb=$?
+  fi
   now=$(sum_of X)
   if [ $ra -ne 0 ] && [ $rb -ne 0 ]; then
     fail "round $round: both writers failed"
@@ -130,29 +153,30 @@ for step in commit-files commit-meta commit-rename commit-cleanup; do
 done
 
 # --- gc and rm beside a running write ------------------------------------
-gen_x 2 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=2000 & pa=$!
-for _ in $(seq 1 200); do
-  ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
-  sleep 0.05
-done
+hold_x 2 11 3000 commit-rename
 r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc beside a write failed"
 grep -q 'being written or removed: its files were left alone' "$tmp/gc.out" \
   || fail "gc does not say it left the running write alone"
 expect_fail 1 "$busy" rm X
-wait $pa || fail "the write gc ran beside failed"
+release || fail "the write gc ran beside failed"
 [ "$(sum_of X)" = "$sum_a" ] || fail "the write gc ran beside is not X"
 clean "gc beside a write"
 
 # A stream being staged by copy-in is left alone too.
 RIVER_ROOT=$tmp/ref r 1 copy-out X -o "$tmp/b.dat"
-{ sleep 2; cat "$tmp/b.dat"; } | r 1 copy-in - S >/dev/null 2>&1 & pa=$!
-for _ in $(seq 1 100); do
+# The stream is a FIFO this script keeps open (fd 3) until gc has run.
+mkfifo "$tmp/fifo"
+r 1 copy-in "$tmp/fifo" S >/dev/null 2>&1 & pa=$!
+exec 3>"$tmp/fifo"
+cat "$tmp/b.dat" >&3
+for _ in $(seq 1 1200); do
   ls "$root"/.S.copy-in.* >/dev/null 2>&1 && break
   sleep 0.05
 done
 ls "$root"/.S.copy-in.* >/dev/null 2>&1 || fail "no staged stream seen"
 r 1 gc --remove >"$tmp/gc.out" 2>&1
 grep -q 'copy-in' "$tmp/gc.out" && fail "gc took a stream being staged"
+exec 3>&-
 wait $pa || fail "copy-in of a stream beside gc failed"
 [ "$(sum_of S)" = "$sum_b" ] || fail "the stream copied in beside gc differs"
 
@@ -204,13 +228,9 @@ r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc with a directory as a lock file"
 grep -q 'collection A: its files were left alone' "$tmp/gc.out" || fail "gc: A not named"
 rmdir "$root/.A.lock"
 # rm --force of a collection being written: in use, nothing removed.
-gen_x 1 11 300 RIVER_TEST_FAULT=commit-rename:sleep=2000 & pa=$!
-for _ in $(seq 1 200); do
-  ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
-  sleep 0.05
-done
+hold_x 1 11 300 commit-rename
 expect_fail 1 "$busy; nothing removed" rm --force X
-wait $pa || fail "the write rm --force ran beside failed"
+release || fail "the write rm --force ran beside failed"
 clean "rm --force beside a write"
 # A stream staged for a collection whose name starts with "lock." is a
 # staged stream, listed, not taken for a lock file.
@@ -224,12 +244,11 @@ r 1 gc --remove >/dev/null 2>&1
 expect_fail 1 'cannot read directory .*Not a directory' gc --root "$root/X.river.h5"
 # No locks on the file system: writers go on with a warning; gc removes
 # nothing it could not lock, even beside a committing write.
-gen_x 1 22 2000 LD_PRELOAD="$nolocks" RIVER_TEST_FAULT=commit-meta:sleep=2000 & pa=$!
-sleep 1
+hold_x 1 22 2000 commit-meta LD_PRELOAD="$nolocks"
 LD_PRELOAD="$nolocks" r 1 gc --remove >"$tmp/gc.out" 2>&1
 grep -q 'cannot lock .*its files are left alone' "$tmp/gc.out" \
   || fail "gc without locks does not say it left X alone"
-wait $pa || fail "a write without locks failed"
+release || fail "a write without locks failed"
 grep -q 'cannot lock .*detected only at commit' "$tmp/gen.22.err" \
   || fail "a write without locks does not warn"
 [ "$(sum_of X)" = "$sum_b" ] || fail "gc without locks damaged a committing write"
