@@ -40,7 +40,8 @@
 !
 ! Statuses that are not failures never stop the program, with or without
 ! ierr: RIVER_EOS from river_coll_next, river_dq_get, river_dq_try_get and
-! river_gd_next, RIVER_EAGAIN from river_dq_try_get and river_dq_try_put.
+! river_gd_next, RIVER_EAGAIN from river_dq_try_get, river_dq_try_put and
+! the other river_dq_try_ calls.
 !
 ! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
 ! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
@@ -276,7 +277,8 @@ module river
   public :: river_dq_create, river_dq_put, river_dq_try_put, river_dq_close
   public :: river_dq_get, river_dq_try_get, river_dq_release
   public :: river_dq_end_unit, river_dq_unit, river_dq_reserve
-  public :: river_dq_commit
+  public :: river_dq_commit, river_dq_try_reserve, river_dq_try_commit
+  public :: river_dq_try_close, river_dq_try_end_unit
   public :: river_dq_stats_get, river_dq_destroy
   ! river/gd.h (river_gd_create, a custom C callback source, is not bound)
   public :: river_gd_open, river_gd_next, river_gd_stats_get, river_gd_close

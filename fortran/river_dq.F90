@@ -90,6 +90,31 @@ submodule (river) river_dq_impl
       type(c_ptr), value :: q
       integer(c_int) :: river_dq_release_c
     end function river_dq_release_c
+    function river_dq_try_reserve_c(q, buf, max) &
+        bind(C, name='river_dq_try_reserve')
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: q
+      type(c_ptr), intent(out) :: buf
+      integer(c_size_t), intent(out) :: max
+      integer(c_int) :: river_dq_try_reserve_c
+    end function river_dq_try_reserve_c
+    function river_dq_try_commit_c(q, n) bind(C, name='river_dq_try_commit')
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: q
+      integer(c_size_t), value :: n
+      integer(c_int) :: river_dq_try_commit_c
+    end function river_dq_try_commit_c
+    function river_dq_try_close_c(q) bind(C, name='river_dq_try_close')
+      import :: c_ptr, c_int
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_try_close_c
+    end function river_dq_try_close_c
+    function river_dq_try_end_unit_c(q) &
+        bind(C, name='river_dq_try_end_unit')
+      import :: c_ptr, c_int
+      type(c_ptr), value :: q
+      integer(c_int) :: river_dq_try_end_unit_c
+    end function river_dq_try_end_unit_c
     function river_dq_end_unit_c(q) bind(C, name='river_dq_end_unit')
       import :: c_int, c_ptr
       type(c_ptr), value :: q
@@ -117,6 +142,19 @@ submodule (river) river_dq_impl
   end interface
 
 contains
+
+  ! For the try_ calls: RIVER_EAGAIN is a status (into ierr, if given,
+  ! never a stop); any other code goes to river_check.
+  subroutine again(rc, what, ierr)
+    integer(c_int), intent(in) :: rc
+    character(len=*), intent(in) :: what
+    integer, optional, intent(out) :: ierr
+    if (rc == RIVER_EAGAIN) then
+      if (present(ierr)) ierr = RIVER_EAGAIN
+      return
+    end if
+    call river_check(rc, what, ierr)
+  end subroutine again
 
   ! Shared by the get variants: rc of get (blocking) or try_get; records,
   ! nrecords and from are set only on RIVER_SUCCESS.
@@ -261,6 +299,28 @@ contains
   module procedure river_dq_end_unit
     call river_check(river_dq_end_unit_c(q%ptr), 'river_dq_end_unit', ierr)
   end procedure river_dq_end_unit
+
+  ! RIVER_EAGAIN from the try_ forms below is a status, never a stop.
+  module procedure river_dq_try_end_unit
+    call again(river_dq_try_end_unit_c(q%ptr), 'river_dq_try_end_unit', ierr)
+  end procedure river_dq_try_end_unit
+
+  module procedure river_dq_try_close
+    call again(river_dq_try_close_c(q%ptr), 'river_dq_try_close', ierr)
+  end procedure river_dq_try_close
+
+  module procedure river_dq_try_reserve
+    integer(c_int) :: rc
+    buf = c_null_ptr
+    max = 0
+    rc = river_dq_try_reserve_c(q%ptr, buf, max)
+    if (rc /= RIVER_SUCCESS) buf = c_null_ptr
+    call again(rc, 'river_dq_try_reserve', ierr)
+  end procedure river_dq_try_reserve
+
+  module procedure river_dq_try_commit
+    call again(river_dq_try_commit_c(q%ptr, n), 'river_dq_try_commit', ierr)
+  end procedure river_dq_try_commit
 
   module procedure river_dq_unit
     integer(c_int64_t) :: u

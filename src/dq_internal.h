@@ -150,6 +150,19 @@
  * Every wait tests and sleeps with river__backoff; nothing blocks in
  * MPI_Wait/MPI_Recv/MPI_Send.
  *
+ * Nonblocking forms. Each local call that can wait has a try_ form that
+ * takes one step and says RIVER_EAGAIN instead (try_put, try_reserve,
+ * try_commit, try_end_unit, try_close, try_get), so a cooperative task
+ * can drive a producer and a consumer on one rank without ever waiting
+ * inside the queue; the blocking forms are loops over the same steps
+ * with river__backoff. close is a small state machine for that: closing
+ * (set by the first try_close; puts are refused from then on), closed
+ * (the EOS messages went, after PULL's last claim) and close_done (every
+ * send completed). What remains that waits is remote only: an RMA flush
+ * (completed by the target's MPI library, needing nothing from this
+ * rank's other tasks) and the collective destroy, which a runtime calls
+ * once every task of the rank has finished.
+ *
  * Stats: records_out/bytes_out count records put, once; messages_out and
  * msgs_to count messages with records sent to each consumer (BROADCAST:
  * once per consumer), the last one (with the EOS) included; a credit
@@ -209,7 +222,9 @@ struct river_dq {
   uint64_t *count_out, *count_in; /* destroy: messages to/from each rank */
 
   /* producer */
-  int closed;
+  int closing;                  /* try_close was called: no more puts */
+  int closed;                   /* the EOS messages were sent */
+  int close_done;               /* ... and every send completed */
   int nslots, nfill, fanout, nsreq, sactive;
   unsigned char *sbuf;          /* nslots x stride */
   int *slot_refs;               /* sends in flight from each slot */

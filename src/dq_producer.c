@@ -6,8 +6,10 @@
  * and q->returned, the latter re-read from this producer's window), and
  * close sends each consumer its EOS. PULL's producer half is here too:
  * opening (announcing) units in the window and reading who claimed them.
- * put, reserve, end_unit and close wait (testing and backing off) for
- * what they need; try_put first works out that nothing will have to.
+ * put, reserve, commit, end_unit and close wait (testing and backing
+ * off) for what they need; their try_ forms take one step and say
+ * RIVER_EAGAIN instead (try_put first works out that nothing will have
+ * to wait), and end_unit and close are loops over theirs.
  */
 #include "dq_internal.h"
 
@@ -522,7 +524,7 @@ static int put_common(river_dq *q, const void *records,
   if (q == NULL || (records == NULL && nrecords > 0)
       || !(q->role & RIVER_DQ_PRODUCER))
     return RIVER_EINVAL;
-  if (q->closed)
+  if (q->closing)
     return RIVER_ESTATE;
   if (q->reserved) {
     river__error("dq put: a reservation is open (commit it first)");
@@ -550,7 +552,7 @@ static int put_common(river_dq *q, const void *records,
   return send_full(q, block);
 }
 
-int river_dq_reserve(river_dq *q, void **buf, size_t *max)
+static int reserve_common(river_dq *q, void **buf, size_t *max, int block)
 {
   int rc;
 
@@ -564,17 +566,19 @@ int river_dq_reserve(river_dq *q, void **buf, size_t *max)
                  q->policy == RIVER_DQ_PULL ? "by units" : "one by one");
     return RIVER_EINVAL;
   }
-  if (q->closed || q->reserved) {
-    river__error("dq reserve: %s", q->closed ? "the queue is closed"
+  if (q->closing || q->reserved) {
+    river__error("dq reserve: %s", q->closing ? "the queue is closed"
                  : "a reservation is already open (commit it first)");
     return RIVER_ESTATE;
   }
   if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
   if (q->fill_n[0] == q->per_msg
-      && (rc = wait_step(q, step_send, 0)) != RIVER_SUCCESS)
+      && (rc = block ? wait_step(q, step_send, 0) : step_send(q, 0))
+             != RIVER_SUCCESS)
     return rc;
-  if ((rc = wait_step(q, step_slot, 0)) != RIVER_SUCCESS)
+  if ((rc = block ? wait_step(q, step_slot, 0) : step_slot(q, 0))
+      != RIVER_SUCCESS)
     return rc;
   *buf = send_slot(q, q->fill[0]) + DQ_HDR_SIZE
          + q->fill_n[0] * q->record_size;
@@ -582,7 +586,17 @@ int river_dq_reserve(river_dq *q, void **buf, size_t *max)
   return RIVER_SUCCESS;
 }
 
-int river_dq_commit(river_dq *q, size_t n)
+int river_dq_reserve(river_dq *q, void **buf, size_t *max)
+{
+  return reserve_common(q, buf, max, 1);
+}
+
+int river_dq_try_reserve(river_dq *q, void **buf, size_t *max)
+{
+  return reserve_common(q, buf, max, 0);
+}
+
+static int commit_common(river_dq *q, size_t n, int block)
 {
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
     return RIVER_EINVAL;
@@ -599,7 +613,17 @@ int river_dq_commit(river_dq *q, size_t n)
   q->fill_n[0] += n;
   q->records_out += n;
   q->bytes_out += n * q->record_size;
-  return send_full(q, 1);
+  return send_full(q, block);
+}
+
+int river_dq_commit(river_dq *q, size_t n)
+{
+  return commit_common(q, n, 1);
+}
+
+int river_dq_try_commit(river_dq *q, size_t n)
+{
+  return commit_common(q, n, 0);
 }
 
 int river_dq_put(river_dq *q, const void *records, size_t nrecords)
@@ -668,22 +692,30 @@ static int send_final(river_dq *q, int b)
   return RIVER_SUCCESS;
 }
 
-int river_dq_close(river_dq *q)
+/* Repeat try until it is done, backing off in between; the time it
+ * waited counts as put wait. */
+static int block_on(river_dq *q, int (*try)(river_dq *q))
+{
+  long ns = RIVER_BACKOFF_START;
+  double t0 = 0.0;
+  int rc;
+
+  while ((rc = try(q)) == RIVER_EAGAIN) {
+    if (t0 == 0.0)
+      t0 = river_wtime();
+    river__backoff(&ns);
+  }
+  if (t0 != 0.0)
+    q->put_wait += river_wtime() - t0;
+  return rc;
+}
+
+/* Send every consumer its EOS, with the records left in the fill
+ * buffers; no credit needed. */
+static int send_eos(river_dq *q)
 {
   int b, c, rc;
 
-  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
-    return RIVER_EINVAL;
-  if (q->closed)
-    return RIVER_ESTATE;
-  q->reserved = 0;   /* an uncommitted reservation is dropped */
-  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
-    return rc;
-  /* PULL: the open unit ends here; its last message goes with the EOS to
-   * its claimer, so wait for the claim (not for a credit). */
-  if (q->policy == RIVER_DQ_PULL && q->unit_open
-      && (rc = wait_step(q, step_claim, 0)) != RIVER_SUCCESS)
-    return rc;
   for (c = 0; c < q->ncons; c++) {
     q->eos_hdr[c].kind = DQ_KIND_EOS;
     q->eos_hdr[c].producer = (uint32_t)q->pidx;
@@ -701,20 +733,54 @@ int river_dq_close(river_dq *q)
     if (rc != RIVER_SUCCESS)
       return rc;
   }
-  /* The fill slots stay marked busy: nothing is put after close. */
-  q->closed = 1;
-  q->unit_open = 0;
-  return wait_step(q, step_drain, 0);
+  return RIVER_SUCCESS;
 }
 
-int river_dq_end_unit(river_dq *q)
+int river_dq_try_close(river_dq *q)
+{
+  int rc;
+
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->close_done)
+    return RIVER_ESTATE;
+  q->closing = 1;
+  q->reserved = 0;   /* an uncommitted reservation is dropped */
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+    return rc;
+  if (!q->closed) {
+    /* PULL: the open unit ends here; its last message goes with the EOS
+     * to its claimer, so the claim must have come (not a credit). */
+    if (q->policy == RIVER_DQ_PULL && q->unit_open
+        && (rc = step_claim(q, 0)) != RIVER_SUCCESS)
+      return rc;
+    if ((rc = send_eos(q)) != RIVER_SUCCESS)
+      return rc;
+    /* The fill slots stay marked busy: nothing is put after close. */
+    q->closed = 1;
+    q->unit_open = 0;
+  }
+  if ((rc = step_drain(q, 0)) != RIVER_SUCCESS)
+    return rc;
+  q->close_done = 1;
+  return RIVER_SUCCESS;
+}
+
+int river_dq_close(river_dq *q)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  return block_on(q, river_dq_try_close);
+}
+
+int river_dq_try_end_unit(river_dq *q)
 {
   int rc;
 
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
       || q->policy != RIVER_DQ_PULL)
     return RIVER_EINVAL;
-  if (q->closed)
+  if (q->closing)
     return RIVER_ESTATE;
   if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
@@ -723,11 +789,19 @@ int river_dq_end_unit(river_dq *q)
   /* An open unit's last records wait in the fill buffer (send_full keeps
    * a full one back): send them flagged last, once claimed and credited. */
   q->unit_last = 1;
-  rc = wait_step(q, step_send, 0);
+  rc = step_send(q, 0);
   q->unit_last = 0;
   if (rc != RIVER_SUCCESS)
     return rc;
   q->unit_open = 0;
   q->owner = -1;
   return RIVER_SUCCESS;
+}
+
+int river_dq_end_unit(river_dq *q)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
+      || q->policy != RIVER_DQ_PULL)
+    return RIVER_EINVAL;
+  return block_on(q, river_dq_try_end_unit);
 }

@@ -5,6 +5,9 @@
  *   fail       return 1 (the caller fails that step as if I/O failed)
  *   kill       the process dies at once (SIGKILL), as a crash would
  *   sleep=MS   sleep MS milliseconds, then go on (return 0)
+ *   wait=PATH  wait (sleeping 10 ms at a time, at most 10 minutes)
+ *              while PATH exists, then go on: a test holds a job at the
+ *              step until it removes PATH, whatever the machine's speed
  * Unset (always, outside tests) it returns 0 and costs one getenv. The
  * steps are named where they are called (e.g. "commit-rename" in
  * pcoll.c); doc/collections.md lists them with what each leaves behind.
@@ -12,6 +15,7 @@
 #include "river_internal.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +48,16 @@ int river__test_fault(const char *step)
   if (strncmp(a, "kill", 4) == 0) {
     kill(getpid(), SIGKILL);
     pause();
+  }
+  if (strncmp(a, "wait=", 5) == 0) {
+    char path[4096];
+    size_t n = strcspn(a + 5, ",");
+    struct timespec ts = {0, 10000000L};
+    int i;
+    snprintf(path, sizeof path, "%.*s", (int)n, a + 5);
+    for (i = 0; i < 60000 && access(path, F_OK) == 0; i++)
+      nanosleep(&ts, NULL);
+    return 0;
   }
   if (strncmp(a, "sleep=", 6) == 0) {
     long ms = strtol(a + 6, NULL, 10);

@@ -26,6 +26,8 @@ src_libriver_la_SOURCES = \
 	src/pcoll_layout.c \
 	src/gensort.c \
 	src/wait.c \
+	src/sched_internal.h \
+	src/sched.c \
 	src/rma.h \
 	src/rma.c \
 	src/dq_internal.h \

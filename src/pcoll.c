@@ -215,7 +215,7 @@ static int lock_for_write(river_pcoll *pc)
   int rc = river__pcoll_mkdirs(pc->root);
 
   if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_lock(pc->root, pc->info.name, &pc->lock_fd);
+    rc = river__pcoll_lock(pc->root, pc->info.name, 0, &pc->lock_fd);
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
                                 sizeof path);
@@ -390,7 +390,7 @@ static void learn_old(const river_pcoll *pc, struct old_gen *old)
   old->exists = rc == RIVER_SUCCESS;
   if (rc != RIVER_SUCCESS && rc != RIVER_ENOTFOUND)
     river__warn("collection %s: replacing unreadable metadata; its data "
-                "files are left in place (`river fsck --orphans` lists "
+                "files are left in place (`river gc` lists "
                 "them)", pc->info.name);
 }
 

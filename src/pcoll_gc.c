@@ -11,11 +11,22 @@
  * name's writers' lock (pcoll_lock.c), reads the name's metadata afresh
  * and judges each candidate against it: holding the lock, no write of
  * that name is in progress, so nothing it finds can be a file some job
- * is about to commit.
+ * is about to commit. Only removal takes locks (and removes nothing it
+ * could not lock); a listing only skips names whose lock is held.
+ *
+ * Data file names carry the collection and generation but not the root,
+ * so a disk directory outside the root (an absolute --disks pattern) may
+ * hold another root's files of the same name. Such directories, reached
+ * only through some collection's metadata, are "shared": gc judges
+ * nothing there (it says how many files it left), and purge removes
+ * only the files its collection's own metadata names. Directories under
+ * the root, and those of a pattern the caller gives (opts->disks), are
+ * the root's own.
  */
 #include "pcoll_internal.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +42,7 @@ struct cand {
   enum river__pcoll_file kind;
   struct river__pcoll_entry e;
   uint64_t bytes;
+  int owned;            /* in a directory of the root's own (above) */
   /* metadata only: what reading it gave, and which file was read */
   int st;
   struct river__pcoll_where *w;
@@ -44,6 +56,10 @@ struct scan {
   river_pcoll_leftover_fn report;
   void *arg;
   uint64_t nfiles, nbytes;
+  uint64_t shared;              /* data files left in shared directories */
+  uint64_t ndata;               /* data files found */
+  int failed;                   /* names skipped: lock or read failed */
+  char real_root[PATH_MAX];     /* realpath of the root ("" if none) */
   struct cand *c;
   size_t n, cap;
   struct stat *dirs;            /* disk directories scanned (dev, ino) */
@@ -54,7 +70,7 @@ struct scan {
 
 static int add_cand(struct scan *s, const char *dir, const char *entry,
                     enum river__pcoll_file kind,
-                    const struct river__pcoll_entry *e)
+                    const struct river__pcoll_entry *e, int owned)
 {
   char path[RIVER_PATH_MAX];
   struct stat st;
@@ -81,6 +97,7 @@ static int add_cand(struct scan *s, const char *dir, const char *entry,
   c->kind = kind;
   c->e = *e;
   c->bytes = (uint64_t)st.st_size;
+  c->owned = owned;
   c->st = RIVER_ENOTFOUND;
   c->w = NULL;
   c->id = st;
@@ -88,8 +105,9 @@ static int add_cand(struct scan *s, const char *dir, const char *entry,
   return RIVER_SUCCESS;
 }
 
-/* Add dir's River files (in_root: the root's kinds, else data files). */
-static int scan_dir(struct scan *s, const char *dir, int in_root)
+/* Add dir's River files (in_root: the root's kinds, else data files;
+ * owned: dir is the root's own). */
+static int scan_dir(struct scan *s, const char *dir, int in_root, int owned)
 {
   struct river__pcoll_entry e;
   enum river__pcoll_file kind;
@@ -98,7 +116,7 @@ static int scan_dir(struct scan *s, const char *dir, int in_root)
   DIR *d = opendir(dir);
 
   if (d == NULL) {
-    if (errno == ENOENT || errno == ENOTDIR)
+    if (errno == ENOENT || (errno == ENOTDIR && !in_root))
       return RIVER_SUCCESS;
     river__error("cannot read directory %s: %s", dir, strerror(errno));
     return errno == EACCES ? RIVER_EACCES : RIVER_EIO;
@@ -106,15 +124,28 @@ static int scan_dir(struct scan *s, const char *dir, int in_root)
   while (rc == RIVER_SUCCESS && (de = readdir(d)) != NULL) {
     kind = river__pcoll_parse_entry(de->d_name, in_root, &e);
     if (kind != RIVER__PCOLL_OTHER)
-      rc = add_cand(s, dir, de->d_name, kind, &e);
+      rc = add_cand(s, dir, de->d_name, kind, &e, owned);
   }
   closedir(d);
   return rc;
 }
 
+/* 1 if dir is under the root (after resolving links). */
+static int under_root(const struct scan *s, const char *dir)
+{
+  char real[PATH_MAX];
+  size_t n = strlen(s->real_root);
+
+  return n > 0 && realpath(dir, real) != NULL
+         && strncmp(real, s->real_root, n) == 0 && real[n] == '/';
+}
+
 /* Scan disk directory dir unless it was scanned already (two patterns
- * may name one directory); *exists: whether it is a directory. */
-static int scan_disk(struct scan *s, const char *dir, int *exists)
+ * may name one directory; the first scan decides whether it is the
+ * root's own: owned, or under the root); *exists: whether it is a
+ * directory. */
+static int scan_disk(struct scan *s, const char *dir, int owned,
+                     int *exists)
 {
   struct stat st;
   size_t i;
@@ -134,12 +165,13 @@ static int scan_disk(struct scan *s, const char *dir, int *exists)
     s->dircap = cap;
   }
   s->dirs[s->ndirs++] = st;
-  return scan_dir(s, dir, 0);
+  return scan_dir(s, dir, 0, owned || under_root(s, dir));
 }
 
 /* Scan the disks of pattern pat: 0..known-1, and on while they exist
  * (up to MISSING_DISKS_MAX missing in a row). */
-static int scan_pattern(struct scan *s, const char *pat, int known)
+static int scan_pattern(struct scan *s, const char *pat, int known,
+                        int owned)
 {
   char dir[RIVER_PATH_MAX];
   int d, missing = 0, exists, rc = RIVER_SUCCESS;
@@ -149,7 +181,7 @@ static int scan_pattern(struct scan *s, const char *pat, int known)
     if (river__pcoll_disk_dir(s->root, pat, d, dir, sizeof dir)
         != RIVER_SUCCESS)
       break;
-    rc = scan_disk(s, dir, &exists);
+    rc = scan_disk(s, dir, owned, &exists);
     missing = exists ? 0 : missing + 1;
   }
   return rc;
@@ -164,33 +196,38 @@ static int read_meta(const struct scan *s, struct cand *c)
   return RIVER_SUCCESS;
 }
 
-/* Scan the disks of every readable collection under the root (the
- * candidates list holds their metadata files now) and of pattern pat. */
+/* Scan the disks of pattern pat (the root's own) and of every readable
+ * collection under the root (the candidates list holds their metadata
+ * files now). */
 static int scan_disks(struct scan *s, const char *pat)
 {
   size_t i, nroot = s->n;
-  int rc = scan_pattern(s, pat, 0);
+  int rc = scan_pattern(s, pat, 0, 1);
 
   for (i = 0; rc == RIVER_SUCCESS && i < nroot; i++) {
     if (s->c[i].kind != RIVER__PCOLL_META)
       continue;
     rc = read_meta(s, &s->c[i]);
     if (rc == RIVER_SUCCESS && s->c[i].st == RIVER_SUCCESS)
-      rc = scan_pattern(s, s->c[i].w->disks, s->c[i].w->ndisks);
+      rc = scan_pattern(s, s->c[i].w->disks, s->c[i].w->ndisks, 0);
   }
   return rc;
 }
 
 /* Holding name's lock: what its metadata says now. meta: the metadata
- * candidate of the name (NULL if there was none at the scan), reread
- * only if the file changed since. */
+ * candidate of the name (NULL if there was none at the scan). Read
+ * again, except that a file found unreadable at the scan and unchanged
+ * since is not read (and reported) twice: a readable one is always read
+ * again, as a commit may have replaced it with a file that looks the
+ * same (the inode reused, the same second). */
 static int meta_now(const struct scan *s, const char *name,
                     const struct cand *meta, struct river__pcoll_where *w)
 {
   char path[RIVER_PATH_MAX];
   struct stat st;
 
-  if (meta != NULL && meta->w != NULL
+  if (meta != NULL && meta->w != NULL && meta->st != RIVER_SUCCESS
+      && meta->st != RIVER_ENOTFOUND
       && river__pcoll_meta_path(s->root, name, NULL, path, sizeof path)
              == RIVER_SUCCESS
       && lstat(path, &st) == 0 && st.st_dev == meta->id.st_dev
@@ -207,12 +244,20 @@ static int meta_now(const struct scan *s, const char *name,
 /* What candidate c is, if it is a leftover while the name's lock is
  * held; NULL if it is needed. st: the name's metadata read (RIVER_
  * SUCCESS with w, RIVER_ENOTFOUND, or an error: unreadable). */
-static const char *judge(const struct scan *s, const struct cand *c, int st,
+static const char *judge(struct scan *s, const struct cand *c, int st,
                          const struct river__pcoll_where *w)
 {
   int current = st == RIVER_SUCCESS && strcmp(c->e.gen, w->generation) == 0
                 && c->e.part < w->npartitions;
 
+  if ((c->kind == RIVER__PCOLL_DATA || c->kind == RIVER__PCOLL_DATA_TMP)
+      && !c->owned) {
+    /* A shared directory: maybe another root's file of the same name. */
+    if (s->only && current)
+      return "data file";
+    s->shared += !s->only;
+    return NULL;
+  }
   switch (c->kind) {
   case RIVER__PCOLL_META:
     return s->only ? "metadata" : NULL;
@@ -258,42 +303,72 @@ static void found(struct scan *s, const struct cand *c, const char *what)
   }
   s->nfiles++;
   s->nbytes += c->bytes;
+  s->ndata += c->kind == RIVER__PCOLL_DATA || c->kind == RIVER__PCOLL_DATA_TMP;
   if (s->report)
     s->report(&l, s->arg);
 }
 
+/* The name's lock for removing its files: RIVER_SUCCESS with *fd, or
+ * the reason it is left alone (said here, as a warning for gc, as the
+ * error for purge, which then fails). A listing takes no lock: it only
+ * skips a name whose lock is held. */
+static int lock_name(struct scan *s, const char *name, int *fd)
+{
+  char path[RIVER_PATH_MAX];
+  int rc;
+
+  *fd = -1;
+  if (!s->remove) {
+    rc = river__pcoll_lock_path(s->root, name, path, sizeof path);
+    if (rc == RIVER_SUCCESS && river__file_in_use(path))
+      rc = RIVER_EBUSY;
+  } else {
+    rc = river__pcoll_lock(s->root, name,
+                           RIVER__LOCK_QUIET | RIVER__LOCK_REQUIRED, fd);
+  }
+  if (rc == RIVER_EBUSY && s->only)
+    river__error("collection %s is in use: another job is writing or "
+                 "removing it; nothing removed", name);
+  else if (rc == RIVER_EBUSY)
+    river__warn("collection %s is being written or removed: its files "
+                "were left alone", name);
+  else if (rc != RIVER_SUCCESS && !s->only)
+    river__warn("collection %s: its files were left alone (see above)",
+                name);
+  return rc;
+}
+
 /* Judge candidates [from, to), all named for one collection, holding
- * its lock. Lock files are not reported: the lock file goes as the lock
- * is released whenever no collection of the name is left (also when
- * only listing: it is empty, and a lock file with no collection is
- * never needed). */
+ * its lock (when removing). Lock files are not reported: removing, the
+ * lock file goes as the lock is released whenever no collection of the
+ * name is left. */
 static int judge_name(struct scan *s, size_t from, size_t to)
 {
   const char *name = s->c[from].e.name, *what;
   const struct cand *meta = NULL;
   struct river__pcoll_where w;
   size_t i;
-  int fd, st, rc = river__pcoll_lock(s->root, name, &fd);
+  int fd, st, rc = lock_name(s, name, &fd);
 
-  if (rc == RIVER_EBUSY) {
-    river__warn("collection %s is being written or removed: its files "
-                "were left alone", name);
-    return RIVER_SUCCESS;
+  if (rc != RIVER_SUCCESS) {
+    s->failed++;
+    return s->only ? rc : RIVER_SUCCESS;
   }
-  if (rc != RIVER_SUCCESS)
-    return rc;
   for (i = from; i < to; i++)
     if (s->c[i].kind == RIVER__PCOLL_META)
       meta = &s->c[i];
   st = meta_now(s, name, meta, &w);
   if (st != RIVER_SUCCESS && st != RIVER_ENOTFOUND && !s->only)
     river__warn("collection %s: metadata unreadable, so its data files "
-                "were not judged (`river rm --force %s` removes them)", name,
-                name);
+                "were not judged%s%s%s", name,
+                meta && S_ISREG(meta->id.st_mode) ? " (`river rm --force "
+                                                  : "",
+                meta && S_ISREG(meta->id.st_mode) ? name : "",
+                meta && S_ISREG(meta->id.st_mode) ? "` removes them)" : "");
   for (i = from; i < to; i++)
     if ((what = judge(s, &s->c[i], st, &w)) != NULL)
       found(s, &s->c[i], what);
-  if (s->only && s->remove)
+  if (s->only)
     st = RIVER_ENOTFOUND;  /* purged */
   river__pcoll_unlock(fd, s->root, name, st == RIVER_ENOTFOUND);
   return RIVER_SUCCESS;
@@ -331,13 +406,14 @@ static int run(struct scan *s, const river_pcoll_opts *opts)
   const char *pat = opts && opts->disks ? opts->disks
                                         : RIVER_PCOLL_DEFAULT_DISKS;
   size_t i, j;
-  int rc = scan_dir(s, s->root, 1);
+  int rc = scan_dir(s, s->root, 1, 1);
 
   if (rc == RIVER_SUCCESS)
     rc = scan_disks(s, pat);
   if (rc != RIVER_SUCCESS)
     return rc;
-  qsort(s->c, s->n, sizeof *s->c, cmp_cand);
+  if (s->n > 1)
+    qsort(s->c, s->n, sizeof *s->c, cmp_cand);
   for (i = 0; rc == RIVER_SUCCESS && i < s->n; i = j) {
     for (j = i + 1; j < s->n && strcmp(s->c[j].e.name, s->c[i].e.name) == 0;
          j++)
@@ -360,6 +436,8 @@ static int setup(struct scan *s, char *root, const river_pcoll_opts *opts,
   if (river__pcoll_resolve_root(opts, root, RIVER_PATH_MAX) != RIVER_SUCCESS)
     return RIVER_EINVAL;
   s->root = root;
+  if (realpath(root, s->real_root) == NULL)
+    s->real_root[0] = '\0';
   s->remove = remove;
   s->report = report;
   s->arg = arg;
@@ -386,6 +464,11 @@ int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = run(&s, opts);
+  if (rc == RIVER_SUCCESS && s.shared > 0)
+    river__warn("%llu data files in disk directories outside %s were not "
+                "judged: other roots may use those directories (give "
+                "--disks PATTERN to judge a pattern's directories as this "
+                "root's own)", (unsigned long long)s.shared, root);
   if (rc == RIVER_SUCCESS)
     give_counts(&s, nfiles, nbytes);
   scan_free(&s);
@@ -418,6 +501,10 @@ int river_pcoll_purge(const char *name, const river_pcoll_opts *opts,
   if (rc == RIVER_SUCCESS && s.nfiles == 0) {
     river__error("collection %s: nothing of that name under %s", name, root);
     rc = RIVER_ENOTFOUND;
+  } else if (rc == RIVER_SUCCESS && s.ndata == 0) {
+    river__warn("collection %s: no data files found on the disks searched; "
+                "if it was written with --disks PATTERN, run this again "
+                "with the same --disks", name);
   }
   if (rc == RIVER_SUCCESS)
     give_counts(&s, nfiles, nbytes);

@@ -112,7 +112,7 @@ enum river__pcoll_file {
   RIVER__PCOLL_OTHER,     /* not River's */
   RIVER__PCOLL_META,      /* root: NAME.h5 */
   RIVER__PCOLL_META_TMP,  /* root: .tmp.NAME.GEN.h5 */
-  RIVER__PCOLL_LOCK,      /* root: .lock.NAME */
+  RIVER__PCOLL_LOCK,      /* root: .NAME.lock */
   RIVER__PCOLL_STAGING,   /* root: .NAME.copy-in.XXXXXX */
   RIVER__PCOLL_DATA,      /* disk: NAME.pP.GEN.rdat */
   RIVER__PCOLL_DATA_TMP   /* disk: NAME.pP.GEN.rdat.tmp */
@@ -169,12 +169,23 @@ int river__pcoll_where(const char *root, const char *name,
 
 /* ------------------------------------------------------- pcoll_lock.c */
 
+/* river__pcoll_lock's flags. */
+enum {
+  RIVER__LOCK_QUIET = 1,    /* do not log RIVER_EBUSY (the caller says
+                               what it does instead) */
+  RIVER__LOCK_REQUIRED = 2  /* no locks on this file system: fail with
+                               RIVER_ENOTSUP instead of going on with a
+                               warning (for removing what a writer might
+                               still need) */
+};
+
 /* Take collection name's writers' lock under root (which must exist)
  * without waiting: *fd is the lock's descriptor, kept until
- * river__pcoll_unlock. RIVER_EBUSY (logged: "collection X is in use")
- * if another job holds it; RIVER_EIO / RIVER_EACCES if the lock file
- * cannot be opened. */
-int river__pcoll_lock(const char *root, const char *name, int *fd);
+ * river__pcoll_unlock. RIVER_EBUSY (logged unless RIVER__LOCK_QUIET:
+ * "collection X is in use") if another job holds it; RIVER_EIO /
+ * RIVER_EACCES (logged) if the lock file cannot be opened. */
+int river__pcoll_lock(const char *root, const char *name, int flags,
+                      int *fd);
 
 /* Release a lock from river__pcoll_lock (fd < 0: nothing); remove_file:
  * unlink the lock file first (no collection of that name is left). */

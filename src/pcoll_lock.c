@@ -1,6 +1,6 @@
 /*
  * pcoll_lock.c - the writers' lock of a parallel collection: one empty
- * file per name, ROOT/.lock.NAME, locked exclusively by rank 0 of a job
+ * file per name, ROOT/.NAME.lock, locked exclusively by rank 0 of a job
  * that writes (from create to the end of commit), removes (river rm) or
  * cleans up (river_pcoll_gc) that name. A second such job fails at once
  * with RIVER_EBUSY instead of waiting, so two writers of one name never
@@ -78,7 +78,8 @@ static int open_lock_file(const char *path)
   return fd;
 }
 
-int river__pcoll_lock(const char *root, const char *name, int *fd_out)
+int river__pcoll_lock(const char *root, const char *name, int flags,
+                      int *fd_out)
 {
   char path[RIVER_PATH_MAX];
   int tries, fd, err;
@@ -92,16 +93,25 @@ int river__pcoll_lock(const char *root, const char *name, int *fd_out)
     if (fd < 0) {
       err = errno;
       river__error("collection %s: cannot open its lock file %s: %s", name,
-                   path, err == EINVAL ? "not a regular file"
-                                       : strerror(err));
+                   path, err == EINVAL || err == ELOOP
+                             ? "not a regular file (remove it)"
+                             : strerror(err));
       return err == EACCES || err == EPERM ? RIVER_EACCES : RIVER_EIO;
     }
     err = try_lock(fd);
     if (err == EAGAIN || err == EACCES) {
       close(fd);
-      river__error("collection %s is in use: another job is writing or "
-                   "removing it (%s is locked)", name, path);
+      if (!(flags & RIVER__LOCK_QUIET))
+        river__error("collection %s is in use: another job is writing or "
+                     "removing it (%s is locked)", name, path);
       return RIVER_EBUSY;
+    }
+    if ((err == ENOLCK || err == EOPNOTSUPP || err == EINVAL)
+        && (flags & RIVER__LOCK_REQUIRED)) {
+      close(fd);
+      river__warn("collection %s: cannot lock %s (%s): its files are left "
+                  "alone", name, path, strerror(err));
+      return RIVER_ENOTSUP;
     }
     if (err == ENOLCK || err == EOPNOTSUPP || err == EINVAL) {
       river__warn("collection %s: cannot lock %s (%s): a concurrent writer "

@@ -23,12 +23,12 @@
  * with a leading '.' can be taken for a collection.
  *   ROOT/NAME.h5                    the metadata
  *   ROOT/.tmp.NAME.GEN.h5           the metadata while GEN commits
- *   ROOT/.lock.NAME                 the writers' lock (pcoll_lock.c)
+ *   ROOT/.NAME.lock                 the writers' lock (pcoll_lock.c)
  *   ROOT/.NAME.copy-in.XXXXXX       the river command's staged stream
  *   DISK/NAME.pP.GEN.rdat           partition P's data on a disk
  *   DISK/NAME.pP.GEN.rdat.tmp       the same while it is written */
 #define META_TMP_TAG ".tmp."
-#define LOCK_TAG ".lock."
+#define LOCK_SUFFIX ".lock"
 #define STAGING_TAG ".copy-in."
 #define DATA_SUFFIX ".rdat"
 #define DATA_TMP_SUFFIX ".rdat.tmp"
@@ -213,7 +213,7 @@ int river__pcoll_meta_path(const char *root, const char *name,
 int river__pcoll_lock_path(const char *root, const char *name, char *buf,
                            size_t size)
 {
-  int n = snprintf(buf, size, "%s/" LOCK_TAG "%s", root, name);
+  int n = snprintf(buf, size, "%s/.%s" LOCK_SUFFIX, root, name);
 
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
@@ -299,12 +299,14 @@ static enum river__pcoll_file data_entry(const char *entry,
 static enum river__pcoll_file root_entry(const char *entry,
                                          struct river__pcoll_entry *e)
 {
-  size_t stem, tl = strlen(META_TMP_TAG), ll = strlen(LOCK_TAG);
+  size_t stem, tl = strlen(META_TMP_TAG);
   const char *s;
 
-  if (strncmp(entry, LOCK_TAG, ll) == 0)
-    return take_name(entry + ll, strlen(entry + ll), e->name)
-               ? RIVER__PCOLL_LOCK : RIVER__PCOLL_OTHER;
+  /* No suffix is another's: a staged stream ends in six letters or
+   * digits (mkstemp), metadata in .h5, a lock in .lock. */
+  if (entry[0] == '.' && ends_with(entry, LOCK_SUFFIX, &stem))
+    return take_name(entry + 1, stem - 1, e->name) ? RIVER__PCOLL_LOCK
+                                                   : RIVER__PCOLL_OTHER;
   if (ends_with(entry, RIVER_PCOLL_META_SUFFIX, &stem)) {
     if (entry[0] != '.')
       return take_name(entry, stem, e->name) ? RIVER__PCOLL_META
@@ -446,7 +448,8 @@ static int collect_names(DIR *d, char **text, int *count)
                               || (t = malloc(bytes)) == NULL))
     rc = n > (size_t)INT_MAX ? RIVER_EOVERFLOW : RIVER_ENOMEM;
   if (rc == RIVER_SUCCESS) {
-    qsort(v, n, sizeof *v, cmp_names);
+    if (n > 1)
+      qsort(v, n, sizeof *v, cmp_names);
     for (i = 0; i < n; i++)
       o += (size_t)sprintf(t + o, "%s\n", v[i]);
     t[o] = '\0';

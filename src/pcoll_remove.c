@@ -103,7 +103,7 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
   if (rc != RIVER_SUCCESS)
     return RIVER_EINVAL;
   if (access(root, F_OK) == 0)
-    rc = river__pcoll_lock(root, name, &fd);
+    rc = river__pcoll_lock(root, name, 0, &fd);
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = river__pcoll_where(root, name, &w);

@@ -18,7 +18,10 @@ AM_TESTS_ENVIRONMENT = \
 # (tests/cli/test_coll_commit.sh).
 # peak_rss reports a process's peak resident memory at exit;
 # tests/cli/test_coll_memory.sh preloads it.
-check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la
+# no_locks makes fcntl's locks fail with ENOLCK (a file system without
+# locks; tests/cli/test_coll_commit.sh).
+check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la \
+	tests/no_locks.la
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -27,6 +30,10 @@ tests_fail_fsync_la_SOURCES = tests/fail_fsync.c
 tests_fail_fsync_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_fsync_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_fail_fsync_la_LIBADD = -ldl
+tests_no_locks_la_SOURCES = tests/no_locks.c
+tests_no_locks_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_no_locks_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_no_locks_la_LIBADD = -ldl
 tests_peak_rss_la_SOURCES = tests/peak_rss.c
 tests_peak_rss_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_peak_rss_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -85,6 +92,7 @@ unit_tests = \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
+	tests/unit/test_sched \
 	tests/unit/test_timing \
 	tests/unit/test_topo
 check_PROGRAMS += $(unit_tests)
@@ -111,6 +119,10 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the scheduler, with the backoff it shares with river_wait.
+tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
+	src/wait.c
+tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # The bad-argument tests share their log handlers.
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
 	tests/unit/badparam_util.c tests/unit/badparam.h
@@ -143,6 +155,7 @@ mpi_tests = \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
+	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
@@ -177,6 +190,9 @@ tests_mpi_test_dq_pull_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_bad_mpi_mpi_SOURCES = tests/mpi/test_dq_bad_mpi.c \
 	tests/mpi/dqtest.h tests/mpi/mpitest.h
 tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_coop_mpi_mpi_SOURCES = tests/mpi/test_dq_coop_mpi.c \
+	tests/mpi/dqtest.h tests/mpi/mpitest.h
+tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 

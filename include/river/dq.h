@@ -61,19 +61,29 @@
  * consumer claims the unit (consumers idle in river_dq_get poll for
  * units, with backoff); end_unit also waits for the owner's credit for
  * the unit's last message, close does not. So with PULL a rank in both
- * roles needs another consumer to claim its units (it cannot use
- * try_put/try_get alone to escape: end_unit and close wait for a claim).
+ * roles, whose own consumer side may be the one to claim, uses the
+ * nonblocking forms (below) for all of them.
  * RIVER_EOS comes once every producer has closed and this consumer has
  * got every unit it claimed.
  *
- * A rank that is both producer and consumer returns credits only when it
- * gets, so it must not block in river_dq_put while its own consumer side
- * waits to be drained: it interleaves river_dq_try_put and
- * river_dq_try_get. river_dq_close never waits for a credit, so any rank
- * can close.
+ * Nonblocking forms. A rank that is both producer and consumer returns
+ * credits only when it gets, so it must not block as a producer while
+ * its own consumer side waits to be drained. Every local call that can
+ * wait has a form that never does: river_dq_try_put, try_reserve,
+ * try_commit, try_end_unit, try_close and try_get return RIVER_EAGAIN
+ * when they cannot complete now (call again later, after getting and
+ * releasing what has come); a loop over them alone, with a backoff when
+ * a whole pass made no progress, drives a rank in both roles to the end
+ * for every policy. This is how River's flow runtime runs several
+ * modules on one rank as cooperative tasks. (The blocking forms are
+ * loops over the same steps.) What the try_ forms still wait for is
+ * remote only: an RMA flush completes in the target's MPI library and
+ * needs nothing more from this rank. river_dq_release never waits.
  *
  * Handles are not thread-safe. river_dq_create and river_dq_destroy are
- * collective over the communicator; the rest are local.
+ * collective over the communicator, and destroy waits for the other
+ * ranks (a runtime running modules as tasks calls it only once every
+ * task of the rank has finished); the rest are local.
  *
  * Part of the River API; include <river.h> rather than this file.
  */
@@ -178,10 +188,31 @@ RIVER_API int river_dq_try_put(river_dq *q, const void *records,
 RIVER_API int river_dq_reserve(river_dq *q, void **buf, size_t *max);
 RIVER_API int river_dq_commit(river_dq *q, size_t n);
 
+/* Nonblocking reserve: RIVER_EAGAIN (nothing reserved) where
+ * river_dq_reserve would wait: a full message waiting for a credit, or
+ * every buffer still being sent. */
+RIVER_API int river_dq_try_reserve(river_dq *q, void **buf, size_t *max);
+
+/* Nonblocking commit: takes the n records like river_dq_commit (same
+ * checks and codes) but never waits; a message they fill that has no
+ * credit now stays in its buffer and goes with a later put, reserve,
+ * commit or close (try_reserve returns RIVER_EAGAIN until it has gone). */
+RIVER_API int river_dq_try_commit(river_dq *q, size_t n);
+
 /* Send what is buffered and end this producer's stream (an end-of-stream
  * to every consumer). Blocks until every message has been sent, but never
- * for a credit. Put after close is RIVER_ESTATE. */
+ * for a credit (PULL: also until the open unit is claimed). Put, reserve
+ * or end_unit after close, and close again, are RIVER_ESTATE. */
 RIVER_API int river_dq_close(river_dq *q);
+
+/* Nonblocking close: one step of river_dq_close. RIVER_EAGAIN while it
+ * cannot complete (PULL: the open unit is not claimed yet; any policy:
+ * sends still in flight): call it again later (or call river_dq_close).
+ * RIVER_SUCCESS once the stream has ended and every send completed;
+ * RIVER_ESTATE after that. From the first call on, the producer is
+ * closing: put, reserve and end_unit are RIVER_ESTATE (an uncommitted
+ * reservation is dropped). */
+RIVER_API int river_dq_try_close(river_dq *q);
 
 /*
  * Get the next message (consumer): *records points at *nrecords whole
@@ -199,7 +230,9 @@ RIVER_API int river_dq_get(river_dq *q, const void **records,
 RIVER_API int river_dq_try_get(river_dq *q, const void **records,
                                size_t *nrecords, int *from);
 
-/* Give back the message from the last get (no-op if none is held). */
+/* Give back the message from the last get (no-op if none is held).
+ * Never waits for this rank's peers (returning the credit is an RMA
+ * accumulate). */
 RIVER_API int river_dq_release(river_dq *q);
 
 /*
@@ -212,6 +245,12 @@ RIVER_API int river_dq_release(river_dq *q);
  * PULL); RIVER_ESTATE after close.
  */
 RIVER_API int river_dq_end_unit(river_dq *q);
+
+/* Nonblocking end_unit: RIVER_EAGAIN while the unit is not claimed or
+ * its owner has no credit for the last message (the unit stays open:
+ * call again later; records put in between join it); RIVER_SUCCESS once
+ * it has ended. Same argument checks and codes as river_dq_end_unit. */
+RIVER_API int river_dq_try_end_unit(river_dq *q);
 
 /*
  * RIVER_DQ_PULL, consumer: the unit of the message returned by the last
@@ -232,7 +271,9 @@ RIVER_API int river_dq_stats_get(const river_dq *q, river_dq_stats *stats);
 
 /*
  * Free the queue: collective over the ranks of the communicator it was
- * created on. Producers must have closed and consumers must have seen
+ * created on; it waits for every rank (and for every message in flight
+ * to arrive), so a runtime running modules as tasks calls it only after
+ * every task on the rank has finished. Producers must have closed and consumers must have seen
  * RIVER_EOS first (RIVER_ESTATE otherwise; the queue is freed all the
  * same, and every rank gets the same code). NULL is a no-op.
  */

@@ -16,6 +16,7 @@
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 shim=${top_builddir:-.}/tests/.libs/fail_fsync.so
+nolocks=${top_builddir:-.}/tests/.libs/no_locks.so
 busy='collection X is in use: another job is writing or removing it'
 
 # sum_of NAME: cksum of NAME's copy-out ("" if it fails).
@@ -28,6 +29,30 @@ gen_x() {
   env "$@" "$run" -n "$n" "$river" gen X --records "$recs" --seed "$seed" \
     >"$tmp/gen.$seed.out" 2>"$tmp/gen.$seed.err"
 }
+
+# hold_x N SEED RECORDS STEP [VAR=VALUE...]: start gen_x in the
+# background ($held gets its pid), held at STEP of its commit until
+# $tmp/hold is removed, and return once it is there: commit-rename when
+# its temporary metadata exists, commit-meta when its data files do (a
+# second generation of partition 0).
+hold_x() {
+  local n=$1 seed=$2 recs=$3 step=$4 i; shift 4
+  : >"$tmp/hold"
+  gen_x "$n" "$seed" "$recs" RIVER_TEST_FAULT="$step:wait=$tmp/hold" "$@" &
+  held=$!
+  for i in $(seq 1 1200); do
+    if [ "$step" = commit-rename ]; then
+      ls "$root"/.tmp.X.* >/dev/null 2>&1 && return
+    elif [ "$(ls "$root"/disk0/X.p0.*.rdat 2>/dev/null | wc -l)" -ge 2 ]; then
+      return
+    fi
+    sleep 0.05
+  done
+  fail "the held write never reached $step"
+}
+
+# release: let the held write go on, and wait for it.
+release() { rm -f "$tmp/hold"; wait "$held"; }
 
 # clean WHAT: X passes fsck and nothing is left over under the root.
 clean() {
@@ -47,7 +72,7 @@ sum_b=$(RIVER_ROOT=$tmp/ref sum_of X)
 # --- two writers of one name, 50 rounds ---------------------------------
 # Even rounds start both at once (either may win, or both in turn); odd
 # rounds start B while A sits in its commit (A's metadata written, the
-# rename held back 1.5 s), so B must lose.
+# rename held back until B has finished), so B must lose.
 losers=0
 for round in $(seq 1 50); do
   n=$(( (round % 4) + 1 ))
@@ -55,15 +80,14 @@ for round in $(seq 1 50); do
     gen_x "$n" 11 3000 & pa=$!
     gen_x "$n" 22 2000 & pb=$!
   else
-    gen_x "$n" 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=1500 & pa=$!
-    for _ in $(seq 1 200); do
-      ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
-      sleep 0.05
-    done
-    gen_x "$n" 22 2000 & pb=$!
+    hold_x "$n" 11 3000 commit-rename
+    gen_x "$n" 22 2000; rb=$?
+    release; ra=$?
   fi
-  wait $pa; ra=$?
-  wait $pb; rb=$?
+  if [ $((round % 2)) -eq 0 ]; then
+    wait $pa; ra=$?
+    wait $pb; rb=$?
+  fi
   now=$(sum_of X)
   if [ $ra -ne 0 ] && [ $rb -ne 0 ]; then
     fail "round $round: both writers failed"
@@ -85,7 +109,7 @@ echo "two writers: $losers of 50 rounds had a loser"
 [ $losers -ge 25 ] || fail "only $losers rounds had a loser"
 
 # --- the directory sync after the rename fails --------------------------
-for n in 1 3; do
+for n in 1 2 3 4; do
   gen_x "$n" 11 3000 >/dev/null
   if ! gen_x "$n" 22 2000 LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$root"
   then
@@ -129,29 +153,30 @@ for step in commit-files commit-meta commit-rename commit-cleanup; do
 done
 
 # --- gc and rm beside a running write ------------------------------------
-gen_x 2 11 3000 RIVER_TEST_FAULT=commit-rename:sleep=2000 & pa=$!
-for _ in $(seq 1 200); do
-  ls "$root"/.tmp.X.* >/dev/null 2>&1 && break
-  sleep 0.05
-done
+hold_x 2 11 3000 commit-rename
 r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc beside a write failed"
 grep -q 'being written or removed: its files were left alone' "$tmp/gc.out" \
   || fail "gc does not say it left the running write alone"
 expect_fail 1 "$busy" rm X
-wait $pa || fail "the write gc ran beside failed"
+release || fail "the write gc ran beside failed"
 [ "$(sum_of X)" = "$sum_a" ] || fail "the write gc ran beside is not X"
 clean "gc beside a write"
 
 # A stream being staged by copy-in is left alone too.
 RIVER_ROOT=$tmp/ref r 1 copy-out X -o "$tmp/b.dat"
-{ sleep 2; cat "$tmp/b.dat"; } | r 1 copy-in - S >/dev/null 2>&1 & pa=$!
-for _ in $(seq 1 100); do
+# The stream is a FIFO this script keeps open (fd 3) until gc has run.
+mkfifo "$tmp/fifo"
+r 1 copy-in "$tmp/fifo" S >/dev/null 2>&1 & pa=$!
+exec 3>"$tmp/fifo"
+cat "$tmp/b.dat" >&3
+for _ in $(seq 1 1200); do
   ls "$root"/.S.copy-in.* >/dev/null 2>&1 && break
   sleep 0.05
 done
 ls "$root"/.S.copy-in.* >/dev/null 2>&1 || fail "no staged stream seen"
 r 1 gc --remove >"$tmp/gc.out" 2>&1
 grep -q 'copy-in' "$tmp/gc.out" && fail "gc took a stream being staged"
+exec 3>&-
 wait $pa || fail "copy-in of a stream beside gc failed"
 [ "$(sum_of S)" = "$sum_b" ] || fail "the stream copied in beside gc differs"
 
@@ -166,5 +191,67 @@ grep -q '^rm: removed Y: 7 files' "$tmp/out" \
 ls "$root"/disk*/Y.* "$root"/*Y* >/dev/null 2>&1 && fail "rm --force left files of Y"
 r 1 gen Y --records 10 >/dev/null || fail "the name Y is not free again"
 expect_fail 1 'nothing of that name' rm --force Q
+
+# --- what a hostile review found -----------------------------------------
+# Two roots sharing absolute disk directories: gc of one leaves the
+# other's files alone (and says so); rm --force too.
+rA=$tmp/rootA rB=$tmp/rootB sh="$tmp/shared%d"
+r 1 gen X --root "$rA" --disks "$sh" --records 100 >/dev/null
+r 1 gen Y --root "$rB" --disks "$sh" --records 100 >/dev/null
+r 1 gen X --root "$rB" --disks "$sh" --records 200 >/dev/null
+r 1 gen Q --root "$rB" --disks "$sh" --records 50 >/dev/null
+r 1 gc --root "$rA" --remove >"$tmp/gc.out" 2>&1 || fail "gc of root A"
+grep -q 'data files in disk directories outside .* were not judged' \
+  "$tmp/gc.out" || fail "gc does not say it left shared directories alone"
+printf 'junk' >"$rA/Q.river.h5"
+r 1 rm --force --root "$rA" Q >/dev/null 2>&1 || fail "rm --force Q in root A"
+for c in X Y Q; do
+  r 1 fsck --root "$rB" $c >/dev/null 2>&1 || fail "root A's gc/rm damaged root B's $c"
+done
+# rm --force of a collection written with --disks: without --disks it
+# warns that it found no data; with it, the data goes.
+r 1 gen C --disks "$tmp/cd%d" --records 100 >/dev/null
+printf 'junk' >"$root/C.river.h5"
+r 1 rm --force C >"$tmp/out" 2>&1 || fail "rm --force C"
+grep -q 'no data files found .*--disks' "$tmp/out" || fail "rm --force C: no --disks advice"
+r 1 gen C --disks "$tmp/cd%d" --records 100 >/dev/null
+printf 'junk' >"$root/C.river.h5"
+r 1 rm --force C --disks "$tmp/cd%d" >/dev/null 2>&1 || fail "rm --force C --disks"
+ls "$tmp"/cd0/C.* >/dev/null 2>&1 && fail "rm --force C --disks left its data"
+# A lock path that is a directory: that name is skipped, others cleaned.
+r 1 gen A --records 100 >/dev/null
+r 1 gen Z --records 100 >/dev/null
+touch "$root/disk0/Z.p0.0123456789abcdef.rdat"
+rm -f "$root/.A.lock"; mkdir "$root/.A.lock"
+r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc with a directory as a lock file"
+[ -e "$root/disk0/Z.p0.0123456789abcdef.rdat" ] && fail "gc stopped at A's lock"
+grep -q 'collection A: its files were left alone' "$tmp/gc.out" || fail "gc: A not named"
+rmdir "$root/.A.lock"
+# rm --force of a collection being written: in use, nothing removed.
+hold_x 1 11 300 commit-rename
+expect_fail 1 "$busy; nothing removed" rm --force X
+release || fail "the write rm --force ran beside failed"
+clean "rm --force beside a write"
+# A stream staged for a collection whose name starts with "lock." is a
+# staged stream, listed, not taken for a lock file.
+head -c 1000 /dev/zero >"$root/.lock.foo.copy-in.Ab12Cd"
+r 1 gc >"$tmp/gc.out" 2>&1
+grep -q 'lock.foo.copy-in.Ab12Cd  1000 bytes  staged copy-in stream' "$tmp/gc.out" \
+  || fail "a staged stream of 'lock.foo' is not listed"
+[ -e "$root/.lock.foo.copy-in.Ab12Cd" ] || fail "listing removed a file"
+r 1 gc --remove >/dev/null 2>&1
+# A root that is not a directory.
+expect_fail 1 'cannot read directory .*Not a directory' gc --root "$root/X.river.h5"
+# No locks on the file system: writers go on with a warning; gc removes
+# nothing it could not lock, even beside a committing write.
+hold_x 1 22 2000 commit-meta LD_PRELOAD="$nolocks"
+LD_PRELOAD="$nolocks" r 1 gc --remove >"$tmp/gc.out" 2>&1
+grep -q 'cannot lock .*its files are left alone' "$tmp/gc.out" \
+  || fail "gc without locks does not say it left X alone"
+release || fail "a write without locks failed"
+grep -q 'cannot lock .*detected only at commit' "$tmp/gen.22.err" \
+  || fail "a write without locks does not warn"
+[ "$(sum_of X)" = "$sum_b" ] || fail "gc without locks damaged a committing write"
+clean "no locks"
 
 clitest_end test_coll_commit

@@ -407,10 +407,26 @@ contains
       call check(ierr == RIVER_EINVAL, 'get on a producer: RIVER_EINVAL')
       call river_dq_end_unit(q, ierr)
       call check(ierr == RIVER_EINVAL, 'end_unit without PULL: RIVER_EINVAL')
-      call river_dq_close(q)
+      call river_dq_try_end_unit(q, ierr)
+      call check(ierr == RIVER_EINVAL, 'try_end_unit without PULL: EINVAL')
+      ! Close by steps: RIVER_EAGAIN (a status) until done, then ESTATE.
+      do
+        call river_dq_try_close(q, ierr)
+        if (ierr /= RIVER_EAGAIN) exit
+      end do
+      call check(ierr == RIVER_SUCCESS, 'try_close: RIVER_SUCCESS')
+      call river_dq_try_close(q, ierr)
+      call check(ierr == RIVER_ESTATE, 'try_close again: RIVER_ESTATE')
     else
       call river_dq_put(q, [one], 1_c_size_t, ierr)
       call check(ierr == RIVER_EINVAL, 'put on a consumer: RIVER_EINVAL')
+      call river_dq_try_close(q, ierr)
+      call check(ierr == RIVER_EINVAL, 'try_close on a consumer: EINVAL')
+      call river_dq_try_reserve(q, p, n, ierr)
+      call check(ierr == RIVER_EINVAL .and. .not. c_associated(p), &
+                 'try_reserve on a consumer: RIVER_EINVAL')
+      call river_dq_try_commit(q, 0_c_size_t, ierr)
+      call check(ierr == RIVER_EINVAL, 'try_commit on a consumer: EINVAL')
       call river_dq_unit(q, unit, ierr=ierr)
       call check(ierr == RIVER_EINVAL, 'unit without PULL: RIVER_EINVAL')
       do

@@ -1,6 +1,7 @@
 /*
  * dqtest.h - what the distributed-queue tests (test_dq_mpi.c,
- * test_dq_pull_mpi.c, test_dq_bad_mpi.c) share, on top of the generic
+ * test_dq_pull_mpi.c, test_dq_bad_mpi.c,
+ * test_dq_coop_mpi.c) share, on top of the generic
  * harness in mpitest.h: the 64-byte test record (struct rec: who made it,
  * its number and a hash that its filler derives from, so every record
  * can be verified on arrival) with an order-independent checksum of

@@ -193,8 +193,11 @@ static void bad_use_producer(river_dq *q, int grank, struct sums *ps)
   }
   MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
   MT_CHECK_RC(river_dq_close(q), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_try_close(q), RIVER_ESTATE);
   MT_CHECK_RC(river_dq_put(q, &r[0], 1), RIVER_ESTATE);
   MT_CHECK_RC(river_dq_try_put(q, &r[0], 1), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_end_unit(q), RIVER_EINVAL);     /* not PULL */
+  MT_CHECK_RC(river_dq_try_end_unit(q), RIVER_EINVAL);
 }
 
 /* The consumer side of test_bad_use: producer calls and NULL outputs
@@ -212,6 +215,7 @@ static void bad_use_consumer(river_dq *q, struct sums *cs)
   MT_CHECK_RC(river_dq_put(q, &r, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_try_put(q, &r, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_close(q), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_try_close(q), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_get(q, NULL, &n, &from), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_get(q, &recs, NULL, &from), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_try_get(q, NULL, &n, NULL), RIVER_EINVAL);
@@ -313,6 +317,10 @@ static void test_estate(MPI_Comm c)
     log_capture();
     MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_ESTATE);
     MT_CHECK(strstr(mt_logbuf, "the queue is closed") != NULL);
+    mt_log_clear();
+    MT_CHECK_RC(river_dq_try_reserve(q, &rb, &room), RIVER_ESTATE);
+    MT_CHECK(strstr(mt_logbuf, "the queue is closed") != NULL);
+    MT_CHECK_RC(river_dq_try_commit(q, 0), RIVER_ESTATE);
     log_restore();
   } else if (grank == 1) {
     MT_CHECK_RC(river_dq_try_put(q, r, 20), RIVER_SUCCESS); /* no close */
@@ -321,6 +329,8 @@ static void test_estate(MPI_Comm c)
     size_t room = 0;
     MT_CHECK_RC(river_dq_reserve(q, &rb, &room), RIVER_EINVAL);
     MT_CHECK_RC(river_dq_commit(q, 0), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_try_reserve(q, &rb, &room), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_try_commit(q, 0), RIVER_EINVAL);
   }
   log_capture();
   MT_CHECK_RC(river_dq_destroy(q), RIVER_ESTATE);

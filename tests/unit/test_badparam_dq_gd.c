@@ -61,10 +61,14 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_put(NULL, rec, 1), RIVER_EINVAL);
   assert_int_equal(river_dq_try_put(NULL, rec, 1), RIVER_EINVAL);
   assert_int_equal(river_dq_close(NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_try_close(NULL), RIVER_EINVAL);
   {
     void *rb = NULL;
     assert_int_equal(river_dq_reserve(NULL, &rb, &n), RIVER_EINVAL);
     assert_int_equal(river_dq_commit(NULL, 1), RIVER_EINVAL);
+    assert_int_equal(river_dq_try_reserve(NULL, &rb, &n), RIVER_EINVAL);
+    assert_int_equal(river_dq_try_reserve(NULL, NULL, NULL), RIVER_EINVAL);
+    assert_int_equal(river_dq_try_commit(NULL, 1), RIVER_EINVAL);
   }
   assert_int_equal(river_dq_get(NULL, &recs, &n, &from), RIVER_EINVAL);
   assert_int_equal(river_dq_try_get(NULL, &recs, &n, &from), RIVER_EINVAL);
@@ -72,6 +76,7 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_stats_get(NULL, &st), RIVER_EINVAL);
   /* RIVER_DQ_PULL's unit calls. */
   assert_int_equal(river_dq_end_unit(NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_try_end_unit(NULL), RIVER_EINVAL);
   assert_int_equal(river_dq_unit(NULL, &unit, &first, &last), RIVER_EINVAL);
   assert_int_equal(river_dq_unit(NULL, NULL, NULL, NULL), RIVER_EINVAL);
   assert_true(unit == 7 && first == 7 && last == 7);
