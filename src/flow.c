@@ -528,10 +528,11 @@ int river_flow_destroy(river_flow *f)
 
   if (f == NULL)
     return RIVER_SUCCESS;
-  if (f->state == RIVER__FLOW_RUNNING || f->run != NULL) {
+  if (f->state == RIVER__FLOW_RUNNING) {
     river__error("river_flow_destroy: the flow is running");
     return RIVER_ESTATE;
   }
+  river__flow_run_free(f);
   river__flow_uncheck(f);
   for (i = 0; i < f->nstages; i++) {
     river__stage *s = &f->stages[i];

@@ -47,8 +47,14 @@ src_libriver_la_SOURCES = \
 	src/module.c \
 	src/flow.c \
 	src/flow_check.c \
+	src/flow_run_internal.h \
 	src/flow_run.c \
-	src/flowspec.c
+	src/flow_io.c \
+	src/flowspec.c \
+	src/modules/modules.h \
+	src/modules/builtin.c \
+	src/modules/gen.c \
+	src/modules/count.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)

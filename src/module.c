@@ -22,6 +22,7 @@
 
 static river__module **mods;
 static int nmods, mods_cap;
+static int builtins_done;   /* the built-in modules are registered */
 
 static const char *const type_names[] = {"str", "int", "uint", "size",
                                          "double", "bool", "field"};
@@ -337,6 +338,10 @@ const river__module *river__module_find(const char *name)
 {
   int i;
 
+  if (!builtins_done) {
+    builtins_done = 1;  /* first: registering looks names up too */
+    river__modules_builtin();
+  }
   for (i = 0; name != NULL && i < nmods; i++)
     if (strcmp(mods[i]->name, name) == 0)
       return mods[i];
@@ -352,6 +357,7 @@ void river__module_clear(void)
   free(mods);
   mods = NULL;
   nmods = mods_cap = 0;
+  builtins_done = 0;
 }
 
 int river__arg_index(const river__module *m, const char *name)
