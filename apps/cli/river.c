@@ -57,6 +57,9 @@ static const struct cmd cmds[] = {
   {"rm", cmd_rm, "COLL [--force] [COMMON]",
    "remove a collection (--force: also one whose metadata is damaged,\n"
    "             with every file named for it)"},
+  {"run", cmd_run, "FLOW.yaml [key=value ...]",
+   "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
+   "             stage's totals"},
   {"gc", cmd_gc, "[--remove] [COMMON]",
    "list the files crashed or failed writes left under the root\n"
    "             (--remove: remove them)"},
