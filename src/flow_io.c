@@ -266,6 +266,37 @@ int river_ctx_stats(const river_ctx *ctx, river_module_stats *st)
   return RIVER_SUCCESS;
 }
 
+/* ------------------------------------------------------------ peers */
+
+int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm)
+{
+  const struct river__inst *in;
+
+  if (ctx == NULL || ctx->run == NULL || comm == NULL)
+    return RIVER_EINVAL;
+  in = ctx->run;
+  *comm = in->comm;
+  return RIVER_SUCCESS;
+}
+
+int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
+{
+  struct river__inst *in = inst_of(ctx, "river_ctx_wait");
+  int done = 0;
+
+  if (in == NULL)
+    return RIVER_ESTATE;
+  if (req == NULL)
+    return RIVER_EINVAL;
+  for (;;) {
+    if (MPI_Test(req, &done, status) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (done)
+      return RIVER_SUCCESS;
+    river__sched_yield(1);
+  }
+}
+
 /* ------------------------------------------------------- the finish */
 
 int river__inst_finish(struct river__inst *in)

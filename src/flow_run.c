@@ -220,6 +220,7 @@ static int spawn_instances(river_flow *f, struct river__run *r)
     in->ctx.instance = idx;
     in->ctx.ninstances = s->nranks;
     in->ctx.run = in;
+    in->comm = r->stage_comm[i];
     rc = wire(f, r, s, in);
     if (rc == RIVER_SUCCESS)
       rc = river__sched_spawn(r->sched, run_instance, in, &in->task);
@@ -244,6 +245,10 @@ static void run_free(river_flow *f, struct river__run *r)
     free(r->inst[i].in);
     free(r->inst[i].out);
   }
+  for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)
+    if (r->stage_comm[i] != MPI_COMM_NULL)
+      MPI_Comm_free(&r->stage_comm[i]);
+  free(r->stage_comm);
   river__sched_destroy(r->sched);
   free(r->inst);
   free(r->parts);
@@ -257,6 +262,26 @@ void river__flow_run_free(river_flow *f)
     run_free(f, f->run);
     f->run = NULL;
   }
+}
+
+/* A communicator per stage, of its instances in instance order
+ * (collective over the flow's communicator, stage by stage). */
+static int stage_comms(river_flow *f, struct river__run *r)
+{
+  int i, k;
+
+  r->stage_comm = malloc((size_t)(f->nstages + 1) * sizeof *r->stage_comm);
+  if (r->stage_comm == NULL)
+    return RIVER_ENOMEM;  /* agreed by the caller; no split started */
+  for (i = 0; i < f->nstages; i++)
+    r->stage_comm[i] = MPI_COMM_NULL;
+  for (i = 0; i < f->nstages; i++) {
+    k = instance_on(&f->stages[i], f->rank);
+    if (MPI_Comm_split(f->comm, k >= 0 ? 0 : MPI_UNDEFINED, k,
+                       &r->stage_comm[i]) != MPI_SUCCESS)
+      return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
 }
 
 /* ------------------------------------------------------------ the API */
@@ -292,6 +317,8 @@ int river_flow_go_async(river_flow *f)
   rc = river__agree(f->comm, rc);
   for (i = 0; i < f->nedges && rc == RIVER_SUCCESS; i++)
     rc = make_queue(f, r, i);
+  if (rc == RIVER_SUCCESS)
+    rc = stage_comms(f, r);
   if (rc == RIVER_SUCCESS)
     rc = spawn_instances(f, r);
   rc = river__agree(f->comm, rc);

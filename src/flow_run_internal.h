@@ -49,6 +49,7 @@ struct river__inst {
   int next_select;         /* where river_select starts looking */
   river_module_stats st;
   int status;
+  MPI_Comm comm;           /* the stage's instances (river_ctx_comm) */
 };
 
 /* A flow's run on this rank (river_flow.run). */
@@ -56,6 +57,8 @@ struct river__run {
   river__sched *sched;
   river_dq **dqs;          /* one per edge (every rank takes part) */
   struct river__part *parts; /* exchange partitioners, one per edge */
+  MPI_Comm *stage_comm;    /* per stage: its instances, or
+                              MPI_COMM_NULL off the stage */
   struct river__inst *inst;
   int ninst;
   int done;                /* every task has returned */

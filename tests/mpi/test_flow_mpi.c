@@ -9,6 +9,8 @@
  *             user module between them, all on every rank
  *   failure   a module that fails on one instance: the same error on
  *             every rank, no hang
+ *   peers     a stage's instances agree on a total (river_ctx_comm, a
+ *             nonblocking allreduce, river_ctx_wait) beside gen
  *   async     go_async, then test until done
  *
  * Every record is delivered exactly once: the sinks' order-independent
@@ -112,6 +114,32 @@ static int failing(river_ctx *ctx)
   return rc;
 }
 
+/* Count input 0, then agree with the stage's other instances (a
+ * nonblocking allreduce on river_ctx_comm, waited with river_ctx_wait
+ * while gen runs beside it) on the total, which must be `records`. */
+static uint64_t agreed_total;
+
+static int tagree(river_ctx *ctx)
+{
+  const void *recs;
+  size_t n;
+  uint64_t mine = 0, total = 0;
+  MPI_Comm comm;
+  MPI_Request req;
+  int rc;
+
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    mine += n;
+  if (rc != RIVER_EOS)
+    return rc;
+  if ((rc = river_ctx_comm(ctx, &comm)) != RIVER_SUCCESS)
+    return rc;
+  MPI_Iallreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm, &req);
+  rc = river_ctx_wait(ctx, &req, MPI_STATUS_IGNORE);
+  agreed_total = total;
+  return rc;
+}
+
 static void register_modules(void)
 {
   river_module_decl d = RIVER_MODULE_DECL_INIT;
@@ -126,6 +154,9 @@ static void register_modules(void)
   MT_CHECK_RC(river_module_register("tcopy", tcopy, &d, NULL),
               RIVER_SUCCESS);
   MT_CHECK_RC(river_module_register("failing", failing, &d, NULL),
+              RIVER_SUCCESS);
+  d.min_outputs = d.max_outputs = 0;
+  MT_CHECK_RC(river_module_register("tagree", tagree, &d, NULL),
               RIVER_SUCCESS);
 }
 
@@ -266,6 +297,25 @@ static void failure(MPI_Comm comm, int n)
   MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
 }
 
+/* A stage whose instances talk among themselves while sharing ranks. */
+static void peers(MPI_Comm comm, int n)
+{
+  int all[8];
+  river_flow *f = NULL;
+  MPI_Comm none = MPI_COMM_NULL;
+
+  range_ranks(all, 0, n);
+  agreed_total = 0;
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  place_gen(f, all, n, 7777);
+  MT_CHECK_RC(river_flow_place(f, "agree", "tagree", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "gen", "agree", NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);
+  MT_CHECK(agreed_total == 7777);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_ctx_comm(NULL, &none), RIVER_EINVAL);
+}
+
 /* go_async, then test until done; the stage totals. */
 static void async(MPI_Comm comm, int n)
 {
@@ -312,6 +362,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
   }
   failure(MPI_COMM_WORLD, size);
+  peers(MPI_COMM_WORLD, size);
   async(MPI_COMM_WORLD, size);
   rc = mt_verdict(MPI_COMM_WORLD, "test_flow_mpi");
   river_finalize();
