@@ -292,13 +292,10 @@ int river_flow_arg(river_flow *f, const char *stage, const char *name,
 
 void river__edge_describe(const river_edge_opts *o, char *buf, size_t len)
 {
-  static const char *const pol[] = {"push", "static", "exchange", "broadcast",
-                                    "pull"};
-  int p = (int)o->policy;
-
   switch (o->kind) {
   case RIVER_EDGE_DQ:
-    snprintf(buf, len, "dq %s", p >= 0 && p < 5 ? pol[p] : "?");
+    snprintf(buf, len, "dq %s", o->policy == RIVER_DQ_PULL ? "pull"
+             : o->policy == RIVER_DQ_STATIC ? "static" : "push");
     break;
   case RIVER_EDGE_EXCHANGE:
     snprintf(buf, len, "exchange %s on %.40s",

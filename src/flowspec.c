@@ -88,15 +88,16 @@ static const char *kind_name(const yaml_node_t *n)
          : n->type == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
 }
 
-/* Node id, visited once: a second visit is an alias. */
-static yaml_node_t *visit(struct spec *sp, int id, const yaml_node_t *from)
+/* Node id, visited once: a second visit is through an alias. */
+static yaml_node_t *visit(struct spec *sp, int id)
 {
   yaml_node_t *n = yaml_document_get_node(&sp->doc, id);
 
   if (n == NULL)
     return NULL;
   if (sp->seen[id - 1]) {
-    err(sp, from, "YAML aliases are not supported in flow specs");
+    err(sp, n, "YAML aliases are not supported in flow specs (this node "
+        "is used a second time)");
     return NULL;
   }
   sp->seen[id - 1] = 1;
@@ -192,8 +193,8 @@ static int mapping(struct spec *sp, yaml_node_t *map, const char *what,
     return err(sp, map, "%s must be a mapping, not %s", what, kind_name(map));
   for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
        pr++) {
-    if ((k = visit(sp, pr->key, map)) == NULL
-        || (v = visit(sp, pr->value, map)) == NULL)
+    if ((k = visit(sp, pr->key)) == NULL
+        || (v = visit(sp, pr->value)) == NULL)
       return RIVER_EFORMAT;
     if (k->type != YAML_SCALAR_NODE)
       return err(sp, k, "%s: a key must be a scalar, not %s", what,
@@ -229,7 +230,7 @@ static int sequence(struct spec *sp, yaml_node_t *seq, const char *what,
     return RIVER_ENOMEM;
   for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
        it++)
-    if (((*items)[k++] = visit(sp, *it, seq)) == NULL)
+    if (((*items)[k++] = visit(sp, *it)) == NULL)
       return RIVER_EFORMAT;
   return RIVER_SUCCESS;
 }
@@ -252,8 +253,8 @@ static int params(struct spec *sp, yaml_node_t *p, const char *const *kv,
       return RIVER_ENOMEM;
     for (pr = p->data.mapping.pairs.start; pr < p->data.mapping.pairs.top;
          pr++) {
-      if ((k = visit(sp, pr->key, p)) == NULL
-          || (v = visit(sp, pr->value, p)) == NULL)
+      if ((k = visit(sp, pr->key)) == NULL
+          || (v = visit(sp, pr->value)) == NULL)
         return RIVER_EFORMAT;
       if (k->type != YAML_SCALAR_NODE
           || !river__name_ok(raw(k), RIVER__ARG_NAME_MAX))
@@ -470,8 +471,8 @@ static int place_stage(struct spec *sp, struct stg *st)
     return rc;
   for (pr = m ? m->data.mapping.pairs.start : NULL;
        m && pr < m->data.mapping.pairs.top; pr++) {
-    if ((k = visit(sp, pr->key, m)) == NULL
-        || (v = visit(sp, pr->value, m)) == NULL)
+    if ((k = visit(sp, pr->key)) == NULL
+        || (v = visit(sp, pr->value)) == NULL)
       return RIVER_EFORMAT;
     if (k->type != YAML_SCALAR_NODE)
       return err(sp, k, "stage '%s': args: a key must be a scalar, not %s",
@@ -591,7 +592,7 @@ static int walk(struct spec *sp, const char *const *kv, int nkv)
 {
   static const char *const keys[] = {"description", "params", "stages",
                                      "edges", NULL};
-  yaml_node_t *root = visit(sp, 1, NULL), *v[4], **items = NULL;
+  yaml_node_t *root = visit(sp, 1), *v[4], **items = NULL;
   int i, n, rc;
 
   if (root == NULL)

@@ -86,7 +86,9 @@ unit_tests = \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_timing \
-	tests/unit/test_topo
+	tests/unit/test_topo \
+	tests/unit/test_flowspec \
+	tests/unit/test_badparam_flow
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 check-local:
@@ -124,6 +126,13 @@ tests_unit_test_collection_SOURCES = tests/unit/test_collection.c \
 tests_unit_test_collection_damage_SOURCES = \
 	tests/unit/test_collection_damage.c tests/unit/collection_test.h
 # The schema tests share their helpers in a header.
+# The flow tests register test modules (tests/flow_modules.c) and read
+# the specs under tests/flows.
+tests_unit_test_flowspec_SOURCES = tests/unit/test_flowspec.c \
+	tests/flow_modules.c tests/flow_modules.h
+tests_unit_test_badparam_flow_SOURCES = tests/unit/test_badparam_flow.c \
+	tests/unit/badparam_util.c tests/unit/badparam.h
+EXTRA_DIST += tests/flows
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/schema_test.h
 tests_unit_test_schema_compare_SOURCES = tests/unit/test_schema_compare.c \
 	tests/unit/schema_test.h
