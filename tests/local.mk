@@ -19,6 +19,15 @@ AM_TESTS_ENVIRONMENT = \
 # peak_rss reports a process's peak resident memory at exit;
 # tests/cli/test_coll_memory.sh preloads it.
 check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la
+# flow_modules registers the flow tests' modules (tests/flow_modules.c)
+# in the river command before main; tests/cli/test_flow_check.sh
+# preloads it.
+check_LTLIBRARIES += tests/flow_modules.la
+tests_flow_modules_la_SOURCES = tests/flow_modules.c tests/flow_modules.h
+tests_flow_modules_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_TEST_PRELOAD
+tests_flow_modules_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_flow_modules_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_flow_modules_la_LIBADD = -ldl
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -197,7 +206,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
-	tests/cli/test_coll_concurrent.sh
+	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_check.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
 
