@@ -26,6 +26,7 @@
 
 #define RIVER__SPEC_MAX (1 << 20)       /* bytes of spec */
 #define VALUE_MAX 4096                  /* bytes of a value, substituted */
+#define DEPTH_MAX 64                    /* nesting of [ ] and { } */
 
 struct param {
   char *name, *value;
@@ -676,6 +677,41 @@ static int yaml_err(const struct spec *sp, const yaml_parser_t *p)
   return RIVER_EFORMAT;
 }
 
+/* Refuse [ and { nested deeper than DEPTH_MAX before libyaml sees them:
+ * its scanner revisits every open flow level at each token, so deep
+ * nesting costs it quadratic time (a 1 MiB spec of '[' takes minutes).
+ * A rough scan (quotes and comments skipped) is enough for a guard. */
+static int depth_ok(const struct spec *sp, const unsigned char *b, size_t n)
+{
+  size_t i, line = 1, col = 1;
+  int depth = 0;
+  unsigned char q = 0;
+
+  for (i = 0; i < n; i++, col++) {
+    if (b[i] == '\n') {
+      line++;
+      col = 0;
+      if (q == 0)
+        continue;
+    }
+    if (q != 0) {
+      q = b[i] == q ? 0 : q;
+    } else if (b[i] == '\'' || b[i] == '"') {
+      q = b[i];
+    } else if (b[i] == '#' && (i == 0 || isspace(b[i - 1]))) {
+      while (i + 1 < n && b[i + 1] != '\n')
+        i++;
+    } else if ((b[i] == '[' || b[i] == '{') && ++depth > DEPTH_MAX) {
+      river__error("%s:%zu:%zu: lists and mappings nested more than %d "
+                   "deep", sp->path, line, col, DEPTH_MAX);
+      return 0;
+    } else if ((b[i] == ']' || b[i] == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return 1;
+}
+
 /* Parse buf into sp->doc: exactly one document, not empty. */
 static int parse(struct spec *sp, const unsigned char *buf, size_t len)
 {
@@ -684,6 +720,8 @@ static int parse(struct spec *sp, const unsigned char *buf, size_t len)
   yaml_node_t *n;
   int rc = RIVER_SUCCESS;
 
+  if (!depth_ok(sp, buf, len))
+    return RIVER_EFORMAT;
   if (!yaml_parser_initialize(&p))
     return RIVER_ENOMEM;
   yaml_parser_set_input_string(&p, buf, len);
