@@ -134,7 +134,8 @@ static void test_flowspec_good_shared(void **state)
   assert_stage(f, 3, "right", "t_expect", r23, 2);
   assert_non_null(strstr(dot(f), "\"src\" -> \"fork\" [label=\"one-to-one\"]"));
   assert_non_null(strstr(dot(f), "\"fork\" -> \"left\" [label=\"dq static\"]"));
-  assert_non_null(strstr(dot(f), "\"fork\" -> \"right\" [label=\"broadcast\"]"));
+  assert_non_null(strstr(dot(f),
+                         "\"fork\" -> \"right\" [label=\"broadcast\"]"));
   river_flow_destroy(f);
   assert_string_equal(logbuf, "");
 }
@@ -291,6 +292,22 @@ static void test_flowspec_files(void **state)
   assert_int_equal(river_flow_load_plan(path, 2, NULL, 0, &f), RIVER_EFORMAT);
   assert_non_null(strstr(logbuf, ":1:65: lists and mappings nested more "
                                  "than 64 deep"));
+  unlink(path);
+  /* more stages than a flow may have: refused at the first one too many */
+  big = malloc(4200 * 64);
+  assert_non_null(big);
+  {
+    size_t at = (size_t)sprintf(big, "stages:\n");
+    for (int i = 0; i <= 4096; i++)
+      at += (size_t)sprintf(big + at, "- {name: s%d, module: t_shape, "
+                            "ranks: [0]}\n", i);
+  }
+  path = tmp_spec(big);
+  free(big);
+  logbuf[0] = '\0';
+  assert_int_equal(river_flow_load_plan(path, 2, NULL, 0, &f), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, ":4098:3: stage 's4096': a flow has at most "
+                                 "4096 stages"));
   unlink(path);
 }
 
