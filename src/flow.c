@@ -212,6 +212,11 @@ int river_flow_place(river_flow *f, const char *stage, const char *module,
     ERR(f, "stage '%s' is placed twice", stage);
     return RIVER_EINVAL;
   }
+  if (f->nstages == RIVER__STAGES_MAX) {
+    ERR(f, "stage '%s': a flow has at most %d stages", stage,
+        RIVER__STAGES_MAX);
+    return RIVER_EINVAL;
+  }
   if ((m = river__module_find(module)) == NULL) {
     ERR(f, "stage '%s': unknown module '%.80s'", stage, module);
     return RIVER_ENOTFOUND;
@@ -292,13 +297,10 @@ int river_flow_arg(river_flow *f, const char *stage, const char *name,
 
 void river__edge_describe(const river_edge_opts *o, char *buf, size_t len)
 {
-  static const char *const pol[] = {"push", "static", "exchange", "broadcast",
-                                    "pull"};
-  int p = (int)o->policy;
-
   switch (o->kind) {
   case RIVER_EDGE_DQ:
-    snprintf(buf, len, "dq %s", p >= 0 && p < 5 ? pol[p] : "?");
+    snprintf(buf, len, "dq %s", o->policy == RIVER_DQ_PULL ? "pull"
+             : o->policy == RIVER_DQ_STATIC ? "static" : "push");
     break;
   case RIVER_EDGE_EXCHANGE:
     snprintf(buf, len, "exchange %s on %.40s",
@@ -400,6 +402,10 @@ int river_flow_attach(river_flow *f, const char *from, const char *to,
   if (ia < 0 || ib < 0) {
     ERR(f, "edge %s: unknown stage '%.80s'", edge, ia < 0 ? from : to);
     return RIVER_ENOTFOUND;
+  }
+  if (f->nedges == RIVER__EDGES_MAX) {
+    ERR(f, "edge %s: a flow has at most %d edges", edge, RIVER__EDGES_MAX);
+    return RIVER_EINVAL;
   }
   if (ia == ib) {
     ERR(f, "edge %s: a stage cannot feed itself", edge);

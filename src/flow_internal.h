@@ -28,6 +28,8 @@
 #define RIVER__NAME_MAX 63     /* stage and module names */
 #define RIVER__ARG_NAME_MAX 31 /* argument names */
 #define RIVER__PORTS_MAX 1024  /* inputs or outputs of one stage */
+#define RIVER__STAGES_MAX 4096 /* stages of a flow (checks are O(n^2)) */
+#define RIVER__EDGES_MAX 16384 /* edges of a flow */
 
 /* The declared type of a module argument. */
 typedef enum river__arg_type {

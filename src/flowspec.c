@@ -26,6 +26,7 @@
 
 #define RIVER__SPEC_MAX (1 << 20)       /* bytes of spec */
 #define VALUE_MAX 4096                  /* bytes of a value, substituted */
+#define DEPTH_MAX 64                    /* nesting of [ ] and { } */
 
 struct param {
   char *name, *value;
@@ -88,15 +89,16 @@ static const char *kind_name(const yaml_node_t *n)
          : n->type == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
 }
 
-/* Node id, visited once: a second visit is an alias. */
-static yaml_node_t *visit(struct spec *sp, int id, const yaml_node_t *from)
+/* Node id, visited once: a second visit is through an alias. */
+static yaml_node_t *visit(struct spec *sp, int id)
 {
   yaml_node_t *n = yaml_document_get_node(&sp->doc, id);
 
   if (n == NULL)
     return NULL;
   if (sp->seen[id - 1]) {
-    err(sp, from, "YAML aliases are not supported in flow specs");
+    err(sp, n, "YAML aliases are not supported in flow specs (this node "
+        "is used a second time)");
     return NULL;
   }
   sp->seen[id - 1] = 1;
@@ -192,8 +194,8 @@ static int mapping(struct spec *sp, yaml_node_t *map, const char *what,
     return err(sp, map, "%s must be a mapping, not %s", what, kind_name(map));
   for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
        pr++) {
-    if ((k = visit(sp, pr->key, map)) == NULL
-        || (v = visit(sp, pr->value, map)) == NULL)
+    if ((k = visit(sp, pr->key)) == NULL
+        || (v = visit(sp, pr->value)) == NULL)
       return RIVER_EFORMAT;
     if (k->type != YAML_SCALAR_NODE)
       return err(sp, k, "%s: a key must be a scalar, not %s", what,
@@ -229,7 +231,7 @@ static int sequence(struct spec *sp, yaml_node_t *seq, const char *what,
     return RIVER_ENOMEM;
   for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
        it++)
-    if (((*items)[k++] = visit(sp, *it, seq)) == NULL)
+    if (((*items)[k++] = visit(sp, *it)) == NULL)
       return RIVER_EFORMAT;
   return RIVER_SUCCESS;
 }
@@ -252,8 +254,8 @@ static int params(struct spec *sp, yaml_node_t *p, const char *const *kv,
       return RIVER_ENOMEM;
     for (pr = p->data.mapping.pairs.start; pr < p->data.mapping.pairs.top;
          pr++) {
-      if ((k = visit(sp, pr->key, p)) == NULL
-          || (v = visit(sp, pr->value, p)) == NULL)
+      if ((k = visit(sp, pr->key)) == NULL
+          || (v = visit(sp, pr->value)) == NULL)
         return RIVER_EFORMAT;
       if (k->type != YAML_SCALAR_NODE
           || !river__name_ok(raw(k), RIVER__ARG_NAME_MAX))
@@ -470,8 +472,8 @@ static int place_stage(struct spec *sp, struct stg *st)
     return rc;
   for (pr = m ? m->data.mapping.pairs.start : NULL;
        m && pr < m->data.mapping.pairs.top; pr++) {
-    if ((k = visit(sp, pr->key, m)) == NULL
-        || (v = visit(sp, pr->value, m)) == NULL)
+    if ((k = visit(sp, pr->key)) == NULL
+        || (v = visit(sp, pr->value)) == NULL)
       return RIVER_EFORMAT;
     if (k->type != YAML_SCALAR_NODE)
       return err(sp, k, "stage '%s': args: a key must be a scalar, not %s",
@@ -591,7 +593,7 @@ static int walk(struct spec *sp, const char *const *kv, int nkv)
 {
   static const char *const keys[] = {"description", "params", "stages",
                                      "edges", NULL};
-  yaml_node_t *root = visit(sp, 1, NULL), *v[4], **items = NULL;
+  yaml_node_t *root = visit(sp, 1), *v[4], **items = NULL;
   int i, n, rc;
 
   if (root == NULL)
@@ -675,6 +677,41 @@ static int yaml_err(const struct spec *sp, const yaml_parser_t *p)
   return RIVER_EFORMAT;
 }
 
+/* Refuse [ and { nested deeper than DEPTH_MAX before libyaml sees them:
+ * its scanner revisits every open flow level at each token, so deep
+ * nesting costs it quadratic time (a 1 MiB spec of '[' takes minutes).
+ * A rough scan (quotes and comments skipped) is enough for a guard. */
+static int depth_ok(const struct spec *sp, const unsigned char *b, size_t n)
+{
+  size_t i, line = 1, col = 1;
+  int depth = 0;
+  unsigned char q = 0;
+
+  for (i = 0; i < n; i++, col++) {
+    if (b[i] == '\n') {
+      line++;
+      col = 0;
+      if (q == 0)
+        continue;
+    }
+    if (q != 0) {
+      q = b[i] == q ? 0 : q;
+    } else if (b[i] == '\'' || b[i] == '"') {
+      q = b[i];
+    } else if (b[i] == '#' && (i == 0 || isspace(b[i - 1]))) {
+      while (i + 1 < n && b[i + 1] != '\n')
+        i++;
+    } else if ((b[i] == '[' || b[i] == '{') && ++depth > DEPTH_MAX) {
+      river__error("%s:%zu:%zu: lists and mappings nested more than %d "
+                   "deep", sp->path, line, col, DEPTH_MAX);
+      return 0;
+    } else if ((b[i] == ']' || b[i] == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return 1;
+}
+
 /* Parse buf into sp->doc: exactly one document, not empty. */
 static int parse(struct spec *sp, const unsigned char *buf, size_t len)
 {
@@ -683,6 +720,8 @@ static int parse(struct spec *sp, const unsigned char *buf, size_t len)
   yaml_node_t *n;
   int rc = RIVER_SUCCESS;
 
+  if (!depth_ok(sp, buf, len))
+    return RIVER_EFORMAT;
   if (!yaml_parser_initialize(&p))
     return RIVER_ENOMEM;
   yaml_parser_set_input_string(&p, buf, len);
