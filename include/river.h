@@ -26,5 +26,7 @@
 #include "river/dq.h"
 #include "river/throttle.h"
 #include "river/gd.h"
+#include "river/module.h"
+#include "river/flow.h"
 
 #endif /* RIVER_H */

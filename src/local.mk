@@ -42,11 +42,24 @@ src_libriver_la_SOURCES = \
 	src/gd.c \
 	src/gd_client.c \
 	src/gd_server.c \
-	src/gd_alloc.c
+	src/gd_alloc.c \
+	src/flow_internal.h \
+	src/module.c \
+	src/flow.c \
+	src/flow_check.c \
+	src/flow_run_internal.h \
+	src/flow_run.c \
+	src/flow_io.c \
+	src/flowspec.c \
+	src/modules/modules.h \
+	src/modules/builtin.c \
+	src/modules/gen.c \
+	src/modules/count.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
-	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS)
+	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
-src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS) -lpthread
+src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS) $(YAML_LIBS) \
+	-lpthread
 src_libriver_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
 	-no-undefined
 
@@ -63,5 +76,7 @@ riverinc_HEADERS = \
 	include/river/wait.h \
 	include/river/dq.h \
 	include/river/throttle.h \
-	include/river/gd.h
+	include/river/gd.h \
+	include/river/module.h \
+	include/river/flow.h
 nodist_riverinc_HEADERS = include/river/version.h

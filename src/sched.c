@@ -184,10 +184,39 @@ static void resume(river__sched *s, river__task *t)
   }
 }
 
+/* One pass over the unfinished tasks: *left gets how many have not
+ * returned, *progress whether any made progress. */
+static void round_once(river__sched *s, int *left, int *progress)
+{
+  int i;
+
+  *left = 0;
+  *progress = 0;
+  for (i = 0; i < s->ntasks; i++) { /* tasks added meanwhile run too */
+    river__task *t = s->tasks[i];
+    if (t->done)
+      continue;
+    resume(s, t);
+    *progress |= t->done || !t->blocked;
+    *left += !t->done;
+  }
+  s->stats.rounds++;
+}
+
+/* The outcome once every task has returned: the first failure. */
+static int outcome(const river__sched *s)
+{
+  int i, rc = RIVER_SUCCESS;
+
+  for (i = 0; i < s->ntasks && rc == RIVER_SUCCESS; i++)
+    rc = s->tasks[i]->status;
+  return rc;
+}
+
 int river__sched_run(river__sched *s)
 {
   long ns = RIVER_BACKOFF_START;
-  int i, left, progress, rc = RIVER_SUCCESS;
+  int left, progress;
 
   if (s == NULL)
     return RIVER_EINVAL;
@@ -195,17 +224,7 @@ int river__sched_run(river__sched *s)
     return RIVER_ESTATE;
   running = s;
   do {
-    left = 0;
-    progress = 0;
-    for (i = 0; i < s->ntasks; i++) { /* tasks added meanwhile run too */
-      river__task *t = s->tasks[i];
-      if (t->done)
-        continue;
-      resume(s, t);
-      progress |= t->done || !t->blocked;
-      left += !t->done;
-    }
-    s->stats.rounds++;
+    round_once(s, &left, &progress);
     if (left > 0 && !progress) {
       s->stats.idle_rounds++;
       river__backoff(&ns);
@@ -214,9 +233,24 @@ int river__sched_run(river__sched *s)
     }
   } while (left > 0);
   running = NULL;
-  for (i = 0; i < s->ntasks && rc == RIVER_SUCCESS; i++)
-    rc = s->tasks[i]->status;
-  return rc;
+  return outcome(s);
+}
+
+int river__sched_step(river__sched *s, int *done)
+{
+  int left, progress;
+
+  if (s == NULL || done == NULL)
+    return RIVER_EINVAL;
+  if (running != NULL)
+    return RIVER_ESTATE;
+  running = s;
+  round_once(s, &left, &progress);
+  running = NULL;
+  if (left > 0 && !progress)
+    s->stats.idle_rounds++;
+  *done = left == 0;
+  return *done ? outcome(s) : RIVER_SUCCESS;
 }
 
 int river__sched_yield(int blocked)

@@ -53,6 +53,12 @@ int river__sched_spawn(river__sched *s, river__task_fn fn, void *arg,
  * or while another scheduler runs; RIVER_EINVAL for NULL. */
 int river__sched_run(river__sched *s);
 
+/* One pass over the unfinished tasks, without waiting (for callers
+ * that interleave other work: river_flow_test). *done gets 1 once every
+ * task has returned, and then the outcome is returned as by
+ * river__sched_run; RIVER_SUCCESS before. RIVER_ESTATE as for run. */
+int river__sched_step(river__sched *s, int *done);
+
 /* From a task: give the CPU to the next task. blocked = 1: the task
  * could not make progress (it waits for something); 0: it did. Returns
  * when the task's turn comes again. RIVER_ESTATE outside a task. */

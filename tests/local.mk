@@ -22,6 +22,15 @@ AM_TESTS_ENVIRONMENT = \
 # locks; tests/cli/test_coll_commit.sh).
 check_LTLIBRARIES = tests/deny_open.la tests/fail_fsync.la tests/peak_rss.la \
 	tests/no_locks.la
+# flow_modules registers the flow tests' modules (tests/flow_modules.c)
+# in the river command before main; tests/cli/test_flow_check.sh
+# preloads it.
+check_LTLIBRARIES += tests/flow_modules.la
+tests_flow_modules_la_SOURCES = tests/flow_modules.c tests/flow_modules.h
+tests_flow_modules_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_TEST_PRELOAD
+tests_flow_modules_la_CFLAGS = $(RIVER_WARN_CFLAGS)
+tests_flow_modules_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_flow_modules_la_LIBADD = -ldl
 tests_deny_open_la_SOURCES = tests/deny_open.c
 tests_deny_open_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_deny_open_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -94,7 +103,9 @@ unit_tests = \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_sched \
 	tests/unit/test_timing \
-	tests/unit/test_topo
+	tests/unit/test_topo \
+	tests/unit/test_flowspec \
+	tests/unit/test_badparam_flow
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 check-local:
@@ -136,6 +147,13 @@ tests_unit_test_collection_SOURCES = tests/unit/test_collection.c \
 tests_unit_test_collection_damage_SOURCES = \
 	tests/unit/test_collection_damage.c tests/unit/collection_test.h
 # The schema tests share their helpers in a header.
+# The flow tests register test modules (tests/flow_modules.c) and read
+# the specs under tests/flows.
+tests_unit_test_flowspec_SOURCES = tests/unit/test_flowspec.c \
+	tests/flow_modules.c tests/flow_modules.h
+tests_unit_test_badparam_flow_SOURCES = tests/unit/test_badparam_flow.c \
+	tests/unit/badparam_util.c tests/unit/badparam.h
+EXTRA_DIST += tests/flows
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/schema_test.h
 tests_unit_test_schema_compare_SOURCES = tests/unit/test_schema_compare.c \
 	tests/unit/schema_test.h
@@ -156,7 +174,8 @@ mpi_tests = \
 	tests/mpi/test_dq_pull_mpi.mpi \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_dq_coop_mpi.mpi \
-	tests/mpi/test_gd_mpi.mpi
+	tests/mpi/test_gd_mpi.mpi \
+	tests/mpi/test_flow_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
@@ -195,6 +214,8 @@ tests_mpi_test_dq_coop_mpi_mpi_SOURCES = tests/mpi/test_dq_coop_mpi.c \
 tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_flow_mpi_mpi_SOURCES = tests/mpi/test_flow_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_flow_mpi_mpi_LDADD = src/libriver.la
 
 # ------------------------------------------------------------------ CLI
 # Shell tests of the programs apps/river and apps/river-bench, each
@@ -204,9 +225,12 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
-	tests/cli/test_coll_concurrent.sh
+	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
+	tests/cli/test_flow_check.sh
 TESTS += $(cli_tests)
-EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh
+EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
+	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
+	tests/flows/run/shared.yaml
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

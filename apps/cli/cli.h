@@ -37,5 +37,7 @@ int cmd_info(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_flow(int argc, char **argv);
 
 #endif /* RIVER_APPS_CLI_H */

@@ -6,6 +6,8 @@
  *   river version          print River's version and build line
  *   river gen|copy-in|copy-out|ls|info|fsck|rm
  *                          collections (apps/cli/coll.c)
+ *   river flow check       validate a flow spec, print its plan
+ *                          (apps/cli/flow.c)
  *
  * Every subcommand takes --help. Each subcommand is a function in the
  * table below; main() initialises River, dispatches, and turns the
@@ -57,9 +59,16 @@ static const struct cmd cmds[] = {
   {"rm", cmd_rm, "COLL [--force] [COMMON]",
    "remove a collection (--force: also one whose metadata is damaged,\n"
    "             with every file named for it)"},
+  {"run", cmd_run, "FLOW.yaml [key=value ...]",
+   "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
+   "             stage's totals"},
   {"gc", cmd_gc, "[--remove] [COMMON]",
    "list the files crashed or failed writes left under the root\n"
    "             (--remove: remove them)"},
+  {"flow", cmd_flow, "check FLOW.yaml [--ranks N] [--dot] [key=value...]",
+   "check a flow spec (on this job's ranks, or as a plan for N ranks)\n"
+   "             and print each rank's stages, or the flow as a Graphviz\n"
+   "             graph (--dot); key=value overrides the spec's params"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

@@ -99,14 +99,17 @@ RIVER_API int river_flow_place(river_flow *f, const char *stage,
 
 /* Give stage `stage` argument name=value (text; checked against the
  * module's declared type now: "stage S: argument 'records': expected a
- * size, got 'lots'"). Giving one twice replaces it. */
+ * size (e.g. 10M), got 'lots'", RIVER_EINVAL). Giving one twice replaces
+ * it. RIVER_ENOTFOUND for an unknown stage or argument. */
 RIVER_API int river_flow_arg(river_flow *f, const char *stage,
                              const char *name, const char *value);
 
 /* Connect an output of stage `from` to an input of stage `to`. opts
- * NULL: RIVER_EDGE_OPTS_INIT. RIVER_EINVAL (logged) for unknown stages,
- * ports out of range or already connected, options that do not fit the
- * kind (one-to-one between stages of different sizes), a self-edge. */
+ * NULL: RIVER_EDGE_OPTS_INIT (opts->key is copied). RIVER_ENOTFOUND
+ * (logged) for an unknown stage; RIVER_EINVAL (logged) for ports out of
+ * range or already connected, options that do not fit the kind (a key
+ * on an edge that is not an exchange, one-to-one between stages of
+ * different sizes), a self-edge. */
 RIVER_API int river_flow_attach(river_flow *f, const char *from,
                                 const char *to, const river_edge_opts *opts);
 
@@ -152,7 +155,11 @@ RIVER_API int river_flow_dot(const river_flow *f, char *buf, size_t *len);
  * params[0..nparams-1] ("key=value", overriding the spec's params).
  * Every rank loads it (not collective: the check is). Errors name
  * path:line:column and what is wrong, logged once per rank (rank 0's
- * message suffices: the others' are the same).
+ * message suffices: the others' are the same): RIVER_EFORMAT for what
+ * the spec itself gets wrong (YAML, keys, types, ranks, parameters),
+ * the flow API's codes for what building refuses, RIVER_ENOTFOUND (and
+ * the other codes of opening a file) for a path that cannot be read.
+ * The flow is not checked yet: river_flow_check (or go) does that.
  */
 RIVER_API int river_flow_load(MPI_Comm comm, const char *path,
                               const char *const *params, int nparams,

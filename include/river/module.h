@@ -35,6 +35,7 @@
 #ifndef RIVER_MODULE_H
 #define RIVER_MODULE_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -166,6 +167,19 @@ RIVER_API int river_commit(river_ctx *ctx, int output, size_t n);
  * last unit go whole, in order, to one consumer. A no-op on other
  * edges and for an empty unit. */
 RIVER_API int river_end_unit(river_ctx *ctx, int output);
+
+/* ------------------------------------------------ talking to peers */
+
+/* A communicator of the stage's instances (instance i is rank i), for
+ * modules that must agree on something (a range partitioner's sample).
+ * Owned by the flow. Use nonblocking MPI calls and river_ctx_wait:
+ * a blocking call would stop every other stage on the rank. */
+RIVER_API int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm);
+
+/* Wait for req (MPI_Test in a loop), yielding to the other stages on
+ * this rank meanwhile; status may be MPI_STATUS_IGNORE. */
+RIVER_API int river_ctx_wait(river_ctx *ctx, MPI_Request *req,
+                             MPI_Status *status);
 
 /* ----------------------------------------------------------- stats */
 

@@ -1,0 +1,329 @@
+/*
+ * flow_io.c - what a running module calls to move records
+ * (river/module.h): get, try_get, select, put, reserve, commit,
+ * end_unit, its stats, and what happens after it returns.
+ *
+ * Each call is a loop over the distributed queue's nonblocking form
+ * (river_dq_try_get, try_put, ...): when the queue cannot serve it now,
+ * the module's task yields (river__sched_yield(1)) so that the other
+ * stages on this rank run, and the rank backs off when all are waiting.
+ * Time spent so is counted as blocked time in the instance's stats.
+ */
+#include "flow_run_internal.h"
+
+#include <stdlib.h>
+
+/* The running instance behind ctx, or NULL (logged) if ctx is not one
+ * (a context of a schema callback, or of a flow that does not run). */
+static struct river__inst *inst_of(river_ctx *ctx, const char *call)
+{
+  if (ctx == NULL || ctx->run == NULL || river__sched_current() == NULL) {
+    river__error("%s: not called from a running module", call);
+    return NULL;
+  }
+  return ctx->run;
+}
+
+static int in_port(river_ctx *ctx, const char *call, int i,
+                   struct river__inst **out)
+{
+  struct river__inst *in = inst_of(ctx, call);
+
+  if (in == NULL)
+    return RIVER_ESTATE;
+  if (i < 0 || i >= ctx->stage->ninputs) {
+    river__error("%s: stage %s has no input %d", call, ctx->stage->name, i);
+    return RIVER_EINVAL;
+  }
+  *out = in;
+  return RIVER_SUCCESS;
+}
+
+static int out_port(river_ctx *ctx, const char *call, int o,
+                    struct river__inst **out)
+{
+  struct river__inst *in = inst_of(ctx, call);
+
+  if (in == NULL)
+    return RIVER_ESTATE;
+  if (o < 0 || o >= ctx->stage->noutputs) {
+    river__error("%s: stage %s has no output %d", call, ctx->stage->name, o);
+    return RIVER_EINVAL;
+  }
+  if (in->out[o].closed)
+    return RIVER_ESTATE;
+  *out = in;
+  return RIVER_SUCCESS;
+}
+
+/* Yield as blocked, counting the time in *wait. */
+static void wait_a_turn(double *wait)
+{
+  double t0 = river_wtime();
+
+  river__sched_yield(1);
+  *wait += river_wtime() - t0;
+}
+
+/* ------------------------------------------------------------- input */
+
+/* One try at input i's next message: a pending one from select, or the
+ * queue's (releasing the message lent before). */
+static int fetch(struct river__inst *inst, int i, const void **recs,
+                 size_t *n)
+{
+  struct river__in *p = &inst->in[i];
+  int rc;
+
+  if (p->pending) {
+    p->pending = 0;
+    *recs = p->recs;
+    *n = p->n;
+    return RIVER_SUCCESS;
+  }
+  if (p->ended)
+    return RIVER_EOS;
+  if (p->holding)
+    river_dq_release(p->q);  /* the module is done with it */
+  p->holding = 0;
+  rc = river_dq_try_get(p->q, recs, n, NULL);
+  if (rc == RIVER_SUCCESS) {
+    p->holding = 1;
+    inst->st.records_in += *n;
+    inst->st.bytes_in += *n * p->record_size;
+  } else if (rc == RIVER_EOS) {
+    p->ended = 1;
+    river_dq_release(p->q);
+  }
+  return rc;
+}
+
+int river_try_get(river_ctx *ctx, int input, const void **records, size_t *n)
+{
+  struct river__inst *in;
+  int rc;
+
+  if (records == NULL || n == NULL)
+    return RIVER_EINVAL;
+  rc = in_port(ctx, "river_try_get", input, &in);
+  return rc == RIVER_SUCCESS ? fetch(in, input, records, n) : rc;
+}
+
+int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
+{
+  struct river__inst *in;
+  int rc;
+
+  if (records == NULL || n == NULL)
+    return RIVER_EINVAL;
+  rc = in_port(ctx, "river_get", input, &in);
+  while (rc == RIVER_SUCCESS
+         && (rc = fetch(in, input, records, n)) == RIVER_EAGAIN) {
+    wait_a_turn(&in->st.get_wait_seconds);
+    rc = RIVER_SUCCESS;
+  }
+  return rc;
+}
+
+int river_select(river_ctx *ctx, int *input)
+{
+  struct river__inst *in = inst_of(ctx, "river_select");
+  int k, i, live, rc;
+  size_t ni;
+
+  if (in == NULL)
+    return RIVER_ESTATE;
+  if (input == NULL)
+    return RIVER_EINVAL;
+  ni = (size_t)ctx->stage->ninputs;
+  for (;;) {
+    for (k = 0, live = 0; k < (int)ni; k++) {
+      struct river__in *p;
+      i = (in->next_select + k) % (int)ni;
+      p = &in->in[i];
+      if (p->ended && !p->pending)
+        continue;
+      live++;
+      if (!p->pending) {
+        rc = fetch(in, i, &p->recs, &p->n);
+        if (rc == RIVER_EAGAIN)
+          continue;
+        if (rc != RIVER_SUCCESS && rc != RIVER_EOS)
+          return rc;
+        p->pending = rc == RIVER_SUCCESS;
+      }
+      in->next_select = (i + 1) % (int)ni;
+      *input = i;
+      return RIVER_SUCCESS;
+    }
+    if (live == 0)
+      return RIVER_EOS;
+    wait_a_turn(&in->st.get_wait_seconds);
+  }
+}
+
+/* ------------------------------------------------------------ output */
+
+int river_put(river_ctx *ctx, int output, const void *records, size_t n)
+{
+  struct river__inst *in;
+  struct river__out *o;
+  const unsigned char *r = records;
+  size_t k;
+  int rc;
+
+  if (records == NULL && n > 0)
+    return RIVER_EINVAL;
+  rc = out_port(ctx, "river_put", output, &in);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  o = &in->out[output];
+  while (n > 0) {
+    k = n < o->chunk ? n : o->chunk;
+    rc = river_dq_try_put(o->q, r, k);
+    if (rc == RIVER_EAGAIN) {
+      wait_a_turn(&in->st.put_wait_seconds);
+      continue;
+    }
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    in->st.records_out += k;
+    in->st.bytes_out += k * o->record_size;
+    r += k * o->record_size;
+    n -= k;
+  }
+  return RIVER_SUCCESS;
+}
+
+int river_reserve(river_ctx *ctx, int output, void **buf, size_t *max)
+{
+  struct river__inst *in;
+  struct river__out *o;
+  int rc;
+
+  if (buf == NULL || max == NULL)
+    return RIVER_EINVAL;
+  rc = out_port(ctx, "river_reserve", output, &in);
+  o = rc == RIVER_SUCCESS ? &in->out[output] : NULL;
+  if (o != NULL && o->copy) {
+    /* The queue places each record itself: lend a buffer of ours. */
+    if (o->buf == NULL && (o->buf = malloc(o->chunk * o->record_size))
+                              == NULL)
+      return RIVER_ENOMEM;
+    *buf = o->buf;
+    *max = o->chunk;
+    return RIVER_SUCCESS;
+  }
+  while (rc == RIVER_SUCCESS
+         && (rc = river_dq_try_reserve(in->out[output].q, buf, max))
+                == RIVER_EAGAIN) {
+    wait_a_turn(&in->st.put_wait_seconds);
+    rc = RIVER_SUCCESS;
+  }
+  return rc;
+}
+
+int river_commit(river_ctx *ctx, int output, size_t n)
+{
+  struct river__inst *in;
+  int rc = out_port(ctx, "river_commit", output, &in);
+
+  if (rc == RIVER_SUCCESS && in->out[output].copy) {
+    if (n > in->out[output].chunk || in->out[output].buf == NULL)
+      return RIVER_EINVAL;
+    return river_put(ctx, output, in->out[output].buf, n);
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = river_dq_try_commit(in->out[output].q, n);
+  if (rc == RIVER_SUCCESS) {
+    in->st.records_out += n;
+    in->st.bytes_out += n * in->out[output].record_size;
+  }
+  return rc;
+}
+
+int river_end_unit(river_ctx *ctx, int output)
+{
+  struct river__inst *in;
+  int rc = out_port(ctx, "river_end_unit", output, &in);
+  const river__edge *e;
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  e = &ctx->flow->edges[ctx->stage->out_edge[output]];
+  if (e->opts.kind != RIVER_EDGE_DQ || e->opts.policy != RIVER_DQ_PULL)
+    return RIVER_SUCCESS;  /* units mean something on pull edges only */
+  while ((rc = river_dq_try_end_unit(in->out[output].q)) == RIVER_EAGAIN)
+    wait_a_turn(&in->st.put_wait_seconds);
+  return rc;
+}
+
+int river_ctx_stats(const river_ctx *ctx, river_module_stats *st)
+{
+  if (ctx == NULL || ctx->run == NULL || st == NULL)
+    return RIVER_EINVAL;
+  *st = ((const struct river__inst *)ctx->run)->st;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------ peers */
+
+int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm)
+{
+  const struct river__inst *in;
+
+  if (ctx == NULL || ctx->run == NULL || comm == NULL)
+    return RIVER_EINVAL;
+  in = ctx->run;
+  *comm = in->comm;
+  return RIVER_SUCCESS;
+}
+
+int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
+{
+  struct river__inst *in = inst_of(ctx, "river_ctx_wait");
+  int done = 0;
+
+  if (in == NULL)
+    return RIVER_ESTATE;
+  if (req == NULL)
+    return RIVER_EINVAL;
+  for (;;) {
+    if (MPI_Test(req, &done, status) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (done)
+      return RIVER_SUCCESS;
+    river__sched_yield(1);
+  }
+}
+
+/* ------------------------------------------------------- the finish */
+
+int river__inst_finish(struct river__inst *in)
+{
+  const river__stage *s = in->ctx.stage;
+  const void *recs;
+  size_t n;
+  int i, rc, first = RIVER_SUCCESS;
+
+  for (i = 0; i < s->noutputs; i++) {
+    while ((rc = river_dq_try_close(in->out[i].q)) == RIVER_EAGAIN)
+      wait_a_turn(&in->st.put_wait_seconds);
+    if (rc != RIVER_SUCCESS && first == RIVER_SUCCESS)
+      first = rc;
+    in->out[i].closed = 1;
+  }
+  for (i = 0; i < s->ninputs; i++) {
+    in->in[i].pending = 0;
+    while ((rc = fetch(in, i, &recs, &n)) != RIVER_EOS) {
+      if (rc == RIVER_EAGAIN)
+        river__sched_yield(1);
+      else if (rc != RIVER_SUCCESS) {
+        if (first == RIVER_SUCCESS)
+          first = rc;
+        break;
+      }
+    }
+  }
+  return first;
+}

@@ -1,0 +1,434 @@
+/*
+ * flow_run.c - running a checked flow (river_flow_go, go_async, test,
+ * wait) and its per-stage totals.
+ *
+ * Set-up is collective and the same on every rank: one distributed
+ * queue per edge, created in edge order over the flow's communicator
+ * (a rank is a producer of an edge if its source stage runs there, a
+ * consumer if its destination stage does, both, or neither and only
+ * takes part in the collective calls). Then every instance placed on
+ * this rank becomes a task of one cooperative scheduler
+ * (flow_run_internal.h). When every task has returned, each module's
+ * outputs closed and inputs drained (flow_io.c), the queues are
+ * destroyed, again in edge order, and the ranks agree on the outcome:
+ * RIVER_SUCCESS everywhere, or the same error everywhere.
+ */
+#include "flow_run_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------- partitioners */
+
+/* The first (up to) 8 bytes of the key as a number whose order is the
+ * key's order (big-endian bytes; integers with the sign bit flipped). */
+static uint64_t key_order(const unsigned char *k, const struct river__part *p)
+{
+  uint64_t x = 0;
+  size_t i;
+
+  switch (p->type) {
+  case RIVER_TYPE_INT32: { int32_t v; memcpy(&v, k, 4);
+    return (uint64_t)((uint32_t)v ^ 0x80000000u) << 32; }
+  case RIVER_TYPE_UINT32: { uint32_t v; memcpy(&v, k, 4);
+    return (uint64_t)v << 32; }
+  case RIVER_TYPE_INT64: { int64_t v; memcpy(&v, k, 8);
+    return (uint64_t)v ^ ((uint64_t)1 << 63); }
+  case RIVER_TYPE_UINT64: { uint64_t v; memcpy(&v, k, 8); return v; }
+  default:
+    for (i = 0; i < 8; i++)
+      x = (x << 8) | (i < p->size ? k[i] : 0);
+    return x;
+  }
+}
+
+static int part_range(const void *record, int n, void *ctx)
+{
+  const struct river__part *p = ctx;
+  uint64_t x = key_order((const unsigned char *)record + p->off, p);
+
+  return (int)(((unsigned __int128)x * (unsigned)n) >> 64);
+}
+
+static int part_hash(const void *record, int n, void *ctx)
+{
+  const struct river__part *p = ctx;
+  const unsigned char *k = (const unsigned char *)record + p->off;
+  uint64_t h = 0, w;
+  size_t i, m;
+
+  for (i = 0; i < p->size; i += 8) {
+    m = p->size - i < 8 ? p->size - i : 8;
+    w = 0;
+    memcpy(&w, k + i, m);
+    h = river_hash64(h ^ w ^ (uint64_t)i);
+  }
+  return (int)(h % (uint64_t)n);
+}
+
+/* Where edge e's exchange key lies in its records. */
+static int find_key(const river_flow *f, const river__edge *e,
+                    const river_schema *s, struct river__part *p)
+{
+  size_t count = 1;
+  int field;
+
+  if (e->opts.key == NULL)
+    river_schema_key(s, &field, NULL, NULL);
+  else if (river_schema_find(s, e->opts.key, &field) != RIVER_SUCCESS)
+    return RIVER_EINVAL;  /* check has said so */
+  river_schema_field(s, field, NULL, &p->type, &count, &p->off);
+  switch (p->type) {
+  case RIVER_TYPE_INT32: case RIVER_TYPE_UINT32: case RIVER_TYPE_FLOAT32:
+    p->size = 4; break;
+  case RIVER_TYPE_INT64: case RIVER_TYPE_UINT64: case RIVER_TYPE_FLOAT64:
+    p->size = 8; break;
+  default:
+    p->size = count;
+  }
+  p->by_range = e->opts.by == RIVER_BY_RANGE;
+  if (p->by_range && (p->type == RIVER_TYPE_FLOAT32
+                      || p->type == RIVER_TYPE_FLOAT64)) {
+    river__flow_log(RIVER_LOG_ERROR, e->origin, "edge %s -> %s: a range "
+                    "exchange on a floating-point key is not supported yet "
+                    "(use by: hash)", f->stages[e->from].name,
+                    f->stages[e->to].name);
+    return RIVER_ENOTSUP;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* ----------------------------------------------------------- set-up */
+
+/* This rank's instance number in stage s, or -1. */
+static int instance_on(const river__stage *s, int rank)
+{
+  int i;
+
+  for (i = 0; i < s->nranks; i++)
+    if (s->ranks[i] == rank)
+      return i;
+  return -1;
+}
+
+/* Create edge i's queue (collective). */
+static int make_queue(river_flow *f, struct river__run *r, int i)
+{
+  const river__edge *e = &f->edges[i];
+  const river_schema *s = f->stages[e->from].out_schema[e->opts.from_output];
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  size_t rsize = 0;
+  int role = 0, rc = RIVER_SUCCESS;
+
+  river_schema_record_size(s, &rsize);
+  o.credits = e->opts.credits;
+  o.message_size = e->opts.message_size;
+  o.seed = (uint64_t)i * 0x9e3779b97f4a7c15u + 1;
+  switch (e->opts.kind) {
+  case RIVER_EDGE_DQ: o.policy = e->opts.policy; break;
+  case RIVER_EDGE_ONE_TO_ONE: o.policy = RIVER_DQ_ONE_TO_ONE; break;
+  case RIVER_EDGE_BROADCAST: o.policy = RIVER_DQ_BROADCAST; break;
+  case RIVER_EDGE_EXCHANGE:
+    o.policy = RIVER_DQ_EXCHANGE;
+    rc = find_key(f, e, s, &r->parts[i]);
+    o.partition = r->parts[i].by_range ? part_range : part_hash;
+    o.partition_ctx = &r->parts[i];
+    break;
+  }
+  rc = river__agree(f->comm, rc);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (instance_on(&f->stages[e->from], f->rank) >= 0)
+    role |= RIVER_DQ_PRODUCER;
+  if (instance_on(&f->stages[e->to], f->rank) >= 0)
+    role |= RIVER_DQ_CONSUMER;
+  return river_dq_create(f->comm, role, rsize, &o, &r->dqs[i]);
+}
+
+/* The ports of instance in of stage s, from the edges' queues. */
+static int wire(river_flow *f, struct river__run *r, river__stage *s,
+                struct river__inst *in)
+{
+  int p;
+
+  in->in = calloc((size_t)s->ninputs + 1, sizeof *in->in);
+  in->out = calloc((size_t)s->noutputs + 1, sizeof *in->out);
+  if (in->in == NULL || in->out == NULL)
+    return RIVER_ENOMEM;
+  for (p = 0; p < s->ninputs; p++) {
+    const river__edge *e = &f->edges[s->in_edge[p]];
+    in->in[p].q = r->dqs[s->in_edge[p]];
+    river_schema_record_size(
+        f->stages[e->from].out_schema[e->opts.from_output],
+        &in->in[p].record_size);
+  }
+  for (p = 0; p < s->noutputs; p++) {
+    const river__edge *e = &f->edges[s->out_edge[p]];
+    size_t msg = e->opts.message_size ? e->opts.message_size
+                                      : RIVER_DQ_DEFAULT_MESSAGE_SIZE;
+    in->out[p].q = r->dqs[s->out_edge[p]];
+    river_schema_record_size(s->out_schema[p], &in->out[p].record_size);
+    in->out[p].chunk = msg / in->out[p].record_size;
+    if (in->out[p].chunk == 0)
+      in->out[p].chunk = 1;
+    in->out[p].copy = e->opts.kind == RIVER_EDGE_EXCHANGE
+                      || (e->opts.kind == RIVER_EDGE_DQ
+                          && e->opts.policy == RIVER_DQ_PULL);
+  }
+  return RIVER_SUCCESS;
+}
+
+/* A task: run the module, then close its outputs and drain its inputs. */
+static int run_instance(void *arg)
+{
+  struct river__inst *in = arg;
+  const river__stage *s = in->ctx.stage;
+  double t0 = river_wtime();
+  int rc, frc;
+
+  rc = s->mod->fn(&in->ctx);
+  if (rc == RIVER_EOS)
+    rc = RIVER_SUCCESS;  /* an input's end passed on: done */
+  if (rc != RIVER_SUCCESS)
+    river__error("stage %s instance %d (module %s) failed: %s", s->name,
+                 in->ctx.instance, s->mod->name, river_strerror(rc));
+  frc = river__inst_finish(in);
+  in->st.run_seconds = river_wtime() - t0;
+  in->status = rc != RIVER_SUCCESS ? rc : frc;
+  return in->status;
+}
+
+/* This rank's instances: one per stage placed here, each a task. */
+static int spawn_instances(river_flow *f, struct river__run *r)
+{
+  int i, k, rc = RIVER_SUCCESS;
+
+  for (i = 0; i < f->nstages; i++)
+    r->ninst += instance_on(&f->stages[i], f->rank) >= 0;
+  r->inst = calloc((size_t)r->ninst + 1, sizeof *r->inst);
+  if (r->inst == NULL)
+    return RIVER_ENOMEM;
+  for (i = 0, k = 0; i < f->nstages && rc == RIVER_SUCCESS; i++) {
+    river__stage *s = &f->stages[i];
+    struct river__inst *in = &r->inst[k];
+    int idx = instance_on(s, f->rank);
+    if (idx < 0)
+      continue;
+    k++;
+    river__ctx_init(&in->ctx, f, s);
+    in->ctx.instance = idx;
+    in->ctx.ninstances = s->nranks;
+    in->ctx.run = in;
+    in->comm = r->stage_comm[i];
+    rc = wire(f, r, s, in);
+    if (rc == RIVER_SUCCESS)
+      rc = river__sched_spawn(r->sched, run_instance, in, &in->task);
+  }
+  return rc;
+}
+
+static void run_free(river_flow *f, struct river__run *r)
+{
+  int i;
+
+  if (r == NULL)
+    return;
+  for (i = 0; r->dqs != NULL && i < f->nedges; i++)
+    if (r->dqs[i] != NULL)
+      river_dq_destroy(r->dqs[i]);  /* collective, in edge order */
+  for (i = 0; r->inst != NULL && i < r->ninst; i++) {
+    const river__stage *s = r->inst[i].ctx.stage;
+    int p;
+    for (p = 0; r->inst[i].out != NULL && p < s->noutputs; p++)
+      free(r->inst[i].out[p].buf);
+    free(r->inst[i].in);
+    free(r->inst[i].out);
+  }
+  for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)
+    if (r->stage_comm[i] != MPI_COMM_NULL)
+      MPI_Comm_free(&r->stage_comm[i]);
+  free(r->stage_comm);
+  river__sched_destroy(r->sched);
+  free(r->inst);
+  free(r->parts);
+  free(r->dqs);
+  free(r);
+}
+
+void river__flow_run_free(river_flow *f)
+{
+  if (f != NULL) {
+    run_free(f, f->run);
+    f->run = NULL;
+  }
+}
+
+/* A communicator per stage, of its instances in instance order
+ * (collective over the flow's communicator, stage by stage). */
+static int stage_comms(river_flow *f, struct river__run *r)
+{
+  int i, k;
+
+  r->stage_comm = malloc((size_t)(f->nstages + 1) * sizeof *r->stage_comm);
+  if (r->stage_comm == NULL)
+    return RIVER_ENOMEM;  /* agreed by the caller; no split started */
+  for (i = 0; i < f->nstages; i++)
+    r->stage_comm[i] = MPI_COMM_NULL;
+  for (i = 0; i < f->nstages; i++) {
+    k = instance_on(&f->stages[i], f->rank);
+    if (MPI_Comm_split(f->comm, k >= 0 ? 0 : MPI_UNDEFINED, k,
+                       &r->stage_comm[i]) != MPI_SUCCESS)
+      return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the API */
+
+int river_flow_go_async(river_flow *f)
+{
+  struct river__run *r;
+  int i, rc;
+
+  if (f == NULL)
+    return RIVER_EINVAL;
+  if (f->comm == MPI_COMM_NULL) {
+    river__error("river_flow_go_async: a plan (a flow without a "
+                 "communicator) cannot run");
+    return RIVER_EINVAL;
+  }
+  if (f->state == RIVER__FLOW_RUNNING || f->state == RIVER__FLOW_DONE) {
+    river__error("river_flow_go_async: a flow runs once");
+    return RIVER_ESTATE;
+  }
+  rc = river_flow_check(f);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  r = calloc(1, sizeof *r);
+  rc = r == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS) {
+    f->run = r;
+    r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
+    r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
+    rc = r->dqs == NULL || r->parts == NULL ? RIVER_ENOMEM
+         : river__sched_create(0, &r->sched);
+  }
+  rc = river__agree(f->comm, rc);
+  for (i = 0; i < f->nedges && rc == RIVER_SUCCESS; i++)
+    rc = make_queue(f, r, i);
+  if (rc == RIVER_SUCCESS)
+    rc = stage_comms(f, r);
+  if (rc == RIVER_SUCCESS)
+    rc = spawn_instances(f, r);
+  rc = river__agree(f->comm, rc);
+  if (rc != RIVER_SUCCESS) {
+    river__flow_run_free(f);
+    return rc;
+  }
+  f->state = RIVER__FLOW_RUNNING;
+  return RIVER_SUCCESS;
+}
+
+/* Every task here has returned: tear down (collective) and agree. */
+static int finish(river_flow *f, int local)
+{
+  struct river__run *r = f->run;
+  int i;
+
+  for (i = 0; i < f->nedges; i++) {
+    river_dq_destroy(r->dqs[i]);
+    r->dqs[i] = NULL;
+  }
+  r->outcome = river__agree(f->comm, local);
+  r->finished = 1;
+  f->state = RIVER__FLOW_DONE;
+  return r->outcome;
+}
+
+int river_flow_test(river_flow *f, int *done)
+{
+  struct river__run *r;
+  int rc;
+
+  if (f == NULL || done == NULL)
+    return RIVER_EINVAL;
+  r = f->run;
+  if (r == NULL || (f->state != RIVER__FLOW_RUNNING
+                    && f->state != RIVER__FLOW_DONE))
+    return RIVER_ESTATE;
+  if (r->finished) {
+    *done = 1;
+    return r->outcome;
+  }
+  rc = river__sched_step(r->sched, done);
+  if (!*done)
+    return RIVER_SUCCESS;
+  return finish(f, rc);
+}
+
+int river_flow_wait(river_flow *f)
+{
+  struct river__run *r;
+
+  if (f == NULL)
+    return RIVER_EINVAL;
+  r = f->run;
+  if (r == NULL || (f->state != RIVER__FLOW_RUNNING
+                    && f->state != RIVER__FLOW_DONE))
+    return RIVER_ESTATE;
+  if (r->finished)
+    return r->outcome;
+  return finish(f, river__sched_run(r->sched));
+}
+
+int river_flow_go(river_flow *f)
+{
+  int rc = river_flow_go_async(f);
+
+  return rc == RIVER_SUCCESS ? river_flow_wait(f) : rc;
+}
+
+int river_flow_stage_stats(river_flow *f, const char *stage,
+                           river_stage_stats *st)
+{
+  struct river__run *r;
+  uint64_t sums[4] = {0, 0, 0, 0};
+  struct { double t; int who; } mine = {-1.0, -1}, slowest;
+  int s, i;
+
+  if (f == NULL || stage == NULL || st == NULL)
+    return RIVER_EINVAL;
+  r = f->run;
+  if (r == NULL || !r->finished)
+    return RIVER_ESTATE;
+  s = river__flow_stage_index(f, stage);
+  if (s < 0) {
+    river__error("river_flow_stage_stats: no stage '%s'", stage);
+    return RIVER_ENOTFOUND;
+  }
+  for (i = 0; i < r->ninst; i++) {
+    const struct river__inst *in = &r->inst[i];
+    if (in->ctx.stage != &f->stages[s])
+      continue;
+    sums[0] = in->st.records_in;
+    sums[1] = in->st.bytes_in;
+    sums[2] = in->st.records_out;
+    sums[3] = in->st.bytes_out;
+    mine.t = in->st.run_seconds;
+    mine.who = in->ctx.instance;
+  }
+  if (river__allreduce(MPI_IN_PLACE, sums, 4, MPI_UINT64_T, MPI_SUM,
+                       f->comm) != RIVER_SUCCESS
+      || river__allreduce(&mine, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC,
+                          f->comm) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  st->ninstances = f->stages[s].nranks;
+  st->records_in = sums[0];
+  st->bytes_in = sums[1];
+  st->records_out = sums[2];
+  st->bytes_out = sums[3];
+  st->seconds = slowest.t;
+  st->slowest = slowest.who;
+  return RIVER_SUCCESS;
+}

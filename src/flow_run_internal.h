@@ -1,0 +1,81 @@
+/*
+ * flow_run_internal.h - a running flow, as src/flow_run.c (set-up, the
+ * scheduler, tear-down) and src/flow_io.c (what a module calls: get,
+ * put, select, ...) share it.
+ *
+ * Every rank runs the instances placed on it as cooperative tasks of
+ * one scheduler (src/sched.c): a module that cannot get or put now
+ * yields, and the rank backs off when every task is blocked. Each edge
+ * is one distributed queue over the flow's communicator; on a rank that
+ * holds both ends of an edge (two stages on the same ranks) the same
+ * queue handle serves both tasks, which is safe because only one task
+ * runs at a time.
+ */
+#ifndef RIVER_FLOW_RUN_INTERNAL_H
+#define RIVER_FLOW_RUN_INTERNAL_H
+
+#include "flow_internal.h"
+#include "sched_internal.h"
+
+/* One input of an instance. */
+struct river__in {
+  river_dq *q;
+  int holding;             /* a message from the queue is lent out */
+  int ended;               /* RIVER_EOS seen */
+  int pending;             /* select fetched a message not yet handed
+                              over: recs/n */
+  const void *recs;
+  size_t n;
+  size_t record_size;
+};
+
+/* One output of an instance. */
+struct river__out {
+  river_dq *q;
+  size_t record_size;
+  size_t chunk;            /* records per put call: one message's worth */
+  int closed;
+  int copy;                /* the queue places records itself (exchange,
+                              pull): reserve lends buf, commit puts it */
+  unsigned char *buf;      /* chunk records, for copy */
+};
+
+/* A module instance on this rank: its context, task and ports. */
+struct river__inst {
+  river_ctx ctx;           /* ctx.run points back here */
+  river__task *task;
+  struct river__in *in;
+  struct river__out *out;
+  int next_select;         /* where river_select starts looking */
+  river_module_stats st;
+  int status;
+  MPI_Comm comm;           /* the stage's instances (river_ctx_comm) */
+};
+
+/* A flow's run on this rank (river_flow.run). */
+struct river__run {
+  river__sched *sched;
+  river_dq **dqs;          /* one per edge (every rank takes part) */
+  struct river__part *parts; /* exchange partitioners, one per edge */
+  MPI_Comm *stage_comm;    /* per stage: its instances, or
+                              MPI_COMM_NULL off the stage */
+  struct river__inst *inst;
+  int ninst;
+  int done;                /* every task has returned */
+  int outcome;             /* agreed outcome, once finished */
+  int finished;            /* queues destroyed, outcome agreed */
+};
+
+/* The partitioner of an exchange edge: the key's place in a record. */
+struct river__part {
+  size_t off, size;
+  river_type type;
+  int by_range;
+};
+
+/* src/flow_io.c: after the module function returned, close its outputs
+ * and drain (discarding) what is left in its inputs, yielding while the
+ * queues are not ready. Returns the first error of a close. */
+int river__inst_finish(struct river__inst *in);
+
+#endif /* RIVER_FLOW_RUN_INTERNAL_H */

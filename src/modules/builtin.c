@@ -1,0 +1,14 @@
+/*
+ * builtin.c - the table of River's built-in modules (doc/flowspec.md,
+ * "Modules"), registered once, on the registry's first use. Each module
+ * lives in its own file in this folder; this is the one place that
+ * lists them.
+ */
+#include "modules.h"
+
+void river__modules_builtin(void)
+{
+  river__module_gen();
+  river__module_count();
+  river__module_null();
+}

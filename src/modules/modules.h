@@ -1,0 +1,25 @@
+/*
+ * modules.h - what the built-in modules (src/modules/) share: each
+ * file's registration function, called from builtin.c, and the
+ * order-independent content digest that count (and the tests) use.
+ */
+#ifndef RIVER_MODULES_H
+#define RIVER_MODULES_H
+
+#include "../flow_internal.h"
+
+void river__module_gen(void);    /* gen.c */
+void river__module_count(void);  /* count.c: count, null */
+void river__module_null(void);   /* count.c */
+
+/* An order-independent digest of records: their number, and the sum and
+ * xor of their CRC32Cs (a record lost and another duplicated change the
+ * sum or the xor unless their CRCs collide). */
+struct river__digest {
+  uint64_t records, sum, xor_;
+};
+
+void river__digest_add(struct river__digest *d, const void *records,
+                       size_t n, size_t record_size);
+
+#endif /* RIVER_MODULES_H */

@@ -1,0 +1,66 @@
+#!/bin/bash
+# test_flow_run.sh - `river run FLOW.yaml [key=value ...]` at 1..4 ranks:
+# gen -> count through each kind of edge, sources and sinks on separate
+# or shared ranks; the records counted (summed over the count instances,
+# with their content digest) equal those of the same flow on one rank;
+# per-stage totals on rank 0; a bad spec or parameter: one message,
+# non-zero exit on every rank.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+flows=${top_srcdir:-.}/tests/flows/run
+
+# total PREFIX: "RECORDS SUM XOR" over the count files PREFIX.* (lines
+# "STAGE INSTANCE RECORDS SUM XOR", hex digests; 64-bit arithmetic).
+total() {
+  local n=0 s=0 x=0 stage inst recs sum xr
+  for f in "$1".*; do
+    read -r stage inst recs sum xr <"$f" || return
+    n=$((n + recs)); s=$((s + 16#$sum)); x=$((x ^ 16#$xr))
+  done
+  echo "$n $s $x"
+}
+
+# The reference: the whole flow on one rank.
+r 1 run "$flows/gen_count.yaml" out="$tmp/ref" gen_ranks=0-0 count_ranks=0-0 >/dev/null \
+  || fail "the one-rank reference run"
+want=$(total "$tmp/ref")
+[ "${want%% *}" = 20000 ] || fail "the reference counted ${want%% *} records"
+
+for n in 2 3 4; do
+  for k in policy=push policy=static policy=pull kind=exchange \
+           kind=broadcast; do
+    spec=$flows/gen_count.yaml
+    [ "${k#kind=}" != "$k" ] && spec=$flows/gen_kind.yaml
+    rm -f "$tmp"/c.*
+    if ! r "$n" run "$spec" out="$tmp/c" $k >"$tmp/out" 2>&1
+    then
+      fail "$n ranks, $k: run failed"; head -n 5 "$tmp/out"; continue
+    fi
+    got=$(total "$tmp/c")
+    if [ "${k#kind=broadcast}" != "$k" ]; then
+      [ "${got%% *}" = $((20000 * (n - 1))) ] \
+        || fail "$n ranks, broadcast: ${got%% *} records"
+    else
+      [ "$got" = "$want" ] || fail "$n ranks, $k: $got, want $want"
+    fi
+    [ "$(grep -c '^run: stage ' "$tmp/out")" -eq 2 ] \
+      || fail "$n ranks, $k: per-stage totals"
+    grep -q '^run: stage src .* 20000 out' "$tmp/out" \
+      || fail "$n ranks, $k: src totals"
+  done
+  # Every stage on every rank.
+  rm -f "$tmp"/c.*
+  r "$n" run "$flows/shared.yaml" out="$tmp/c" >/dev/null 2>&1 \
+    || fail "$n ranks: shared run failed"
+  [ "$(total "$tmp/c")" = "$want" ] || fail "$n ranks: shared: $(total "$tmp/c")"
+done
+
+# A bad parameter and a missing spec: one message, every rank non-zero.
+expect_fail 3 "nosuch" run "$flows/gen_count.yaml" nosuch=1
+[ "$(grep -c 'nosuch' "$tmp/err")" -eq 1 ] || fail "bad parameter: not one message"
+expect_fail 2 "missing.yaml" run "$tmp/missing.yaml"
+[ "$(grep -c 'missing.yaml' "$tmp/err")" -eq 1 ] || fail "missing spec: not one message"
+expect_fail 2 "not key=value" run "$flows/gen_count.yaml" records
+expect_fail 1 "missing FLOW.yaml" run
+
+clitest_end test_flow_run
