@@ -8,6 +8,11 @@
 !             then a hash exchange; the plan (stages, dot), stage stats
 !   loaded    the same flow from a spec this test writes, loaded with
 !             params overriding the spec's, run with go_async + test
+!   particles a Fortran source (no inputs: its schema from its `schema`
+!             argument) putting arrays of a bind(C) particle type, through
+!             a Fortran relay (river_put from a c_ptr, river_get as
+!             bytes) to a Fortran checker that checks every field of
+!             every record and that each id arrives once
 !   peers     a Fortran stage agreeing on a total over river_ctx_comm
 !             (MPI_Iallreduce + river_ctx_wait) beside gen
 !   failure   a Fortran module failing on one instance: the same error on
@@ -30,6 +35,17 @@ module test_flow_f_mods
     character(kind=c_char) :: key(10)
     character(kind=c_char) :: payload(90)
   end type row
+
+  ! A particle (56 bytes, no padding) and its schema.
+  type, bind(C) :: particle
+    integer(c_int64_t) :: id
+    real(c_double) :: x, y, z, vx, vy, vz
+  end type particle
+  character(len=*), parameter :: PARTICLE_SCHEMA = 'id:int64,x:float64,' &
+      // 'y:float64,z:float64,vx:float64,vy:float64,vz:float64'
+  integer(c_int64_t) :: nparticles = 0   ! fpcheck: records seen
+  integer :: bad_particles = 0           ! fpcheck: wrong contents
+  logical, allocatable :: seen_id(:)     ! fpcheck: ids seen (0-based)
 
   ! An order-independent digest of records.
   type :: digest
@@ -223,6 +239,88 @@ contains
     end if
     fagree = int(rc, c_int)
   end function fagree
+
+  ! Particle id's contents.
+  pure function make_particle(id) result(p)
+    integer(c_int64_t), intent(in) :: id
+    type(particle) :: p
+    p%id = id
+    p%x = 0.5_c_double * id
+    p%y = -1.0_c_double * id
+    p%z = 3.0_c_double
+    p%vx = id + 0.25_c_double
+    p%vy = 1.0_c_double / (id + 1)
+    p%vz = -2.0_c_double
+  end function make_particle
+
+  ! Instance i of `count` particles each: ids i*count .. i*count+count-1,
+  ! put in arrays of up to 100.
+  integer(c_int) function fpsrc(ctx) bind(C)
+    type(c_ptr), value :: ctx
+    type(particle) :: buf(100)
+    integer(c_int64_t) :: count, first, k, i
+    integer :: inst, rc
+    call river_arg_uint(ctx, 'count', count, rc)
+    if (rc == RIVER_SUCCESS) call river_ctx_instance(ctx, inst, ierr=rc)
+    first = inst * count
+    k = 0
+    do while (rc == RIVER_SUCCESS .and. k < count)
+      do i = 1, min(100_c_int64_t, count - k)
+        buf(i) = make_particle(first + k + i - 1)
+      end do
+      i = min(100_c_int64_t, count - k)
+      call river_put(ctx, 0, buf, int(i, c_size_t), rc)
+      k = k + i
+    end do
+    fpsrc = int(rc, c_int)
+  end function fpsrc
+
+  ! Relay: input 0 read as bytes, put from its c_ptr.
+  integer(c_int) function fprelay(ctx) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int8_t), pointer :: b(:)
+    integer(c_size_t) :: n
+    integer :: rc
+    do
+      call river_get(ctx, 0, b, n, rc)
+      if (rc /= RIVER_SUCCESS) exit
+      if (size(b, kind=c_size_t) /= n * 56) bad_particles = bad_particles + 1
+      call river_put(ctx, 0, c_loc(b), n, rc)
+      if (rc /= RIVER_SUCCESS) exit
+    end do
+    if (rc == RIVER_EOS) rc = RIVER_SUCCESS
+    fprelay = int(rc, c_int)
+  end function fprelay
+
+  ! Check every particle's fields and that its id is new.
+  integer(c_int) function fpcheck(ctx) bind(C)
+    type(c_ptr), value :: ctx
+    type(particle), pointer :: ps(:)
+    type(particle) :: want
+    type(c_ptr) :: recs
+    integer(c_size_t) :: n, i
+    integer :: rc
+    do
+      call river_get(ctx, 0, recs, n, rc)
+      if (rc /= RIVER_SUCCESS) exit
+      call c_f_pointer(recs, ps, [n])
+      do i = 1, n
+        want = make_particle(ps(i)%id)
+        if (ps(i)%id < 0 .or. ps(i)%id >= size(seen_id)) then
+          bad_particles = bad_particles + 1
+          cycle
+        end if
+        if (seen_id(ps(i)%id) .or. ps(i)%x /= want%x .or. &
+            ps(i)%y /= want%y .or. ps(i)%z /= want%z .or. &
+            ps(i)%vx /= want%vx .or. ps(i)%vy /= want%vy .or. &
+            ps(i)%vz /= want%vz) bad_particles = bad_particles + 1
+        seen_id(ps(i)%id) = .true.
+      end do
+      nparticles = nparticles + int(n, c_int64_t)
+    end do
+    if (rc == RIVER_EOS) rc = RIVER_SUCCESS
+    fpcheck = int(rc, c_int)
+  end function fpcheck
 end module test_flow_f_mods
 
 program test_flow_f
@@ -251,6 +349,7 @@ program test_flow_f
   call register_modules()
   call built()
   call loaded()
+  call particles()
   call peers()
   call failure()
   call bad_arguments()
@@ -278,6 +377,17 @@ contains
     call river_module_register('ffail', ffail, min_inputs=1, max_inputs=1, &
         min_outputs=1, max_outputs=1, shares_rank=.true., ierr=ierr)
     call check(ierr == RIVER_SUCCESS, 'register ffail')
+    call river_module_register('fpsrc', fpsrc, min_outputs=1, &
+        max_outputs=1, shares_rank=.true., args='schema:str,count:uint', &
+        ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'register fpsrc')
+    call river_module_register('fprelay', fprelay, min_inputs=1, &
+        max_inputs=1, min_outputs=1, max_outputs=1, shares_rank=.true., &
+        ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'register fprelay')
+    call river_module_register('fpcheck', fpcheck, min_inputs=1, &
+                               max_inputs=1, shares_rank=.true., ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'register fpcheck')
     call river_module_register('fagree', fagree, min_inputs=1, &
                                max_inputs=1, shares_rank=.true., ierr=ierr)
     call check(ierr == RIVER_SUCCESS, 'register fagree')
@@ -474,6 +584,49 @@ contains
     call MPI_Barrier(MPI_COMM_WORLD)
     if (rank == 0) call check(c_unlink(cstr(path)) == 0, 'loaded: unlink')
   end subroutine loaded
+
+  ! fpsrc on 0-2 (1000 particles each) -> fprelay on 3 -> fpcheck on
+  ! 0-1: every particle once, every field right.
+  subroutine particles()
+    type(river_flow) :: f
+    type(particle) :: one_p
+    integer(c_int64_t) :: total
+    integer :: bad, nseen
+    call check(c_sizeof(one_p) == 56_c_size_t, 'particles: no padding')
+    allocate(seen_id(0:2999))
+    seen_id = .false.
+    nparticles = 0
+    bad_particles = 0
+    call river_flow_create(MPI_COMM_WORLD, f)
+    call river_flow_place(f, 'src', 'fpsrc', [0, 1, 2])
+    call river_flow_arg(f, 'src', 'count', '1000')
+    call river_flow_place(f, 'relay', 'fprelay', [3])
+    call river_flow_place(f, 'check', 'fpcheck', [0, 1])
+    call river_flow_attach(f, 'src', 'relay', message_size=1000_c_size_t)
+    call river_flow_attach(f, 'relay', 'check', policy=RIVER_DQ_STATIC)
+    ! The source's schema is required: the check says so.
+    call river_flow_check(f, ierr)
+    call check(ierr == RIVER_EINVAL, 'particles: no schema')
+    call river_flow_arg(f, 'src', 'schema', 'id:nosuchtype', ierr)
+    call river_flow_check(f, ierr)
+    call check(ierr == RIVER_EINVAL, 'particles: a bad schema')
+    call river_flow_arg(f, 'src', 'schema', PARTICLE_SCHEMA, ierr)
+    call check(ierr == RIVER_SUCCESS, 'particles: schema arg')
+    call river_flow_go(f, ierr)
+    call check(ierr == RIVER_SUCCESS, 'particles: go')
+    call MPI_Allreduce(nparticles, total, 1, MPI_INTEGER8, MPI_SUM, &
+                       MPI_COMM_WORLD)
+    call check(total == 3000, 'particles: 3000 arrived (' // itoa(total) &
+               // ')')
+    call MPI_Allreduce(count(seen_id), nseen, 1, MPI_INTEGER, MPI_SUM, &
+                       MPI_COMM_WORLD)
+    call check(nseen == 3000, 'particles: every id once')
+    call MPI_Allreduce(bad_particles, bad, 1, MPI_INTEGER, MPI_SUM, &
+                       MPI_COMM_WORLD)
+    call check(bad == 0, 'particles: contents')
+    call river_flow_destroy(f)
+    deallocate(seen_id)
+  end subroutine particles
 
   ! A Fortran stage's instances agree on a total beside gen.
   subroutine peers()
