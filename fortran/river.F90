@@ -3,15 +3,18 @@
 ! This file is the module's public face: its constants, types and
 ! generics; the interface of every procedure is in one include file per
 ! concept (river_core.inc, river_coll.inc, river_pcoll.inc, river_dq.inc,
-! river_gd.inc, river_emul.inc), included below. The bodies, with the
+! river_gd.inc, river_emul.inc, river_flow.inc, river_module.inc),
+! included below. The bodies, with the
 ! private bind(C) interfaces they call (named *_c), are in one submodule
 ! per concept: river_core.F90 (init, errors, logging, version, timers,
 ! topology, and the helpers all submodules share), river_coll.F90
 ! (schemas, single-disk collections, gensort, checksums), river_pcoll.F90
 ! (parallel collections: writing, reading, where they live, layout),
 ! river_dq.F90 (distributed queues), river_gd.F90 (graduated
-! declustering) and river_emul.F90 (throttles, perturbations, the CPU
-! hog).
+! declustering), river_emul.F90 (throttles, perturbations, the CPU
+! hog), river_flow.F90 (flows: building, running, loading specs) and
+! river_module.F90 (modules written in Fortran: registering them, and
+! what they call on their context).
 !
 ! Every procedure that can fail takes `integer, optional, intent(out) ::
 ! ierr` last. With ierr present it receives RIVER_SUCCESS or a negative
@@ -21,7 +24,8 @@
 ! river_constants.inc, generated from river.h.
 !
 ! Handles (river_schema, river_coll, river_pcoll, river_pcoll_order,
-! river_dq, river_gd, river_throttle, river_perturb, river_cpu_hog) are
+! river_dq, river_gd, river_throttle, river_perturb, river_cpu_hog,
+! river_flow) are
 ! opaque; a call that frees one (destroy, commit, close, stop) leaves it
 ! null. Communicators are type(MPI_Comm) from mpi_f08. Indices (schema
 ! fields, partitions, copies, disks, blocks) are 0-based as in C, like
@@ -40,14 +44,19 @@
 !
 ! Statuses that are not failures never stop the program, with or without
 ! ierr: RIVER_EOS from river_coll_next, river_dq_get, river_dq_try_get and
-! river_gd_next, RIVER_EAGAIN from river_dq_try_get, river_dq_try_put and
-! the other river_dq_try_ calls.
+! river_gd_next, river_get, river_try_get and river_select, RIVER_EAGAIN
+! from river_dq_try_get, river_dq_try_put, the other river_dq_try_ calls
+! and river_try_get.
+!
+! A module's context (river_ctx in C) is the type(c_ptr) River passes to
+! the module function (river_module_fn); the context calls take it as
+! their first argument.
 !
 ! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
 ! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
 module river
   use, intrinsic :: iso_c_binding
-  use mpi_f08, only: MPI_Comm
+  use mpi_f08, only: MPI_Comm, MPI_Request
   implicit none
   private
 
@@ -226,6 +235,52 @@ module river
     real(c_double) :: seconds = 0.0_c_double
   end type river_gd_stats
 
+  !> A flow (river/flow.h): stages connected by edges, from
+  !> river_flow_create or river_flow_load; freed with river_flow_destroy.
+  type, public :: river_flow
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_flow
+
+  !> A stage's totals after a run (river_flow_stage_stats), laid out as
+  !> C's river_stage_stats (uint64_t as integer(c_int64_t)): sums over
+  !> its instances; seconds, the slowest instance's run time; slowest,
+  !> its instance number.
+  type, bind(C), public :: river_stage_stats
+    integer(c_int) :: ninstances = 0
+    integer(c_int64_t) :: records_in = 0, bytes_in = 0
+    integer(c_int64_t) :: records_out = 0, bytes_out = 0
+    real(c_double) :: seconds = 0.0_c_double
+    integer(c_int) :: slowest = -1
+  end type river_stage_stats
+
+  !> A module instance's counters (river_ctx_stats), laid out as C's
+  !> river_module_stats: records and bytes over all inputs and outputs,
+  !> seconds blocked in get/select and in put/commit, and run time.
+  type, bind(C), public :: river_module_stats
+    integer(c_int64_t) :: records_in = 0, bytes_in = 0
+    integer(c_int64_t) :: records_out = 0, bytes_out = 0
+    real(c_double) :: get_wait_seconds = 0.0_c_double
+    real(c_double) :: put_wait_seconds = 0.0_c_double
+    real(c_double) :: run_seconds = 0.0_c_double
+  end type river_module_stats
+
+  !> A module: River calls it once per instance with its context (pass
+  !> it to river_get, river_put, ...) and it returns RIVER_SUCCESS when
+  !> done, or an error code (RIVER_EOS counts as success). Write it as
+  !>   integer(c_int) function my_module(ctx) bind(C)
+  !>     type(c_ptr), value :: ctx
+  !> in a module (a bind(C) procedure cannot be internal) and register
+  !> it with river_module_register.
+  abstract interface
+    function river_module_fn(ctx) bind(C)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int) :: river_module_fn
+    end function river_module_fn
+  end interface
+  public :: river_module_fn
+
   ! Compile-time check that the public bind(C) types above are the size of
   ! their C structs (sizes from river_gen_constants): a mismatch fails the
   ! build here with a division by zero. Each submodule checks the private
@@ -235,7 +290,9 @@ module river
       c_sizeof(river_pcoll_info()) == RIVER__SIZEOF_PCOLL_INFO .and. &
       c_sizeof(river_pcoll_part()) == RIVER__SIZEOF_PCOLL_PART .and. &
       c_sizeof(river_dq_stats()) == RIVER__SIZEOF_DQ_STATS .and. &
-      c_sizeof(river_gd_stats()) == RIVER__SIZEOF_GD_STATS)
+      c_sizeof(river_gd_stats()) == RIVER__SIZEOF_GD_STATS .and. &
+      c_sizeof(river_stage_stats()) == RIVER__SIZEOF_STAGE_STATS .and. &
+      c_sizeof(river_module_stats()) == RIVER__SIZEOF_MODULE_STATS)
 
   public :: river_init, river_finalize, river_initialized
   public :: river_get_version, river_build_info
@@ -290,6 +347,22 @@ module river
   public :: river_perturb_parse, river_perturb_destroy, river_perturb_factor
   public :: river_perturb_count, river_perturb_max_index
   public :: river_cpu_hog_start, river_cpu_hog_stop
+  ! river/flow.h
+  public :: river_flow_create, river_flow_origin, river_flow_place
+  public :: river_flow_arg, river_flow_attach, river_flow_check
+  public :: river_flow_go, river_flow_go_async, river_flow_test
+  public :: river_flow_wait, river_flow_stage_stats, river_flow_nstages
+  public :: river_flow_stage, river_flow_dot, river_flow_load
+  public :: river_flow_destroy
+  ! river/module.h
+  public :: river_module_register, river_ctx_user, river_ctx_instance
+  public :: river_ctx_stage, river_ctx_ports
+  public :: river_input_schema, river_output_schema
+  public :: river_arg_str, river_arg_int, river_arg_uint, river_arg_double
+  public :: river_arg_bool
+  public :: river_get, river_try_get, river_select, river_put
+  public :: river_reserve, river_commit, river_end_unit
+  public :: river_ctx_comm, river_ctx_wait, river_ctx_stats
 
   !> The text of a NUL-terminated C string: at a c_ptr, or in a
   !> character(kind=c_char) array (such as river_pcoll_info%name).
@@ -342,6 +415,26 @@ module river
   interface river_gd_next
     module procedure river_gd_next_ptr, river_gd_next_bytes
   end interface river_gd_next
+
+  !> A module's next message from an input, borrowed: as a c_ptr to its
+  !> records (c_f_pointer makes them an array of a bind(C) type) or as an
+  !> integer(c_int8_t) pointer to its bytes; RIVER_EOS at the end is a
+  !> status, not an error.
+  interface river_get
+    module procedure river_get_ptr, river_get_bytes
+  end interface river_get
+
+  !> river_get without waiting: RIVER_EAGAIN (a status) when nothing is
+  !> there now.
+  interface river_try_get
+    module procedure river_try_get_ptr, river_try_get_bytes
+  end interface river_try_get
+
+  !> A module's put (records copied): from any array of records, or from
+  !> a c_ptr to them (such as river_get's).
+  interface river_put
+    module procedure river_put_array, river_put_ptr
+  end interface river_put
 
   !> river_hash64 (C): splitmix64 of x; the uint64 travels as int64 bits.
   interface
@@ -431,5 +524,11 @@ module river
 
   ! ------------------------------------------------------------- emulation
   include 'river_emul.inc'
+
+  ! ----------------------------------------------------------------- flows
+  include 'river_flow.inc'
+
+  ! --------------------------------------------------------------- modules
+  include 'river_module.inc'
 
 end module river

@@ -41,6 +41,29 @@ static void param_string(const char *name, const char *value)
   printf("'\n");
 }
 
+/* C layouts of the structs module river mirrors (private parameters). */
+static void layouts(void)
+{
+  PRIV_INT("RIVER__COLL_INFO_LABEL_LEN", MEMBER_SIZE(river_coll_info, label));
+  PRIV_SIZE("RIVER__SIZEOF_COLL_INFO", sizeof(river_coll_info));
+  PRIV_SIZE("RIVER__SIZEOF_COLL_OPTS", sizeof(river_coll_opts));
+  PRIV_INT("RIVER__PCOLL_INFO_NAME_LEN", MEMBER_SIZE(river_pcoll_info, name));
+  PRIV_INT("RIVER__PCOLL_INFO_GEN_LEN",
+           MEMBER_SIZE(river_pcoll_info, generation));
+  PRIV_SIZE("RIVER__SIZEOF_PCOLL_INFO", sizeof(river_pcoll_info));
+  PRIV_INT("RIVER__PCOLL_PART_PATH_LEN", MEMBER_SIZE(river_pcoll_part, path));
+  PRIV_SIZE("RIVER__SIZEOF_PCOLL_PART", sizeof(river_pcoll_part));
+  PRIV_SIZE("RIVER__SIZEOF_PCOLL_OPTS", sizeof(river_pcoll_opts));
+  PRIV_SIZE("RIVER__SIZEOF_DQ_OPTS", sizeof(river_dq_opts));
+  PRIV_SIZE("RIVER__SIZEOF_DQ_STATS", sizeof(river_dq_stats));
+  PRIV_SIZE("RIVER__SIZEOF_GD_OPTS", sizeof(river_gd_opts));
+  PRIV_SIZE("RIVER__SIZEOF_GD_STATS", sizeof(river_gd_stats));
+  PRIV_SIZE("RIVER__SIZEOF_EDGE_OPTS", sizeof(river_edge_opts));
+  PRIV_SIZE("RIVER__SIZEOF_STAGE_STATS", sizeof(river_stage_stats));
+  PRIV_SIZE("RIVER__SIZEOF_MODULE_DECL", sizeof(river_module_decl));
+  PRIV_SIZE("RIVER__SIZEOF_MODULE_STATS", sizeof(river_module_stats));
+}
+
 int main(void)
 {
   /* The bind(C) types hold enums and MPI_Fint as integer(c_int). */
@@ -48,6 +71,8 @@ int main(void)
       || sizeof(river_dq_policy) != sizeof(int)
       || sizeof(river_gd_policy) != sizeof(int)
       || sizeof(river_gd_mode) != sizeof(int)
+      || sizeof(river_edge_kind) != sizeof(int)
+      || sizeof(river_exchange_by) != sizeof(int)
       || sizeof(MPI_Fint) != sizeof(int)) {
     fprintf(stderr, "river_gen_constants: enum or MPI_Fint is not the size "
             "of int; module river's bind(C) types need adapting\n");
@@ -122,24 +147,18 @@ int main(void)
   PARAM("RIVER_GD_DEFAULT_OUTSTANDING", RIVER_GD_DEFAULT_OUTSTANDING);
   PARAM("RIVER_GD_MAX_REPLICATION", RIVER_GD_MAX_REPLICATION);
 
+  /* river/flow.h */
+  PARAM("RIVER_EDGE_DQ", RIVER_EDGE_DQ);
+  PARAM("RIVER_EDGE_EXCHANGE", RIVER_EDGE_EXCHANGE);
+  PARAM("RIVER_EDGE_ONE_TO_ONE", RIVER_EDGE_ONE_TO_ONE);
+  PARAM("RIVER_EDGE_BROADCAST", RIVER_EDGE_BROADCAST);
+  PARAM("RIVER_BY_HASH", RIVER_BY_HASH);
+  PARAM("RIVER_BY_RANGE", RIVER_BY_RANGE);
+
   /* river/throttle.h */
   PARAM("RIVER_PERTURB_DISK", RIVER_PERTURB_DISK);
   PARAM("RIVER_PERTURB_CPU", RIVER_PERTURB_CPU);
 
-  /* C layouts of the structs module river mirrors. */
-  PRIV_INT("RIVER__COLL_INFO_LABEL_LEN", MEMBER_SIZE(river_coll_info, label));
-  PRIV_SIZE("RIVER__SIZEOF_COLL_INFO", sizeof(river_coll_info));
-  PRIV_SIZE("RIVER__SIZEOF_COLL_OPTS", sizeof(river_coll_opts));
-  PRIV_INT("RIVER__PCOLL_INFO_NAME_LEN", MEMBER_SIZE(river_pcoll_info, name));
-  PRIV_INT("RIVER__PCOLL_INFO_GEN_LEN",
-           MEMBER_SIZE(river_pcoll_info, generation));
-  PRIV_SIZE("RIVER__SIZEOF_PCOLL_INFO", sizeof(river_pcoll_info));
-  PRIV_INT("RIVER__PCOLL_PART_PATH_LEN", MEMBER_SIZE(river_pcoll_part, path));
-  PRIV_SIZE("RIVER__SIZEOF_PCOLL_PART", sizeof(river_pcoll_part));
-  PRIV_SIZE("RIVER__SIZEOF_PCOLL_OPTS", sizeof(river_pcoll_opts));
-  PRIV_SIZE("RIVER__SIZEOF_DQ_OPTS", sizeof(river_dq_opts));
-  PRIV_SIZE("RIVER__SIZEOF_DQ_STATS", sizeof(river_dq_stats));
-  PRIV_SIZE("RIVER__SIZEOF_GD_OPTS", sizeof(river_gd_opts));
-  PRIV_SIZE("RIVER__SIZEOF_GD_STATS", sizeof(river_gd_stats));
+  layouts();
   return 0;
 }

@@ -238,7 +238,8 @@ fortran_tests = \
 	tests/fortran/test_core_f.mpi \
 	tests/fortran/test_pcoll_f.mpi \
 	tests/fortran/test_dq_f.mpi \
-	tests/fortran/test_gd_f.mpi
+	tests/fortran/test_gd_f.mpi \
+	tests/fortran/test_flow_f.mpi
 # test_errstop_f is run by test_errstop_f.sh, which checks that it fails
 # and how.
 check_PROGRAMS += $(fortran_tests) tests/fortran/test_errstop_f
@@ -258,6 +259,8 @@ tests_fortran_test_dq_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test
 tests_fortran_test_dq_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 tests_fortran_test_gd_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_gd_f.F90
 tests_fortran_test_gd_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
+tests_fortran_test_flow_f_mpi_SOURCES = tests/fortran/ftest.F90 tests/fortran/test_flow_f.F90
+tests_fortran_test_flow_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 # test_errstop_f has no checks to count: it stops at its first call.
 tests_fortran_test_errstop_f_SOURCES = tests/fortran/test_errstop_f.F90
 tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
@@ -267,10 +270,11 @@ tests_fortran_test_errstop_f_LDADD = fortran/libriverf.la src/libriver.la
 # which must not depend on its own .mod.
 $(tests_fortran_test_core_f_mpi_OBJECTS) $(tests_fortran_test_errstop_f_OBJECTS) \
 $(tests_fortran_test_pcoll_f_mpi_OBJECTS) $(tests_fortran_test_dq_f_mpi_OBJECTS) \
-$(tests_fortran_test_gd_f_mpi_OBJECTS): river.mod
+$(tests_fortran_test_gd_f_mpi_OBJECTS) $(tests_fortran_test_flow_f_mpi_OBJECTS): river.mod
 ftest.mod: tests/fortran/ftest.$(OBJEXT)
 tests/fortran/test_core_f.$(OBJEXT) tests/fortran/test_pcoll_f.$(OBJEXT) \
-tests/fortran/test_dq_f.$(OBJEXT) tests/fortran/test_gd_f.$(OBJEXT): ftest.mod
+tests/fortran/test_dq_f.$(OBJEXT) tests/fortran/test_gd_f.$(OBJEXT) \
+tests/fortran/test_flow_f.$(OBJEXT): ftest.mod
 # test_pcoll_f includes its layout checks (Automake does not scan Fortran
 # includes).
 tests/fortran/test_pcoll_f.$(OBJEXT): tests/fortran/test_pcoll_f_layout.inc
