@@ -11,4 +11,6 @@ void river__modules_builtin(void)
   river__module_gen();
   river__module_count();
   river__module_null();
+  river__module_coll_read();
+  river__module_coll_write();
 }
