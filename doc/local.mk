@@ -5,4 +5,5 @@ dist_doc_DATA += \
 	doc/building.md \
 	doc/collections.md \
 	doc/flowspec.md \
+	doc/modules.md \
 	doc/results.md

@@ -137,18 +137,37 @@ static int order(river_flow *f)
   return n < f->nstages ? RIVER_EINVAL : RIVER_SUCCESS;
 }
 
-/* Stage s's `schema` argument parsed into *out (NULL if none given). */
+static void quiet(int level, int rank, const char *msg, void *ctx)
+{
+  (void)level;
+  (void)rank;
+  (void)msg;
+  (void)ctx;
+}
+
+/* Stage s's `schema` argument parsed into *out (NULL if none given, or
+ * given empty: the module's own default). The parser's own message is
+ * let through only where check's are printed, so a job says it once. */
 static int schema_arg(const river_flow *f, const river__stage *s,
                       river_schema **out)
 {
   int k = river__arg_index(s->mod, "schema");
   const char *text;
+  river_log_fn old = NULL;
+  void *old_ctx = NULL;
+  int rc, loud = river__flow_check_level(f) == RIVER_LOG_ERROR;
 
   *out = NULL;
   if (k < 0 || (text = s->args[k].value ? s->args[k].value
-                                         : s->mod->args[k].def) == NULL)
+                                         : s->mod->args[k].def) == NULL
+      || text[0] == '\0')
     return RIVER_SUCCESS;
-  if (river_schema_parse(text, out) != RIVER_SUCCESS) {
+  if (!loud)
+    river__log_swap(quiet, NULL, &old, &old_ctx);
+  rc = river_schema_parse(text, out);
+  if (!loud)
+    river_log_set_handler(old, old_ctx);
+  if (rc != RIVER_SUCCESS) {
     LOG(f, s->args[k].origin ? s->args[k].origin : s->origin,
         "stage '%s': argument 'schema': '%.200s' is not a schema", s->name,
         text);

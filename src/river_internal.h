@@ -15,6 +15,11 @@
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);
 
+/* Install fn (ctx) as the log handler, as river_log_set_handler does;
+ * *old_fn and *old_ctx get the handler it replaces, to put back. */
+void river__log_swap(river_log_fn fn, void *ctx, river_log_fn *old_fn,
+                     void **old_ctx);
+
 /* Read RIVER_LOG into the log level (warns on a value it cannot parse). */
 void river__log_init_from_env(void);
 

@@ -13,8 +13,17 @@
  * at 1 ms, so the design card's 100 us cap could not meet the < 5% target
  * for a blocked rank; 1 ms does, at the price of up to 1 ms of extra
  * latency after a long wait.
+ *
+ * Called from a task of the cooperative scheduler (a module instance of
+ * a flow, src/sched.c), a backoff step yields to the rank's other tasks
+ * instead (river__sched_yield(1)): every River call that waits (a
+ * collective's river_wait, a blocking DQ call, GD's loops) then lets the
+ * other stages on the rank run, where sleeping would stop them and could
+ * deadlock a flow whose stages wait on each other. The scheduler itself
+ * sleeps when a whole round of its tasks was blocked.
  */
 #include "river_internal.h"
+#include "sched_internal.h"
 
 #include <mpi.h>
 #include <sched.h>
@@ -28,6 +37,10 @@ void river__backoff(long *ns)
 {
   struct timespec ts;
 
+  if (river__sched_current() != NULL) {  /* in a task: let others run */
+    river__sched_yield(1);
+    return;
+  }
   if (*ns < RIVER_BACKOFF_YIELDS) {  /* yield phase: *ns counts yields */
     sched_yield();
     *ns = *ns + 1 < RIVER_BACKOFF_YIELDS ? *ns + 1 : RIVER_BACKOFF_MIN_NS;

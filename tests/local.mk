@@ -226,11 +226,14 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
 	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
-	tests/cli/test_flow_check.sh
+	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
-	tests/flows/run/shared.yaml
+	tests/flows/run/shared.yaml tests/flows/run/coll_count.yaml \
+	tests/flows/run/gen_coll.yaml tests/flows/run/file_copy.yaml \
+	tests/flows/run/file_count.yaml tests/flows/run/stdin_count.yaml \
+	tests/flows/run/gen_stdout.yaml
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

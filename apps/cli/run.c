@@ -1,7 +1,8 @@
 /*
  * run.c - `river run FLOW.yaml [key=value ...]`: every rank loads the
  * flow spec (doc/flowspec.md), takes the stages placed on it, runs them
- * to the end and, on rank 0, prints each stage's totals. Errors in the
+ * to the end and, on rank 0, prints each stage's totals (to standard
+ * error when a stage of module stdout owns standard output). Errors in the
  * spec are printed once, by rank 0 (the other ranks load the same file
  * and would say the same); every rank exits non-zero.
  */
@@ -19,8 +20,24 @@ static void quiet(int level, int rank, const char *msg, void *ctx)
   (void)ctx;
 }
 
+/* Where the totals go: standard error if a stage writes records to
+ * standard output (module stdout), else standard output. */
+static FILE *totals_stream(river_flow *f)
+{
+  const char *name, *module;
+  const int *ranks;
+  int i, n = 0, nranks;
+
+  river_flow_nstages(f, &n);
+  for (i = 0; i < n; i++)
+    if (river_flow_stage(f, i, &name, &module, &ranks, &nranks)
+            == RIVER_SUCCESS && strcmp(module, "stdout") == 0)
+      return stderr;
+  return stdout;
+}
+
 /* Rank 0: one line per stage. */
-static int print_totals(river_flow *f)
+static int print_totals(river_flow *f, FILE *out)
 {
   river_stage_stats st;
   const char *name, *module;
@@ -35,11 +52,11 @@ static int print_totals(river_flow *f)
       continue;
     mb = (double)(st.bytes_in > st.bytes_out ? st.bytes_in : st.bytes_out)
          / 1e6;
-    printf("run: stage %-12s %-10s x%-3d %12llu records in %12llu out  "
-           "%10.1f MB  %8.1f MB/s  slowest #%d %.3f s\n", name, module,
-           st.ninstances, (unsigned long long)st.records_in,
-           (unsigned long long)st.records_out, mb,
-           st.seconds > 0 ? mb / st.seconds : 0.0, st.slowest, st.seconds);
+    fprintf(out, "run: stage %-12s %-10s x%-3d %12llu records in %12llu "
+            "out  %10.1f MB  %8.1f MB/s  slowest #%d %.3f s\n", name, module,
+            st.ninstances, (unsigned long long)st.records_in,
+            (unsigned long long)st.records_out, mb,
+            st.seconds > 0 ? mb / st.seconds : 0.0, st.slowest, st.seconds);
   }
   return rc;
 }
@@ -73,10 +90,10 @@ int cmd_run(int argc, char **argv)
   if (rc == RIVER_SUCCESS)
     rc = river_flow_go(f);
   if (rc == RIVER_SUCCESS)
-    rc = print_totals(f);
+    rc = print_totals(f, totals_stream(f));
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
-    printf("run: %s: done in %.3f s on %d ranks\n", argv[1],
-           river_wtime() - t0, cli_size());
+    fprintf(totals_stream(f), "run: %s: done in %.3f s on %d ranks\n",
+            argv[1], river_wtime() - t0, cli_size());
   river_flow_destroy(f);
   return rc;
 }

@@ -11,4 +11,10 @@ void river__modules_builtin(void)
   river__module_gen();
   river__module_count();
   river__module_null();
+  river__module_coll_read();
+  river__module_coll_write();
+  river__module_file_read();
+  river__module_file_write();
+  river__module_stdin();
+  river__module_stdout();
 }

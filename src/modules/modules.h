@@ -11,6 +11,12 @@
 void river__module_gen(void);    /* gen.c */
 void river__module_count(void);  /* count.c: count, null */
 void river__module_null(void);   /* count.c */
+void river__module_coll_read(void);   /* coll.c */
+void river__module_coll_write(void);  /* coll.c */
+void river__module_file_read(void);   /* file.c */
+void river__module_file_write(void);  /* file.c */
+void river__module_stdin(void);       /* stdio.c */
+void river__module_stdout(void);      /* stdio.c */
 
 /* An order-independent digest of records: their number, and the sum and
  * xor of their CRC32Cs (a record lost and another duplicated change the

@@ -5,7 +5,9 @@
  * within the stack, the guard page (an overflow kills a forked child, it
  * corrupts nothing), misuse refused, that a round of blocked tasks backs
  * off (CPU time well below wall time over 200 ms of everything blocked)
- * and that progress resets the backoff. It also prints the cost of one
+ * and that progress resets the backoff; River's wait backoff
+ * (river__backoff, under river_wait and every blocking River call)
+ * yields to the other tasks when called from a task. It also prints the cost of one
  * task switch (yield and resume) for doc/design.md; no timing is
  * asserted there.
  */
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include <river.h>
+#include "river_internal.h"
 #include "sched_internal.h"
 
 #include <fcntl.h>
@@ -352,6 +355,55 @@ static void test_progress_resets(void **state)
   river__sched_destroy(s);
 }
 
+/* A task waiting through River's backoff (as river_wait does) lets the
+ * other tasks run: without the yield, `backer` would spin forever, as
+ * `setter` would never get its turn. */
+static int flag, backoffs;
+
+static int backer(void *arg)
+{
+  long ns = RIVER_BACKOFF_START;
+
+  (void)arg;
+  while (!flag) {
+    river__backoff(&ns);
+    backoffs++;
+  }
+  return RIVER_SUCCESS;
+}
+
+static int setter(void *arg)
+{
+  int i;
+
+  (void)arg;
+  for (i = 0; i < 3; i++)
+    river__sched_yield(0);
+  flag = 1;
+  return 7;
+}
+
+static void test_backoff_yields(void **state)
+{
+  river__sched *s = NULL;
+  river__task *a = NULL, *b = NULL;
+  int st = -1;
+  long ns = RIVER_BACKOFF_START;
+
+  (void)state;
+  flag = backoffs = 0;
+  river__backoff(&ns);  /* outside a task: a plain backoff step */
+  assert_int_equal(ns, RIVER_BACKOFF_START + 1);
+  assert_int_equal(river__sched_create(0, &s), RIVER_SUCCESS);
+  assert_int_equal(river__sched_spawn(s, backer, NULL, &a), RIVER_SUCCESS);
+  assert_int_equal(river__sched_spawn(s, setter, NULL, &b), RIVER_SUCCESS);
+  assert_int_equal(river__sched_run(s), 7);
+  assert_true(river__task_done(a, &st));
+  assert_int_equal(st, RIVER_SUCCESS);
+  assert_int_equal(backoffs, 4);  /* one per turn of setter, and its end */
+  river__sched_destroy(s);
+}
+
 /* ------------------------------------------------------ switch cost */
 
 #define NSW 200000
@@ -401,6 +453,7 @@ int main(void)
     cmocka_unit_test(test_guard),
     cmocka_unit_test(test_all_blocked_sleeps),
     cmocka_unit_test(test_progress_resets),
+    cmocka_unit_test(test_backoff_yields),
     cmocka_unit_test(test_switch_cost),
   };
 

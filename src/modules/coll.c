@@ -1,0 +1,289 @@
+/*
+ * coll.c - parallel collections (river/pcoll.h) in flows. Module
+ * `coll_read` reads a collection into its output through graduated
+ * declustering (river/gd.h): instance i is the GD client of partitions
+ * p with p mod n == i and serves the disks d with d mod n == i, so a
+ * mirrored collection is read from every mirror at once, with failover.
+ * Module `coll_write` writes its input into a new collection, instance
+ * i writing partition i, committed atomically when every instance has
+ * reached the end of its input.
+ *
+ * Both make River's collective calls (open, GD, create, commit) over the
+ * stage's communicator (river_ctx_comm) from inside their tasks: River's
+ * waits yield to the rank's other stages there (src/wait.c).
+ */
+#include "modules.h"
+
+#include <string.h>
+
+/* The collection options of a stage's `root` argument. */
+static void coll_opts(river_ctx *ctx, river_pcoll_opts *o)
+{
+  const char *root = "";
+
+  *o = (river_pcoll_opts)RIVER_PCOLL_OPTS_INIT;
+  river_arg_str(ctx, "root", &root);
+  o->root = root[0] ? root : NULL;
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* `order`: 0 unordered, 1 stream, -1 (logged) anything else. */
+static int read_order(river_ctx *ctx)
+{
+  const char *order = "";
+
+  river_arg_str(ctx, "order", &order);
+  if (strcmp(order, "unordered") == 0)
+    return 0;
+  if (strcmp(order, "stream") == 0)
+    return 1;
+  river__error("stage %s: argument 'order': '%.100s' is neither "
+               "'unordered' nor 'stream'", river_ctx_stage(ctx), order);
+  return -1;
+}
+
+/* A log handler that drops messages. */
+static void quiet(int level, int rank, const char *msg, void *ctx)
+{
+  (void)level;
+  (void)rank;
+  (void)msg;
+  (void)ctx;
+}
+
+/* At check time: the collection's schema, from its metadata. Every rank
+ * checks; only the rank that prints check's messages (rank 0) lets the
+ * collection's errors through, so that a job says each once. */
+static int read_schema(river_ctx *ctx, int output, river_schema **schema)
+{
+  river_pcoll_opts o;
+  river_pcoll *pc = NULL;
+  const river_schema *s;
+  const char *name = "";
+  river_log_fn old = NULL;
+  void *old_ctx = NULL;
+  int rc, loud = river__flow_check_level(ctx->flow) == RIVER_LOG_ERROR;
+
+  (void)output;
+  if (!loud)
+    river__log_swap(quiet, NULL, &old, &old_ctx);
+  rc = read_order(ctx) < 0 ? RIVER_EINVAL : RIVER_SUCCESS;
+  coll_opts(ctx, &o);
+  river_arg_str(ctx, "coll", &name);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_schema(pc, &s);
+  if (rc == RIVER_SUCCESS)
+    rc = river_schema_clone(s, schema);
+  river_pcoll_close(pc);
+  if (!loud)
+    river_log_set_handler(old, old_ctx);
+  return rc;
+}
+
+/* What a reader keeps while GD delivers. */
+struct reader {
+  river_ctx *ctx;
+  river_pcoll_order *order;  /* stream on one instance: record order */
+  int runs;                  /* stream on several: a unit per partition */
+  int last;                  /* the partition of the last block */
+  int rc;                    /* the first failure passing records on */
+};
+
+/* Pass one block on. */
+static void pass_on(struct reader *r, int p, uint64_t b, const void *recs,
+                    size_t n)
+{
+  const void *ready = recs;
+  size_t nready = n;
+
+  if (r->rc != RIVER_SUCCESS)
+    return;  /* keep serving GD, pass nothing more on */
+  if (r->order != NULL)
+    r->rc = river_pcoll_order_add(r->order, p, b, recs, n, &ready, &nready);
+  if (r->rc == RIVER_SUCCESS && r->runs && r->last >= 0 && p != r->last)
+    r->rc = river_end_unit(r->ctx, 0);
+  r->last = p;
+  if (r->rc == RIVER_SUCCESS && nready > 0)
+    r->rc = river_put(r->ctx, 0, ready, nready);
+}
+
+/* The end of the blocks: what the reorderer holds, the last unit. */
+static void finish(struct reader *r)
+{
+  const void *ready = NULL;
+  size_t nready = 0;
+
+  if (r->rc == RIVER_SUCCESS && r->order != NULL)
+    r->rc = river_pcoll_order_flush(r->order, &ready, &nready);
+  if (r->rc == RIVER_SUCCESS && nready > 0)
+    r->rc = river_put(r->ctx, 0, ready, nready);
+  if (r->rc == RIVER_SUCCESS && r->runs)
+    r->rc = river_end_unit(r->ctx, 0);
+}
+
+/* Read through GD over the stage: every instance calls river_gd_next
+ * until it ends (its disks serve the others meanwhile), then closes. */
+static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  struct reader r = {ctx, NULL, 0, -1, RIVER_SUCCESS};
+  river_pcoll_info info;
+  river_gd *gd = NULL;
+  const void *recs;
+  MPI_Comm comm;
+  uint64_t b;
+  size_t n;
+  int ninst, p, rc;
+
+  river_ctx_comm(ctx, &comm);
+  river_ctx_instance(ctx, NULL, &ninst);
+  river_pcoll_info_get(pc, &info);
+  o.mode = stream ? RIVER_GD_STREAM : RIVER_GD_UNORDERED;
+  if (stream && ninst == 1)
+    r.rc = river_pcoll_order_create(pc, &r.order);
+  r.runs = stream && ninst > 1;
+  if (r.runs && info.layout != RIVER_LAYOUT_PARTITIONED) {
+    river__error("stage %s: collection %s is interleaved: its stream order "
+                 "needs one instance", river_ctx_stage(ctx), info.name);
+    r.rc = RIVER_EINVAL;
+  }
+  rc = river_gd_open(comm, pc, &o, &gd);
+  if (rc != RIVER_SUCCESS) {
+    river_pcoll_order_destroy(r.order);
+    return rc;
+  }
+  while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS)
+    pass_on(&r, p, b, recs, n);
+  if (rc == RIVER_EOS) {
+    rc = RIVER_SUCCESS;
+    finish(&r);
+  }
+  p = river_gd_close(gd);  /* the same outcome on every instance */
+  river_pcoll_order_destroy(r.order);
+  if (rc == RIVER_SUCCESS)
+    rc = p;
+  return rc != RIVER_SUCCESS ? rc : r.rc;
+}
+
+static int coll_read(river_ctx *ctx)
+{
+  river_pcoll_opts o;
+  river_pcoll *pc = NULL;
+  const char *name = "";
+  MPI_Comm comm;
+  int stream, rc;
+
+  if ((stream = read_order(ctx)) < 0)
+    return RIVER_EINVAL;
+  coll_opts(ctx, &o);
+  river_arg_str(ctx, "coll", &name);
+  river_ctx_comm(ctx, &comm);
+  rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = read_gd(ctx, pc, stream);
+  river_pcoll_close(pc);
+  return rc;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The create options from the stage's arguments; RIVER_EINVAL (logged
+ * by instance 0 only: every instance finds the same) for a bad one. */
+static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
+{
+  const char *layout = "";
+  uint64_t mirror = 1, bs = 0;
+  int inst, ninst;
+
+  coll_opts(ctx, o);
+  river_arg_str(ctx, "layout", &layout);
+  river_arg_uint(ctx, "mirror", &mirror);
+  river_arg_uint(ctx, "block_size", &bs);
+  river_ctx_instance(ctx, &inst, &ninst);
+  if (strcmp(layout, "partitioned") == 0)
+    o->layout = RIVER_LAYOUT_PARTITIONED;
+  else if (strcmp(layout, "interleaved") == 0)
+    o->layout = RIVER_LAYOUT_INTERLEAVED;
+  else {
+    if (inst == 0)
+      river__error("stage %s: argument 'layout': '%.100s' is neither "
+                   "'partitioned' nor 'interleaved'", river_ctx_stage(ctx),
+                   layout);
+    return RIVER_EINVAL;
+  }
+  if (mirror < 1 || mirror > (uint64_t)ninst) {
+    if (inst == 0)
+      river__error("stage %s: argument 'mirror': %llu copies need 1..%d "
+                   "disks (one per instance)", river_ctx_stage(ctx),
+                   (unsigned long long)mirror, ninst);
+    return RIVER_EINVAL;
+  }
+  o->replication = (int)mirror;
+  o->block_size = (size_t)bs;
+  return RIVER_SUCCESS;
+}
+
+static int coll_write(river_ctx *ctx)
+{
+  river_pcoll_opts o;
+  river_pcoll *pc = NULL;
+  const river_schema *s;
+  const char *name = "";
+  const void *recs;
+  MPI_Comm comm;
+  size_t n;
+  int rc, wrc = RIVER_SUCCESS;
+
+  if ((rc = write_opts(ctx, &o)) != RIVER_SUCCESS)
+    return rc;
+  river_arg_str(ctx, "coll", &name);
+  river_ctx_comm(ctx, &comm);
+  river_input_schema(ctx, 0, &s);
+  rc = river_pcoll_create(comm, name, s, &o, &pc);   /* collective */
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  /* Every instance reaches the agreement below, whatever failed. */
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    if (wrc == RIVER_SUCCESS)
+      wrc = river_pcoll_write(pc, recs, n);
+  if (rc == RIVER_EOS)
+    rc = wrc;
+  rc = river__agree(comm, rc);
+  if (rc != RIVER_SUCCESS) {
+    river_pcoll_close(pc);   /* collective: removes this write's files */
+    return rc;
+  }
+  return river_pcoll_commit(pc);
+}
+
+/* ------------------------------------------------------- registration */
+
+void river__module_coll_read(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_outputs = d.max_outputs = 1;
+  d.shares_rank = 1;
+  d.args = "coll:str,root:str=,order:str=unordered";
+  d.schema = read_schema;
+  d.doc = "read a parallel collection (through GD: every mirror at once); "
+          "order unordered or stream";
+  river_module_register("coll_read", coll_read, &d, NULL);
+}
+
+void river__module_coll_write(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_inputs = d.max_inputs = 1;
+  d.shares_rank = 1;
+  d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
+           "block_size:size=0";
+  d.doc = "write a parallel collection, instance i writing partition i, "
+          "committed atomically at the end";
+  river_module_register("coll_write", coll_write, &d, NULL);
+}
