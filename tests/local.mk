@@ -93,6 +93,7 @@ unit_tests = \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_sched \
+	tests/unit/test_sort \
 	tests/unit/test_timing \
 	tests/unit/test_topo
 check_PROGRAMS += $(unit_tests)
@@ -123,6 +124,9 @@ tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
 tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the modules' radix sort.
+tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c
+tests_unit_test_sort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # The bad-argument tests share their log handlers.
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
 	tests/unit/badparam_util.c tests/unit/badparam.h

@@ -11,4 +11,8 @@ void river__modules_builtin(void)
   river__module_gen();
   river__module_count();
   river__module_null();
+  river__module_sort();
+  river__module_merge();
+  river__module_partition();
+  river__module_filter();
 }
