@@ -211,11 +211,14 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
-	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh
+	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
+	tests/cli/test_modules_sort.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
-	tests/flows/run/shared.yaml
+	tests/flows/run/shared.yaml tests/flows/run/gen_plain.yaml \
+	tests/flows/run/sort_part.yaml tests/flows/run/sort_range.yaml \
+	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

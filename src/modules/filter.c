@@ -119,7 +119,7 @@ static int make_pred(river_ctx *ctx, struct pred *p, const char **why)
   river_input_schema(ctx, 0, &s);
   if (river_schema_find(s, field, &idx) != RIVER_SUCCESS
       || river__key_of(s, idx, &p->k) != RIVER_SUCCESS)
-    return *why = "no such field", RIVER_EINVAL;
+    return *why = "no such field in its records", RIVER_EINVAL;
   if (parse_op(op, &p->op) != RIVER_SUCCESS)
     return *why = "op is not one of == != < <= > >= prefix", RIVER_EINVAL;
   p->big = p->k.size > sizeof p->val / 2 ? calloc(2, p->k.size) : NULL;
@@ -221,9 +221,15 @@ static int filter_schema(river_ctx *ctx, int output, river_schema **out)
 
   (void)output;
   free(p.big);
-  if (rc == RIVER_EINVAL)
+  if (rc == RIVER_EINVAL) {
+    const char *field, *op, *value;
+    river_arg_str(ctx, "field", &field);
+    river_arg_str(ctx, "op", &op);
+    river_arg_str(ctx, "value", &value);
     river__flow_log(river__flow_check_level(ctx->flow), ctx->stage->origin,
-                    "stage '%s': filter: %s", river_ctx_stage(ctx), why);
+                    "stage '%s': filter %s '%s' '%s': %s",
+                    river_ctx_stage(ctx), field, op, value, why);
+  }
   if (rc != RIVER_SUCCESS)
     return rc;
   river_input_schema(ctx, 0, &s);
