@@ -161,7 +161,8 @@ mpi_tests = \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
-	tests/mpi/test_flow_mpi.mpi
+	tests/mpi/test_flow_mpi.mpi \
+	tests/mpi/test_modules_api_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
@@ -202,6 +203,9 @@ tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_flow_mpi_mpi_SOURCES = tests/mpi/test_flow_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_flow_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_modules_api_mpi_mpi_SOURCES = tests/mpi/test_modules_api_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_modules_api_mpi_mpi_LDADD = src/libriver.la
 
 # ------------------------------------------------------------------ CLI
 # Shell tests of the programs apps/river and apps/river-bench, each
