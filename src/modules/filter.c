@@ -90,8 +90,13 @@ static int parse_number(river_type t, const char *s, unsigned char *raw)
     u = strtoull(s, &end, 10);
     if (t == RIVER_TYPE_UINT32 && u > UINT32_MAX)
       return RIVER_EINVAL;
-    if (t == RIVER_TYPE_UINT32) { uint32_t v = (uint32_t)u; memcpy(raw, &v, 4); }
-    else { uint64_t v = u; memcpy(raw, &v, 8); }
+    if (t == RIVER_TYPE_UINT32) {
+      uint32_t v = (uint32_t)u;
+      memcpy(raw, &v, 4);
+    } else {
+      uint64_t v = u;
+      memcpy(raw, &v, 8);
+    }
     break;
   default:
     d = strtod(s, &end);
