@@ -173,6 +173,17 @@ void river__flow_uncheck(river_flow *f);
  * does it once, on first use. */
 void river__modules_builtin(void);
 
+/* ------------------------------------------- src/modules/radix.c */
+
+/* The size of a key of this type in normalized form (count: the N of
+ * char[N] and bytes[N]), and the normalization: the key value at src
+ * (as stored in a record) written to dst as bytes whose memcmp order is
+ * the schema's key order. Used by the sorting modules and the exchange
+ * edges' splitters. */
+size_t river__key_norm_size(river_type type, size_t count);
+void river__key_norm(river_type type, size_t size, const void *src,
+                     unsigned char *dst);
+
 /* ------------------------------------------------ src/flow_run.c */
 
 /* Free what the runtime hung on f (f->run), if anything. */

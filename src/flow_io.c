@@ -12,6 +12,7 @@
 #include "flow_run_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The running instance behind ctx, or NULL (logged) if ctx is not one
  * (a context of a schema callback, or of a flow that does not run). */
@@ -178,6 +179,7 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
   if (rc != RIVER_SUCCESS)
     return rc;
   o = &in->out[output];
+  o->used = 1;
   while (n > 0) {
     k = n < o->chunk ? n : o->chunk;
     rc = river_dq_try_put(o->q, r, k);
@@ -205,6 +207,8 @@ int river_reserve(river_ctx *ctx, int output, void **buf, size_t *max)
     return RIVER_EINVAL;
   rc = out_port(ctx, "river_reserve", output, &in);
   o = rc == RIVER_SUCCESS ? &in->out[output] : NULL;
+  if (o != NULL)
+    o->used = 1;
   if (o != NULL && o->copy) {
     /* The queue places each record itself: lend a buffer of ours. */
     if (o->buf == NULL && (o->buf = malloc(o->chunk * o->record_size))
@@ -255,6 +259,135 @@ int river_end_unit(river_ctx *ctx, int output)
     return RIVER_SUCCESS;  /* units mean something on pull edges only */
   while ((rc = river_dq_try_end_unit(in->out[output].q)) == RIVER_EAGAIN)
     wait_a_turn(&in->st.put_wait_seconds);
+  return rc;
+}
+
+/* ------------------------------------------------------------ units */
+
+int river_get_unit(river_ctx *ctx, int input, uint64_t *unit, int *first,
+                   int *last)
+{
+  struct river__inst *in;
+  const river__edge *e;
+  uint64_t u;
+  int f, l, rc = in_port(ctx, "river_get_unit", input, &in);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  e = &ctx->flow->edges[ctx->stage->in_edge[input]];
+  if (e->opts.kind != RIVER_EDGE_DQ || e->opts.policy != RIVER_DQ_PULL)
+    return RIVER_ENOTSUP;
+  if (!in->in[input].holding && !in->in[input].pending)
+    return RIVER_ESTATE;
+  rc = river_dq_unit(in->in[input].q, &u, &f, &l);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (unit != NULL)
+    *unit = u;
+  if (first != NULL)
+    *first = f;
+  if (last != NULL)
+    *last = l;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------- partitions */
+
+int river_output_consumers(const river_ctx *ctx, int output, int *n)
+{
+  const river__edge *e;
+
+  if (ctx == NULL || n == NULL || output < 0
+      || output >= ctx->stage->noutputs || ctx->stage->out_edge[output] < 0)
+    return RIVER_EINVAL;
+  e = &ctx->flow->edges[ctx->stage->out_edge[output]];
+  *n = ctx->flow->stages[e->to].nranks;
+  return RIVER_SUCCESS;
+}
+
+/* Normalize n splitters (key values as stored) into p->split, checking
+ * their order. */
+static int load_splitters(river_ctx *ctx, struct river__part *p,
+                          const unsigned char *keys, size_t n)
+{
+  size_t i;
+
+  free(p->split);
+  p->split = malloc(n * p->size + 1);
+  if (p->norm == NULL)
+    p->norm = malloc(p->size + 1);
+  if (p->split == NULL || p->norm == NULL)
+    return RIVER_ENOMEM;
+  for (i = 0; i < n; i++) {
+    river__key_norm(p->type, p->size, keys + i * p->size,
+                    p->split + i * p->size);
+    if (i > 0 && memcmp(p->split + (i - 1) * p->size,
+                        p->split + i * p->size, p->size) > 0) {
+      river__error("river_set_partitioner: stage %s: splitter %zu is "
+                   "below splitter %zu (splitters go in key order)",
+                   ctx->stage->name, i, i - 1);
+      return RIVER_EINVAL;
+    }
+  }
+  p->nsplit = n;
+  return RIVER_SUCCESS;
+}
+
+int river_set_partitioner(river_ctx *ctx, int output, int by,
+                          const void *splitters, size_t n)
+{
+  struct river__run *r;
+  struct river__inst *in;
+  struct river__part *p;
+  const river__edge *e;
+  const river_schema *s;
+  size_t koff = 0;
+  int ei, rc = out_port(ctx, "river_set_partitioner", output, &in);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  ei = ctx->stage->out_edge[output];
+  e = &ctx->flow->edges[ei];
+  r = ctx->flow->run;
+  p = &r->parts[ei];
+  s = ctx->stage->out_schema[output];
+  river_schema_key(s, NULL, &koff, NULL);
+  if (e->opts.kind != RIVER_EDGE_EXCHANGE || p->off != koff
+      || (by != RIVER_BY_HASH && by != RIVER_BY_RANGE)
+      || (by == RIVER_BY_HASH && n != 0)
+      || (n > 0 && (splitters == NULL
+                    || n != (size_t)ctx->flow->stages[e->to].nranks - 1))) {
+    river__error("river_set_partitioner: stage %s output %d: %s",
+                 ctx->stage->name, output,
+                 e->opts.kind != RIVER_EDGE_EXCHANGE
+                     ? "not an exchange edge"
+                 : p->off != koff ? "the edge exchanges on a field other "
+                                    "than the records' key"
+                 : "bad arguments (by, or splitters: consumers - 1 keys)");
+    return RIVER_EINVAL;
+  }
+  if (in->out[output].used) {
+    river__error("river_set_partitioner: stage %s output %d: records have "
+                 "been put already", ctx->stage->name, output);
+    return RIVER_ESTATE;
+  }
+  if (by == RIVER_BY_HASH) {
+    p->mode = RIVER__PART_HASH;
+    return RIVER_SUCCESS;
+  }
+  if (n == 0) {
+    if (p->type == RIVER_TYPE_FLOAT32 || p->type == RIVER_TYPE_FLOAT64) {
+      river__error("river_set_partitioner: stage %s output %d: the evenly "
+                   "split key space of a floating-point key is not "
+                   "supported (give splitters)", ctx->stage->name, output);
+      return RIVER_ENOTSUP;
+    }
+    p->mode = RIVER__PART_RANGE;
+    return RIVER_SUCCESS;
+  }
+  rc = load_splitters(ctx, p, splitters, n);
+  if (rc == RIVER_SUCCESS)
+    p->mode = RIVER__PART_SPLIT;
   return rc;
 }
 

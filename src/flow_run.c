@@ -51,6 +51,24 @@ static int part_range(const void *record, int n, void *ctx)
   return (int)(((unsigned __int128)x * (unsigned)n) >> 64);
 }
 
+/* By splitters: the number of splitters <= the record's key. */
+static int part_split(const void *record, void *ctx)
+{
+  struct river__part *p = ctx;
+  size_t lo = 0, hi = p->nsplit, mid;
+
+  river__key_norm(p->type, p->size, (const unsigned char *)record + p->off,
+                  p->norm);
+  while (lo < hi) {
+    mid = lo + (hi - lo) / 2;
+    if (memcmp(p->split + mid * p->size, p->norm, p->size) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (int)lo;
+}
+
 static int part_hash(const void *record, int n, void *ctx)
 {
   const struct river__part *p = ctx;
@@ -65,6 +83,16 @@ static int part_hash(const void *record, int n, void *ctx)
     h = river_hash64(h ^ w ^ (uint64_t)i);
   }
   return (int)(h % (uint64_t)n);
+}
+
+int river__part_fn(const void *record, int n, void *ctx)
+{
+  const struct river__part *p = ctx;
+
+  if (p->mode == RIVER__PART_SPLIT)
+    return part_split(record, ctx);
+  return p->mode == RIVER__PART_RANGE ? part_range(record, n, ctx)
+                                      : part_hash(record, n, ctx);
 }
 
 /* Where edge e's exchange key lies in its records. */
@@ -87,8 +115,9 @@ static int find_key(const river_flow *f, const river__edge *e,
   default:
     p->size = count;
   }
-  p->by_range = e->opts.by == RIVER_BY_RANGE;
-  if (p->by_range && (p->type == RIVER_TYPE_FLOAT32
+  p->mode = e->opts.by == RIVER_BY_RANGE ? RIVER__PART_RANGE
+                                         : RIVER__PART_HASH;
+  if (p->mode == RIVER__PART_RANGE && (p->type == RIVER_TYPE_FLOAT32
                       || p->type == RIVER_TYPE_FLOAT64)) {
     river__flow_log(RIVER_LOG_ERROR, e->origin, "edge %s -> %s: a range "
                     "exchange on a floating-point key is not supported yet "
@@ -132,7 +161,7 @@ static int make_queue(river_flow *f, struct river__run *r, int i)
   case RIVER_EDGE_EXCHANGE:
     o.policy = RIVER_DQ_EXCHANGE;
     rc = find_key(f, e, s, &r->parts[i]);
-    o.partition = r->parts[i].by_range ? part_range : part_hash;
+    o.partition = river__part_fn;
     o.partition_ctx = &r->parts[i];
     break;
   }
@@ -251,6 +280,10 @@ static void run_free(river_flow *f, struct river__run *r)
   free(r->stage_comm);
   river__sched_destroy(r->sched);
   free(r->inst);
+  for (i = 0; r->parts != NULL && i < f->nedges; i++) {
+    free(r->parts[i].split);
+    free(r->parts[i].norm);
+  }
   free(r->parts);
   free(r->dqs);
   free(r);

@@ -35,6 +35,7 @@ struct river__out {
   size_t record_size;
   size_t chunk;            /* records per put call: one message's worth */
   int closed;
+  int used;                /* something was put, reserved or committed */
   int copy;                /* the queue places records itself (exchange,
                               pull): reserve lends buf, commit puts it */
   unsigned char *buf;      /* chunk records, for copy */
@@ -66,16 +67,28 @@ struct river__run {
   int finished;            /* queues destroyed, outcome agreed */
 };
 
-/* The partitioner of an exchange edge: the key's place in a record. */
+/* The partitioner of an exchange edge: the key's place in a record and
+ * how records are placed: by hash, by range over the evenly split key
+ * space, or (set by the producing module, river_set_partitioner) by
+ * nsplit splitters, normalized keys (river__key_norm) of size bytes
+ * each; norm is room for one record's normalized key. */
+enum river__part_mode { RIVER__PART_HASH, RIVER__PART_RANGE,
+                        RIVER__PART_SPLIT };
 struct river__part {
   size_t off, size;
   river_type type;
-  int by_range;
+  int mode;                /* enum river__part_mode */
+  unsigned char *split, *norm;
+  size_t nsplit;
 };
 
 /* src/flow_io.c: after the module function returned, close its outputs
  * and drain (discarding) what is left in its inputs, yielding while the
  * queues are not ready. Returns the first error of a close. */
 int river__inst_finish(struct river__inst *in);
+
+/* src/flow_run.c: the partition function of every exchange edge (ctx:
+ * its struct river__part). */
+int river__part_fn(const void *record, int n, void *ctx);
 
 #endif /* RIVER_FLOW_RUN_INTERNAL_H */

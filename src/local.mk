@@ -57,7 +57,12 @@ src_libriver_la_SOURCES = \
 	src/modules/count.c \
 	src/modules/coll.c \
 	src/modules/file.c \
-	src/modules/stdio.c
+	src/modules/stdio.c \
+	src/modules/radix.c \
+	src/modules/sort.c \
+	src/modules/merge.c \
+	src/modules/partition.c \
+	src/modules/filter.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)

@@ -102,6 +102,7 @@ unit_tests = \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_sched \
+	tests/unit/test_sort \
 	tests/unit/test_timing \
 	tests/unit/test_topo \
 	tests/unit/test_flowspec \
@@ -134,6 +135,9 @@ tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
 tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the modules' radix sort.
+tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c
+tests_unit_test_sort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # The bad-argument tests share their log handlers.
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
 	tests/unit/badparam_util.c tests/unit/badparam.h
@@ -175,7 +179,8 @@ mpi_tests = \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
-	tests/mpi/test_flow_mpi.mpi
+	tests/mpi/test_flow_mpi.mpi \
+	tests/mpi/test_modules_api_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
@@ -216,6 +221,9 @@ tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_flow_mpi_mpi_SOURCES = tests/mpi/test_flow_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_flow_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_modules_api_mpi_mpi_SOURCES = tests/mpi/test_modules_api_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_modules_api_mpi_mpi_LDADD = src/libriver.la
 
 # ------------------------------------------------------------------ CLI
 # Shell tests of the programs apps/river and apps/river-bench, each
@@ -226,14 +234,17 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
 	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
-	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh
+	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh \
+	tests/cli/test_modules_sort.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
 	tests/flows/run/shared.yaml tests/flows/run/coll_count.yaml \
 	tests/flows/run/gen_coll.yaml tests/flows/run/file_copy.yaml \
 	tests/flows/run/file_count.yaml tests/flows/run/stdin_count.yaml \
-	tests/flows/run/gen_stdout.yaml
+	tests/flows/run/gen_stdout.yaml tests/flows/run/gen_plain.yaml \
+	tests/flows/run/sort_part.yaml tests/flows/run/sort_range.yaml \
+	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -168,6 +168,42 @@ RIVER_API int river_commit(river_ctx *ctx, int output, size_t n);
  * edges and for an empty unit. */
 RIVER_API int river_end_unit(river_ctx *ctx, int output);
 
+/*
+ * The unit of the message that the last get (or select) returned on
+ * input `input`, when that input is a pull edge (policy pull: units are
+ * sorted runs, each delivered whole and contiguous to one consumer):
+ * *unit gets its id (the same for every message of the unit, different
+ * for each unit), *first and *last 1 if the message is the unit's first
+ * or last, else 0. Any output may be NULL. RIVER_ENOTSUP (not logged) on
+ * an input of another kind, which has no units; RIVER_ESTATE before the
+ * first message or after RIVER_EOS.
+ */
+RIVER_API int river_get_unit(river_ctx *ctx, int input, uint64_t *unit,
+                             int *first, int *last);
+
+/* The number of instances of the stage that output `output` feeds: on
+ * an exchange edge, the number of partitions. */
+RIVER_API int river_output_consumers(const river_ctx *ctx, int output,
+                                     int *n);
+
+/*
+ * Choose how this instance's records on output `output`, an exchange
+ * edge, are placed, instead of the edge's `by` (a module that samples its
+ * data, like `partition`, sets splitters). Call before the first put,
+ * reserve or commit on that output. by is RIVER_BY_HASH (river/flow.h;
+ * splitters NULL, n 0) or RIVER_BY_RANGE with either no splitters (the
+ * evenly split key space, as `by: range` on the edge) or n = consumers - 1
+ * splitters (river_output_consumers), each a value of the records' key
+ * field as stored in a record (key size bytes), in key order: a record
+ * goes to consumer i, the number of splitters <= its key, so equal keys
+ * go to the same consumer. Copied. RIVER_EINVAL (logged, naming the
+ * stage) on another kind of edge, on an edge that exchanges on a field
+ * other than the records' key, for a wrong n or splitters out of order;
+ * RIVER_ESTATE after the first put.
+ */
+RIVER_API int river_set_partitioner(river_ctx *ctx, int output, int by,
+                                    const void *splitters, size_t n);
+
 /* ------------------------------------------------ talking to peers */
 
 /* A communicator of the stage's instances (instance i is rank i), for

@@ -17,4 +17,8 @@ void river__modules_builtin(void)
   river__module_file_write();
   river__module_stdin();
   river__module_stdout();
+  river__module_sort();
+  river__module_merge();
+  river__module_partition();
+  river__module_filter();
 }

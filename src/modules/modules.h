@@ -17,6 +17,10 @@ void river__module_file_read(void);   /* file.c */
 void river__module_file_write(void);  /* file.c */
 void river__module_stdin(void);       /* stdio.c */
 void river__module_stdout(void);      /* stdio.c */
+void river__module_sort(void);   /* sort.c */
+void river__module_merge(void);  /* merge.c */
+void river__module_partition(void); /* partition.c */
+void river__module_filter(void); /* filter.c */
 
 /* An order-independent digest of records: their number, and the sum and
  * xor of their CRC32Cs (a record lost and another duplicated change the
@@ -27,5 +31,26 @@ struct river__digest {
 
 void river__digest_add(struct river__digest *d, const void *records,
                        size_t n, size_t record_size);
+
+/* ---------------------------------------------------------- radix.c */
+
+/* Where a key lies in a record and how it orders: type, offset, size of
+ * its normalized form (4 or 8 for numbers, N for char[N]/bytes[N]; also
+ * its size in the record), and the record size. */
+struct river__key {
+  river_type type;
+  size_t off, size, record_size;
+};
+
+/* The key of schema s: field `field`, or the schema's key if field < 0. */
+int river__key_of(const river_schema *s, int field, struct river__key *k);
+
+/* river__key_norm and river__key_norm_size: flow_internal.h. */
+
+/* Stable LSD radix sort of n records at recs by key k: order[i] gets the
+ * index of the i-th record in key order. It allocates 2 n (k->size + 8)
+ * bytes while it runs. RIVER_ENOMEM if it cannot. */
+int river__radix_order(const struct river__key *k, const void *recs,
+                       size_t n, size_t *order);
 
 #endif /* RIVER_MODULES_H */

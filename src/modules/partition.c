@@ -1,0 +1,254 @@
+/*
+ * partition.c - module `partition`: places its records on the partitions
+ * of its one output, an exchange edge, by range splitters drawn from a
+ * sample of the data (by: range) or by a hash of the key (by: hash).
+ *
+ * By range, every instance buffers the start of its input (argument
+ * `buffer` bytes, 0: all of it), draws `sample` keys from the buffer at
+ * random, and the stage's instances all-gather their samples with
+ * nonblocking MPI on the stage's communicator (river_ctx_comm,
+ * river_ctx_wait). Each sample key stands for buffered/sampled records
+ * of its instance, so every instance computes the same splitters: the
+ * weighted quantiles 1/P .. (P-1)/P of the keys (P: the number of
+ * partitions, river_output_consumers), sorted by the radix sort. It
+ * installs them on its output (river_set_partitioner), sends the
+ * buffered records, then streams the rest. Skewed keys still balance,
+ * as far as the sample shows them; equal keys always share a partition.
+ */
+#include "modules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct part {
+  river_ctx *ctx;
+  struct river__key k;         /* the key as stored */
+  unsigned char *buf;          /* buffered records */
+  size_t n, cap;
+  int ended;                   /* input 0 ended while buffering */
+};
+
+/* Buffer input 0 until `limit` bytes (0: all) or its end. */
+static int fill(struct part *p, uint64_t limit)
+{
+  size_t rs = p->k.record_size, n;
+  const void *recs;
+  unsigned char *nb;
+  int rc;
+
+  while (limit == 0 || (uint64_t)p->n * rs < limit) {
+    rc = river_get(p->ctx, 0, &recs, &n);
+    if (rc == RIVER_EOS) {
+      p->ended = 1;
+      return RIVER_SUCCESS;
+    }
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    if (p->n + n > p->cap) {
+      size_t cap = p->cap ? p->cap : 4096;
+      while (cap < p->n + n)
+        cap *= 2;
+      if ((nb = realloc(p->buf, cap * rs)) == NULL)
+        return RIVER_ENOMEM;
+      p->buf = nb;
+      p->cap = cap;
+    }
+    memcpy(p->buf + p->n * rs, recs, n * rs);
+    p->n += n;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* All-gather this instance's sample: *all gets every instance's keys in
+ * instance order, counts[2i], counts[2i+1] instance i's sampled and
+ * buffered records (nonblocking, waiting cooperatively). */
+static int gather(struct part *p, const unsigned char *mine, uint64_t k,
+                  uint64_t **counts, unsigned char **all, int *ninst)
+{
+  uint64_t me[2] = {k, p->n}, total = 0;
+  int i, *cnt = NULL, *dsp = NULL, rc;
+  MPI_Request req;
+  MPI_Comm comm;
+
+  river_ctx_comm(p->ctx, &comm);
+  river_ctx_instance(p->ctx, NULL, ninst);
+  *counts = malloc(2 * (size_t)*ninst * sizeof **counts);
+  if (*counts == NULL)
+    return RIVER_ENOMEM;
+  if (MPI_Iallgather(me, 2, MPI_UINT64_T, *counts, 2, MPI_UINT64_T, comm,
+                     &req) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if ((rc = river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+    return rc;
+  cnt = malloc((size_t)*ninst * sizeof *cnt);
+  dsp = malloc((size_t)*ninst * sizeof *dsp);
+  for (i = 0; cnt != NULL && dsp != NULL && i < *ninst; i++) {
+    cnt[i] = (int)((*counts)[2 * i] * p->k.size);
+    dsp[i] = (int)(total * p->k.size);
+    total += (*counts)[2 * i];
+  }
+  *all = malloc(total * p->k.size + 1);
+  rc = cnt == NULL || dsp == NULL || *all == NULL ? RIVER_ENOMEM
+       : MPI_Iallgatherv(mine, (int)(k * p->k.size), MPI_BYTE, *all, cnt, dsp,
+                         MPI_BYTE, comm, &req) != MPI_SUCCESS ? RIVER_EMPI
+       : river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE);
+  free(cnt);
+  free(dsp);
+  return rc;
+}
+
+/* The P-1 splitters of the gathered samples into split (P-1 keys). */
+static int choose(struct part *p, const unsigned char *all,
+                  const uint64_t *counts, int ninst, int nparts,
+                  unsigned char *split)
+{
+  struct river__key sk = {p->k.type, 0, p->k.size, p->k.size};
+  double *w, total = 0.0, cum = 0.0;
+  size_t ns = 0, i, *order;
+  int inst, j = 0, rc;
+
+  for (inst = 0; inst < ninst; inst++)
+    ns += counts[2 * inst];
+  w = malloc((ns + 1) * sizeof *w);
+  order = malloc((ns + 1) * sizeof *order);
+  if (w == NULL || order == NULL) {
+    free(w); free(order);
+    return RIVER_ENOMEM;
+  }
+  for (inst = 0, i = 0; inst < ninst; inst++) {
+    uint64_t c;
+    for (c = 0; c < counts[2 * inst]; c++, i++)
+      w[i] = (double)counts[2 * inst + 1] / (double)counts[2 * inst];
+    total += (double)counts[2 * inst + 1];
+  }
+  rc = river__radix_order(&sk, all, ns, order);
+  for (i = 0; rc == RIVER_SUCCESS && i < ns && j < nparts - 1; i++) {
+    cum += w[order[i]];
+    while (j < nparts - 1 && cum >= total * (j + 1) / nparts)
+      memcpy(split + (size_t)j++ * p->k.size, all + order[i] * p->k.size,
+             p->k.size);
+  }
+  for (; rc == RIVER_SUCCESS && j < nparts - 1; j++)  /* rounding */
+    memcpy(split + (size_t)j * p->k.size, all + order[ns - 1] * p->k.size,
+           p->k.size);
+  free(w);
+  free(order);
+  return rc;
+}
+
+/* Sample, agree, install splitters on output 0. */
+static int agree(struct part *p, uint64_t nsample)
+{
+  uint64_t k = p->n < nsample ? p->n : nsample, i, seed;
+  unsigned char *mine, *all = NULL, *split = NULL;
+  uint64_t *counts = NULL, ns = 0;
+  int inst, ninst, nparts, rc;
+
+  river_ctx_instance(p->ctx, &inst, NULL);
+  river_output_consumers(p->ctx, 0, &nparts);
+  mine = malloc(k * p->k.size + 1);
+  if (mine == NULL)
+    return RIVER_ENOMEM;
+  seed = river_hash64(0x5eed + (uint64_t)inst);
+  for (i = 0; i < k; i++) {
+    uint64_t at = (seed = river_hash64(seed + i)) % p->n;
+    memcpy(mine + i * p->k.size, p->buf + at * p->k.record_size + p->k.off,
+           p->k.size);
+  }
+  rc = gather(p, mine, k, &counts, &all, &ninst);
+  for (i = 0; rc == RIVER_SUCCESS && i < (uint64_t)ninst; i++)
+    ns += counts[2 * i];
+  if (rc == RIVER_SUCCESS && (ns == 0 || nparts == 1))
+    rc = river_set_partitioner(p->ctx, 0, RIVER_BY_HASH, NULL, 0);
+  else if (rc == RIVER_SUCCESS) {
+    split = malloc((size_t)nparts * p->k.size);
+    rc = split == NULL ? RIVER_ENOMEM
+         : choose(p, all, counts, ninst, nparts, split);
+    if (rc == RIVER_SUCCESS)
+      rc = river_set_partitioner(p->ctx, 0, RIVER_BY_RANGE, split,
+                                 (size_t)nparts - 1);
+  }
+  free(mine);
+  free(all);
+  free(split);
+  free(counts);
+  return rc;
+}
+
+/* Copy the rest of input 0 to output 0. */
+static int stream(river_ctx *ctx)
+{
+  const void *recs;
+  size_t n;
+  int rc;
+
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    if ((rc = river_put(ctx, 0, recs, n)) != RIVER_SUCCESS)
+      return rc;
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+static int partition(river_ctx *ctx)
+{
+  struct part p;
+  const river_schema *s;
+  const char *by;
+  uint64_t nsample, limit;
+  int rc;
+
+  memset(&p, 0, sizeof p);
+  p.ctx = ctx;
+  river_arg_str(ctx, "by", &by);
+  river_arg_uint(ctx, "sample", &nsample);
+  river_arg_uint(ctx, "buffer", &limit);
+  if (strcmp(by, "hash") == 0) {
+    rc = river_set_partitioner(ctx, 0, RIVER_BY_HASH, NULL, 0);
+    return rc == RIVER_SUCCESS ? stream(ctx) : rc;
+  }
+  river_input_schema(ctx, 0, &s);
+  rc = river__key_of(s, -1, &p.k);
+  if (rc == RIVER_SUCCESS)
+    rc = fill(&p, limit);
+  if (rc == RIVER_SUCCESS)
+    rc = agree(&p, nsample ? nsample : 1);
+  if (rc == RIVER_SUCCESS && p.n > 0)
+    rc = river_put(ctx, 0, p.buf, p.n);
+  free(p.buf);
+  if (rc == RIVER_SUCCESS && !p.ended)
+    rc = stream(ctx);
+  return rc;
+}
+
+/* Check `by` while the flow is checked; output 0 carries input 0's
+ * schema. */
+static int partition_schema(river_ctx *ctx, int output, river_schema **out)
+{
+  const river_schema *s;
+  const char *by;
+
+  (void)output;
+  river_arg_str(ctx, "by", &by);
+  if (strcmp(by, "range") != 0 && strcmp(by, "hash") != 0) {
+    river__flow_log(river__flow_check_level(ctx->flow), ctx->stage->origin,
+                    "stage '%s': partition: argument 'by' is '%s', not "
+                    "range or hash", river_ctx_stage(ctx), by);
+    return RIVER_EINVAL;
+  }
+  river_input_schema(ctx, 0, &s);
+  return river_schema_clone(s, out);
+}
+
+void river__module_partition(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_inputs = d.max_inputs = 1;
+  d.min_outputs = d.max_outputs = 1;
+  d.shares_rank = 1;
+  d.args = "by:str=range,sample:uint=1000,buffer:size=64M";
+  d.schema = partition_schema;
+  d.doc = "place records on the partitions of an exchange edge: by range "
+          "splitters from a sample of the data agreed by the stage, or "
+          "by hash";
+  river_module_register("partition", partition, &d, NULL);
+}

@@ -1,0 +1,126 @@
+/*
+ * sort.c - module `sort`: reads all of input 0 into memory, sorts it by
+ * the schema's key with the stable radix sort of radix.c, and writes the
+ * records in key order to output 0 as one unit (river_end_unit: on a
+ * pull edge the sorted run goes whole to one consumer). Argument
+ * `memory` caps what an instance holds (the records plus the sort's
+ * working space, 2 (K + 8) + 8 bytes a record for a K-byte key): over
+ * it the instance fails with a message naming the stage (no spilling
+ * yet: a two-pass sort is the merge module's job).
+ */
+#include "modules.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records read so far: one growing buffer. */
+struct sortbuf {
+  unsigned char *recs;
+  size_t n, cap;              /* records */
+};
+
+/* Room for `more` records in b, doubling. */
+static int grow(struct sortbuf *b, size_t more, size_t rs)
+{
+  size_t cap = b->cap ? b->cap : 4096;
+  unsigned char *p;
+
+  while (cap - b->n < more)
+    cap *= 2;
+  if (cap == b->cap)
+    return RIVER_SUCCESS;
+  p = realloc(b->recs, cap * rs);
+  if (p == NULL)
+    return RIVER_ENOMEM;
+  b->recs = p;
+  b->cap = cap;
+  return RIVER_SUCCESS;
+}
+
+/* Read all of input 0 into b, within the memory cap (0: none). */
+static int read_all(river_ctx *ctx, const struct river__key *k,
+                    uint64_t cap, struct sortbuf *b)
+{
+  size_t per = k->record_size + 2 * (k->size + 8) + sizeof(size_t), n;
+  const void *recs;
+  int rc;
+
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
+    if (cap > 0 && (uint64_t)(b->n + n) * per > cap) {
+      river__error("stage %s: sort: its input does not fit in memory=%"
+                   PRIu64 " bytes (%zu records of %zu bytes read, about "
+                   "%zu bytes each with the sort's working space); give "
+                   "it more memory or more instances",
+                   river_ctx_stage(ctx), cap, b->n + n, k->record_size, per);
+      return RIVER_ENOMEM;
+    }
+    if ((rc = grow(b, n, k->record_size)) != RIVER_SUCCESS)
+      return rc;
+    memcpy(b->recs + b->n * k->record_size, recs, n * k->record_size);
+    b->n += n;
+  }
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* Write the records of b in the order `order` to output 0, one unit. */
+static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
+                        const size_t *order, size_t rs)
+{
+  size_t i = 0, j, max;
+  void *buf;
+  int rc;
+
+  while (i < b->n) {
+    rc = river_reserve(ctx, 0, &buf, &max);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    for (j = 0; j < max && i < b->n; j++, i++)
+      memcpy((unsigned char *)buf + j * rs, b->recs + order[i] * rs, rs);
+    if ((rc = river_commit(ctx, 0, j)) != RIVER_SUCCESS)
+      return rc;
+  }
+  return river_end_unit(ctx, 0);
+}
+
+static int sort_run(river_ctx *ctx)
+{
+  struct sortbuf b = {NULL, 0, 0};
+  const river_schema *s;
+  struct river__key k;
+  uint64_t cap;
+  size_t *order = NULL;
+  int rc;
+
+  river_arg_uint(ctx, "memory", &cap);
+  river_input_schema(ctx, 0, &s);
+  rc = river__key_of(s, -1, &k);
+  if (rc == RIVER_SUCCESS)
+    rc = read_all(ctx, &k, cap, &b);
+  if (rc == RIVER_SUCCESS && b.n > 0) {
+    order = malloc(b.n * sizeof *order);
+    rc = order == NULL ? RIVER_ENOMEM
+                       : river__radix_order(&k, b.recs, b.n, order);
+    if (rc == RIVER_ENOMEM)
+      river__error("stage %s: sort: out of memory sorting %zu records",
+                   river_ctx_stage(ctx), b.n);
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = write_sorted(ctx, &b, order, k.record_size);
+  free(order);
+  free(b.recs);
+  return rc;
+}
+
+void river__module_sort(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_inputs = d.max_inputs = 1;
+  d.min_outputs = d.max_outputs = 1;
+  d.shares_rank = 1;
+  d.args = "memory:size=0";
+  d.doc = "sort input 0 in memory by the key (radix, stable); output 0 "
+          "gets one sorted run; memory caps it (0: no cap)";
+  river_module_register("sort", sort_run, &d, NULL);
+}

@@ -1,0 +1,225 @@
+/*
+ * test_modules_api_mpi - the module calls that the sorting modules added
+ * (river/module.h), from user modules, on 2..4 ranks:
+ *
+ *   splitters  a producer on every rank sets splitters on its exchange
+ *              output (river_output_consumers, river_set_partitioner):
+ *              bad `by`, a hash with splitters, the wrong number of
+ *              splitters and splitters out of order are RIVER_EINVAL,
+ *              setting after a put RIVER_ESTATE; with splitters on the
+ *              first key byte at 256 (i+1)/n, consumer i gets exactly the
+ *              records whose first key byte is in [256 i/n, 256 (i+1)/n),
+ *              and river_get_unit on that (non-pull) input is
+ *              RIVER_ENOTSUP
+ *   units      sort on every rank -> pull DQ -> one consumer: before a
+ *              get river_get_unit is RIVER_ESTATE; then every message has
+ *              a unit, each unit's messages are contiguous, first ... last,
+ *              and there is one unit per sort instance
+ *   nonsense   NULL contexts and out-of-range indexes
+ */
+#include <river.h>
+#include <river/flow.h>
+#include <river/module.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+
+static int nparts;                 /* consumers of the exchange */
+static uint64_t got_records, bad_place, total_units;
+
+/* Put its input through output 0, with splitters on the first key byte
+ * (after checking the bad forms). */
+static int tsplit(river_ctx *ctx)
+{
+  unsigned char keys[8][10], k[2][10];
+  const void *recs;
+  size_t n;
+  int i, rc, c = 0;
+
+  MT_CHECK_RC(river_output_consumers(ctx, 0, &c), RIVER_SUCCESS);
+  MT_CHECK(c == nparts);
+  MT_CHECK_RC(river_output_consumers(ctx, 1, &c), RIVER_EINVAL);
+  memset(keys, 0, sizeof keys);
+  for (i = 0; i < nparts - 1; i++)
+    keys[i][0] = (unsigned char)(256 * (i + 1) / nparts);
+  MT_CHECK_RC(river_set_partitioner(ctx, 0, 7, NULL, 0), RIVER_EINVAL);
+  MT_CHECK_RC(river_set_partitioner(ctx, 0, RIVER_BY_HASH, keys, 1),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_set_partitioner(ctx, 0, RIVER_BY_RANGE, keys,
+                                    (size_t)nparts), RIVER_EINVAL);
+  MT_CHECK_RC(river_set_partitioner(ctx, 1, RIVER_BY_HASH, NULL, 0),
+              RIVER_EINVAL);
+  memset(k, 0, sizeof k);
+  k[0][0] = 9;
+  if (nparts == 3)
+    MT_CHECK_RC(river_set_partitioner(ctx, 0, RIVER_BY_RANGE, k, 2),
+                RIVER_EINVAL);  /* 9 then 0: out of order */
+  rc = river_set_partitioner(ctx, 0, RIVER_BY_RANGE, keys,
+                             (size_t)nparts - 1);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    if ((rc = river_put(ctx, 0, recs, n)) != RIVER_SUCCESS)
+      return rc;
+  MT_CHECK_RC(river_set_partitioner(ctx, 0, RIVER_BY_HASH, NULL, 0),
+              RIVER_ESTATE);
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* Count the records and those outside this instance's key-byte range. */
+static int tplaced(river_ctx *ctx)
+{
+  const unsigned char *r;
+  const void *recs;
+  size_t n, j;
+  int inst, lo, hi, rc;
+
+  river_ctx_instance(ctx, &inst, NULL);
+  lo = 256 * inst / nparts;
+  hi = 256 * (inst + 1) / nparts;
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
+    MT_CHECK_RC(river_get_unit(ctx, 0, NULL, NULL, NULL), RIVER_ENOTSUP);
+    for (j = 0, r = recs; j < n; j++, r += 100)
+      bad_place += r[0] < lo || r[0] >= hi;
+    got_records += n;
+  }
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* Check the units of a pull input. */
+static int tunits(river_ctx *ctx)
+{
+  const void *recs;
+  size_t n;
+  uint64_t unit = 0, cur = 0;
+  int first, last, in_unit = 0, rc;
+
+  MT_CHECK_RC(river_get_unit(ctx, 0, &unit, &first, &last), RIVER_ESTATE);
+  MT_CHECK_RC(river_get_unit(ctx, 1, &unit, &first, &last), RIVER_EINVAL);
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
+    got_records += n;
+    MT_CHECK_RC(river_get_unit(ctx, 0, &unit, &first, &last), RIVER_SUCCESS);
+    MT_CHECK(first == !in_unit);   /* a unit starts only after one ends */
+    MT_CHECK(!in_unit || unit == cur);
+    if (first)
+      total_units++;
+    cur = unit;
+    in_unit = !last;
+  }
+  MT_CHECK(!in_unit);
+  MT_CHECK_RC(river_get_unit(ctx, 0, NULL, NULL, NULL), RIVER_ESTATE);
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+static void register_modules(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_inputs = d.max_inputs = 1;
+  d.shares_rank = 1;
+  MT_CHECK_RC(river_module_register("tplaced", tplaced, &d, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_module_register("tunits", tunits, &d, NULL),
+              RIVER_SUCCESS);
+  d.min_outputs = d.max_outputs = 1;
+  MT_CHECK_RC(river_module_register("tsplit", tsplit, &d, NULL),
+              RIVER_SUCCESS);
+}
+
+static void splitters(MPI_Comm comm, int n)
+{
+  river_edge_opts e = RIVER_EDGE_OPTS_INIT;
+  int all[8], i;
+  uint64_t sums[2];
+  river_flow *f = NULL;
+
+  for (i = 0; i < n; i++)
+    all[i] = i;
+  nparts = n;
+  got_records = bad_place = 0;
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "gen", "records", "5000"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "split", "tsplit", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "sink", "tplaced", all, n), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_ONE_TO_ONE;
+  MT_CHECK_RC(river_flow_attach(f, "gen", "split", &e), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_EXCHANGE;
+  e.by = RIVER_BY_HASH;
+  MT_CHECK_RC(river_flow_attach(f, "split", "sink", &e), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+  sums[0] = got_records;
+  sums[1] = bad_place;
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  MT_CHECK(sums[0] == 5000);
+  MT_CHECK(sums[1] == 0);
+}
+
+static void units(MPI_Comm comm, int n)
+{
+  river_edge_opts e = RIVER_EDGE_OPTS_INIT;
+  int all[8], zero[1] = {0}, i;
+  uint64_t sums[2];
+  river_flow *f = NULL;
+
+  for (i = 0; i < n; i++)
+    all[i] = i;
+  got_records = total_units = 0;
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "gen", "records", "30000"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "sort", "sort", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "sink", "tunits", zero, 1), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_ONE_TO_ONE;
+  MT_CHECK_RC(river_flow_attach(f, "gen", "sort", &e), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_DQ;
+  e.policy = RIVER_DQ_PULL;
+  e.message_size = 64 << 10;  /* several messages per unit */
+  MT_CHECK_RC(river_flow_attach(f, "sort", "sink", &e), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+  sums[0] = got_records;
+  sums[1] = total_units;
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  MT_CHECK(sums[0] == 30000);
+  MT_CHECK(sums[1] == (uint64_t)n);
+}
+
+static void nonsense(void)
+{
+  int c = 0;
+  uint64_t u;
+
+  MT_CHECK_RC(river_get_unit(NULL, 0, &u, NULL, NULL), RIVER_ESTATE);
+  MT_CHECK_RC(river_output_consumers(NULL, 0, &c), RIVER_EINVAL);
+  MT_CHECK_RC(river_set_partitioner(NULL, 0, RIVER_BY_HASH, NULL, 0),
+              RIVER_ESTATE);
+}
+
+int main(int argc, char **argv)
+{
+  int rank, size, n, rc;
+
+  rc = river_init(&argc, &argv);
+  if (rc != RIVER_SUCCESS)
+    return 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  register_modules();
+  for (n = 2; n <= size && n <= 4; n++) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &sub);
+    if (sub != MPI_COMM_NULL) {
+      splitters(sub, n);
+      units(sub, n);
+      MPI_Comm_free(&sub);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  nonsense();
+  rc = mt_verdict(MPI_COMM_WORLD, "test_modules_api_mpi");
+  river_finalize();
+  return rc;
+}
