@@ -74,7 +74,10 @@ sum_b=$(RIVER_ROOT=$tmp/ref sum_of X)
 # rounds start B while A sits in its commit (A's metadata written, the
 # rename held back until B has finished), so B must lose.
 losers=0
-for round in $(seq 1 50); do
+# RIVER_TEST_ROUNDS (default 50) shortens this for slow builds: .ci/run's
+# sanitizer pass runs 12 (every mode at every rank count still runs).
+rounds=${RIVER_TEST_ROUNDS:-50}
+for round in $(seq 1 "$rounds"); do
   n=$(( (round % 4) + 1 ))
   if [ $((round % 2)) -eq 0 ]; then
     gen_x "$n" 11 3000 & pa=$!
@@ -105,8 +108,8 @@ for round in $(seq 1 50); do
   fi
   clean "round $round"
 done
-echo "two writers: $losers of 50 rounds had a loser"
-[ $losers -ge 25 ] || fail "only $losers rounds had a loser"
+echo "two writers: $losers of $rounds rounds had a loser"
+[ $losers -ge $((rounds / 2)) ] || fail "only $losers rounds had a loser"
 
 # --- the directory sync after the rename fails --------------------------
 for n in 1 2 3 4; do
