@@ -55,6 +55,27 @@ for n in 2 3 4; do
   [ "$(total "$tmp/c")" = "$want" ] || fail "$n ranks: shared: $(total "$tmp/c")"
 done
 
+# The README's main job (flows/sort_demo.yaml), small, at 2..4 ranks:
+# sorted (count sorted: true fails otherwise), and the same records as
+# gen -> count (skewed rows, seed 5).
+r 1 run "$flows/gen_count.yaml" out="$tmp/sref" gen_ranks=0-0 count_ranks=0-0 \
+  records=30000 seed=5 >/dev/null 2>&1 || fail "sort demo reference"
+gen_kind=$(total "$tmp/sref")
+for n in 2 3 4; do
+  if r "$n" run "${top_srcdir:-.}/flows/sort_demo.yaml" records=30000 seed=5 \
+      skew=false >"$tmp/out" 2>&1; then
+    line=$(grep '^check 0 ' "$tmp/out")
+    set -- $line
+    [ "$3 $((16#$4)) $((16#$5))" = "$gen_kind" ] \
+      || fail "sort demo on $n ranks: $3 $4 $5, want $gen_kind"
+    [ "$(grep -c '^run: stage ' "$tmp/out")" -eq 5 ] || fail "sort demo: totals"
+  else
+    fail "sort demo on $n ranks failed"; head -n 5 "$tmp/out"
+  fi
+done
+r 3 run "${top_srcdir:-.}/flows/sort_demo.yaml" records=30000 >/dev/null 2>&1 \
+  || fail "sort demo with skewed keys failed"
+
 # A bad parameter and a missing spec: one message, every rank non-zero.
 expect_fail 3 "nosuch" run "$flows/gen_count.yaml" nosuch=1
 [ "$(grep -c 'nosuch' "$tmp/err")" -eq 1 ] || fail "bad parameter: not one message"
