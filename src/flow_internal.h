@@ -189,4 +189,10 @@ void river__key_norm(river_type type, size_t size, const void *src,
 /* Free what the runtime hung on f (f->run), if anything. */
 void river__flow_run_free(river_flow *f);
 
+/* While f runs: tell every rank that an instance failed here (once),
+ * and whether this rank knows that any instance has failed (a module
+ * that waits on its stage's peers, or commits what it received, asks). */
+void river__flow_abort(river_flow *f);
+int river__flow_aborted(river_flow *f);
+
 #endif /* RIVER_FLOW_INTERNAL_H */

@@ -219,9 +219,11 @@ static int run_instance(void *arg)
   rc = s->mod->fn(&in->ctx);
   if (rc == RIVER_EOS)
     rc = RIVER_SUCCESS;  /* an input's end passed on: done */
-  if (rc != RIVER_SUCCESS)
+  if (rc != RIVER_SUCCESS) {
     river__error("stage %s instance %d (module %s) failed: %s", s->name,
                  in->ctx.instance, s->mod->name, river_strerror(rc));
+    river__flow_abort(in->ctx.flow);  /* before its outputs close */
+  }
   frc = river__inst_finish(in);
   in->st.run_seconds = river_wtime() - t0;
   in->status = rc != RIVER_SUCCESS ? rc : frc;
@@ -257,6 +259,8 @@ static int spawn_instances(river_flow *f, struct river__run *r)
   return rc;
 }
 
+static void abort_close(river_flow *f, struct river__run *r, int finished);
+
 static void run_free(river_flow *f, struct river__run *r)
 {
   int i;
@@ -274,6 +278,7 @@ static void run_free(river_flow *f, struct river__run *r)
     free(r->inst[i].in);
     free(r->inst[i].out);
   }
+  abort_close(f, r, 0);
   for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)
     if (r->stage_comm[i] != MPI_COMM_NULL)
       MPI_Comm_free(&r->stage_comm[i]);
@@ -295,6 +300,76 @@ void river__flow_run_free(river_flow *f)
     run_free(f, f->run);
     f->run = NULL;
   }
+}
+
+/* ----------------------------------------------------- abort notices */
+
+/* Open the abort channel (collective: the dup). */
+static int abort_open(river_flow *f, struct river__run *r)
+{
+  if (MPI_Comm_dup(f->comm, &r->abort_comm) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (MPI_Irecv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, 1, r->abort_comm,
+                &r->abort_rx) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
+}
+
+void river__flow_abort(river_flow *f)
+{
+  struct river__run *r = f->run;
+  int i, k = 0;
+
+  if (r == NULL || r->abort_sent)
+    return;
+  r->abort_sent = r->abort_seen = 1;
+  r->abort_tx = malloc((size_t)f->size * sizeof *r->abort_tx);
+  if (r->abort_tx == NULL)
+    return;  /* the peers learn it at the end, from the outcome */
+  for (i = 0; i < f->size; i++)
+    if (i != f->rank)
+      MPI_Isend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm, &r->abort_tx[k++]);
+}
+
+int river__flow_aborted(river_flow *f)
+{
+  struct river__run *r = f != NULL ? f->run : NULL;
+  int got = 0;
+
+  if (r == NULL || r->abort_seen)
+    return r != NULL;
+  if (r->abort_rx != MPI_REQUEST_NULL
+      && MPI_Test(&r->abort_rx, &got, MPI_STATUS_IGNORE) == MPI_SUCCESS
+      && got)
+    r->abort_seen = 1;
+  return r->abort_seen;
+}
+
+/* Close the abort channel once every rank has finished (collective):
+ * receive every notice sent to this rank, then free it all. */
+static void abort_close(river_flow *f, struct river__run *r, int finished)
+{
+  int senders = r->abort_sent, expect, k;
+
+  if (r->abort_comm == MPI_COMM_NULL)
+    return;
+  if (finished)
+    river__allreduce(MPI_IN_PLACE, &senders, 1, MPI_INT, MPI_SUM, f->comm);
+  expect = finished ? senders - r->abort_sent : 0;
+  if (expect == 0 && r->abort_rx != MPI_REQUEST_NULL) {
+    MPI_Cancel(&r->abort_rx);
+    MPI_Wait(&r->abort_rx, MPI_STATUS_IGNORE);
+  } else if (expect > 0) {
+    MPI_Wait(&r->abort_rx, MPI_STATUS_IGNORE);  /* a notice, or done */
+    for (k = 1; k < expect; k++)
+      MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, 1, r->abort_comm,
+               MPI_STATUS_IGNORE);
+  }
+  if (r->abort_tx != NULL)
+    MPI_Waitall(f->size - 1, r->abort_tx, MPI_STATUSES_IGNORE);
+  free(r->abort_tx);
+  r->abort_tx = NULL;
+  MPI_Comm_free(&r->abort_comm);
 }
 
 /* A communicator per stage, of its instances in instance order
@@ -342,6 +417,8 @@ int river_flow_go_async(river_flow *f)
   rc = r == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
   if (rc == RIVER_SUCCESS) {
     f->run = r;
+    r->abort_comm = MPI_COMM_NULL;
+    r->abort_rx = MPI_REQUEST_NULL;
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
     r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
     rc = r->dqs == NULL || r->parts == NULL ? RIVER_ENOMEM
@@ -352,6 +429,8 @@ int river_flow_go_async(river_flow *f)
     rc = make_queue(f, r, i);
   if (rc == RIVER_SUCCESS)
     rc = stage_comms(f, r);
+  if (rc == RIVER_SUCCESS)
+    rc = abort_open(f, r);
   if (rc == RIVER_SUCCESS)
     rc = spawn_instances(f, r);
   rc = river__agree(f->comm, rc);
@@ -374,6 +453,7 @@ static int finish(river_flow *f, int local)
     r->dqs[i] = NULL;
   }
   r->outcome = river__agree(f->comm, local);
+  abort_close(f, r, 1);
   r->finished = 1;
   f->state = RIVER__FLOW_DONE;
   return r->outcome;

@@ -65,7 +65,15 @@ struct river__run {
   int done;                /* every task has returned */
   int outcome;             /* agreed outcome, once finished */
   int finished;            /* queues destroyed, outcome agreed */
+  /* Abort notices: a rank whose instance fails tells every other rank
+   * at once (zero-byte messages on abort_comm), so that instances
+   * waiting on their stage's peers (river_ctx_wait) stop waiting. */
+  MPI_Comm abort_comm;
+  MPI_Request abort_rx;    /* the posted receive of a notice */
+  MPI_Request *abort_tx;   /* this rank's notices, one per other rank */
+  int abort_sent, abort_seen;
 };
+
 
 /* The partitioner of an exchange edge: the key's place in a record and
  * how records are placed: by hash, by range over the evenly split key

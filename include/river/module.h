@@ -213,7 +213,10 @@ RIVER_API int river_set_partitioner(river_ctx *ctx, int output, int by,
 RIVER_API int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm);
 
 /* Wait for req (MPI_Test in a loop), yielding to the other stages on
- * this rank meanwhile; status may be MPI_STATUS_IGNORE. */
+ * this rank meanwhile; status may be MPI_STATUS_IGNORE. If an instance
+ * anywhere in the flow fails meanwhile (a peer may then never join),
+ * returns RIVER_ESTATE without completing req: its buffers must then
+ * outlive the module (static or heap memory, not the module's stack). */
 RIVER_API int river_ctx_wait(river_ctx *ctx, MPI_Request *req,
                              MPI_Status *status);
 

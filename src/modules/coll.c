@@ -252,6 +252,12 @@ static int coll_write(river_ctx *ctx)
       wrc = river_pcoll_write(pc, recs, n);
   if (rc == RIVER_EOS)
     rc = wrc;
+  if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
+    /* An end of input after a failure upstream is not the whole data. */
+    river__error("stage %s: the flow failed elsewhere; collection %s not "
+                 "committed", river_ctx_stage(ctx), name);
+    rc = RIVER_ESTATE;
+  }
   rc = river__agree(comm, rc);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_close(pc);   /* collective: removes this write's files */

@@ -140,6 +140,29 @@ static int tagree(river_ctx *ctx)
   return rc;
 }
 
+/* Instance 0 fails at once; the others wait for all the stage's
+ * instances in an allreduce that instance 0 never joins: they must be
+ * told (the abort notice) instead of waiting forever. */
+static int tpeerfail(river_ctx *ctx)
+{
+  static uint64_t one = 1, total;  /* outlive the pending allreduce */
+  static MPI_Request req;
+  const void *recs;
+  size_t n;
+  MPI_Comm comm;
+  int inst, rc;
+
+  river_ctx_instance(ctx, &inst, NULL);
+  if (inst == 0)
+    return RIVER_EIO;
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    ;
+  river_ctx_comm(ctx, &comm);
+  MPI_Iallreduce(&one, &total, 1, MPI_UINT64_T, MPI_SUM, comm, &req);
+  rc = river_ctx_wait(ctx, &req, MPI_STATUS_IGNORE);
+  return rc == RIVER_SUCCESS ? RIVER_EINVAL : rc;  /* it cannot complete */
+}
+
 static void register_modules(void)
 {
   river_module_decl d = RIVER_MODULE_DECL_INIT;
@@ -157,6 +180,8 @@ static void register_modules(void)
               RIVER_SUCCESS);
   d.min_outputs = d.max_outputs = 0;
   MT_CHECK_RC(river_module_register("tagree", tagree, &d, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_module_register("tpeerfail", tpeerfail, &d, NULL),
               RIVER_SUCCESS);
 }
 
@@ -314,6 +339,17 @@ static void peers(MPI_Comm comm, int n)
   MT_CHECK(agreed_total == 7777);
   MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
   MT_CHECK_RC(river_ctx_comm(NULL, &none), RIVER_EINVAL);
+
+  /* An instance that fails before its peers' collective: no hang, the
+   * failure everywhere. (The allreduce of the others stays pending: its
+   * buffers are static here, as a module's must be in that case.) */
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  place_gen(f, all, n, 7777);
+  MT_CHECK_RC(river_flow_place(f, "peers", "tpeerfail", all, n),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "gen", "peers", NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_go(f), RIVER_EIO);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
 }
 
 /* go_async, then test until done; the stage totals. */
