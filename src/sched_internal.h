@@ -18,7 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RIVER__SCHED_STACK_DEFAULT ((size_t)1 << 20)  /* 1 MiB */
+#define RIVER__SCHED_STACK_DEFAULT ((size_t)8 << 20)  /* 8 MiB, as a
+                                   thread's; only pages used are backed */
 
 typedef struct river__sched river__sched;
 typedef struct river__task river__task;

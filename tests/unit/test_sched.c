@@ -228,7 +228,7 @@ static void test_deep(void **state)
   (void)state;
   for (d = 1; d <= 300; d++)
     expect += (uint64_t)(d & 0xff);
-  /* About 300 KiB of frames (more under ASan) in the default 1 MiB, on
+  /* About 300 KiB of frames (more under ASan) in the default 8 MiB, on
    * two stacks at once. */
   assert_int_equal(river__sched_create(0, &s), RIVER_SUCCESS);
   assert_int_equal(river__sched_spawn(s, recurse, &r1, NULL), RIVER_SUCCESS);
