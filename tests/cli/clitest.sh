@@ -11,6 +11,17 @@ root=$tmp/root
 export RIVER_ROOT=$root
 fails=0
 
+# ranks N...: the rank counts to loop over: all of them, or with
+# RIVER_TEST_QUICK=1 (.ci/run's sanitizer pass, where every job is several
+# times slower) only the first and the last.
+ranks() {
+  if [ "${RIVER_TEST_QUICK:-0}" = 1 ] && [ $# -gt 2 ]; then
+    echo "$1 ${@: -1}"
+  else
+    echo "$@"
+  fi
+}
+
 # fail WHAT: count a failed check and say what failed.
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

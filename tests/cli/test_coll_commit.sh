@@ -54,6 +54,18 @@ hold_x() {
 # release: let the held write go on, and wait for it.
 release() { rm -f "$tmp/hold"; wait "$held"; }
 
+# no_leftovers WHAT: no temporary metadata and no unfinished data file
+# under the root, and X's data files all of one generation (what
+# `river gc` would find after a round, without starting a job).
+no_leftovers() {
+  local gens
+  ls "$root"/.tmp.* "$root"/disk*/*.tmp >/dev/null 2>&1 \
+    && fail "$1: temporaries left"
+  gens=$(ls "$root"/disk*/ 2>/dev/null | sed -n 's/^X\.p[0-9]*\.\([0-9a-f]*\)\.rdat$/\1/p' \
+         | sort -u | wc -l)
+  [ "$gens" -le 1 ] || fail "$1: data files of $gens generations of X"
+}
+
 # clean WHAT: X passes fsck and nothing is left over under the root.
 clean() {
   r 1 fsck X >/dev/null 2>"$tmp/fsck.err" || fail "$1: fsck X fails"
@@ -106,13 +118,15 @@ for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) -eq 1 ] && [ $rb -eq 0 ]; then
     fail "round $round: B wrote X while A held it in its commit"
   fi
-  clean "round $round"
+  r 1 fsck X >/dev/null 2>&1 || fail "round $round: fsck X fails"
+  no_leftovers "round $round"
 done
+clean "after the rounds"
 echo "two writers: $losers of $rounds rounds had a loser"
 [ $losers -ge $((rounds / 2)) ] || fail "only $losers rounds had a loser"
 
 # --- the directory sync after the rename fails --------------------------
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   gen_x "$n" 11 3000 >/dev/null
   if ! gen_x "$n" 22 2000 LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$root"
   then

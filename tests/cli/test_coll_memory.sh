@@ -24,7 +24,7 @@ peak() {
   sort -n "$tmp/hwm" | tail -n 1 | cut -d' ' -f1 >"$out"
 }
 
-for n in 2 3 4; do
+for n in $(ranks 2 3 4); do
   peak $n "$tmp/small" gen small$n --records 100 --block-size 4k --mirror 2 \
     --disks "$root/d%d"
   peak $n "$tmp/big" gen big$n --records 100 --block-size 1G --mirror 2 \

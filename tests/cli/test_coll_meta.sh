@@ -61,7 +61,7 @@ bad="collection mi: metadata $meta fails its checksum \\(altered or torn write\\
 # leaves no output.
 damaged() {
   local n
-  for n in 1 2 3 4; do
+  for n in $(ranks 1 2 3 4); do
     expect_fail $n "$2" fsck mi
     [ "$(grep -Ec -e "$2" "$tmp/err")" -eq $n ] \
       || fail "$1: fsck on $n ranks: not one message per rank"
@@ -127,7 +127,7 @@ if LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" RIVER_TEST_FAIL_WRITE=.river.h5
    dd if="$tmp/mi.h5" of="$tmp/x.river.h5" status=none 2>/dev/null; then
   fail "the fail_write shim does not fail writes"
 fi
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" RIVER_TEST_FAIL_WRITE=.river.h5 \
     expect_fail $n "error: cannot write metadata $root/[^ ]*keep[^ ]*\\.river\\.h5: write failed: No space left on device\$" \
     gen keep --records 500

@@ -26,7 +26,7 @@ r 1 run "$flows/gen_count.yaml" out="$tmp/ref" gen_ranks=0-0 count_ranks=0-0 >/d
 want=$(total "$tmp/ref")
 [ "${want%% *}" = 20000 ] || fail "the reference counted ${want%% *} records"
 
-for n in 2 3 4; do
+for n in $(ranks 2 3 4); do
   for k in policy=push policy=static policy=pull kind=exchange \
            kind=broadcast; do
     spec=$flows/gen_count.yaml
@@ -61,7 +61,7 @@ done
 r 1 run "$flows/gen_count.yaml" out="$tmp/sref" gen_ranks=0-0 count_ranks=0-0 \
   records=30000 seed=5 >/dev/null 2>&1 || fail "sort demo reference"
 gen_kind=$(total "$tmp/sref")
-for n in 2 3 4; do
+for n in $(ranks 2 3 4); do
   if r "$n" run "${top_srcdir:-.}/flows/sort_demo.yaml" records=30000 seed=5 \
       skew=false >"$tmp/out" 2>&1; then
     line=$(grep '^check 0 ' "$tmp/out")

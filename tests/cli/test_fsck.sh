@@ -31,7 +31,7 @@ same() {
 
 r 3 gen fk --records 3000 --mirror 2 --block-size 4k >/dev/null || fail "gen fk"
 r 1 copy-out fk -o "$tmp/orig" || fail "copy-out fk"
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   fsck_ok $n fk
   has "^fsck fk: OK: 3 partitions, 6 copies, every block verified" "intact fk ($n)"
 done
@@ -40,7 +40,7 @@ done
 # 0, block 9 bad on copy 1: every block still has an intact copy.
 flip "$(part_file fk 1 1)" "$(blk 5)"
 flip "$(part_file fk 1 2)" "$(blk 9)"
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   fsck_ok $n fk
   has "^fsck fk: WARN: partition 1 copy 0 \(disk 1\): block 5 damaged \(1 of 25\); repair from copy 1 \(disk 2\)" \
     "copy 0 of partition 1 ($n ranks)"
@@ -56,7 +56,7 @@ done
 # on partition 0's copy 1 (disk 1): still every block intact.
 rm -f "$(part_file fk 2 0)"
 flip "$(part_file fk 0 1)" "$(blk 24)"
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   fsck_ok $n fk
   has "^fsck fk: WARN: partition 2 copy 1 \(disk 0\): file missing \(all 25 blocks\); repair from copy 0 \(disk 2\)" \
     "lost copy of partition 2 ($n ranks)"
@@ -68,7 +68,7 @@ done
 
 # The same block (5 of partition 1) bad on both copies: data lost.
 flip "$(part_file fk 1 2)" "$(blk 5)"
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   if r $n fsck fk >"$tmp/out" 2>"$tmp/err"; then
     fail "fsck passed with block 5 of partition 1 bad on both copies ($n ranks)"
   fi

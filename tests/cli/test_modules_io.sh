@@ -32,7 +32,7 @@ r 3 gen g --records 20000 --seed 1 --mirror 2 >/dev/null \
 r 2 gen g1 --records 20000 --seed 1 >/dev/null || fail "river gen g1"
 
 # ------------------------------------------------------------ coll_read
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   for c in g g1; do
     for order in unordered stream; do
       rm -f "$tmp"/c.*
@@ -51,7 +51,7 @@ for n in 1 2 3 4; do
 done
 
 # ----------------------------------------------------------- coll_write
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   m=$((n > 1 ? 2 : 1))
   # One-to-one from gen on the same ranks: instance i writes gen's rows
   # [20000 i/n, 20000 (i+1)/n) as partition i, as `river gen` does.
@@ -75,7 +75,7 @@ r 2 run "$flows/gen_coll.yaml" coll=w1 records=500 >/dev/null 2>&1 \
   || fail "coll_write over an existing collection"
 
 # ------------------------------------------------- file_read, file_write
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   rm -f "$tmp"/o.dat* "$tmp"/c.*
   # Readers on every rank, one writer: the records in any order...
   r "$n" run "$flows/file_count.yaml" in="$tmp/g.dat" out="$tmp/c" \
@@ -106,7 +106,7 @@ r 3 run "$flows/file_count.yaml" in="$tmp/s16.dat" out="$tmp/c" \
 [ "$(total "$tmp/c" | cut -d' ' -f1)" = 1000 ] || fail "file_read, 16-byte schema"
 
 # ---------------------------------------------------------- stdin, stdout
-for n in 1 2 3 4; do
+for n in $(ranks 1 2 3 4); do
   rm -f "$tmp"/c.*
   if [ "$n" -gt 1 ]; then cr=1-$((n - 1)); else cr=0-0; fi
   cat "$tmp/g.dat" | r "$n" run "$flows/stdin_count.yaml" count_ranks=$cr \
