@@ -359,6 +359,7 @@ program test_flow_f
   call river_log_reset_handler()
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) ierr = c_rmdir(cstr(root))
+  deallocate(root)
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')
   call ftest_finish('test_flow_f')
