@@ -238,12 +238,12 @@ static void pull_judge_shares(MPI_Comm c, const struct pull *p, double t0)
   for (j = 0, k = 0; j < PULL_NC; j++)
     k += uall[PULL_NP * PULL_NC + j * PULL_NC + j]; /* consumer j's count */
   MT_CHECK(k == NU - PULL_NU);
-  /* The slow one gets less than its 1/n share, no more than any fast
-   * one and less than the busiest (a fast one may lose time waiting for
-   * a unit number it took in a race: see src/dq.c). */
+  /* The slow one gets less than its 1/n share and less than the
+   * busiest. (Not "no more than any fast one": with 16 ranks on 2 cores
+   * under ASan a fast one can lose whole units waiting for the CPU or
+   * for a unit number it took in a race, see src/dq.c; seen in CI.) */
   MT_CHECK(uall[PULL_NP * PULL_NC] * PULL_NC < (uint64_t)(NU - PULL_NU));
   for (j = 1, k = 0; j < PULL_NC; j++) {
-    MT_CHECK(uall[PULL_NP * PULL_NC] <= uall[(PULL_NP + j) * PULL_NC + j]);
     if (uall[(PULL_NP + j) * PULL_NC + j] > k)
       k = uall[(PULL_NP + j) * PULL_NC + j];
   }
