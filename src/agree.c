@@ -29,7 +29,18 @@ static int finish(int started, MPI_Request *req)
 int river__comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
   MPI_Request req = MPI_REQUEST_NULL;
+  int up = 0, down = 0;
 
+  /* Every object River makes starts here: called before MPI_Init or
+   * after MPI_Finalize, MPI would abort the process; say so instead. */
+  if (MPI_Initialized(&up) != MPI_SUCCESS || !up
+      || MPI_Finalized(&down) != MPI_SUCCESS || down) {
+    river_log(RIVER_LOG_ERROR, "River needs MPI: MPI is %s",
+              up ? "finalized" : "not initialized");
+    return RIVER_EINVAL;
+  }
+  if (comm == MPI_COMM_NULL || out == NULL)
+    return RIVER_EINVAL;
   return finish(MPI_Comm_idup(comm, out, &req), &req);
 }
 

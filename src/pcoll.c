@@ -90,8 +90,7 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
     return NULL;
   pc->comm = MPI_COMM_NULL;
   pc->lock_fd = -1;
-  if (river__comm_dup(comm, &pc->comm) != RIVER_SUCCESS) {
-    *rc = RIVER_EMPI;
+  if ((*rc = river__comm_dup(comm, &pc->comm)) != RIVER_SUCCESS) {
     free(pc);
     return NULL;
   }

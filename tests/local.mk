@@ -293,3 +293,9 @@ tests/fortran/test_flow_f.$(OBJEXT): ftest.mod
 # includes).
 tests/fortran/test_pcoll_f.$(OBJEXT): tests/fortran/test_pcoll_f_layout.inc
 endif
+
+# The tests `make check` runs, one line (.ci/run picks its sanitizer
+# pass from it).
+print-tests:
+	@echo $(TESTS)
+.PHONY: print-tests

@@ -153,6 +153,11 @@ static void test_badparam_pcoll_create(void **state)
                    RIVER_EINVAL);
   assert_non_null(strstr(msgs, "'a/b'"));
   assert_non_null(strstr(msgs, "'/'"));
+  /* Good arguments before MPI_Init: refused and said, not an MPI abort. */
+  msgs[0] = '\0';
+  assert_int_equal(river_pcoll_create(MPI_COMM_SELF, "c", s, NULL, &out),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "MPI is not initialized"));
   assert_ptr_equal(out, keep);
   river_log_set_handler(NULL, NULL);
   river_schema_destroy(s);
@@ -187,6 +192,12 @@ static void test_badparam_pcoll_open(void **state)
     assert_non_null(strstr(msgs, badpats[i]));
   }
   o.disks = NULL;
+  /* Good arguments before MPI_Init (flow checks open collections for
+   * their schema: the fuzzing harness found this abort). */
+  msgs[0] = '\0';
+  assert_int_equal(river_pcoll_open(MPI_COMM_SELF, "c", &o, &out),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "MPI is not initialized"));
   assert_ptr_equal(out, keep);
   river_log_set_handler(NULL, NULL);
 }
