@@ -21,6 +21,8 @@ submodule (river) river_flow_impl
     integer(c_size_t) :: message_size = 0
     integer(c_int) :: from_output = -1
     integer(c_int) :: to_input = -1
+    type(c_ptr) :: filter = c_null_ptr
+    integer(c_int) :: filter_at = RIVER_FILTER_AT_SOURCE
   end type edge_opts_c
 
   ! edge_opts_c must be the size of C's river_edge_opts (see layout_ok in
@@ -185,7 +187,7 @@ contains
 
   module procedure river_flow_attach
     type(edge_opts_c) :: opts
-    character(kind=c_char), allocatable, target :: key_c(:)
+    character(kind=c_char), allocatable, target :: key_c(:), filter_c(:)
     if (present(kind)) opts%kind = int(kind, c_int)
     if (present(policy)) opts%policy = int(policy, c_int)
     if (present(by)) opts%by = int(by, c_int)
@@ -194,6 +196,8 @@ contains
     if (present(message_size)) opts%message_size = message_size
     if (present(from_output)) opts%from_output = int(from_output, c_int)
     if (present(to_input)) opts%to_input = int(to_input, c_int)
+    if (present(filter)) call c_str_ptr(filter, filter_c, opts%filter)
+    if (present(filter_at)) opts%filter_at = int(filter_at, c_int)
     call river_check(river_flow_attach_c(flow%ptr, c_str(from), c_str(to), &
                                          opts), 'river_flow_attach', ierr)
   end procedure river_flow_attach

@@ -333,6 +333,15 @@ static int opts_ok(river_flow *f, const char *edge, const river_edge_opts *o)
     bad = "credits must not be negative";
   else if (o->from_output < -1 || o->to_input < -1)
     bad = "a port index must be -1 (the next free) or at least 0";
+  else if (o->filter_at != RIVER_FILTER_AT_SOURCE
+           && o->filter_at != RIVER_FILTER_AT_SINK)
+    bad = "a filter is at the source or the sink";
+  else if (o->filter != NULL && o->filter[0] == '\0')
+    bad = "the filter is empty";
+  else if (o->filter != NULL && o->filter_at == RIVER_FILTER_AT_SINK
+           && o->kind == RIVER_EDGE_DQ && o->policy == RIVER_DQ_PULL)
+    bad = "a pull edge filters at its source (at the sink, a unit's "
+          "last message could be dropped)";
   if (bad != NULL)
     ERR(f, "edge %s: %s", edge, bad);
   return bad == NULL;
@@ -387,7 +396,7 @@ int river_flow_attach(river_flow *f, const char *from, const char *to,
   river_edge_opts o = RIVER_EDGE_OPTS_INIT;
   river__stage *a, *b;
   river__edge *e;
-  char edge[160], *key = NULL, *origin = NULL;
+  char edge[160], *key = NULL, *filter = NULL, *origin = NULL;
   int ia, ib, rc;
 
   if (f == NULL || from == NULL || to == NULL)
@@ -426,6 +435,7 @@ int river_flow_attach(river_flow *f, const char *from, const char *to,
                     b->mod->decl.max_inputs, &o.to_input)) != RIVER_SUCCESS)
     return rc;
   if ((o.key && (key = strdup(o.key)) == NULL)
+      || (o.filter && (filter = strdup(o.filter)) == NULL)
       || (f->origin && (origin = strdup(f->origin)) == NULL)
       || grow(&f->edges, &f->edge_cap, f->nedges + 1, sizeof *f->edges)
       || connect(&a->out_edge, &a->noutputs, &a->out_cap, o.from_output,
@@ -437,6 +447,7 @@ int river_flow_attach(river_flow *f, const char *from, const char *to,
         && a->out_edge[o.from_output] == f->nedges)
       a->out_edge[o.from_output] = -1;
     free(key);
+    free(filter);
     free(origin);
     return RIVER_ENOMEM;
   }
@@ -445,6 +456,7 @@ int river_flow_attach(river_flow *f, const char *from, const char *to,
   e->to = ib;
   e->opts = o;
   e->opts.key = key;
+  e->opts.filter = filter;
   e->origin = origin;
   return RIVER_SUCCESS;
 }
@@ -554,6 +566,7 @@ int river_flow_destroy(river_flow *f)
   }
   for (i = 0; i < f->nedges; i++) {
     free((char *)f->edges[i].opts.key);
+    free((char *)f->edges[i].opts.filter);
     free(f->edges[i].origin);
   }
   free(f->stages);

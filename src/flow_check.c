@@ -268,20 +268,31 @@ out:
   return rc;
 }
 
-/* An exchange edge's key is a field of the schema it carries. */
+/* An exchange edge's key is a field of the schema it carries, and its
+ * filter is a predicate on that schema. */
 static int edge_ok(const river_flow *f, const river__edge *e)
 {
   const river_schema *sc =
       f->stages[e->from].out_schema[e->opts.from_output];
-  int idx;
+  struct river__pred p;
+  const char *why = "";
+  int idx, rc;
 
-  if (e->opts.kind != RIVER_EDGE_EXCHANGE || e->opts.key == NULL
-      || river_schema_find(sc, e->opts.key, &idx) == RIVER_SUCCESS)
+  if (e->opts.kind == RIVER_EDGE_EXCHANGE && e->opts.key != NULL
+      && river_schema_find(sc, e->opts.key, &idx) != RIVER_SUCCESS) {
+    LOG(f, e->origin, "edge %s -> %s: exchange key '%s' is not a field of "
+        "the records it carries", f->stages[e->from].name,
+        f->stages[e->to].name, e->opts.key);
+    return RIVER_EINVAL;
+  }
+  if (e->opts.filter == NULL)
     return RIVER_SUCCESS;
-  LOG(f, e->origin, "edge %s -> %s: exchange key '%s' is not a field of "
-      "the records it carries", f->stages[e->from].name,
-      f->stages[e->to].name, e->opts.key);
-  return RIVER_EINVAL;
+  rc = river__pred_parse(sc, e->opts.filter, &p, &why);
+  river__pred_free(&p);
+  if (rc == RIVER_EINVAL)
+    LOG(f, e->origin, "edge %s -> %s: filter '%.200s': %s",
+        f->stages[e->from].name, f->stages[e->to].name, e->opts.filter, why);
+  return rc;
 }
 
 static int check_local(river_flow *f)
@@ -345,7 +356,8 @@ static uint64_t flow_hash(const river_flow *f)
     h = hash_int(hash_int(hash_int(h, o->kind), o->policy), o->by);
     h = hash_str(hash_int(h, o->credits), o->key ? o->key : "");
     h = hash_int(hash_int(h, (int64_t)o->message_size), o->from_output);
-    h = hash_int(h, o->to_input);
+    h = hash_int(hash_int(h, o->to_input), o->filter_at);
+    h = hash_str(h, o->filter ? o->filter : "\001");
   }
   return h;
 }

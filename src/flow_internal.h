@@ -20,6 +20,7 @@
 #define RIVER_FLOW_INTERNAL_H
 
 #include "river_internal.h"
+#include "keys_internal.h"
 #include "river/flow.h"
 #include "river/module.h"
 
@@ -172,17 +173,6 @@ void river__flow_uncheck(river_flow *f);
 /* Register the built-in modules (src/modules/builtin.c); the registry
  * does it once, on first use. */
 void river__modules_builtin(void);
-
-/* ------------------------------------------- src/modules/radix.c */
-
-/* The size of a key of this type in normalized form (count: the N of
- * char[N] and bytes[N]), and the normalization: the key value at src
- * (as stored in a record) written to dst as bytes whose memcmp order is
- * the schema's key order. Used by the sorting modules and the exchange
- * edges' splitters. */
-size_t river__key_norm_size(river_type type, size_t count);
-void river__key_norm(river_type type, size_t size, const void *src,
-                     unsigned char *dst);
 
 /* ------------------------------------------------ src/flow_run.c */
 

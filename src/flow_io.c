@@ -68,8 +68,27 @@ static void wait_a_turn(double *wait)
 
 /* ------------------------------------------------------------- input */
 
+/* The records of the message just taken from p's queue that pass p's
+ * filter, copied to p->fbuf; the message goes back to the queue. */
+static int sink_filter(struct river__in *p, const void **recs, size_t *n)
+{
+  if (*n > p->fcap) {
+    unsigned char *b = realloc(p->fbuf, *n * p->record_size);
+    if (b == NULL)
+      return RIVER_ENOMEM;
+    p->fbuf = b;
+    p->fcap = *n;
+  }
+  *n = river__pred_keep(p->pred, *recs, *n, p->fbuf);
+  *recs = p->fbuf;
+  river_dq_release(p->q);
+  p->holding = 0;
+  return RIVER_SUCCESS;
+}
+
 /* One try at input i's next message: a pending one from select, or the
- * queue's (releasing the message lent before). */
+ * queue's (releasing the message lent before). A message that the
+ * edge's filter empties is skipped. */
 static int fetch(struct river__inst *inst, int i, const void **recs,
                  size_t *n)
 {
@@ -84,12 +103,17 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
   }
   if (p->ended)
     return RIVER_EOS;
-  if (p->holding)
-    river_dq_release(p->q);  /* the module is done with it */
-  p->holding = 0;
-  rc = river_dq_try_get(p->q, recs, n, NULL);
+  do {
+    if (p->holding)
+      river_dq_release(p->q);  /* the module is done with it */
+    p->holding = 0;
+    rc = river_dq_try_get(p->q, recs, n, NULL);
+    if (rc == RIVER_SUCCESS)
+      p->holding = 1;
+    if (rc == RIVER_SUCCESS && p->pred != NULL)
+      rc = sink_filter(p, recs, n);
+  } while (rc == RIVER_SUCCESS && p->pred != NULL && *n == 0);
   if (rc == RIVER_SUCCESS) {
-    p->holding = 1;
     inst->st.records_in += *n;
     inst->st.bytes_in += *n * p->record_size;
   } else if (rc == RIVER_EOS) {
@@ -169,8 +193,8 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
 {
   struct river__inst *in;
   struct river__out *o;
-  const unsigned char *r = records;
-  size_t k;
+  const unsigned char *r = records, *send;
+  size_t k, m;
   int rc;
 
   if (records == NULL && n > 0)
@@ -182,15 +206,18 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
   o->used = 1;
   while (n > 0) {
     k = n < o->chunk ? n : o->chunk;
-    rc = river_dq_try_put(o->q, r, k);
-    if (rc == RIVER_EAGAIN) {
-      wait_a_turn(&in->st.put_wait_seconds);
-      continue;
+    send = r;
+    m = k;
+    if (o->pred != NULL) {  /* the edge's filter, at the source */
+      m = river__pred_keep(o->pred, r, k, o->fbuf);
+      send = o->fbuf;
     }
-    if (rc != RIVER_SUCCESS)
+    while (m > 0 && (rc = river_dq_try_put(o->q, send, m)) == RIVER_EAGAIN)
+      wait_a_turn(&in->st.put_wait_seconds);
+    if (m > 0 && rc != RIVER_SUCCESS)
       return rc;
-    in->st.records_out += k;
-    in->st.bytes_out += k * o->record_size;
+    in->st.records_out += m;
+    in->st.bytes_out += m * o->record_size;
     r += k * o->record_size;
     n -= k;
   }

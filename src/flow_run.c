@@ -175,11 +175,34 @@ static int make_queue(river_flow *f, struct river__run *r, int i)
   return river_dq_create(f->comm, role, rsize, &o, &r->dqs[i]);
 }
 
+/* Edge e's filter, if it has one at `at`, into *pred. */
+static int edge_pred(const river_flow *f, const river__edge *e,
+                     river_filter_at at, struct river__pred **pred)
+{
+  const char *why = "";
+  int rc;
+
+  *pred = NULL;
+  if (e->opts.filter == NULL || e->opts.filter_at != at)
+    return RIVER_SUCCESS;
+  if ((*pred = malloc(sizeof **pred)) == NULL)
+    return RIVER_ENOMEM;
+  rc = river__pred_parse(f->stages[e->from].out_schema[e->opts.from_output],
+                         e->opts.filter, *pred, &why);
+  return rc;  /* checked before: only RIVER_ENOMEM can fail here */
+}
+
+static void free_pred(struct river__pred *p)
+{
+  river__pred_free(p);
+  free(p);
+}
+
 /* The ports of instance in of stage s, from the edges' queues. */
 static int wire(river_flow *f, struct river__run *r, river__stage *s,
                 struct river__inst *in)
 {
-  int p;
+  int p, rc;
 
   in->in = calloc((size_t)s->ninputs + 1, sizeof *in->in);
   in->out = calloc((size_t)s->noutputs + 1, sizeof *in->out);
@@ -191,6 +214,9 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     river_schema_record_size(
         f->stages[e->from].out_schema[e->opts.from_output],
         &in->in[p].record_size);
+    if ((rc = edge_pred(f, e, RIVER_FILTER_AT_SINK, &in->in[p].pred))
+        != RIVER_SUCCESS)
+      return rc;
   }
   for (p = 0; p < s->noutputs; p++) {
     const river__edge *e = &f->edges[s->out_edge[p]];
@@ -204,6 +230,16 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     in->out[p].copy = e->opts.kind == RIVER_EDGE_EXCHANGE
                       || (e->opts.kind == RIVER_EDGE_DQ
                           && e->opts.policy == RIVER_DQ_PULL);
+    if ((rc = edge_pred(f, e, RIVER_FILTER_AT_SOURCE, &in->out[p].pred))
+        != RIVER_SUCCESS)
+      return rc;
+    if (in->out[p].pred != NULL) {
+      /* reserve lends a buffer of ours; commit filters it into fbuf */
+      in->out[p].copy = 1;
+      in->out[p].fbuf = malloc(in->out[p].chunk * in->out[p].record_size);
+      if (in->out[p].fbuf == NULL)
+        return RIVER_ENOMEM;
+    }
   }
   return RIVER_SUCCESS;
 }
@@ -273,8 +309,15 @@ static void run_free(river_flow *f, struct river__run *r)
   for (i = 0; r->inst != NULL && i < r->ninst; i++) {
     const river__stage *s = r->inst[i].ctx.stage;
     int p;
-    for (p = 0; r->inst[i].out != NULL && p < s->noutputs; p++)
+    for (p = 0; r->inst[i].out != NULL && p < s->noutputs; p++) {
       free(r->inst[i].out[p].buf);
+      free(r->inst[i].out[p].fbuf);
+      free_pred(r->inst[i].out[p].pred);
+    }
+    for (p = 0; r->inst[i].in != NULL && p < s->ninputs; p++) {
+      free(r->inst[i].in[p].fbuf);
+      free_pred(r->inst[i].in[p].pred);
+    }
     free(r->inst[i].in);
     free(r->inst[i].out);
   }

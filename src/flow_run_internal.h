@@ -27,6 +27,10 @@ struct river__in {
   const void *recs;
   size_t n;
   size_t record_size;
+  struct river__pred *pred; /* the edge's filter, at the sink: what
+                               passes is copied to fbuf (fcap records) */
+  unsigned char *fbuf;
+  size_t fcap;
 };
 
 /* One output of an instance. */
@@ -39,6 +43,10 @@ struct river__out {
   int copy;                /* the queue places records itself (exchange,
                               pull): reserve lends buf, commit puts it */
   unsigned char *buf;      /* chunk records, for copy */
+  struct river__pred *pred; /* the edge's filter, at the source: what
+                               passes a put is copied to fbuf (chunk
+                               records) and sent from there */
+  unsigned char *fbuf;
 };
 
 /* A module instance on this rank: its context, task and ports. */

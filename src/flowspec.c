@@ -517,8 +517,9 @@ static int choice(struct spec *sp, yaml_node_t *n, const char *what,
 
 /* Edge options from v[] (the keys of read_edge) into o. */
 static int edge_opts(struct spec *sp, yaml_node_t *const v[],
-                     river_edge_opts *o, char **key)
+                     river_edge_opts *o, char **key, char **filter)
 {
+  static const char *const ats[] = {"source", "sink", NULL};
   static const char *const kinds[] = {"dq", "exchange", "one-to-one",
                                       "broadcast", NULL};
   static const char *const pols[] = {"push", "pull", "static", NULL};
@@ -558,6 +559,15 @@ static int edge_opts(struct spec *sp, yaml_node_t *const v[],
   if (rc == RIVER_SUCCESS && v[9] && (rc = number(sp, v[9], "to_input", 0,
                                       RIVER__PORTS_MAX - 1, &x)) == 0)
     o->to_input = (int)x;
+  if (rc == RIVER_SUCCESS && v[10]
+      && (rc = scalar(sp, v[10], "filter", filter)) == RIVER_SUCCESS)
+    o->filter = *filter;
+  if (rc == RIVER_SUCCESS && v[11] && v[10] == NULL)
+    return err(sp, v[11], "filter_at without a filter");
+  if (rc == RIVER_SUCCESS && v[11]
+      && (rc = choice(sp, v[11], "filter_at", ats, "source or sink", &i))
+             == RIVER_SUCCESS)
+    o->filter_at = (river_filter_at)i;
   return rc;
 }
 
@@ -565,10 +575,11 @@ static int read_edge(struct spec *sp, yaml_node_t *n)
 {
   static const char *const keys[] = {"from", "to", "kind", "policy", "by",
                                      "key", "credits", "message_size",
-                                     "from_output", "to_input", NULL};
+                                     "from_output", "to_input", "filter",
+                                     "filter_at", NULL};
   river_edge_opts o = RIVER_EDGE_OPTS_INIT;
-  yaml_node_t *v[10];
-  char *from = NULL, *to = NULL, *key = NULL;
+  yaml_node_t *v[12];
+  char *from = NULL, *to = NULL, *key = NULL, *filter = NULL;
   int rc;
 
   if ((rc = mapping(sp, n, "an edge", keys, v)) != RIVER_SUCCESS)
@@ -577,12 +588,13 @@ static int read_edge(struct spec *sp, yaml_node_t *n)
     return err(sp, n, "an edge without '%s'", v[0] == NULL ? "from" : "to");
   if ((rc = scalar(sp, v[0], "from", &from)) == RIVER_SUCCESS
       && (rc = scalar(sp, v[1], "to", &to)) == RIVER_SUCCESS
-      && (rc = edge_opts(sp, v, &o, &key)) == RIVER_SUCCESS
+      && (rc = edge_opts(sp, v, &o, &key, &filter)) == RIVER_SUCCESS
       && (rc = origin(sp, n)) == RIVER_SUCCESS)
     rc = river_flow_attach(sp->f, from, to, &o);
   free(from);
   free(to);
   free(key);
+  free(filter);
   return rc;
 }
 

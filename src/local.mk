@@ -43,6 +43,8 @@ src_libriver_la_SOURCES = \
 	src/gd_client.c \
 	src/gd_server.c \
 	src/gd_alloc.c \
+	src/keys_internal.h \
+	src/keys.c \
 	src/flow_internal.h \
 	src/module.c \
 	src/flow.c \

@@ -136,7 +136,8 @@ tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
 tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the modules' radix sort.
-tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c
+tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c \
+	src/keys.c
 tests_unit_test_sort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # The bad-argument tests share their log handlers.
 tests_unit_test_badparam_SOURCES = tests/unit/test_badparam.c \
@@ -244,7 +245,8 @@ EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/file_count.yaml tests/flows/run/stdin_count.yaml \
 	tests/flows/run/gen_stdout.yaml tests/flows/run/gen_plain.yaml \
 	tests/flows/run/sort_part.yaml tests/flows/run/sort_range.yaml \
-	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml
+	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml \
+	tests/flows/run/filter_edge.yaml
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -54,6 +54,14 @@ typedef enum river_exchange_by {
   RIVER_BY_RANGE          /* key ranges from a sample of the data */
 } river_exchange_by;
 
+/* Where an edge's filter drops the records that fail it: at the source
+ * (before they are sent: the traffic is cut where the data lives) or at
+ * the sink (as they arrive). */
+typedef enum river_filter_at {
+  RIVER_FILTER_AT_SOURCE,
+  RIVER_FILTER_AT_SINK
+} river_filter_at;
+
 typedef struct river_edge_opts {
   river_edge_kind kind;
   river_dq_policy policy;   /* RIVER_EDGE_DQ: RIVER_DQ_PUSH, _PULL or
@@ -67,10 +75,16 @@ typedef struct river_edge_opts {
                                unconnected one */
   int to_input;             /* the destination's input index; -1: its
                                next unconnected one */
+  const char *filter;       /* "FIELD OP VALUE": only the records for
+                               which it holds cross the edge (OP and VALUE
+                               as the filter module takes them; VALUE is
+                               the rest of the text); NULL: every record */
+  river_filter_at filter_at; /* where the others are dropped */
 } river_edge_opts;
 
 #define RIVER_EDGE_OPTS_INIT \
-  {RIVER_EDGE_DQ, RIVER_DQ_PUSH, RIVER_BY_HASH, NULL, 0, 0, -1, -1}
+  {RIVER_EDGE_DQ, RIVER_DQ_PUSH, RIVER_BY_HASH, NULL, 0, 0, -1, -1, NULL, \
+   RIVER_FILTER_AT_SOURCE}
 
 /* Per-stage totals after a run (river_flow_stage_stats, collective). */
 typedef struct river_stage_stats {

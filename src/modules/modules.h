@@ -34,18 +34,7 @@ void river__digest_add(struct river__digest *d, const void *records,
 
 /* ---------------------------------------------------------- radix.c */
 
-/* Where a key lies in a record and how it orders: type, offset, size of
- * its normalized form (4 or 8 for numbers, N for char[N]/bytes[N]; also
- * its size in the record), and the record size. */
-struct river__key {
-  river_type type;
-  size_t off, size, record_size;
-};
-
-/* The key of schema s: field `field`, or the schema's key if field < 0. */
-int river__key_of(const river_schema *s, int field, struct river__key *k);
-
-/* river__key_norm and river__key_norm_size: flow_internal.h. */
+/* struct river__key, river__key_of, river__key_norm: keys_internal.h. */
 
 /* Stable LSD radix sort of n records at recs by key k: order[i] gets the
  * index of the i-th record in key order. It allocates 2 n (k->size + 8)

@@ -1,15 +1,6 @@
 /*
- * radix.c - the key order as bytes, and a stable LSD radix sort on it,
- * for the sort, merge and partition modules (modules.h).
- *
- * river__key_norm turns a key field's value into bytes whose unsigned
- * (memcmp) order is the schema's key order (river/schema.h): char and
- * bytes as they are; unsigned integers big-endian; signed integers
- * big-endian with the sign bit flipped; floats by the IEEE trick (every
- * bit of a negative flipped, the sign bit of a positive one), after
- * mapping -0 to +0 and every NaN to all ones, so that -0 and +0 are
- * equal and NaNs equal each other and follow everything, as
- * river_schema_compare has them.
+ * radix.c - a stable LSD radix sort on the key order as bytes
+ * (river__key_norm, src/keys.c), for the sort module (modules.h).
  *
  * river__radix_order sorts records by those bytes: it builds one entry
  * per record (the normalized key, then the record's index), counts every
@@ -23,73 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void put_be(uint64_t v, unsigned char *dst, size_t n)
-{
-  size_t i;
-
-  for (i = 0; i < n; i++)
-    dst[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
-}
-
-void river__key_norm(river_type type, size_t size, const void *src,
-                     unsigned char *dst)
-{
-  switch (type) {
-  case RIVER_TYPE_INT32: { uint32_t v; memcpy(&v, src, 4);
-    put_be(v ^ 0x80000000u, dst, 4); return; }
-  case RIVER_TYPE_UINT32: { uint32_t v; memcpy(&v, src, 4);
-    put_be(v, dst, 4); return; }
-  case RIVER_TYPE_INT64: { uint64_t v; memcpy(&v, src, 8);
-    put_be(v ^ ((uint64_t)1 << 63), dst, 8); return; }
-  case RIVER_TYPE_UINT64: { uint64_t v; memcpy(&v, src, 8);
-    put_be(v, dst, 8); return; }
-  case RIVER_TYPE_FLOAT32: {
-    float f; uint32_t v;
-    memcpy(&f, src, 4);
-    if (isnan(f)) { put_be(0xffffffffu, dst, 4); return; }
-    if (f == 0.0f) f = 0.0f;  /* -0 is +0 */
-    memcpy(&v, &f, 4);
-    put_be(v & 0x80000000u ? ~v : v ^ 0x80000000u, dst, 4);
-    return; }
-  case RIVER_TYPE_FLOAT64: {
-    double f; uint64_t v, sign = (uint64_t)1 << 63;
-    memcpy(&f, src, 8);
-    if (isnan(f)) { put_be(~(uint64_t)0, dst, 8); return; }
-    if (f == 0.0) f = 0.0;
-    memcpy(&v, &f, 8);
-    put_be(v & sign ? ~v : v ^ sign, dst, 8);
-    return; }
-  default:
-    memcpy(dst, src, size);
-  }
-}
-
-size_t river__key_norm_size(river_type type, size_t count)
-{
-  switch (type) {
-  case RIVER_TYPE_INT32: case RIVER_TYPE_UINT32: case RIVER_TYPE_FLOAT32:
-    return 4;
-  case RIVER_TYPE_INT64: case RIVER_TYPE_UINT64: case RIVER_TYPE_FLOAT64:
-    return 8;
-  default:
-    return count;
-  }
-}
-
-int river__key_of(const river_schema *s, int field, struct river__key *k)
-{
-  size_t count = 1;
-
-  if (field < 0 && river_schema_key(s, &field, NULL, NULL) != RIVER_SUCCESS)
-    return RIVER_EINVAL;
-  if (river_schema_field(s, field, NULL, &k->type, &count, &k->off)
-          != RIVER_SUCCESS
-      || river_schema_record_size(s, &k->record_size) != RIVER_SUCCESS)
-    return RIVER_EINVAL;
-  k->size = river__key_norm_size(k->type, count);
-  return RIVER_SUCCESS;
-}
 
 /* Fill entries: key bytes then a 64-bit index; count histograms. */
 static void fill(const struct river__key *k, const unsigned char *recs,

@@ -10,7 +10,9 @@
 #  - gen -> sort (every rank) -> pull DQ -> merge (one instance, then
 #    two) -> count sorted: globally sorted, same digest;
 #  - filter with each op on ASCII keys, against awk over the same records
-#    (river gen --ascii, river copy-out) and at 1 and 3 ranks;
+#    (river gen --ascii, river copy-out) and at 1 and 3 ranks; the same
+#    filter on an edge (at its source and its sink, dq and exchange),
+#    against the filter stage's records and digest;
 #  - count sorted=true fails, naming the record, on unsorted input; merge
 #    of an unsorted input fails; bad filter and partition arguments.
 set -u
@@ -144,6 +146,40 @@ for n in 1 3; do
     [ "$got" = "$want" ] || fail "$n ranks, filter $op '$v': $got, want $want"
   done
 done
+# The same filter on an edge, at its source or its sink, on a dq and an
+# exchange edge: the records and digest that the filter stage passes.
+for n in 1 3; do
+  for case in "<|@" ">=|a" "prefix|A" "!=|KEY0"; do
+    op=${case%%|*}; v=${case#*|}; fv=$v
+    [ "$v" = KEY0 ] && fv=$esc0
+    rm -f "$tmp"/f.*
+    r "$n" run "$flows/filter.yaml" out="$tmp/f" op="$op" value="$fv" \
+      ranks=0-$((n - 1)) >/dev/null 2>&1 || fail "$n ranks, filter stage $op"
+    want=$(total "$tmp/f")
+    for at in source sink; do
+      for kind in dq exchange; do
+        rm -f "$tmp"/e.*
+        if ! r "$n" run "$flows/filter_edge.yaml" out="$tmp/e" kind=$kind \
+             filter="key $op $fv" at=$at ranks=0-$((n - 1)) \
+             sink_ranks=0-$((n - 1)) >"$tmp/out" 2>&1; then
+          fail "$n ranks, $kind edge filter $op $v at $at: run failed"
+          head -n 5 "$tmp/out"; continue
+        fi
+        got=$(total "$tmp/e")
+        [ "$got" = "$want" ] \
+          || fail "$n ranks, $kind edge filter $op '$v' at $at: $got, want $want"
+      done
+    done
+  done
+done
+# At the source the records that fail never cross the edge: the
+# producing stage's totals count only what passed.
+r 2 run "$flows/filter_edge.yaml" out="$tmp/e" filter="key prefix A" \
+  ranks=0-1 sink_ranks=0-1 >"$tmp/out" 2>&1 || fail "edge filter totals: run"
+want=$(expect prefix A)
+grep -E "stage src +gen +x2 +0 records in +$want out" "$tmp/out" >/dev/null \
+  || { fail "edge filter at source: src's totals are not $want records"; cat "$tmp/out"; }
+
 # Hand-checked: the 6 records of seed 1 have the keys
 #   >"Y5(la~0?  <Cb>4.<CG[  \IRIn*+/U6  v]Py>BzcWm  yI@D^2.zFc  S/:%N8z9mj
 for case in "<|S|2" ">=|v|2" "prefix|S/|1" 'prefix|\x5cIRI|1' \
@@ -183,6 +219,19 @@ expect_fail 2 "value is longer than the field" run "$flows/filter.yaml" \
 expect_fail 2 "bad escape" run "$flows/filter.yaml" 'value=\xZZ'
 expect_fail 2 "filter nosuch '<' '@': no such field" run "$flows/filter.yaml" \
   field=nosuch
+# Bad edge filters: named with the edge's file:line:column.
+expect_fail 2 "filter_edge.yaml:[0-9]+:[0-9]+: edge src -> sink: filter 'nosuch < 5': no such field" \
+  run "$flows/filter_edge.yaml" filter="nosuch < 5"
+expect_fail 2 "edge src -> sink: filter 'key': it is not FIELD OP VALUE" \
+  run "$flows/filter_edge.yaml" filter="key"
+expect_fail 2 "edge src -> sink: filter 'key ~ 5': op is not one of" \
+  run "$flows/filter_edge.yaml" filter="key ~ 5"
+expect_fail 2 "filter_edge.yaml:[0-9]+:[0-9]+: filter_at: unknown value 'middle'" \
+  run "$flows/filter_edge.yaml" at=middle
+sed 's/kind: "${kind}"/kind: dq, policy: pull/' "$flows/filter_edge.yaml" \
+  >"$tmp/pullsink.yaml"
+expect_fail 2 "a pull edge filters at its source" run "$tmp/pullsink.yaml" \
+  at=sink
 expect_fail 2 "partition: argument 'by' is 'sideways'" \
   run "$flows/sort_part.yaml" by=sideways
 # partition into a dq edge (not an exchange): a clear error.

@@ -348,6 +348,7 @@ program test_flow_f
 
   call register_modules()
   call built()
+  call filtered()
   call loaded()
   call particles()
   call peers()
@@ -414,9 +415,14 @@ contains
   subroutine check_digest(records, what)
     integer(c_int64_t), intent(in) :: records
     character(len=*), intent(in) :: what
-    type(digest) :: want
+    call check_want(expected(records, 7_c_int64_t), what)
+  end subroutine check_digest
+
+  ! got, reduced over the ranks, against want.
+  subroutine check_want(want, what)
+    type(digest), intent(in) :: want
+    character(len=*), intent(in) :: what
     integer(c_int64_t) :: mine(2), sums(2), x
-    want = expected(records, 7_c_int64_t)
     mine = [got%records, got%sum]
     call MPI_Allreduce(mine, sums, 2, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
     call MPI_Allreduce(got%xor, x, 1, MPI_INTEGER8, MPI_BXOR, MPI_COMM_WORLD)
@@ -424,7 +430,43 @@ contains
                // itoa(sums(1)) // ', want ' // itoa(want%records) // ')')
     call check(sums(2) == want%sum .and. x == want%xor, &
                what // ': content digest')
-  end subroutine check_digest
+  end subroutine check_want
+
+  ! gen on 0-1 -> fsink on 2-3 through a dq edge whose filter, at the
+  ! sink, keeps the rows whose key's first byte is below 0x80.
+  subroutine filtered()
+    type(river_flow) :: f
+    type(digest) :: want
+    type(row), target :: buf(1000)
+    integer(c_int64_t) :: i, k, j
+
+    got = digest()
+    call river_flow_create(MPI_COMM_WORLD, f, ierr)
+    call river_flow_place(f, 'gen', 'gen', [0, 1], ierr)
+    call river_flow_arg(f, 'gen', 'records', '5003', ierr)
+    call river_flow_arg(f, 'gen', 'seed', '7', ierr)
+    call river_flow_place(f, 'sink', 'fsink', [2, 3], ierr)
+    call check(ierr == RIVER_SUCCESS, 'filtered: build')
+    call river_flow_attach(f, 'gen', 'sink', filter='key < \x80', &
+                           filter_at=RIVER_FILTER_AT_SINK, ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'filtered: attach')
+    call river_flow_go(f, ierr)
+    call check(ierr == RIVER_SUCCESS, 'filtered: go')
+    call river_flow_destroy(f, ierr)
+    i = 0
+    do while (i < 5003)
+      k = min(5003 - i, 1000_c_int64_t)
+      call river_gensort_fill(i, int(k, c_size_t), 0, 7_c_int64_t, buf)
+      do j = 1, k
+        if (ichar(buf(j)%key(1)) < 128) &
+          call digest_add(want, c_loc(buf(j)), 1_c_size_t, 100_c_size_t)
+      end do
+      i = i + k
+    end do
+    call check(want%records > 1000 .and. want%records < 4003, &
+               'filtered: the filter keeps about half')
+    call check_want(want, 'filtered')
+  end subroutine filtered
 
   ! gen on 0-1 -> fcopy on 2-3 -> fsink on 0-3.
   subroutine built()

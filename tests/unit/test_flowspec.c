@@ -375,6 +375,20 @@ static void test_flow_api_build(void **state)
   o.credits = -1;
   o.key = NULL;
   assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  o = (river_edge_opts)RIVER_EDGE_OPTS_INIT;
+  o.filter = "x < 5";
+  o.filter_at = (river_filter_at)7;
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "edge c -> b: a filter is at the source or "
+                                 "the sink"));
+  o.filter = "";
+  o.filter_at = RIVER_FILTER_AT_SINK;
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "the filter is empty"));
+  o.filter = "x < 5";
+  o.policy = RIVER_DQ_PULL;
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "a pull edge filters at its source"));
   /* complete it: d -> c -> b (b's next free input is 1) */
   assert_int_equal(river_flow_place(f, "d", "t_gen", r0, 1), RIVER_SUCCESS);
   assert_int_equal(river_flow_arg(f, "d", "records", "2G"), RIVER_SUCCESS);
