@@ -350,40 +350,59 @@ void river__flow_run_free(river_flow *f)
 /* Open the abort channel (collective: the dup). */
 static int abort_open(river_flow *f, struct river__run *r)
 {
+  int i;
+
   if (MPI_Comm_dup(f->comm, &r->abort_comm) != MPI_SUCCESS)
     return RIVER_EMPI;
-  if (MPI_Irecv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, 1, r->abort_comm,
-                &r->abort_rx) != MPI_SUCCESS)
-    return RIVER_EMPI;
+  r->abort_rx = malloc((size_t)f->size * sizeof *r->abort_rx);
+  if (r->abort_rx == NULL)
+    return RIVER_ENOMEM;
+  for (i = 0; i < f->size; i++)
+    r->abort_rx[i] = MPI_REQUEST_NULL;
+  for (i = 0; i < f->size; i++)
+    if (i != f->rank && MPI_Irecv(NULL, 0, MPI_BYTE, i, 1, r->abort_comm,
+                                  &r->abort_rx[i]) != MPI_SUCCESS)
+      return RIVER_EMPI;
   return RIVER_SUCCESS;
 }
 
 void river__flow_abort(river_flow *f)
 {
   struct river__run *r = f->run;
-  int i, k = 0;
+  int i, k = 0, done = 0;
 
   if (r == NULL || r->abort_sent)
     return;
-  r->abort_sent = r->abort_seen = 1;
+  r->abort_seen = 1;
   r->abort_tx = malloc((size_t)f->size * sizeof *r->abort_tx);
   if (r->abort_tx == NULL)
     return;  /* the peers learn it at the end, from the outcome */
+  r->abort_sent = 1;  /* the others expect a notice from this rank */
   for (i = 0; i < f->size; i++)
     if (i != f->rank)
-      MPI_Isend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm, &r->abort_tx[k++]);
+      MPI_Issend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm, &r->abort_tx[k++]);
+  /* Every receive is posted from the start, so each notice is matched
+   * as soon as its rank makes MPI progress, which every waiting rank
+   * does (River's waits test). */
+  while (MPI_Testall(k, r->abort_tx, &done, MPI_STATUSES_IGNORE)
+             == MPI_SUCCESS && !done)
+    if (river__sched_yield(1) != RIVER_SUCCESS) {  /* not in a task */
+      MPI_Waitall(k, r->abort_tx, MPI_STATUSES_IGNORE);
+      break;
+    }
 }
 
 int river__flow_aborted(river_flow *f)
 {
   struct river__run *r = f != NULL ? f->run : NULL;
-  int got = 0;
+  int got = 0, idx = MPI_UNDEFINED;
 
   if (r == NULL || r->abort_seen)
     return r != NULL;
-  if (r->abort_rx != MPI_REQUEST_NULL
-      && MPI_Test(&r->abort_rx, &got, MPI_STATUS_IGNORE) == MPI_SUCCESS
-      && got)
+  if (r->abort_rx != NULL
+      && MPI_Testany(f->size, r->abort_rx, &idx, &got, MPI_STATUS_IGNORE)
+             == MPI_SUCCESS
+      && got && idx != MPI_UNDEFINED)
     r->abort_seen = 1;
   return r->abort_seen;
 }
@@ -392,22 +411,26 @@ int river__flow_aborted(river_flow *f)
  * receive every notice sent to this rank, then free it all. */
 static void abort_close(river_flow *f, struct river__run *r, int finished)
 {
-  int senders = r->abort_sent, expect, k;
+  int senders = r->abort_sent, expect, got = 0, i, idx;
 
   if (r->abort_comm == MPI_COMM_NULL)
     return;
   if (finished)
     river__allreduce(MPI_IN_PLACE, &senders, 1, MPI_INT, MPI_SUM, f->comm);
   expect = finished ? senders - r->abort_sent : 0;
-  if (expect == 0 && r->abort_rx != MPI_REQUEST_NULL) {
-    MPI_Cancel(&r->abort_rx);
-    MPI_Wait(&r->abort_rx, MPI_STATUS_IGNORE);
-  } else if (expect > 0) {
-    MPI_Wait(&r->abort_rx, MPI_STATUS_IGNORE);  /* a notice, or done */
-    for (k = 1; k < expect; k++)
-      MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, 1, r->abort_comm,
-               MPI_STATUS_IGNORE);
-  }
+  /* Receive every notice sent here (a completed receive is
+   * MPI_REQUEST_NULL), then cancel the receives no notice will match. */
+  for (i = 0; r->abort_rx != NULL && i < f->size; i++)
+    got += i != f->rank && r->abort_rx[i] == MPI_REQUEST_NULL;
+  for (; r->abort_rx != NULL && got < expect; got++)
+    MPI_Waitany(f->size, r->abort_rx, &idx, MPI_STATUS_IGNORE);
+  for (i = 0; r->abort_rx != NULL && i < f->size; i++)
+    if (r->abort_rx[i] != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r->abort_rx[i]);
+      MPI_Wait(&r->abort_rx[i], MPI_STATUS_IGNORE);
+    }
+  free(r->abort_rx);
+  r->abort_rx = NULL;
   if (r->abort_tx != NULL)
     MPI_Waitall(f->size - 1, r->abort_tx, MPI_STATUSES_IGNORE);
   free(r->abort_tx);
@@ -461,7 +484,7 @@ int river_flow_go_async(river_flow *f)
   if (rc == RIVER_SUCCESS) {
     f->run = r;
     r->abort_comm = MPI_COMM_NULL;
-    r->abort_rx = MPI_REQUEST_NULL;
+    r->abort_rx = NULL;
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
     r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
     rc = r->dqs == NULL || r->parts == NULL ? RIVER_ENOMEM

@@ -74,10 +74,14 @@ struct river__run {
   int outcome;             /* agreed outcome, once finished */
   int finished;            /* queues destroyed, outcome agreed */
   /* Abort notices: a rank whose instance fails tells every other rank
-   * at once (zero-byte messages on abort_comm), so that instances
-   * waiting on their stage's peers (river_ctx_wait) stop waiting. */
+   * at once (zero-byte synchronous sends on abort_comm), so that
+   * instances waiting on their stage's peers (river_ctx_wait) stop
+   * waiting, and waits until every rank has received its notice before
+   * the instance's outputs close: a consumer that sees the end of its
+   * input (which a failure upstream also ends) has the notice by then,
+   * and coll_write does not commit a part of the data. */
   MPI_Comm abort_comm;
-  MPI_Request abort_rx;    /* the posted receive of a notice */
+  MPI_Request *abort_rx;   /* a posted receive per other rank (size) */
   MPI_Request *abort_tx;   /* this rank's notices, one per other rank */
   int abort_sent, abort_seen;
 };

@@ -23,7 +23,10 @@
 #include <river/gensort.h>
 
 #include <stdlib.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpitest.h"
 
@@ -308,18 +311,95 @@ static void failure(MPI_Comm comm, int n)
 {
   int all[8];
   river_flow *f = NULL;
+  river_edge_opts one = RIVER_EDGE_OPTS_INIT;
 
   range_ranks(all, 0, n);
   fail_instance = n - 1;
+  one.kind = RIVER_EDGE_ONE_TO_ONE;  /* the failing instance gets records */
   MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
   place_gen(f, all, n, 50000);
   MT_CHECK_RC(river_flow_place(f, "bad", "failing", all, n), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "sink", "tsink", all, n), RIVER_SUCCESS);
-  MT_CHECK_RC(river_flow_attach(f, "gen", "bad", NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "gen", "bad", &one), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_attach(f, "bad", "sink", NULL), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_go(f), RIVER_EIO);
   MT_CHECK_RC(river_flow_go(f), RIVER_ESTATE);  /* a flow runs once */
   MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+}
+
+/* A failure upstream of coll_write: the write is never committed. The
+ * failing instance's end of output reaches coll_write like any end of
+ * input; only the abort notice, which must arrive first, tells it the
+ * data is not whole. Rounds, for the race between the two. */
+static void failure_before_write(MPI_Comm comm, int n, int rounds)
+{
+  char root[256] = "", arg[300];
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  river_flow *f = NULL;
+  river_edge_opts one = RIVER_EDGE_OPTS_INIT;
+  int all[8], rank, round;
+
+  one.kind = RIVER_EDGE_ONE_TO_ONE;
+
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    const char *t = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/river_flowfail_XXXXXX",
+             t && *t ? t : "/tmp");
+    if (mkdtemp(root) == NULL)
+      root[0] = '\0';
+  }
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, comm);
+  MT_CHECK(root[0] != '\0');
+  if (root[0] == '\0')
+    return;
+  snprintf(arg, sizeof arg, "%s", root);
+  o.root = root;
+  range_ranks(all, 0, n);
+  for (round = 0; round < rounds; round++) {
+    fail_instance = round % n;
+    MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+    place_gen(f, all, n, 50000);
+    MT_CHECK_RC(river_flow_place(f, "bad", "failing", all, n), RIVER_SUCCESS);
+    MT_CHECK_RC(river_flow_place(f, "w", "coll_write", all, n),
+                RIVER_SUCCESS);
+    MT_CHECK_RC(river_flow_arg(f, "w", "coll", "partial"), RIVER_SUCCESS);
+    MT_CHECK_RC(river_flow_arg(f, "w", "root", arg), RIVER_SUCCESS);
+    /* one-to-one: the failing instance surely gets records */
+    MT_CHECK_RC(river_flow_attach(f, "gen", "bad", &one), RIVER_SUCCESS);
+    MT_CHECK_RC(river_flow_attach(f, "bad", "w", NULL), RIVER_SUCCESS);
+    MT_CHECK_RC(river_flow_go(f), RIVER_EIO);
+    MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+    MT_CHECK_RC(river_pcoll_open(comm, "partial", &o, &pc), RIVER_ENOTFOUND);
+    if (pc != NULL) {
+      river_pcoll_close(pc);
+      pc = NULL;
+      if (rank == 0)
+        river_pcoll_remove("partial", &o);
+    }
+  }
+  MPI_Barrier(comm);
+  if (rank == 0) {
+    /* nothing left but the writers' lock file and empty disk folders */
+    DIR *d = opendir(root);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      snprintf(arg, sizeof arg, "%s/%s", root, e->d_name);
+      if (rmdir(arg) == 0)
+        continue;
+      if (strcmp(e->d_name, ".partial.lock") != 0) {
+        fprintf(stderr, "left behind: %s\n", arg);
+        MT_CHECK(!"the failed writes left files behind");
+      }
+      unlink(arg);
+    }
+    if (d != NULL)
+      closedir(d);
+    rmdir(root);
+  }
 }
 
 /* A stage whose instances talk among themselves while sharing ranks. */
@@ -398,6 +478,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
   }
   failure(MPI_COMM_WORLD, size);
+  failure_before_write(MPI_COMM_WORLD, size, 20);
   peers(MPI_COMM_WORLD, size);
   async(MPI_COMM_WORLD, size);
   rc = mt_verdict(MPI_COMM_WORLD, "test_flow_mpi");
