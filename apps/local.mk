@@ -4,7 +4,7 @@ bin_PROGRAMS += apps/river apps/river-bench
 
 apps_river_SOURCES = apps/cli/river.c apps/cli/cli.h apps/cli/cli.c \
 	apps/cli/coll.h apps/cli/coll.c apps/cli/coll_info.c \
-	apps/cli/coll_rm.c apps/cli/run.c apps/cli/flow.c
+	apps/cli/coll_rm.c apps/cli/run.c apps/cli/flow.c apps/cli/valsort.c
 apps_river_LDADD = src/libriver.la
 
 apps_river_bench_SOURCES = apps/bench/bench.c apps/bench/bench.h \

@@ -28,5 +28,6 @@
 #include "river/gd.h"
 #include "river/module.h"
 #include "river/flow.h"
+#include "river/valsort.h"
 
 #endif /* RIVER_H */

@@ -45,6 +45,7 @@ src_libriver_la_SOURCES = \
 	src/gd_alloc.c \
 	src/keys_internal.h \
 	src/keys.c \
+	src/valsort.c \
 	src/flow_internal.h \
 	src/module.c \
 	src/flow.c \
@@ -88,5 +89,6 @@ riverinc_HEADERS = \
 	include/river/throttle.h \
 	include/river/gd.h \
 	include/river/module.h \
-	include/river/flow.h
+	include/river/flow.h \
+	include/river/valsort.h
 nodist_riverinc_HEADERS = include/river/version.h

@@ -98,6 +98,7 @@ unit_tests = \
 	tests/unit/test_schema \
 	tests/unit/test_schema_compare \
 	tests/unit/test_schema_errors \
+	tests/unit/test_valsort \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
@@ -236,7 +237,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
 	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
 	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh \
-	tests/cli/test_modules_sort.sh
+	tests/cli/test_modules_sort.sh tests/cli/test_valsort.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \

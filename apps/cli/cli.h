@@ -39,5 +39,6 @@ int cmd_rm(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
+int cmd_valsort(int argc, char **argv);
 
 #endif /* RIVER_APPS_CLI_H */

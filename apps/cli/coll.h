@@ -14,7 +14,8 @@ enum {
   OPT_RECORDS = 1 << 3, OPT_ASCII = 1 << 4, OPT_SKEW = 1 << 5,
   OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
   OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
-  OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14
+  OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14,
+  OPT_INPUT = 1 << 15
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -32,6 +33,7 @@ struct args {
   river_gd_policy read_policy;
   int force;            /* rm --force */
   int remove;           /* gc --remove */
+  const char *input;    /* valsort --input */
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

@@ -59,6 +59,12 @@ static const struct cmd cmds[] = {
   {"rm", cmd_rm, "COLL [--force] [COMMON]",
    "remove a collection (--force: also one whose metadata is damaged,\n"
    "             with every file named for it)"},
+  {"valsort", cmd_valsort, "COLL|file:PATH [--input COLL|file:PATH] "
+   "[--schema S] [COMMON]",
+   "check that the records are in key order and print their count and\n"
+   "             checksum (the sum of their CRC-32s, as gensort -c and\n"
+   "             valsort print it); with --input, that they are the\n"
+   "             input's records (same count and checksum)"},
   {"run", cmd_run, "FLOW.yaml [key=value ...]",
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},

@@ -52,6 +52,7 @@ extern "C" {
   X(EAGAIN,   -15, "not ready: try again")                                 \
   X(EACCES,   -16, "permission denied")                                    \
   X(EBUSY,    -17, "in use by another job")                                \
+  X(EVALIDATE,-18, "validation failed")                                    \
   X(EOS,        1, "end of stream")
 
 typedef enum river_errno {

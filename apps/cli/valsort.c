@@ -1,0 +1,244 @@
+/*
+ * valsort.c - `river valsort COLL|file:PATH [--input COLL|file:PATH]`:
+ * are the records in key order, how many, and their content checksum
+ * (the sum of their CRC-32s, as `gensort -c` and the sortbenchmark's
+ * valsort print it); with --input, are the count and checksum the
+ * input's (river/valsort.h does the counting).
+ *
+ * Every rank validates a contiguous part of the record sequence: of a
+ * collection, a run of its blocks in stream order (partition by
+ * partition, or stripe by stripe if interleaved, put back in record
+ * order by river_pcoll_order); of a flat file, a range of its records.
+ * river_valsort_reduce joins the parts in rank order.
+ */
+#include "coll.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FILE_PREFIX "file:"
+
+/* This rank's share [*first, *first + *count) of n items. */
+static void share(uint64_t n, uint64_t *first, uint64_t *count)
+{
+  uint64_t r = (uint64_t)cli_rank(), s = (uint64_t)cli_size();
+
+  *first = n / s * r + (r < n % s ? r : n % s);
+  *count = n / s + (r < n % s);
+}
+
+/* ---------------------------------------------------------- flat file */
+
+static int scan_file(const char *path, const river_schema *s,
+                     river_valsort *v)
+{
+  struct stat st;
+  size_t rs = 0, chunk, n;
+  uint64_t nrec, first, count, done = 0;
+  unsigned char *buf = NULL;
+  ssize_t got;
+  int fd, rc = RIVER_SUCCESS;
+
+  river_schema_record_size(s, &rs);
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: %s", path,
+              strerror(errno));
+    return errno == ENOENT ? RIVER_ENOTFOUND
+           : errno == EACCES ? RIVER_EACCES : RIVER_EIO;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: not a regular file",
+              path);
+    close(fd);
+    return RIVER_EINVAL;
+  }
+  if ((uint64_t)st.st_size % rs != 0) {
+    river_log(RIVER_LOG_ERROR, "valsort: %s: %llu bytes are not a whole "
+              "number of %zu-byte records", path,
+              (unsigned long long)st.st_size, rs);
+    close(fd);
+    return RIVER_EFORMAT;
+  }
+  nrec = (uint64_t)st.st_size / rs;
+  share(nrec, &first, &count);
+  chunk = (1u << 20) / rs + 1;
+  if ((buf = malloc(chunk * rs)) == NULL)
+    rc = RIVER_ENOMEM;
+  while (rc == RIVER_SUCCESS && done < count) {
+    n = count - done < chunk ? (size_t)(count - done) : chunk;
+    got = pread(fd, buf, n * rs, (off_t)((first + done) * rs));
+    if (got != (ssize_t)(n * rs)) {
+      river_log(RIVER_LOG_ERROR, "valsort: %s: read at record %llu: %s",
+                path, (unsigned long long)(first + done),
+                got < 0 ? strerror(errno) : "file shrank");
+      rc = RIVER_EIO;
+      break;
+    }
+    rc = river_valsort_add(v, buf, n);
+    done += n;
+  }
+  free(buf);
+  close(fd);
+  return rc;
+}
+
+/* --------------------------------------------------------- collection */
+
+/* Read block b of partition p into the reorderer and v. */
+static int feed(river_pcoll *pc, river_pcoll_order *order, int p, uint64_t b,
+                unsigned char *buf, size_t bufsize, river_valsort *v)
+{
+  const void *ready;
+  size_t n, nready;
+  int rc = river_pcoll_read_block(pc, p, b, buf, bufsize, &n);
+
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_order_add(order, p, b, buf, n, &ready, &nready);
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_add(v, ready, nready);
+  return rc;
+}
+
+/* The units of the stream order are blocks of a partitioned collection
+ * (partition by partition) and stripes of an interleaved one (block b
+ * of every partition that has one: the reorderer needs a stripe whole);
+ * each rank reads a contiguous run of them. */
+static int scan_coll(river_pcoll *pc, river_valsort *v)
+{
+  river_pcoll_info info;
+  river_pcoll_order *order = NULL;
+  uint64_t *nblocks, units = 0, maxb = 0, first, count, u, b, k = 0;
+  size_t rpb = 0, most = 0, nready;
+  const void *ready;
+  unsigned char *buf = NULL;
+  int p, rc;
+
+  river_pcoll_info_get(pc, &info);
+  nblocks = calloc((size_t)info.npartitions + 1, sizeof *nblocks);
+  if (nblocks == NULL)
+    return RIVER_ENOMEM;
+  for (p = 0; p < info.npartitions; p++) {
+    river_pcoll_blocks(pc, p, &rpb, &nblocks[p]);
+    units += nblocks[p];
+    maxb = nblocks[p] > maxb ? nblocks[p] : maxb;
+    most = rpb > most ? rpb : most;
+  }
+  if (info.layout == RIVER_LAYOUT_INTERLEAVED)
+    units = maxb;
+  share(units, &first, &count);
+  rc = river_pcoll_order_create(pc, &order);
+  if (rc == RIVER_SUCCESS
+      && (buf = malloc(most * info.record_size + 1)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (info.layout == RIVER_LAYOUT_INTERLEAVED) {
+    for (u = first; rc == RIVER_SUCCESS && u < first + count; u++)
+      for (p = 0; rc == RIVER_SUCCESS && p < info.npartitions; p++)
+        if (u < nblocks[p])
+          rc = feed(pc, order, p, u, buf, most * info.record_size, v);
+  } else {
+    for (p = 0; rc == RIVER_SUCCESS && p < info.npartitions; p++)
+      for (b = 0; rc == RIVER_SUCCESS && b < nblocks[p]; b++, k++)
+        if (k >= first && k < first + count)
+          rc = feed(pc, order, p, b, buf, most * info.record_size, v);
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_order_flush(order, &ready, &nready);
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_add(v, ready, nready);
+  river_pcoll_order_destroy(order);
+  free(buf);
+  free(nblocks);
+  return rc;
+}
+
+/* ------------------------------------------------------------- driver */
+
+/* Validate what `spec` names (a collection, or file:PATH of records of
+ * schema `schema`, default gensort's) into *out (collective). */
+static int validate(const struct args *a, const char *spec,
+                    river_valsort_summary *out)
+{
+  river_schema *fs = NULL;
+  const river_schema *s = NULL;
+  river_pcoll *pc = NULL;
+  river_valsort *v = NULL;
+  int rc, file = strncmp(spec, FILE_PREFIX, strlen(FILE_PREFIX)) == 0;
+
+  if (file) {
+    rc = a->schema ? river_schema_parse(a->schema, &fs)
+                   : river_schema_create_default(&fs);
+    s = fs;
+  } else {
+    rc = river_pcoll_open(MPI_COMM_WORLD, spec, &a->opts, &pc);
+    if (rc == RIVER_SUCCESS)
+      rc = river_pcoll_schema(pc, &s);
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_create(s, &v);
+  if (rc == RIVER_SUCCESS)
+    rc = file ? scan_file(spec + strlen(FILE_PREFIX), s, v)
+              : scan_coll(pc, v);
+  rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_reduce(v, MPI_COMM_WORLD);
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_result(v, out);
+  river_valsort_destroy(v);
+  river_pcoll_close(pc);
+  river_schema_destroy(fs);
+  return rc;
+}
+
+int cmd_valsort(int argc, char **argv)
+{
+  struct args a;
+  river_valsort_summary got, in;
+  char sum[40], isum[40];
+  int rank = cli_rank(), rc;
+
+  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_INPUT | OPT_SCHEMA, 1,
+                     "COLL|file:PATH", &a);
+  if (rc == RIVER_SUCCESS)
+    rc = validate(&a, a.pos[0], &got);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  river_valsort_checksum_text(&got, sum, sizeof sum);
+  if (rank == 0)
+    printf("%s: %llu records, checksum %s, %llu duplicate keys\n", a.pos[0],
+           (unsigned long long)got.records, sum,
+           (unsigned long long)got.duplicates);
+  if (got.unordered > 0) {
+    if (rank == 0)
+      river_log(RIVER_LOG_ERROR, "valsort %s: not in key order: record %llu "
+                "(counted from 0) is below the one before it (%llu records in "
+                "all are)", a.pos[0], (unsigned long long)got.first_unordered,
+                (unsigned long long)got.unordered);
+    return RIVER_EVALIDATE;
+  }
+  if (a.input != NULL) {
+    rc = validate(&a, a.input, &in);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    river_valsort_checksum_text(&in, isum, sizeof isum);
+    if (in.records != got.records || in.checksum_hi != got.checksum_hi
+        || in.checksum_lo != got.checksum_lo) {
+      if (rank == 0)
+        river_log(RIVER_LOG_ERROR, "valsort %s: not the records of %s: %llu "
+                  "records, checksum %s; the input has %llu, checksum %s",
+                  a.pos[0], a.input, (unsigned long long)got.records, sum,
+                  (unsigned long long)in.records, isum);
+      return RIVER_EVALIDATE;
+    }
+  }
+  if (rank == 0)
+    printf("%s: SUCCESS - all records are in order%s%s\n", a.pos[0],
+           a.input ? ", the records of " : "", a.input ? a.input : "");
+  return RIVER_SUCCESS;
+}
