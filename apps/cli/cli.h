@@ -29,6 +29,10 @@ int cli_agree(int rc);
  * (RIVER_SUCCESS or RIVER_EMPI). Waits backing off. */
 int cli_bcast(void *buf, int bytes);
 
+/* Load the flow spec at path with params kv[0..nkv) (key=value), run it
+ * on MPI_COMM_WORLD and print its stages' totals (river run). */
+int cli_run_flow(const char *path, const char *const *kv, int nkv);
+
 int cmd_gen(int argc, char **argv);
 int cmd_copy_in(int argc, char **argv);
 int cmd_copy_out(int argc, char **argv);
@@ -40,5 +44,6 @@ int cmd_gc(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
 int cmd_valsort(int argc, char **argv);
+int cmd_sort(int argc, char **argv);
 
 #endif /* RIVER_APPS_CLI_H */

@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
   {"force", no_argument, NULL, OPT_FORCE},
   {"remove", no_argument, NULL, OPT_REMOVE},
   {"input", required_argument, NULL, OPT_INPUT},
+  {"memory", required_argument, NULL, OPT_MEMORY},
   {NULL, 0, NULL, 0}
 };
 
@@ -94,6 +95,7 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_FORCE: a->force = 1; break;
   case OPT_REMOVE: a->remove = 1; break;
   case OPT_INPUT: a->input = val; break;
+  case OPT_MEMORY: a->memory = val; break;
   case OPT_READ:
     if (strcmp(val, "gd") == 0)
       a->read_policy = RIVER_GD_BALANCED;

@@ -15,7 +15,7 @@ enum {
   OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
   OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
   OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14,
-  OPT_INPUT = 1 << 15
+  OPT_INPUT = 1 << 15, OPT_MEMORY = 1 << 16
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -34,6 +34,7 @@ struct args {
   int force;            /* rm --force */
   int remove;           /* gc --remove */
   const char *input;    /* valsort --input */
+  const char *memory;   /* sort --memory (checked by the flow) */
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

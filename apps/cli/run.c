@@ -63,9 +63,7 @@ static int print_totals(river_flow *f, FILE *out)
 
 int cmd_run(int argc, char **argv)
 {
-  river_flow *f = NULL;
-  double t0;
-  int i, rc;
+  int i;
 
   if (argc < 2 || argv[1][0] == '-') {
     if (cli_rank() == 0)
@@ -80,10 +78,18 @@ int cmd_run(int argc, char **argv)
       return RIVER_EINVAL;
     }
   }
+  return cli_run_flow(argv[1], (const char *const *)argv + 2, argc - 2);
+}
+
+int cli_run_flow(const char *path, const char *const *kv, int nkv)
+{
+  river_flow *f = NULL;
+  double t0;
+  int rc;
+
   if (cli_rank() != 0)
     river_log_set_handler(quiet, NULL);
-  rc = river_flow_load(MPI_COMM_WORLD, argv[1],
-                       (const char *const *)argv + 2, argc - 2, &f);
+  rc = river_flow_load(MPI_COMM_WORLD, path, kv, nkv, &f);
   river_log_set_handler(NULL, NULL);
   rc = cli_agree(rc);
   t0 = river_wtime();
@@ -93,7 +99,7 @@ int cmd_run(int argc, char **argv)
     rc = print_totals(f, totals_stream(f));
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
     fprintf(totals_stream(f), "run: %s: done in %.3f s on %d ranks\n",
-            argv[1], river_wtime() - t0, cli_size());
+            path, river_wtime() - t0, cli_size());
   river_flow_destroy(f);
   return rc;
 }

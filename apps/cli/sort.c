@@ -1,0 +1,107 @@
+/*
+ * sort.c - `river sort IN OUT [--memory SIZE] [--mirror R] [--root DIR]`:
+ * the one-pass parallel sort of collection IN into collection OUT. The
+ * sort is the flow spec flows/sort.yaml, which `river run` runs as well;
+ * this command finds it and fills in its params from the options.
+ *
+ * Where the spec is: $RIVER_FLOWS/sort.yaml if set; else the source
+ * tree's flows/ (a build that is not installed); else the installed
+ * $(pkgdatadir)/flows.
+ */
+#include "coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef RIVER_SRC_FLOWSDIR
+#define RIVER_SRC_FLOWSDIR "flows"
+#endif
+#ifndef RIVER_FLOWSDIR
+#define RIVER_FLOWSDIR "/usr/local/share/river/flows"
+#endif
+
+/* The path of the shipped spec `name` into buf. */
+static int find_spec(const char *name, char *buf, size_t len)
+{
+  const char *env = getenv("RIVER_FLOWS");
+  const char *dirs[] = {env && *env ? env : NULL, RIVER_SRC_FLOWSDIR,
+                        RIVER_FLOWSDIR};
+  size_t i;
+
+  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    if (dirs[i] == NULL)
+      continue;
+    if (snprintf(buf, len, "%s/%s", dirs[i], name) < (int)len
+        && access(buf, R_OK) == 0)
+      return RIVER_SUCCESS;
+    if (i == 0) {   /* RIVER_FLOWS given: it must hold the spec */
+      river_log(RIVER_LOG_ERROR, "sort: no %s in RIVER_FLOWS=%s", name, env);
+      return RIVER_ENOTFOUND;
+    }
+  }
+  river_log(RIVER_LOG_ERROR, "sort: cannot find %s (looked in %s and %s; "
+            "set RIVER_FLOWS to the folder that holds it)", name,
+            RIVER_SRC_FLOWSDIR, RIVER_FLOWSDIR);
+  return RIVER_ENOTFOUND;
+}
+
+/* OUT must not exist unless --force (then the sort replaces it when it
+ * commits, and a failed sort leaves it as it was). Collective. */
+static int refuse_existing(const char *out, const river_pcoll_opts *opts)
+{
+  char path[4200];
+  size_t len = 4096;
+  int rc;
+
+  rc = river_pcoll_root(opts, path, &len);
+  if (rc == RIVER_SUCCESS
+      && snprintf(path + strlen(path), sizeof path - strlen(path),
+                  "/%s" RIVER_PCOLL_META_SUFFIX, out)
+             >= (int)(sizeof path - strlen(path)))
+    rc = RIVER_EINVAL;
+  if (rc == RIVER_SUCCESS && access(path, F_OK) == 0) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: collection %s exists (--force "
+                "replaces it once the sorted one is written)", out);
+    rc = RIVER_EEXIST;
+  }
+  return cli_agree(rc);
+}
+
+int cmd_sort(int argc, char **argv)
+{
+  struct args a;
+  char spec[4096], kv[5][4200];
+  const char *params[5];
+  int n = 0, i, rc;
+
+  rc = cli_coll_args(argc, argv, OPT_ROOT | OPT_MIRROR | OPT_MEMORY
+                     | OPT_FORCE, 2, "IN and OUT COLL", &a);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  for (i = 0; i < 2; i++)
+    if ((rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
+      return rc;
+  if (strcmp(a.pos[0], a.pos[1]) == 0) {
+    river_log(RIVER_LOG_ERROR, "sort: IN and OUT are both '%s': the sort "
+              "reads IN while it writes OUT", a.pos[0]);
+    return RIVER_EINVAL;
+  }
+  if ((rc = find_spec("sort.yaml", spec, sizeof spec)) != RIVER_SUCCESS)
+    return rc;
+  if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)
+    return rc;
+  snprintf(kv[n++], sizeof kv[0], "in=%s", a.pos[0]);
+  snprintf(kv[n++], sizeof kv[0], "out=%s", a.pos[1]);
+  snprintf(kv[n++], sizeof kv[0], "mirror=%d",
+           a.opts.replication > 0 ? a.opts.replication : 1);
+  if (a.memory != NULL)
+    snprintf(kv[n++], sizeof kv[0], "memory=%s", a.memory);
+  if (a.opts.root != NULL)
+    snprintf(kv[n++], sizeof kv[0], "root=%s", a.opts.root);
+  for (i = 0; i < n; i++)
+    params[i] = kv[i];
+  return cli_run_flow(spec, params, n);
+}
