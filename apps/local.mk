@@ -7,9 +7,11 @@ apps_river_SOURCES = apps/cli/river.c apps/cli/cli.h apps/cli/cli.c \
 	apps/cli/coll_rm.c apps/cli/run.c apps/cli/flow.c apps/cli/valsort.c \
 	apps/cli/sort.c
 apps_river_LDADD = src/libriver.la
-# river sort finds flows/sort.yaml in the source tree, else installed.
+# river sort finds flows/sort.yaml in the source tree when it runs from
+# the build tree, else installed.
 apps_river_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DRIVER_SRC_FLOWSDIR='"$(abs_top_srcdir)/flows"' \
+	-DRIVER_BUILDDIR='"$(abs_top_builddir)"' \
 	-DRIVER_FLOWSDIR='"$(flowsdir)"'
 
 apps_river_bench_SOURCES = apps/bench/bench.c apps/bench/bench.h \

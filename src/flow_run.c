@@ -371,21 +371,27 @@ void river__flow_abort(river_flow *f)
   struct river__run *r = f->run;
   int i, k = 0, done = 0;
 
-  if (r == NULL || r->abort_sent)
+  if (r == NULL)
     return;
   r->abort_seen = 1;
-  r->abort_tx = malloc((size_t)f->size * sizeof *r->abort_tx);
-  if (r->abort_tx == NULL)
-    return;  /* the peers learn it at the end, from the outcome */
-  r->abort_sent = 1;  /* the others expect a notice from this rank */
-  for (i = 0; i < f->size; i++)
-    if (i != f->rank)
-      MPI_Issend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm, &r->abort_tx[k++]);
-  /* Every receive is posted from the start, so each notice is matched
-   * as soon as its rank makes MPI progress, which every waiting rank
-   * does (River's waits test). */
-  while (MPI_Testall(k, r->abort_tx, &done, MPI_STATUSES_IGNORE)
-             == MPI_SUCCESS && !done)
+  if (!r->abort_sent) {
+    r->abort_tx = malloc((size_t)f->size * sizeof *r->abort_tx);
+    if (r->abort_tx == NULL)
+      return;  /* the peers learn it at the end, from the outcome */
+    r->abort_sent = 1;  /* the others expect a notice from this rank */
+    for (i = 0; i < f->size; i++)
+      if (i != f->rank)
+        MPI_Issend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm,
+                   &r->abort_tx[k++]);
+  }
+  /* Every instance that fails here waits, not only the first: each
+   * closes its outputs after this returns. Every receive is posted from
+   * the start, so each notice is matched as soon as its rank makes MPI
+   * progress, which every waiting rank does (River's waits test). */
+  k = f->size - 1;
+  while (r->abort_tx != NULL
+         && MPI_Testall(k, r->abort_tx, &done, MPI_STATUSES_IGNORE)
+                == MPI_SUCCESS && !done)
     if (river__sched_yield(1) != RIVER_SUCCESS) {  /* not in a task */
       MPI_Waitall(k, r->abort_tx, MPI_STATUSES_IGNORE);
       break;

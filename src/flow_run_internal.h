@@ -81,7 +81,11 @@ struct river__run {
    * input (which a failure upstream also ends) has the notice by then,
    * and coll_write does not commit a part of the data. */
   MPI_Comm abort_comm;
-  MPI_Request *abort_rx;   /* a posted receive per other rank (size) */
+  MPI_Request *abort_rx;   /* a posted receive per other rank (size):
+                              one ANY_SOURCE receive, reposted when
+                              polled, would leave a second rank's notice
+                              unmatched while this rank's tasks wait on
+                              queues, and that rank waiting for it */
   MPI_Request *abort_tx;   /* this rank's notices, one per other rank */
   int abort_sent, abort_seen;
 };

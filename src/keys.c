@@ -17,6 +17,7 @@
  */
 #include "keys_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -107,6 +108,11 @@ static int parse_op(const char *s, int *op)
   return RIVER_EINVAL;
 }
 
+static int hexval(char c)
+{
+  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
 /* Text with \xHH and \\ escapes into out (at most max bytes): length, or
  * -1 if malformed or too long. */
 static long unescape(const char *s, unsigned char *out, size_t max)
@@ -121,9 +127,9 @@ static long unescape(const char *s, unsigned char *out, size_t max)
       out[n++] = '\\';
       s += 2;
     } else if (s[0] == '\\' && s[1] == 'x') {
-      if (sscanf(s + 2, "%2x", &v) != 1 || !s[2] || !s[3]
-          || strchr("0123456789abcdefABCDEF", s[3]) == NULL)
-        return -1;
+      if (!isxdigit((unsigned char)s[2]) || !isxdigit((unsigned char)s[3]))
+        return -1;  /* exactly two hex digits: no sign, no blank */
+      v = (unsigned)(hexval(s[2]) << 4 | hexval(s[3]));
       out[n++] = (unsigned char)v;
       s += 4;
     } else {

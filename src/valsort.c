@@ -39,7 +39,7 @@ int river_valsort_create(const river_schema *s, river_valsort **out)
     free(v);
     return RIVER_EINVAL;
   }
-  v->first = malloc(3 * v->k.size + 1);
+  v->first = calloc(3, v->k.size + 1);  /* sent whole, even unused */
   if (v->first == NULL) {
     free(v);
     return RIVER_ENOMEM;

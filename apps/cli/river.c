@@ -65,7 +65,8 @@ static const struct cmd cmds[] = {
    "             checksum (the sum of their CRC-32s, as gensort -c and\n"
    "             valsort print it); with --input, that they are the\n"
    "             input's records (same count and checksum)"},
-  {"sort", cmd_sort, "IN OUT [--memory SIZE] [--mirror R] [--root DIR]",
+  {"sort", cmd_sort,
+   "IN OUT [--memory SIZE] [--mirror R] [--force] [--root DIR]",
    "sort collection IN by its key into OUT in one pass (the flow\n"
    "             flows/sort.yaml: read, partition by range, sort, write);\n"
    "             OUT's stream order is sorted (check: river valsort)"},

@@ -4,9 +4,9 @@
  * sort is the flow spec flows/sort.yaml, which `river run` runs as well;
  * this command finds it and fills in its params from the options.
  *
- * Where the spec is: $RIVER_FLOWS/sort.yaml if set; else the source
- * tree's flows/ (a build that is not installed); else the installed
- * $(pkgdatadir)/flows.
+ * Where the spec is: $RIVER_FLOWS/sort.yaml if set; else, for the river
+ * program of a build tree (not installed), the source tree's flows/;
+ * else the installed $(pkgdatadir)/flows. Every rank looks; they agree.
  */
 #include "coll.h"
 
@@ -21,12 +21,30 @@
 #ifndef RIVER_FLOWSDIR
 #define RIVER_FLOWSDIR "/usr/local/share/river/flows"
 #endif
+#ifndef RIVER_BUILDDIR
+#define RIVER_BUILDDIR "."
+#endif
+
+/* Whether this program is the one in the build tree (apps/river, or
+ * libtool's apps/.libs/ copy), not an installed one. */
+static int in_build_tree(void)
+{
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  size_t len = strlen(RIVER_BUILDDIR);
+
+  if (n <= 0)
+    return 0;
+  exe[n] = '\0';
+  return strncmp(exe, RIVER_BUILDDIR, len) == 0 && exe[len] == '/';
+}
 
 /* The path of the shipped spec `name` into buf. */
 static int find_spec(const char *name, char *buf, size_t len)
 {
   const char *env = getenv("RIVER_FLOWS");
-  const char *dirs[] = {env && *env ? env : NULL, RIVER_SRC_FLOWSDIR,
+  const char *dirs[] = {env && *env ? env : NULL,
+                        in_build_tree() ? RIVER_SRC_FLOWSDIR : NULL,
                         RIVER_FLOWSDIR};
   size_t i;
 
@@ -37,13 +55,14 @@ static int find_spec(const char *name, char *buf, size_t len)
         && access(buf, R_OK) == 0)
       return RIVER_SUCCESS;
     if (i == 0) {   /* RIVER_FLOWS given: it must hold the spec */
-      river_log(RIVER_LOG_ERROR, "sort: no %s in RIVER_FLOWS=%s", name, env);
+      river_log(RIVER_LOG_ERROR, "sort: no %s in RIVER_FLOWS=%s (rank %d)",
+                name, env, cli_rank());
       return RIVER_ENOTFOUND;
     }
   }
-  river_log(RIVER_LOG_ERROR, "sort: cannot find %s (looked in %s and %s; "
-            "set RIVER_FLOWS to the folder that holds it)", name,
-            RIVER_SRC_FLOWSDIR, RIVER_FLOWSDIR);
+  river_log(RIVER_LOG_ERROR, "sort: cannot find %s in %s (rank %d; set "
+            "RIVER_FLOWS to the folder that holds it)", name, RIVER_FLOWSDIR,
+            cli_rank());
   return RIVER_ENOTFOUND;
 }
 
@@ -85,11 +104,14 @@ int cmd_sort(int argc, char **argv)
     if ((rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
       return rc;
   if (strcmp(a.pos[0], a.pos[1]) == 0) {
-    river_log(RIVER_LOG_ERROR, "sort: IN and OUT are both '%s': the sort "
-              "reads IN while it writes OUT", a.pos[0]);
+    if (cli_rank() == 0)
+        river_log(RIVER_LOG_ERROR, "sort: IN and OUT are both '%s': the "
+                "sort reads IN while it writes OUT", a.pos[0]);
     return RIVER_EINVAL;
   }
-  if ((rc = find_spec("sort.yaml", spec, sizeof spec)) != RIVER_SUCCESS)
+  /* A rank that cannot find it says so; every rank fails alike. */
+  if ((rc = cli_agree(find_spec("sort.yaml", spec, sizeof spec)))
+      != RIVER_SUCCESS)
     return rc;
   if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)
     return rc;

@@ -35,49 +35,78 @@ static void share(uint64_t n, uint64_t *first, uint64_t *count)
 
 /* ---------------------------------------------------------- flat file */
 
+/* Open path, a regular file of whole rs-byte records: the descriptor
+ * into *fd and its size into *size, or an error (logged). */
+static int open_file(const char *path, size_t rs, int *fd, uint64_t *size)
+{
+  struct stat st;
+  int err;
+
+  *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (*fd < 0) {
+    err = errno;
+    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: %s", path,
+              strerror(err));
+    return err == ENOENT ? RIVER_ENOTFOUND
+           : err == EACCES ? RIVER_EACCES : RIVER_EIO;
+  }
+  if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: not a regular file",
+              path);
+    return RIVER_EINVAL;
+  }
+  *size = (uint64_t)st.st_size;
+  if (*size % rs != 0) {
+    river_log(RIVER_LOG_ERROR, "valsort: %s: %llu bytes are not a whole "
+              "number of %zu-byte records", path,
+              (unsigned long long)*size, rs);
+    return RIVER_EFORMAT;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Read len bytes at off, through short reads and interruptions. */
+static int read_at(int fd, unsigned char *buf, size_t len, uint64_t off)
+{
+  ssize_t got;
+
+  while (len > 0) {
+    got = pread(fd, buf, len, (off_t)off);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return got < 0 ? errno : -1;
+    buf += got;
+    len -= (size_t)got;
+    off += (uint64_t)got;
+  }
+  return 0;
+}
+
+/* Collective: rank 0's view of the file's size is every rank's, so the
+ * ranks' parts tile it even if it is still growing. */
 static int scan_file(const char *path, const river_schema *s,
                      river_valsort *v)
 {
-  struct stat st;
   size_t rs = 0, chunk, n;
-  uint64_t nrec, first, count, done = 0;
+  uint64_t size = 0, first, count, done = 0;
   unsigned char *buf = NULL;
-  ssize_t got;
-  int fd, rc = RIVER_SUCCESS;
+  int fd = -1, rc, err;
 
   river_schema_record_size(s, &rs);
-  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: %s", path,
-              strerror(errno));
-    return errno == ENOENT ? RIVER_ENOTFOUND
-           : errno == EACCES ? RIVER_EACCES : RIVER_EIO;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    river_log(RIVER_LOG_ERROR, "valsort: cannot read %s: not a regular file",
-              path);
-    close(fd);
-    return RIVER_EINVAL;
-  }
-  if ((uint64_t)st.st_size % rs != 0) {
-    river_log(RIVER_LOG_ERROR, "valsort: %s: %llu bytes are not a whole "
-              "number of %zu-byte records", path,
-              (unsigned long long)st.st_size, rs);
-    close(fd);
-    return RIVER_EFORMAT;
-  }
-  nrec = (uint64_t)st.st_size / rs;
-  share(nrec, &first, &count);
+  rc = cli_agree(open_file(path, rs, &fd, &size));
+  if (rc == RIVER_SUCCESS)
+    rc = cli_bcast(&size, sizeof size);
+  share(size / rs, &first, &count);
   chunk = (1u << 20) / rs + 1;
-  if ((buf = malloc(chunk * rs)) == NULL)
+  if (rc == RIVER_SUCCESS && (buf = malloc(chunk * rs)) == NULL)
     rc = RIVER_ENOMEM;
   while (rc == RIVER_SUCCESS && done < count) {
     n = count - done < chunk ? (size_t)(count - done) : chunk;
-    got = pread(fd, buf, n * rs, (off_t)((first + done) * rs));
-    if (got != (ssize_t)(n * rs)) {
+    if ((err = read_at(fd, buf, n * rs, (first + done) * rs)) != 0) {
       river_log(RIVER_LOG_ERROR, "valsort: %s: read at record %llu: %s",
                 path, (unsigned long long)(first + done),
-                got < 0 ? strerror(errno) : "file shrank");
+                err > 0 ? strerror(err) : "the file is shorter than it was");
       rc = RIVER_EIO;
       break;
     }
@@ -85,7 +114,8 @@ static int scan_file(const char *path, const river_schema *s,
     done += n;
   }
   free(buf);
-  close(fd);
+  if (fd >= 0)
+    close(fd);
   return rc;
 }
 
@@ -175,13 +205,19 @@ static int validate(const struct args *a, const char *spec,
     rc = a->schema ? river_schema_parse(a->schema, &fs)
                    : river_schema_create_default(&fs);
     s = fs;
+  } else if (a->schema != NULL) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "valsort: --schema is for file: inputs; "
+                "collection %s has its own", spec);
+    return RIVER_EINVAL;
   } else {
     rc = river_pcoll_open(MPI_COMM_WORLD, spec, &a->opts, &pc);
     if (rc == RIVER_SUCCESS)
       rc = river_pcoll_schema(pc, &s);
   }
-  if (rc == RIVER_SUCCESS)
-    rc = river_valsort_create(s, &v);
+  if (rc == RIVER_SUCCESS && (rc = river_valsort_create(s, &v))
+      == RIVER_EINVAL && cli_rank() == 0)
+    river_log(RIVER_LOG_ERROR, "valsort %s: its schema has no key", spec);
   if (rc == RIVER_SUCCESS)
     rc = file ? scan_file(spec + strlen(FILE_PREFIX), s, v)
               : scan_coll(pc, v);

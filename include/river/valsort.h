@@ -58,7 +58,8 @@ RIVER_API int river_valsort_add(river_valsort *v, const void *records,
                                 size_t n);
 
 /* Collective over comm: rank r's records follow rank r-1's; afterwards
- * every rank's v holds the whole sequence. Every rank's v must have the
+ * every rank's v holds the whole sequence (so reduce once, and add
+ * nothing after: the result would count records twice). Every rank's v must have the
  * same schema (RIVER_EINVAL on every rank otherwise). Waits back off. */
 RIVER_API int river_valsort_reduce(river_valsort *v, MPI_Comm comm);
 

@@ -217,6 +217,8 @@ expect_fail 3 "filter.yaml:[0-9]+:[0-9]+: stage 'keep': filter key '=~' '@': op 
 expect_fail 2 "value is longer than the field" run "$flows/filter.yaml" \
   value=ABCDEFGHIJK
 expect_fail 2 "bad escape" run "$flows/filter.yaml" 'value=\xZZ'
+expect_fail 2 "bad escape" run "$flows/filter.yaml" 'value=\x-1'
+expect_fail 2 "bad escape" run "$flows/filter.yaml" 'value=\x 12'
 expect_fail 2 "filter nosuch '<' '@': no such field" run "$flows/filter.yaml" \
   field=nosuch
 # Bad edge filters: named with the edge's file:line:column.
