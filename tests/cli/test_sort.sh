@@ -27,23 +27,21 @@ for n in $(ranks 1 2 3 4); do
     [ $kind = skew ] && flags=--skew
     [ $kind = ascii ] && flags=--ascii
     [ $n -ge 2 ] && [ $kind = uniform ] && mirror=2
-    r "$n" gen "in$kind" --records $N $flags --seed $n --mirror $mirror \
+    in=in$kind$n; out=out$kind$n
+    r "$n" gen "$in" --records $N $flags --seed $n --mirror $mirror \
       >/dev/null 2>&1 || fail "$n ranks: gen $kind"
-    if ! r "$n" sort "in$kind" "out$kind" --mirror $mirror >"$tmp/out" 2>&1; then
+    if ! r "$n" sort "$in" "$out" --mirror $mirror >"$tmp/out" 2>&1; then
       fail "$n ranks, $kind: sort failed"; head -n 5 "$tmp/out"; continue
     fi
-    r "$n" valsort "out$kind" --input "in$kind" >"$tmp/out" 2>&1 \
+    r "$n" valsort "$out" --input "$in" >"$tmp/out" 2>&1 \
       || { fail "$n ranks, $kind: valsort"; head -n 3 "$tmp/out"; }
-    balanced "out$kind" $N "$n" || fail "$n ranks, $kind: unbalanced output"
+    balanced "$out" $N "$n" || fail "$n ranks, $kind: unbalanced output"
   done
-  r 1 copy-out inascii -o "$tmp/in.dat" >/dev/null 2>&1
-  r 1 copy-out outascii -o "$tmp/out.dat" >/dev/null 2>&1
+  r 1 copy-out "inascii$n" -o "$tmp/in.dat" >/dev/null 2>&1
+  r 1 copy-out "outascii$n" -o "$tmp/out.dat" >/dev/null 2>&1
   LC_ALL=C sort "$tmp/in.dat" >"$tmp/want.dat"
   cmp -s "$tmp/out.dat" "$tmp/want.dat" \
     || fail "$n ranks: ASCII sort differs from LC_ALL=C sort's"
-  for kind in uniform skew ascii; do
-    r "$n" rm "in$kind" >/dev/null 2>&1; r "$n" rm "out$kind" >/dev/null 2>&1
-  done
 done
 
 # The shipped spec, through river run.

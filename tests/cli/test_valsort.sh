@@ -64,11 +64,10 @@ for n in $(ranks 1 2 3 4); do
   grep -q "SUCCESS - all records are in order" "$tmp/out" \
     || fail "$n ranks: no SUCCESS line"
   for layout in partitioned interleaved; do
-    r "$n" copy-in "$tmp/sorted.dat" "s$layout" --layout $layout \
+    r "$n" copy-in "$tmp/sorted.dat" "s$layout$n" --layout $layout \
       --block-size 4096 >/dev/null 2>&1 || fail "$n ranks: copy-in $layout"
-    r "$n" valsort "s$layout" --input "file:$tmp/asc.dat" >"$tmp/out" \
+    r "$n" valsort "s$layout$n" --input "file:$tmp/asc.dat" >"$tmp/out" \
       2>"$tmp/err" || { fail "$n ranks: sorted $layout collection refused"; head -n 3 "$tmp/err"; }
-    r "$n" rm "s$layout" >/dev/null 2>&1
   done
 done
 
