@@ -89,6 +89,18 @@ static int refuse_existing(const char *out, const river_pcoll_opts *opts)
   return cli_agree(rc);
 }
 
+/* "key=value" into buf, or 0 (said) if it does not fit: a value is
+ * never cut short. */
+static int param(char *buf, size_t len, const char *key, const char *value)
+{
+  if (snprintf(buf, len, "%s=%s", key, value) < (int)len)
+    return 1;
+  if (cli_rank() == 0)
+    river_log(RIVER_LOG_ERROR, "sort: --%s is longer than %zu bytes", key,
+              len - strlen(key) - 2);
+  return 0;
+}
+
 int cmd_sort(int argc, char **argv)
 {
   struct args a;
@@ -115,14 +127,14 @@ int cmd_sort(int argc, char **argv)
     return rc;
   if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)
     return rc;
-  snprintf(kv[n++], sizeof kv[0], "in=%s", a.pos[0]);
+  snprintf(kv[n++], sizeof kv[0], "in=%s", a.pos[0]);  /* names: short */
   snprintf(kv[n++], sizeof kv[0], "out=%s", a.pos[1]);
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
-  if (a.memory != NULL)
-    snprintf(kv[n++], sizeof kv[0], "memory=%s", a.memory);
-  if (a.opts.root != NULL)
-    snprintf(kv[n++], sizeof kv[0], "root=%s", a.opts.root);
+  if ((a.memory != NULL && !param(kv[n++], sizeof kv[0], "memory", a.memory))
+      || (a.opts.root != NULL
+          && !param(kv[n++], sizeof kv[0], "root", a.opts.root)))
+    return RIVER_EINVAL;
   for (i = 0; i < n; i++)
     params[i] = kv[i];
   return cli_run_flow(spec, params, n);

@@ -106,7 +106,8 @@ expect_fail 2 "cannot read $tmp/fifo: not a regular file" \
 expect_fail 2 "cannot read $tmp/nofile: No such file" \
   valsort "file:$tmp/nofile"
 expect_fail 2 "collection nosuch not found" valsort nosuch
-expect_fail 1 "not a schema|schema" valsort "file:$tmp/asc.dat" --schema "a:nosuch"
+expect_fail 1 'schema "a:nosuch": field 1 "a": unknown type "nosuch"' \
+  valsort "file:$tmp/asc.dat" --schema "a:nosuch"
 expect_fail 2 "--schema is for file: inputs; collection unsorted has its own" \
   valsort unsorted --schema "k:uint64"
 expect_fail 1 "missing COLL\\|file:PATH" valsort
