@@ -45,12 +45,57 @@ void river__flow_uncheck(river_flow *f)
     f->state = RIVER__FLOW_BUILDING;
 }
 
+/* A log handler that keeps the last message in ctx (a char[256]). */
+static void keep_msg(int level, int rank, const char *msg, void *ctx)
+{
+  (void)level;
+  (void)rank;
+  snprintf(ctx, 256, "%s", msg);
+}
+
+/* The stage's `perturb` argument (every stage takes it) parses, and its
+ * "cpu:I" clauses name instances the stage has. */
+static int perturb_ok(const river_flow *f, const river__stage *s)
+{
+  const river__arg *a = NULL;
+  river_perturb *p = NULL;
+  river_log_fn old = NULL;
+  void *old_ctx = NULL;
+  char why[256] = "";
+  int k, max = -1, rc;
+
+  for (k = 0; k < s->mod->nargs; k++)
+    if (strcmp(s->mod->args[k].name, "perturb") == 0)
+      a = &s->args[k];
+  if (a == NULL || a->value == NULL || a->value[0] == '\0')
+    return RIVER_SUCCESS;
+  river__log_swap(keep_msg, why, &old, &old_ctx);
+  rc = river_perturb_parse(a->value, &p);
+  river_log_set_handler(old, old_ctx);
+  if (rc != RIVER_SUCCESS) {
+    LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
+        "'perturb': %s", s->name, why);
+    return rc;
+  }
+  river_perturb_max_index(p, RIVER_PERTURB_CPU, &max);
+  river_perturb_destroy(p);
+  if (max >= s->nranks) {
+    LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
+        "'perturb' names cpu %d; the stage has instances 0..%d", s->name,
+        max, s->nranks - 1);
+    return RIVER_EINVAL;
+  }
+  return RIVER_SUCCESS;
+}
+
 /* Required arguments given; ports connected without holes. */
 static int check_stage(const river_flow *f, const river__stage *s)
 {
   const river_module_decl *d = &s->mod->decl;
   int k, i;
 
+  if (perturb_ok(f, s) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
   for (k = 0; k < s->mod->nargs; k++)
     if (s->args[k].value == NULL && s->mod->args[k].def == NULL) {
       LOG(f, s->origin, "stage '%s': missing required argument '%s' "

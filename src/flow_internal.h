@@ -28,6 +28,13 @@
 
 #define RIVER__NAME_MAX 63     /* stage and module names */
 #define RIVER__ARG_NAME_MAX 31 /* argument names */
+/* The arguments every stage takes besides its module's own, for
+ * experiments: an emulated CPU rate for what the stage gets from its
+ * inputs (bytes/s, 0 = real speed) and a perturbation spec whose
+ * "cpu:I" clauses slow instance I (coll_read and coll_write also take
+ * its "disk:D" clauses). Appended to every module's declaration. */
+#define RIVER__STAGE_ARGS "cpu_rate:size=0,perturb:str="
+#define RIVER__NSTAGE_ARGS 2
 #define RIVER__PORTS_MAX 1024  /* inputs or outputs of one stage */
 #define RIVER__STAGES_MAX 4096 /* stages of a flow (checks are O(n^2)) */
 #define RIVER__EDGES_MAX 16384 /* edges of a flow */

@@ -86,6 +86,22 @@ static int sink_filter(struct river__in *p, const void **recs, size_t *n)
   return RIVER_SUCCESS;
 }
 
+/* Emulation: the stage's CPU works through `bytes` at its cpu_rate
+ * (times its perturb factor now) before the module has them; the wait
+ * yields to the rank's other tasks (river_throttle_consume). */
+static void charge_cpu(struct river__inst *inst, size_t bytes)
+{
+  double f = 1.0;
+
+  if (inst->cpu == NULL)
+    return;
+  if (inst->perturb != NULL)
+    river_perturb_factor(inst->perturb, RIVER_PERTURB_CPU,
+                         inst->ctx.instance, river_wtime() - inst->t0, &f);
+  river_throttle_set_factor(inst->cpu, f);
+  river_throttle_consume(inst->cpu, bytes);
+}
+
 /* One try at input i's next message: a pending one from select, or the
  * queue's (releasing the message lent before). A message that the
  * edge's filter empties is skipped. */
@@ -116,6 +132,7 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
   if (rc == RIVER_SUCCESS) {
     inst->st.records_in += *n;
     inst->st.bytes_in += *n * p->record_size;
+    charge_cpu(inst, *n * p->record_size);
   } else if (rc == RIVER_EOS) {
     p->ended = 1;
     river_dq_release(p->q);

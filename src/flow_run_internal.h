@@ -59,6 +59,10 @@ struct river__inst {
   river_module_stats st;
   int status;
   MPI_Comm comm;           /* the stage's instances (river_ctx_comm) */
+  river_throttle *cpu;     /* the stage's cpu_rate, or NULL: what a get
+                              hands over is charged here (emulation) */
+  river_perturb *perturb;  /* the stage's perturb spec, or NULL */
+  double t0;               /* when the flow started here (perturb times) */
 };
 
 /* A flow's run on this rank (river_flow.run). */

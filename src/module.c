@@ -257,8 +257,10 @@ static int parse_decl_args(river__module *m)
     rc = parse_decl_arg(m->name, trim(item), &m->args[m->nargs]);
     for (i = 0; rc == RIVER_SUCCESS && i < m->nargs; i++)
       if (strcmp(m->args[i].name, m->args[m->nargs].name) == 0) {
-        river__error("module '%s': argument '%s' declared twice", m->name,
-                     m->args[i].name);
+        river__error("module '%s': argument '%s' %s", m->name,
+                     m->args[i].name, m->nargs >= n - RIVER__NSTAGE_ARGS
+                     ? "is one every stage takes (" RIVER__STAGE_ARGS ")"
+                     : "declared twice");
         rc = RIVER_EINVAL;
       }
     m->nargs++;
@@ -270,6 +272,27 @@ static int parse_decl_args(river__module *m)
   }
   free(text);
   return rc;
+}
+
+static int blank(const char *s)
+{
+  while (isspace((unsigned char)*s))
+    s++;
+  return *s == '\0';
+}
+
+/* A module's declared arguments followed by those every stage takes
+ * (RIVER__STAGE_ARGS: the emulation's cpu_rate and perturb), in a new
+ * string. */
+static char *with_stage_args(const char *args)
+{
+  size_t len = args ? strlen(args) : 0;
+  char *all = malloc(len + sizeof "," RIVER__STAGE_ARGS);
+
+  if (all != NULL)
+    sprintf(all, "%s%s" RIVER__STAGE_ARGS, args ? args : "",
+            args && !blank(args) ? "," : "");
+  return all;
 }
 
 static int decl_ok(const char *name, const river_module_decl *d)
@@ -313,9 +336,9 @@ int river_module_register(const char *name, river_module_fn fn,
   m->fn = fn;
   m->decl = *decl;
   m->user = user;
-  m->decl.args = decl->args ? strdup(decl->args) : NULL;
+  m->decl.args = with_stage_args(decl->args);
   m->decl.doc = decl->doc ? strdup(decl->doc) : NULL;
-  rc = (decl->args && !m->decl.args) || (decl->doc && !m->decl.doc)
+  rc = !m->decl.args || (decl->doc && !m->decl.doc)
            ? RIVER_ENOMEM : parse_decl_args(m);
   if (rc == RIVER_SUCCESS && nmods == mods_cap) {
     grown = realloc(mods, (size_t)(mods_cap * 2 + 8) * sizeof *mods);

@@ -64,7 +64,8 @@ struct river__sched {
   river__sched_stats stats;
 };
 
-static river__sched *running; /* the scheduler in river__sched_run */
+static _Thread_local river__sched *running; /* the scheduler in river__sched_run
+                                           (on this thread) */
 
 /* ASan's view of switches (no-ops without it). */
 static void start_switch(void **fake, const void *bottom, size_t size)

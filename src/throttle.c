@@ -19,6 +19,7 @@
  * The perturbation specs are in perturb.c, the CPU hog in cpu_hog.c.
  */
 #include "river_internal.h"
+#include "sched_internal.h"
 #include "throttle_internal.h"
 
 #include <math.h>
@@ -76,7 +77,21 @@ static void refill(river_throttle *t, double now)
   t->last = now;
 }
 
-/* Take `piece` bytes of tokens, sleeping off any debt that leaves. */
+/* Wait until river_wtime() >= target: inside a flow's task by yielding
+ * to the rank's other tasks (an emulated slow disk or CPU slows its own
+ * stage, not every stage on the rank; the scheduler sleeps when all
+ * wait), elsewhere by sleeping. */
+static void wait_until(double target)
+{
+  if (river__sched_current() == NULL) {
+    river__sleep_until(target);
+    return;
+  }
+  while (river_wtime() < target)
+    river__sched_yield(1);
+}
+
+/* Take `piece` bytes of tokens, waiting off any debt that leaves. */
 static void take(river_throttle *t, double piece)
 {
   double now = river_wtime(), after;
@@ -85,7 +100,7 @@ static void take(river_throttle *t, double piece)
   t->tokens -= piece;
   if (t->tokens >= 0)
     return;
-  river__sleep_until(now + -t->tokens / (t->rate * t->factor));
+  wait_until(now + -t->tokens / (t->rate * t->factor));
   after = river_wtime();
   t->slept += after - now;
   refill(t, after);

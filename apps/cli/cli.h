@@ -30,8 +30,10 @@ int cli_agree(int rc);
 int cli_bcast(void *buf, int bytes);
 
 /* Load the flow spec at path with params kv[0..nkv) (key=value), run it
- * on MPI_COMM_WORLD and print its stages' totals (river run). */
-int cli_run_flow(const char *path, const char *const *kv, int nkv);
+ * on MPI_COMM_WORLD and print its stages' totals (river run); *seconds
+ * (if not NULL) gets the run's time. */
+int cli_run_flow(const char *path, const char *const *kv, int nkv,
+                 double *seconds);
 
 int cmd_gen(int argc, char **argv);
 int cmd_copy_in(int argc, char **argv);

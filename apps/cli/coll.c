@@ -44,6 +44,10 @@ static const struct option long_opts[] = {
   {"remove", no_argument, NULL, OPT_REMOVE},
   {"input", required_argument, NULL, OPT_INPUT},
   {"memory", required_argument, NULL, OPT_MEMORY},
+  {"static", no_argument, NULL, OPT_STATIC},
+  {"disk-rate", required_argument, NULL, OPT_DISK_RATE},
+  {"cpu-rate", required_argument, NULL, OPT_CPU_RATE},
+  {"perturb", required_argument, NULL, OPT_PERTURB},
   {NULL, 0, NULL, 0}
 };
 
@@ -96,6 +100,10 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_REMOVE: a->remove = 1; break;
   case OPT_INPUT: a->input = val; break;
   case OPT_MEMORY: a->memory = val; break;
+  case OPT_STATIC: a->is_static = 1; break;
+  case OPT_DISK_RATE: a->disk_rate = val; break;
+  case OPT_CPU_RATE: a->cpu_rate = val; break;
+  case OPT_PERTURB: a->perturb = val; break;
   case OPT_READ:
     if (strcmp(val, "gd") == 0)
       a->read_policy = RIVER_GD_BALANCED;

@@ -15,7 +15,8 @@ enum {
   OPT_SEED = 1 << 6, OPT_MIRROR = 1 << 7, OPT_LAYOUT = 1 << 8,
   OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
   OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14,
-  OPT_INPUT = 1 << 15, OPT_MEMORY = 1 << 16
+  OPT_INPUT = 1 << 15, OPT_MEMORY = 1 << 16, OPT_STATIC = 1 << 17,
+  OPT_DISK_RATE = 1 << 18, OPT_CPU_RATE = 1 << 19, OPT_PERTURB = 1 << 20
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -35,6 +36,10 @@ struct args {
   int remove;           /* gc --remove */
   const char *input;    /* valsort --input */
   const char *memory;   /* sort --memory (checked by the flow) */
+  int is_static;        /* sort --static: the static baseline */
+  const char *disk_rate;  /* sort --disk-rate, --cpu-rate, --perturb */
+  const char *cpu_rate;
+  const char *perturb;
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

@@ -78,13 +78,15 @@ int cmd_run(int argc, char **argv)
       return RIVER_EINVAL;
     }
   }
-  return cli_run_flow(argv[1], (const char *const *)argv + 2, argc - 2);
+  return cli_run_flow(argv[1], (const char *const *)argv + 2, argc - 2,
+                      NULL);
 }
 
-int cli_run_flow(const char *path, const char *const *kv, int nkv)
+int cli_run_flow(const char *path, const char *const *kv, int nkv,
+                 double *seconds)
 {
   river_flow *f = NULL;
-  double t0;
+  double t0, t;
   int rc;
 
   if (cli_rank() != 0)
@@ -95,11 +97,14 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv)
   t0 = river_wtime();
   if (rc == RIVER_SUCCESS)
     rc = river_flow_go(f);
+  t = river_wtime() - t0;
+  if (seconds != NULL)
+    *seconds = t;
   if (rc == RIVER_SUCCESS)
     rc = print_totals(f, totals_stream(f));
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
     fprintf(totals_stream(f), "run: %s: done in %.3f s on %d ranks\n",
-            path, river_wtime() - t0, cli_size());
+            path, t, cli_size());
   river_flow_destroy(f);
   return rc;
 }

@@ -1,8 +1,10 @@
 /*
- * sort.c - `river sort IN OUT [--memory SIZE] [--mirror R] [--root DIR]`:
- * the one-pass parallel sort of collection IN into collection OUT. The
- * sort is the flow spec flows/sort.yaml, which `river run` runs as well;
- * this command finds it and fills in its params from the options.
+ * sort.c - `river sort IN OUT [--memory SIZE] [--mirror R] [--root DIR]
+ * [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC]`: the
+ * one-pass parallel sort of collection IN into collection OUT. The sort
+ * is the flow spec flows/sort.yaml, which `river run` runs as well; this
+ * command finds it, fills in its params from the options, and reports
+ * the time, with emulated rates against the sort's fluid ideal.
  *
  * Where the spec is: $RIVER_FLOWS/sort.yaml if set; else, for the river
  * program of a build tree (not installed), the source tree's flows/;
@@ -10,6 +12,7 @@
  */
 #include "coll.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,15 +104,126 @@ static int param(char *buf, size_t len, const char *key, const char *value)
   return 0;
 }
 
+/* The perturbation's factor for (kind, index) at the start; 1 without
+ * a spec. */
+static double factor(const river_perturb *p, int kind, int index)
+{
+  double f = 1.0;
+
+  if (p != NULL)
+    river_perturb_factor(p, kind, index, 0.0, &f);
+  return f;
+}
+
+/*
+ * The fluid ideal of the sort, in seconds: the best any placement of
+ * the work could do with the emulated rates (0 for a rate means real
+ * speed, which the ideal does not model). The sort holds every record
+ * before it writes any, so it has two phases:
+ *
+ *   reading and partitioning, at min(R_read, R_cpu): R_read is GD's
+ *   fluid ideal over IN's disks (river_gd_fluid_ideal; the sum of the
+ *   disks' rates if IN has more partitions than disks), R_cpu the sum
+ *   of the n partitioners' CPU rates;
+ *   writing, at the sum of the n disks' rates divided by OUT's copies.
+ *
+ * Perturbation factors are those in force at the start. The in-memory
+ * sort and the exchange are not emulated and count as free: the ideal
+ * is a bound the measured time can only approach. 0 if nothing is
+ * emulated.
+ */
+static double sort_ideal(const river_pcoll_info *in, int n, int rout,
+                         double disk, double cpu, const river_perturb *p)
+{
+  double bytes = (double)in->nrecords * (double)in->record_size;
+  double read = INFINITY, part = INFINITY, write = 0, t = 0;
+  double rates[1024];
+  int d;
+
+  if ((disk == 0 && cpu == 0) || in->ndisks > 1024)
+    return 0;
+  if (disk > 0) {
+    for (d = 0, read = 0; d < in->ndisks; d++) {
+      rates[d] = disk * factor(p, RIVER_PERTURB_DISK, d);
+      read += rates[d];
+    }
+    if (in->npartitions == in->ndisks)
+      river_gd_fluid_ideal(rates, in->ndisks, in->replication, NULL, &read);
+    for (d = 0; d < n; d++)
+      write += disk * factor(p, RIVER_PERTURB_DISK, d) / rout;
+    t += bytes / write;
+  }
+  if (cpu > 0)
+    for (d = 0, part = 0; d < n; d++)
+      part += cpu * factor(p, RIVER_PERTURB_CPU, d);
+  return t + bytes / (read < part ? read : part);
+}
+
+/* Rank 0's line after a sort: records, size, time, rate; with emulated
+ * rates, the fluid ideal and the share of it reached. */
+static void report(const struct args *a, const river_pcoll_info *in,
+                   double seconds, double disk, double cpu)
+{
+  double mb = (double)in->nrecords * (double)in->record_size / 1e6, ideal;
+  river_perturb *p = NULL;
+
+  if (cli_rank() != 0)
+    return;
+  if (a->perturb != NULL)
+    river_perturb_parse(a->perturb, &p);   /* the flow checked it */
+  ideal = sort_ideal(in, cli_size(), a->opts.replication > 0
+                     ? a->opts.replication : 1, disk, cpu, p);
+  river_perturb_destroy(p);
+  printf("sort: %s %s -> %s: %llu records, %.1f MB in %.3f s, %.1f MB/s",
+         a->is_static ? "static" : "river", a->pos[0], a->pos[1],
+         (unsigned long long)in->nrecords, mb, seconds,
+         seconds > 0 ? mb / seconds : 0.0);
+  if (ideal > 0)
+    printf("; fluid ideal %.3f s, %.1f%% of it", ideal,
+           100.0 * ideal / seconds);
+  printf("\n");
+  fflush(stdout);
+}
+
+/* IN's description (collective: every rank opens it). */
+static int input_info(const struct args *a, river_pcoll_info *info)
+{
+  river_pcoll *pc = NULL;
+  int rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
+
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_info_get(pc, info);
+  river_pcoll_close(pc);
+  return rc;
+}
+
+/* An emulated rate option (bytes/s, suffixes k, M, G) as a number of
+ * bytes/s into *rate and the param key=value into buf; 0 if absent. */
+static int rate_param(const char *opt, const char *val, const char *key,
+                      double *rate, char *buf, size_t len)
+{
+  uint64_t v = 0;
+  int rc = RIVER_SUCCESS;
+
+  if (val != NULL)
+    rc = cli_parse_u64(opt, val, 1, UINT64_MAX >> 1, 1, &v);
+  *rate = (double)v;
+  snprintf(buf, len, "%s=%llu", key, (unsigned long long)v);
+  return rc;
+}
+
 int cmd_sort(int argc, char **argv)
 {
   struct args a;
-  char spec[4096], kv[5][4200];
-  const char *params[5];
+  river_pcoll_info in;
+  char spec[4096], kv[10][4200];
+  const char *params[10];
+  double disk, cpu, seconds = 0;
   int n = 0, i, rc;
 
   rc = cli_coll_args(argc, argv, OPT_ROOT | OPT_MIRROR | OPT_MEMORY
-                     | OPT_FORCE, 2, "IN and OUT COLL", &a);
+                     | OPT_FORCE | OPT_STATIC | OPT_DISK_RATE | OPT_CPU_RATE
+                     | OPT_PERTURB, 2, "IN and OUT COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   for (i = 0; i < 2; i++)
@@ -121,21 +235,37 @@ int cmd_sort(int argc, char **argv)
                 "sort reads IN while it writes OUT", a.pos[0]);
     return RIVER_EINVAL;
   }
+  if ((rc = rate_param("--disk-rate", a.disk_rate, "disk_rate", &disk, kv[n++],
+                       sizeof kv[0])) != RIVER_SUCCESS
+      || (rc = rate_param("--cpu-rate", a.cpu_rate, "cpu_rate", &cpu, kv[n++],
+                          sizeof kv[0])) != RIVER_SUCCESS)
+    return rc;
   /* A rank that cannot find it says so; every rank fails alike. */
   if ((rc = cli_agree(find_spec("sort.yaml", spec, sizeof spec)))
       != RIVER_SUCCESS)
     return rc;
   if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)
     return rc;
+  if ((rc = input_info(&a, &in)) != RIVER_SUCCESS)
+    return rc;
   snprintf(kv[n++], sizeof kv[0], "in=%s", a.pos[0]);  /* names: short */
   snprintf(kv[n++], sizeof kv[0], "out=%s", a.pos[1]);
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
+  if (a.is_static) {   /* fixed readers, one partitioner per reader */
+    snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
+    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
+  }
   if ((a.memory != NULL && !param(kv[n++], sizeof kv[0], "memory", a.memory))
       || (a.opts.root != NULL
-          && !param(kv[n++], sizeof kv[0], "root", a.opts.root)))
+          && !param(kv[n++], sizeof kv[0], "root", a.opts.root))
+      || (a.perturb != NULL
+          && !param(kv[n++], sizeof kv[0], "perturb", a.perturb)))
     return RIVER_EINVAL;
   for (i = 0; i < n; i++)
     params[i] = kv[i];
-  return cli_run_flow(spec, params, n);
+  rc = cli_run_flow(spec, params, n, &seconds);
+  if (rc == RIVER_SUCCESS)
+    report(&a, &in, seconds, disk, cpu);
+  return rc;
 }

@@ -56,7 +56,8 @@ RIVER_API void river_throttle_destroy(river_throttle *t);
 
 /*
  * Account for `bytes` of work: returns once the bucket has had the tokens
- * (sleeping, never spinning). Work larger than the burst is admitted in
+ * (sleeping, never spinning; called from a flow module, it yields to the
+ * other stages on its rank instead, so only its own stage is slowed). Work larger than the burst is admitted in
  * pieces, so long-run throughput is exactly `rate` x the current factor.
  */
 RIVER_API int river_throttle_consume(river_throttle *t, size_t bytes);
@@ -67,7 +68,7 @@ RIVER_API int river_throttle_set_factor(river_throttle *t, double factor);
 /* The effective rate (nominal x factor), bytes/s. */
 RIVER_API int river_throttle_rate(const river_throttle *t, double *rate);
 
-/* Seconds consume() has spent sleeping so far. */
+/* Seconds consume() has spent waiting so far. */
 RIVER_API int river_throttle_slept(const river_throttle *t, double *seconds);
 
 /* ---------------------------------------------------------- perturbation */

@@ -43,6 +43,23 @@ static int read_order(river_ctx *ctx)
   return -1;
 }
 
+/* The stage's `policy`: GD (the default) or a baseline; -1 (logged)
+ * for anything else. */
+static int read_policy(river_ctx *ctx)
+{
+  static const char *names[] = {"gd", "mirror-nogd", "nomirror"};
+  const char *policy = "";
+  int i;
+
+  river_arg_str(ctx, "policy", &policy);
+  for (i = 0; i < 3; i++)
+    if (strcmp(policy, names[i]) == 0)
+      return i;   /* RIVER_GD_BALANCED, _MIRROR_NOGD, _NOMIRROR */
+  river__error("stage %s: argument 'policy': '%.100s' is not gd, "
+               "mirror-nogd or nomirror", river_ctx_stage(ctx), policy);
+  return -1;
+}
+
 /* A log handler that drops messages. */
 static void quiet(int level, int rank, const char *msg, void *ctx)
 {
@@ -68,7 +85,8 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
   (void)output;
   if (!loud)
     river__log_swap(quiet, NULL, &old, &old_ctx);
-  rc = read_order(ctx) < 0 ? RIVER_EINVAL : RIVER_SUCCESS;
+  rc = read_order(ctx) < 0 || read_policy(ctx) < 0 ? RIVER_EINVAL
+                                                   : RIVER_SUCCESS;
   coll_opts(ctx, &o);
   river_arg_str(ctx, "coll", &name);
   if (rc == RIVER_SUCCESS)
@@ -81,6 +99,17 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
   if (!loud)
     river_log_set_handler(old, old_ctx);
   return rc;
+}
+
+/* The stage's perturb spec (every stage takes one), parsed; *p stays
+ * NULL for none. The flow's check has parsed it already. */
+static int stage_perturb(river_ctx *ctx, river_perturb **p)
+{
+  const char *spec = "";
+
+  *p = NULL;
+  river_arg_str(ctx, "perturb", &spec);
+  return spec[0] ? river_perturb_parse(spec, p) : RIVER_SUCCESS;
 }
 
 /* What a reader keeps while GD delivers. */
@@ -126,21 +155,29 @@ static void finish(struct reader *r)
 
 /* Read through GD over the stage: every instance calls river_gd_next
  * until it ends (its disks serve the others meanwhile), then closes. */
-static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream)
+static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
+                   int policy)
 {
   river_gd_opts o = RIVER_GD_OPTS_INIT;
   struct reader r = {ctx, NULL, 0, -1, RIVER_SUCCESS};
   river_pcoll_info info;
+  river_perturb *pert = NULL;
   river_gd *gd = NULL;
   const void *recs;
   MPI_Comm comm;
-  uint64_t b;
+  uint64_t b, rate = 0;
   size_t n;
   int ninst, p, rc;
 
   river_ctx_comm(ctx, &comm);
   river_ctx_instance(ctx, NULL, &ninst);
   river_pcoll_info_get(pc, &info);
+  river_arg_uint(ctx, "disk_rate", &rate);
+  if ((rc = stage_perturb(ctx, &pert)) != RIVER_SUCCESS)
+    return rc;
+  o.policy = (river_gd_policy)policy;
+  o.disk_rate = (double)rate;
+  o.perturb = rate > 0 ? pert : NULL;
   o.mode = stream ? RIVER_GD_STREAM : RIVER_GD_UNORDERED;
   if (stream && ninst == 1)
     r.rc = river_pcoll_order_create(pc, &r.order);
@@ -153,6 +190,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream)
   rc = river_gd_open(comm, pc, &o, &gd);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_order_destroy(r.order);
+    river_perturb_destroy(pert);
     return rc;
   }
   while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS)
@@ -163,6 +201,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream)
   }
   p = river_gd_close(gd);  /* the same outcome on every instance */
   river_pcoll_order_destroy(r.order);
+  river_perturb_destroy(pert);
   if (rc == RIVER_SUCCESS)
     rc = p;
   return rc != RIVER_SUCCESS ? rc : r.rc;
@@ -174,9 +213,9 @@ static int coll_read(river_ctx *ctx)
   river_pcoll *pc = NULL;
   const char *name = "";
   MPI_Comm comm;
-  int stream, rc;
+  int stream, policy, rc;
 
-  if ((stream = read_order(ctx)) < 0)
+  if ((stream = read_order(ctx)) < 0 || (policy = read_policy(ctx)) < 0)
     return RIVER_EINVAL;
   coll_opts(ctx, &o);
   river_arg_str(ctx, "coll", &name);
@@ -184,7 +223,7 @@ static int coll_read(river_ctx *ctx)
   rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS)
     return rc;
-  rc = read_gd(ctx, pc, stream);
+  rc = read_gd(ctx, pc, stream, policy);
   river_pcoll_close(pc);
   return rc;
 }
@@ -227,29 +266,84 @@ static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
   return RIVER_SUCCESS;
 }
 
+/* A writer's emulated disk: its instance's disk (the first copy of the
+ * partition it writes) at disk_rate times the perturb factor. */
+struct wdisk {
+  river_throttle *thr;    /* NULL: real speed */
+  river_perturb *pert;
+  int disk;
+  double t0;
+};
+
+static int write_disk(river_ctx *ctx, struct wdisk *d)
+{
+  uint64_t rate = 0;
+  int rc;
+
+  memset(d, 0, sizeof *d);
+  river_ctx_instance(ctx, &d->disk, NULL);
+  d->t0 = river_wtime();
+  river_arg_uint(ctx, "disk_rate", &rate);
+  if (rate == 0)
+    return RIVER_SUCCESS;
+  rc = river_throttle_create((double)rate, 0, &d->thr);
+  if (rc == RIVER_SUCCESS)
+    rc = stage_perturb(ctx, &d->pert);
+  return rc;
+}
+
+/* The disk writes `bytes` (every copy: as if one disk took them all). */
+static void disk_charge(struct wdisk *d, size_t bytes)
+{
+  double f = 1.0;
+
+  if (d->thr == NULL)
+    return;
+  if (d->pert != NULL)
+    river_perturb_factor(d->pert, RIVER_PERTURB_DISK, d->disk,
+                         river_wtime() - d->t0, &f);
+  river_throttle_set_factor(d->thr, f);
+  river_throttle_consume(d->thr, bytes);
+}
+
+static void free_disk(struct wdisk *d)
+{
+  river_throttle_destroy(d->thr);
+  river_perturb_destroy(d->pert);
+}
+
 static int coll_write(river_ctx *ctx)
 {
+  struct wdisk disk;
   river_pcoll_opts o;
   river_pcoll *pc = NULL;
   const river_schema *s;
   const char *name = "";
   const void *recs;
   MPI_Comm comm;
-  size_t n;
+  size_t n, rsize = 0;
   int rc, wrc = RIVER_SUCCESS;
 
   if ((rc = write_opts(ctx, &o)) != RIVER_SUCCESS)
     return rc;
+  if ((rc = write_disk(ctx, &disk)) != RIVER_SUCCESS)
+    return rc;
   river_arg_str(ctx, "coll", &name);
   river_ctx_comm(ctx, &comm);
   river_input_schema(ctx, 0, &s);
+  river_schema_record_size(s, &rsize);
   rc = river_pcoll_create(comm, name, s, &o, &pc);   /* collective */
-  if (rc != RIVER_SUCCESS)
+  if (rc != RIVER_SUCCESS) {
+    free_disk(&disk);
     return rc;
+  }
   /* Every instance reaches the agreement below, whatever failed. */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
-    if (wrc == RIVER_SUCCESS)
+    if (wrc == RIVER_SUCCESS) {
       wrc = river_pcoll_write(pc, recs, n);
+      disk_charge(&disk, n * rsize * (size_t)o.replication);
+    }
+  free_disk(&disk);
   if (rc == RIVER_EOS)
     rc = wrc;
   if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
@@ -274,7 +368,8 @@ void river__module_coll_read(void)
 
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
-  d.args = "coll:str,root:str=,order:str=unordered";
+  d.args = "coll:str,root:str=,order:str=unordered,policy:str=gd,"
+           "disk_rate:size=0";
   d.schema = read_schema;
   d.doc = "read a parallel collection (through GD: every mirror at once); "
           "order unordered or stream";
@@ -288,7 +383,7 @@ void river__module_coll_write(void)
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
-           "block_size:size=0";
+           "block_size:size=0,disk_rate:size=0";
   d.doc = "write a parallel collection, instance i writing partition i, "
           "committed atomically at the end";
   river_module_register("coll_write", coll_write, &d, NULL);
