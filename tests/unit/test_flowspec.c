@@ -498,6 +498,10 @@ static void test_module_register_bad(void **state)
     {{0, 0, 0, 0, 1, "a:int=x", NULL, NULL}, "default 'x' is not an integer"},
     {{0, 0, 0, 0, 1, "a:int,a:str", NULL, NULL}, "argument 'a' declared twice"},
     {{0, 0, 0, 0, 1, "a:int,,b:str", NULL, NULL}, "empty argument"},
+    {{0, 0, 0, 0, 1, "a:int,perturb:str", NULL, NULL},
+     "argument 'perturb' is one every stage takes (cpu_rate"},
+    {{0, 0, 0, 0, 1, "cpu_rate:double", NULL, NULL},
+     "argument 'cpu_rate' is one every stage takes"},
   };
   river_module_decl ok = RIVER_MODULE_DECL_INIT;
   size_t i;

@@ -1,0 +1,89 @@
+#!/bin/bash
+# test_sort_static.sh - river sort's static baseline and emulated rates:
+#  - `sort --static` (fixed readers, reader i feeding partitioner i)
+#    validates at 2 and 4 ranks, also with one disk directory lost (the
+#    fixed reader fails over to the mirror);
+#  - with emulated disks and partitioner CPUs and one of each slowed,
+#    River and static both validate, and the report line gives the
+#    fluid ideal, which the measured time does not beat;
+#  - a stage's cpu_rate slows it (a run takes at least bytes / rate)
+#    and changes nothing in what it gets;
+#  - bad --perturb, --disk-rate and read_policy values fail on every
+#    rank naming the option or argument, and leave no OUT.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+N=20000
+emul="--disk-rate 8M --cpu-rate 8M"
+
+# ideal_ok FILE: the report line in FILE has a fluid ideal, and the
+# measured time is not below it (20% slack for the clock's grain).
+ideal_ok() {
+  awk '/^sort: .* fluid ideal/ {
+         for (i = 1; i <= NF; i++) {
+           if ($(i + 1) == "s," && $(i - 1) == "in") t = $i
+           if ($(i - 1) == "ideal") ideal = $i
+         }
+         found = 1
+       }
+       END { exit !(found && t > 0 && ideal > 0 && t >= 0.8 * ideal) }' "$1"
+}
+
+for n in $(ranks 2 4); do
+  r "$n" gen "in$n" --records $N --skew --mirror 2 --seed $n >/dev/null 2>&1 \
+    || fail "$n ranks: gen"
+  r "$n" sort "in$n" "st$n" --static >"$tmp/out" 2>&1 \
+    || { fail "$n ranks: sort --static"; head -n 5 "$tmp/out"; }
+  grep -q "^sort: static in$n -> st$n: $N records" "$tmp/out" \
+    || fail "$n ranks: no report line for --static"
+  r "$n" valsort "st$n" --input "in$n" >/dev/null 2>&1 \
+    || fail "$n ranks: --static output does not validate"
+  for policy in "" --static; do
+    out=em$n${policy:+s}
+    r "$n" sort "in$n" "$out" $policy $emul \
+      --perturb "disk:1=0.5;cpu:$((n - 1))=0.25" >"$tmp/out" 2>&1 \
+      || { fail "$n ranks: emulated sort $policy"; head -n 5 "$tmp/out"; }
+    ideal_ok "$tmp/out" \
+      || { fail "$n ranks $policy: report"; grep '^sort:' "$tmp/out"; }
+    r "$n" valsort "$out" --input "in$n" >/dev/null 2>&1 \
+      || fail "$n ranks: emulated $policy output does not validate"
+  done
+done
+
+# A lost disk: the static readers fail over to the other copy.
+rm -rf "$root/disk1"
+r 4 sort in4 lost --static >/dev/null 2>&1 || fail "--static, disk 1 lost"
+r 4 valsort lost --input in4 >/dev/null 2>&1 \
+  || fail "--static with disk 1 lost: valsort"
+
+# cpu_rate: 2 MB at 2 + 1 MiB/s cannot take under 0.6 s; same digest.
+flows=${top_srcdir:-.}/tests/flows/run
+r 3 run "$flows/gen_slow.yaml" >"$tmp/fast" 2>&1 || fail "gen_slow, full speed"
+r 3 run "$flows/gen_slow.yaml" cpu_rate=2M perturb=cpu:1=0.5 \
+  >"$tmp/slow" 2>&1 || fail "gen_slow, emulated"
+# digest FILE: the records, sum and xor over count's lines in FILE.
+digest() {
+  local n=0 sum=0 x=0 stage inst cnt s xr
+  while read -r stage inst cnt s xr; do
+    [ "$stage" = sink ] || continue
+    n=$((n + cnt)); sum=$((sum + 0x$s)); x=$((x ^ 0x$xr))
+  done <"$1"
+  echo "$n $sum $x"
+}
+[ "$(digest "$tmp/slow")" = "$(digest "$tmp/fast")" ] \
+  && [ "$(digest "$tmp/fast" | cut -d' ' -f1)" = $N ] \
+  || fail "cpu_rate changed the records"
+awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.6) }' \
+  "$tmp/slow" || { fail "cpu_rate did not slow the stage"; cat "$tmp/slow"; }
+
+# Bad values: named, every rank, no OUT.
+expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
+  sort in4 bad1 --perturb cpu:x=1
+expect_fail 4 "argument 'perturb' names cpu 7; the stage has instances 0..3" \
+  sort in4 bad2 $emul --perturb "cpu:7=0.5"
+expect_fail 4 "--disk-rate fast: expected an integer" \
+  sort in4 bad3 --disk-rate fast
+expect_fail 2 "argument 'policy': 'bogus' is not gd, mirror-nogd or nomirror" \
+  run "${top_srcdir:-.}/flows/sort.yaml" in=in2 out=bad4 read_policy=bogus
+r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed sort left a collection"
+
+clitest_end test_sort_static
