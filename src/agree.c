@@ -77,6 +77,24 @@ int river__allgather(const void *in, int count, MPI_Datatype type, void *out,
                                &req), &req);
 }
 
+int river__gatherv(const void *in, int count, void *out, const int *counts,
+                   const int *displs, int root, MPI_Comm comm)
+{
+  MPI_Request req = MPI_REQUEST_NULL;
+
+  return finish(MPI_Igatherv(in, count, MPI_BYTE, out, counts, displs,
+                             MPI_BYTE, root, comm, &req), &req);
+}
+
+int river__scatterv(const void *in, const int *counts, const int *displs,
+                    void *out, int count, int root, MPI_Comm comm)
+{
+  MPI_Request req = MPI_REQUEST_NULL;
+
+  return finish(MPI_Iscatterv(in, counts, displs, MPI_BYTE, out, count,
+                              MPI_BYTE, root, comm, &req), &req);
+}
+
 int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm)
 {

@@ -6,8 +6,8 @@
  *
  *   collection.c        the handle's lifecycle, the header's encoding and
  *                       decoding, and the reader (open, read, verify, stat)
- *   collection_write.c  the writer (create, append, commit) and
- *                       river__fsync_dir
+ *   collection_write.c  the writer (create, append, commit; finish and
+ *                       commit_as) and river__fsync_dir
  *
  * Each file includes this header and neither includes the other.
  *
@@ -101,6 +101,9 @@ struct river_coll {
                              not closed with c */
   int direct;             /* O_DIRECT is on for fd */
   int failed;             /* writer: a write failed; only abandon is left */
+  int finished;           /* writer: written out under tmp, fd closed
+                             (river__coll_finish); only the rename or
+                             abandon is left */
   size_t record_size;
   size_t block_size;
   size_t rpb;             /* records per block */

@@ -240,9 +240,10 @@ int river_coll_append(river_coll *c, const void *records, size_t nrecords)
 
   if (c == NULL || c->tmp == NULL || (records == NULL && nrecords > 0))
     return RIVER_EINVAL;
-  if (c->failed) {
-    river__error("%s: a write failed earlier; the writer can only be "
-                 "abandoned", c->tmp);
+  if (c->failed || c->finished) {
+    river__error("%s: %s; the writer can only be %s", c->tmp, c->failed
+                 ? "a write failed earlier" : "the file is written out",
+                 c->failed ? "abandoned" : "committed or abandoned");
     return RIVER_ESTATE;
   }
   if (nrecords > SIZE_MAX / c->record_size
@@ -338,29 +339,70 @@ out:
   return rc == RIVER_ENOTFOUND ? RIVER_EIO : rc;
 }
 
-int river_coll_commit(river_coll *c)
+int river__coll_finish(river_coll *c)
 {
   int rc;
 
   if (c == NULL || c->tmp == NULL)
     return RIVER_EINVAL;
+  if (c->finished)
+    return RIVER_SUCCESS;
   if (c->failed) {
     river__error("%s: a write failed earlier; not committing", c->tmp);
-    rc = RIVER_ESTATE;
-    goto out;
+    return RIVER_ESTATE;
   }
   rc = finish_file(c);
+  if (rc != RIVER_SUCCESS) {
+    c->failed = 1;
+    return rc;
+  }
+  c->finished = 1;
+  free(c->buf);       /* what is left to do needs neither */
+  c->buf = NULL;
+  c->bufsize = 0;
+  free(c->crcs);
+  c->crcs = NULL;
+  c->crcs_cap = 0;
+  return RIVER_SUCCESS;
+}
+
+int river__coll_written(const river_coll *c, uint64_t *nrecords,
+                        uint64_t *nblocks, uint32_t *table_crc)
+{
+  if (c == NULL || c->tmp == NULL || !c->finished || nrecords == NULL
+      || nblocks == NULL || table_crc == NULL)
+    return RIVER_EINVAL;
+  *nrecords = c->nrecords;
+  *nblocks = c->nblocks;
+  *table_crc = c->table_crc;
+  return RIVER_SUCCESS;
+}
+
+int river__coll_commit_as(river_coll *c, const char *path)
+{
+  int rc;
+
+  if (c == NULL || c->tmp == NULL || path == NULL)
+    return RIVER_EINVAL;
+  rc = river__coll_finish(c);
   if (rc)
     goto out;
-  if (rename(c->tmp, c->path) < 0) {
+  if (rename(c->tmp, path) < 0) {
     river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "rename");
     rc = RIVER_EIO;
     goto out;
   }
   c->tmp_exists = 0;
   /* path is replaced now; a failure here leaves its durability open. */
-  rc = river__fsync_dir(c->path);
+  rc = river__fsync_dir(path);
 out:
   river__coll_free(c);
   return rc;
+}
+
+int river_coll_commit(river_coll *c)
+{
+  if (c == NULL || c->tmp == NULL)
+    return RIVER_EINVAL;
+  return river__coll_commit_as(c, c->path);
 }

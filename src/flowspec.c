@@ -571,6 +571,19 @@ static int edge_opts(struct spec *sp, yaml_node_t *const v[],
   return rc;
 }
 
+/* *n becomes NULL if its value, substituted, is empty: an edge option
+ * left to a param that is "" is as if not given. */
+static int drop_if_empty(struct spec *sp, yaml_node_t **n, const char *what)
+{
+  char *s = NULL;
+  int rc = scalar(sp, *n, what, &s);
+
+  if (rc == RIVER_SUCCESS && s[0] == '\0')
+    *n = NULL;
+  free(s);
+  return rc;
+}
+
 static int read_edge(struct spec *sp, yaml_node_t *n)
 {
   static const char *const keys[] = {"from", "to", "kind", "policy", "by",
@@ -580,10 +593,13 @@ static int read_edge(struct spec *sp, yaml_node_t *n)
   river_edge_opts o = RIVER_EDGE_OPTS_INIT;
   yaml_node_t *v[12];
   char *from = NULL, *to = NULL, *key = NULL, *filter = NULL;
-  int rc;
+  int rc, i;
 
   if ((rc = mapping(sp, n, "an edge", keys, v)) != RIVER_SUCCESS)
     return rc;
+  for (i = 2; i < 12; i++)   /* an empty option is one not given */
+    if (v[i] && (rc = drop_if_empty(sp, &v[i], keys[i])) != RIVER_SUCCESS)
+      return rc;
   if (v[0] == NULL || v[1] == NULL)
     return err(sp, n, "an edge without '%s'", v[0] == NULL ? "from" : "to");
   if ((rc = scalar(sp, v[0], "from", &from)) == RIVER_SUCCESS

@@ -16,6 +16,7 @@ src_libriver_la_SOURCES = \
 	src/collection_write.c \
 	src/pcoll_internal.h \
 	src/pcoll.c \
+	src/pcoll_commit.c \
 	src/pcoll_open.c \
 	src/pcoll_meta.c \
 	src/pcoll_path.c \

@@ -19,21 +19,13 @@
 #include "pcoll_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Per-partition facts a writer sends to rank 0 at commit. The two key
- * buffers follow the struct in the gathered message. */
-struct part_report {
-  uint64_t nrecords;
-  uint64_t nblocks;
-  uint32_t checksum;
-  int32_t ordered_ok;   /* 1 if this partition's keys ascend */
-};
 
 /* A 16-hex-digit id for one write, unique enough across time and hosts. */
 static void new_generation(char out[17])
@@ -62,6 +54,7 @@ void river__pcoll_free(river_pcoll *pc)
     for (i = 0; i < pc->info.replication; i++)
       river_coll_close(pc->wcopies[i]);
   }
+  river__pcoll_free_wparts(pc);
   if (pc->lock_fd >= 0) {
     /* A write that ends here without a collection of its name (a first
      * write abandoned) removes the lock file too. */
@@ -152,21 +145,19 @@ static int setup_create(river_pcoll *pc, const river_schema *schema,
   return RIVER_SUCCESS;
 }
 
-/* Open this rank's partition files, one per copy. */
-static int open_writers(river_pcoll *pc)
+/* Open the files of this rank's partition (named for partition `index`
+ * of this write: the rank, or a provisional number for a partition
+ * begun with river_pcoll_begin_partition), one per copy, on this rank's
+ * disk and the next ones. */
+static int open_copies(river_pcoll *pc, int index)
 {
   river_coll_opts co = RIVER_COLL_OPTS_INIT;
   char path[RIVER_PATH_MAX], dir[RIVER_PATH_MAX], label[64];
   int c, d, rc;
 
-  pc->wcopies = calloc((size_t)pc->info.replication, sizeof *pc->wcopies);
-  pc->key_min = calloc(3, pc->key_size ? pc->key_size : 1);
-  if (pc->wcopies == NULL || pc->key_min == NULL)
-    return RIVER_ENOMEM;
-  pc->key_max = pc->key_min + pc->key_size;
-  pc->key_last = pc->key_max + pc->key_size;
+  pc->wcount = 0;
   pc->ordered_ok = 1;
-  rc = river__pcoll_data_name(pc->info.name, pc->rank, pc->info.generation,
+  rc = river__pcoll_data_name(pc->info.name, index, pc->info.generation,
                               pc->wpath, sizeof pc->wpath);
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -175,8 +166,12 @@ static int open_writers(river_pcoll *pc)
   co.label = label;
   for (c = 0; c < pc->info.replication; c++) {
     d = (pc->rank + c) % pc->info.ndisks;
-    snprintf(label, sizeof label, "partition %d copy %d disk %d", pc->rank, c,
-             d);
+    if (pc->keyed)
+      snprintf(label, sizeof label, "rank %d's partition %d copy %d disk %d",
+               pc->rank, pc->nwparts, c, d);
+    else
+      snprintf(label, sizeof label, "partition %d copy %d disk %d", index, c,
+               d);
     rc = river__pcoll_disk_dir(pc->root, pc->disks, d, dir, sizeof dir);
     if (rc == RIVER_SUCCESS)
       rc = river__pcoll_mkdirs(dir);
@@ -192,8 +187,90 @@ static int open_writers(river_pcoll *pc)
   return RIVER_SUCCESS;
 }
 
-/* Which file path names now. */
-static struct river__file_id file_id(const char *path)
+/* Open this rank's partition files (partition = rank). */
+static int open_writers(river_pcoll *pc)
+{
+  pc->wcopies = calloc((size_t)pc->info.replication, sizeof *pc->wcopies);
+  pc->key_min = calloc(3, pc->key_size ? pc->key_size : 1);
+  if (pc->wcopies == NULL || pc->key_min == NULL)
+    return RIVER_ENOMEM;
+  pc->key_max = pc->key_min + pc->key_size;
+  pc->key_last = pc->key_max + pc->key_size;
+  return open_copies(pc, pc->rank);
+}
+
+int river__pcoll_end_partition(river_pcoll *pc, int keep)
+{
+  struct river__wpart *w, *grown;
+  int c, rc = RIVER_SUCCESS;
+
+  if (!keep) {
+    for (c = 0; c < pc->info.replication; c++) {
+      river_coll_close(pc->wcopies[c]);
+      pc->wcopies[c] = NULL;
+    }
+    return RIVER_SUCCESS;
+  }
+  if (pc->nwparts == pc->wparts_cap) {
+    grown = realloc(pc->wparts, (size_t)(pc->wparts_cap * 2 + 4)
+                                    * sizeof *grown);
+    if (grown == NULL)
+      return RIVER_ENOMEM;
+    pc->wparts = grown;
+    pc->wparts_cap = pc->wparts_cap * 2 + 4;
+  }
+  w = &pc->wparts[pc->nwparts];
+  memset(w, 0, sizeof *w);
+  w->copies = pc->wcopies;
+  w->keys = malloc(2 * pc->key_size + 1);
+  pc->wcopies = calloc((size_t)pc->info.replication, sizeof *pc->wcopies);
+  pc->nwparts++;   /* from here on its files are freed with the handle */
+  if (w->keys == NULL || pc->wcopies == NULL)
+    return RIVER_ENOMEM;
+  memcpy(w->keys, pc->key_min, 2 * pc->key_size);  /* min, max */
+  w->order = pc->worder;
+  w->nrecords = pc->wcount;
+  w->ordered_ok = pc->ordered_ok;
+  w->final = -1;
+  for (c = 0; c < pc->info.replication && rc == RIVER_SUCCESS; c++)
+    rc = river__coll_finish(w->copies[c]);
+  return rc;
+}
+
+int river_pcoll_begin_partition(river_pcoll *pc, uint64_t order)
+{
+  int rc;
+
+  if (pc == NULL || !pc->writing || pc->wcopies == NULL)
+    return RIVER_EINVAL;
+  if (pc->failed)
+    return RIVER_ESTATE;
+  if (!pc->keyed && pc->wcount > 0) {
+    river__error("collection %s: rank %d wrote %llu records before its "
+                 "first river_pcoll_begin_partition", pc->info.name,
+                 pc->rank, (unsigned long long)pc->wcount);
+    pc->failed = 1;
+    return RIVER_ESTATE;
+  }
+  rc = river__pcoll_end_partition(pc, pc->keyed);
+  if (rc == RIVER_SUCCESS) {
+    /* A provisional name, unique in this write: renamed at the commit. */
+    int seq = pc->nwparts;
+    pc->keyed = 1;
+    pc->worder = order;
+    if ((uint64_t)seq * (uint64_t)pc->size + (uint64_t)pc->rank > INT_MAX) {
+      river__error("collection %s: too many partitions", pc->info.name);
+      rc = RIVER_EOVERFLOW;
+    } else {
+      rc = open_copies(pc, pc->rank + pc->size * seq);
+    }
+  }
+  if (rc != RIVER_SUCCESS)
+    pc->failed = 1;
+  return rc;
+}
+
+struct river__file_id river__pcoll_file_id(const char *path)
 {
   struct river__file_id id = {0, 0, 0};
   struct stat st;
@@ -219,7 +296,7 @@ static int lock_for_write(river_pcoll *pc)
     rc = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
                                 sizeof path);
   if (rc == RIVER_SUCCESS)
-    pc->prev = file_id(path);
+    pc->prev = river__pcoll_file_id(path);
   return rc;
 }
 
@@ -264,6 +341,8 @@ int river_pcoll_write(river_pcoll *pc, const void *records, size_t nrecords)
 
   if (pc == NULL || !pc->writing || (records == NULL && nrecords > 0))
     return RIVER_EINVAL;
+  if (pc->failed)
+    return RIVER_ESTATE;
   if (nrecords == 0)
     return RIVER_SUCCESS;
   rs = pc->info.record_size;
@@ -292,240 +371,6 @@ int river_pcoll_write(river_pcoll *pc, const void *records, size_t nrecords)
   }
   pc->wcount += nrecords;
   return RIVER_SUCCESS;
-}
-
-/* ------------------------------------------------------------ commit */
-
-/* Finish this rank's copies and report them: commit each file (fsync +
- * rename), then reopen copy 0 to learn its block count and checksum. */
-static int finish_local(river_pcoll *pc, struct part_report *rep)
-{
-  char path[RIVER_PATH_MAX];
-  river_coll *c = NULL;
-  river_coll_info ci;
-  int i, rc = RIVER_SUCCESS, r;
-
-  for (i = 0; i < pc->info.replication; i++) {
-    r = river_coll_commit(pc->wcopies[i]);
-    pc->wcopies[i] = NULL;
-    if (r != RIVER_SUCCESS && rc == RIVER_SUCCESS)
-      rc = r;
-  }
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  rc = river__pcoll_file_path(pc->root, pc->disks, pc->rank % pc->info.ndisks,
-                              pc->wpath, path, sizeof path);
-  if (rc == RIVER_SUCCESS)
-    rc = river_coll_open(path, pc->info.record_size, NULL, &c);
-  if (rc == RIVER_SUCCESS)
-    rc = river_coll_stat(c, &ci);
-  river_coll_close(c);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  rep->nrecords = ci.nrecords;
-  rep->nblocks = ci.nblocks;
-  rep->checksum = ci.table_crc;
-  rep->ordered_ok = pc->ordered_ok;
-  return RIVER_SUCCESS;
-}
-
-/* What rank 0 learns of the collection being replaced, for cleanup. */
-struct old_gen {
-  int exists;
-  struct river__pcoll_where where;
-};
-
-/* Rank 0: the partition table (pc->parts, pc->info.nrecords) and the
- * key ranges (keys: min then max per partition) from the writers'
- * reports; RIVER_EINVAL if a collection declared ordered is not. */
-static int build_table(river_pcoll *pc, const unsigned char *reports,
-                       size_t rep_size, unsigned char *keys)
-{
-  river_pcoll_info *in = &pc->info;
-  const unsigned char *prev_max = NULL;
-  int p;
-
-  pc->parts = calloc((size_t)in->npartitions, sizeof *pc->parts);
-  if (pc->parts == NULL)
-    return RIVER_ENOMEM;
-  in->nrecords = 0;
-  for (p = 0; p < in->npartitions; p++) {
-    const unsigned char *rep = reports + (size_t)p * rep_size;
-    const unsigned char *kmin = rep + sizeof(struct part_report);
-    const unsigned char *kmax = kmin + pc->key_size;
-    river_pcoll_part *pp = &pc->parts[p];
-    struct part_report r;
-
-    memcpy(&r, rep, sizeof r);
-    if (in->ordered && r.nrecords > 0) {
-      if (!r.ordered_ok || (prev_max && river__schema_key_bytes_cmp(
-                                pc->schema, prev_max, kmin) > 0)) {
-        river__error("collection %s: declared ordered, but partition %d %s",
-                     in->name, p, r.ordered_ok ? "starts below the end of "
-                     "the one before" : "is not in key order");
-        return RIVER_EINVAL;
-      }
-      prev_max = kmax;
-    }
-    pp->nrecords = r.nrecords;
-    pp->bytes = r.nrecords * in->record_size;
-    pp->nblocks = r.nblocks;
-    pp->checksum = r.checksum;
-    pp->first_disk = p % in->ndisks;
-    river__pcoll_data_name(in->name, p, in->generation, pp->path,
-                           sizeof pp->path);
-    memcpy(keys + (size_t)p * 2 * pc->key_size, kmin, 2 * pc->key_size);
-    in->nrecords += r.nrecords;
-  }
-  return RIVER_SUCCESS;
-}
-
-/* Rank 0: learn what the metadata being replaced says, if it can be
- * read, so that its data files can be removed after the commit. */
-static void learn_old(const river_pcoll *pc, struct old_gen *old)
-{
-  int rc = river__pcoll_where(pc->root, pc->info.name, &old->where);
-
-  old->exists = rc == RIVER_SUCCESS;
-  if (rc != RIVER_SUCCESS && rc != RIVER_ENOTFOUND)
-    river__warn("collection %s: replacing unreadable metadata; its data "
-                "files are left in place (`river gc` lists "
-                "them)", pc->info.name);
-}
-
-/* Rank 0: is the metadata file still the one this write set out to
- * replace? Another job committed the name meanwhile if not (possible
- * only where the lock could not be taken). */
-static int check_unchanged(const river_pcoll *pc, const char *path)
-{
-  struct river__file_id now = file_id(path);
-
-  if (now.exists == pc->prev.exists
-      && (!now.exists || (now.dev == pc->prev.dev
-                          && now.ino == pc->prev.ino)))
-    return RIVER_SUCCESS;
-  river__error("collection %s was replaced or removed by another job while "
-               "this one wrote it; this write is abandoned", pc->info.name);
-  return RIVER_EBUSY;
-}
-
-/* Rank 0: build the partition table from the reports, check ordering,
- * write the metadata under this write's own temporary name and rename it
- * into place. The rename is the commit: RIVER_SUCCESS from then on, a
- * failure after it (syncing the directory) only a warning. */
-static int publish(river_pcoll *pc, const unsigned char *reports,
-                   size_t rep_size, struct old_gen *old)
-{
-  char path[RIVER_PATH_MAX], tmp[RIVER_PATH_MAX];
-  unsigned char *keys;
-  int rc;
-
-  keys = calloc((size_t)pc->info.npartitions, 2 * pc->key_size + 1);
-  if (keys == NULL)
-    return RIVER_ENOMEM;
-  rc = build_table(pc, reports, rep_size, keys);
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
-                                sizeof path);
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_path(pc->root, pc->info.name,
-                                pc->info.generation, tmp, sizeof tmp);
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_write(pc, tmp, keys);
-  free(keys);
-  if (rc == RIVER_SUCCESS)
-    rc = check_unchanged(pc, path);
-  if (rc == RIVER_SUCCESS && pc->prev.exists)
-    learn_old(pc, old);
-  if (rc == RIVER_SUCCESS && river__test_fault("commit-rename") != 0) {
-    river__error("cannot rename %s to %s: injected fault", tmp, path);
-    rc = RIVER_EIO;
-  } else if (rc == RIVER_SUCCESS && rename(tmp, path) != 0) {
-    river__error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    rc = RIVER_EIO;
-  }
-  if (rc != RIVER_SUCCESS) {
-    unlink(tmp);
-    old->exists = 0;
-    return rc;
-  }
-  /* Committed. */
-  if (river__fsync_dir(path) != RIVER_SUCCESS)
-    river__warn("collection %s is committed, but its directory could not "
-                "be synced: the commit may not survive a power failure",
-                pc->info.name);
-  return RIVER_SUCCESS;
-}
-
-/* After the commit: remove the files of the generation it replaced.
- * Partition p's old files are removed by rank p mod size; failures are
- * warnings (the files become orphans, see river_pcoll_gc). */
-static void remove_old(const river_pcoll *pc, const struct old_gen *old)
-{
-  const struct river__pcoll_where *w = &old->where;
-  int p;
-
-  if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
-    return;
-  for (p = pc->rank; p < w->npartitions; p += pc->size)
-    river__pcoll_remove_files(pc->root, w->disks, pc->info.name, p,
-                              w->generation, w->ndisks, w->replication);
-}
-
-/*
- * The commit protocol (doc/collections.md): every rank finishes its
- * files (data written, fsynced, renamed from .rdat.tmp to .rdat); rank 0
- * gathers their reports, writes the metadata under this write's own
- * temporary name, checks that nobody replaced the name meanwhile and
- * renames the metadata into place: that rename is the commit. Then the
- * old generation's files go. Rank 0 holds the name's lock throughout.
- */
-int river_pcoll_commit(river_pcoll *pc)
-{
-  struct part_report rep = {0};
-  struct old_gen old = {0};
-  unsigned char *mine = NULL, *all = NULL;
-  size_t rep_size;
-  int rc;
-
-  if (pc == NULL || !pc->writing)
-    return RIVER_EINVAL;
-  rep_size = sizeof rep + 2 * pc->key_size;
-  mine = calloc(1, rep_size);
-  if (pc->rank == 0)
-    all = calloc((size_t)pc->size, rep_size);
-  rc = mine == NULL || (pc->rank == 0 && all == NULL) ? RIVER_ENOMEM
-                                                      : RIVER_SUCCESS;
-  if (rc == RIVER_SUCCESS && river__test_fault("commit-files") != 0)
-    rc = RIVER_EIO;
-  if (rc == RIVER_SUCCESS)
-    rc = finish_local(pc, &rep);
-  rc = river__agree(pc->comm, rc);
-  if (rc == RIVER_SUCCESS) {
-    memcpy(mine, &rep, sizeof rep);
-    memcpy(mine + sizeof rep, pc->key_min, pc->key_size);
-    memcpy(mine + sizeof rep + pc->key_size, pc->key_max, pc->key_size);
-    river__gather(mine, (int)rep_size, MPI_BYTE, all, 0, pc->comm);
-    if (pc->rank == 0 && river__test_fault("commit-meta") != 0)
-      rc = RIVER_EIO;
-    if (pc->rank == 0 && rc == RIVER_SUCCESS)
-      rc = publish(pc, all, rep_size, &old);
-    river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
-  }
-  if (rc != RIVER_SUCCESS) {
-    /* Not committed: this write's own files go, nothing else. */
-    river__pcoll_remove_files(pc->root, pc->disks, pc->info.name, pc->rank,
-                              pc->info.generation, pc->info.ndisks,
-                              pc->info.replication);
-  } else {
-    river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
-    river__test_fault("commit-cleanup");
-    remove_old(pc, &old);
-  }
-  free(mine);
-  free(all);
-  river__pcoll_free(pc);
-  return rc;
 }
 
 /* -------------------------------------------------------------- open */

@@ -3,7 +3,8 @@
  * nothing else sees: the handle, the path limits, and the river__pcoll_*
  * functions one file provides to another.
  *
- *   pcoll.c        lifecycle, write and commit, block reads, verify
+ *   pcoll.c        lifecycle, write, block reads, verify
+ *   pcoll_commit.c the commit protocol
  *   pcoll_open.c   a reader's open: the metadata and every copy's file,
  *                  held open against concurrent commits and removes
  *   pcoll_remove.c remove; a partition's files; where a collection is
@@ -29,6 +30,19 @@
 struct river__file_id {
   int exists;
   unsigned long long dev, ino;
+};
+
+/* A partition begun with river_pcoll_begin_partition and ended (by the
+ * next one or the commit): its files written out under provisional
+ * names, renamed at the commit. */
+struct river__wpart {
+  river_coll **copies;          /* replication finished writers; NULL
+                                   entries once renamed */
+  unsigned char *keys;          /* its key min then max */
+  uint64_t order;
+  uint64_t nrecords;
+  int ordered_ok;
+  int final;                    /* its partition number, once known */
 };
 
 /*
@@ -60,6 +74,15 @@ struct river_pcoll {
   uint64_t wcount;
   unsigned char *key_min, *key_max, *key_last; /* key_size bytes each */
   int ordered_ok;
+  int failed;                   /* river_pcoll_begin_partition failed:
+                                   only the commit (which fails) or close
+                                   is left */
+  /* writer of partitions begun with river_pcoll_begin_partition: the
+   * current one in wcopies... above, the finished ones here */
+  int keyed;                    /* this rank began one */
+  uint64_t worder;              /* the current one's order */
+  struct river__wpart *wparts;
+  int nwparts, wparts_cap;
   /* reader */
   size_t nslots;                /* npartitions * replication: the size of
                                    the three arrays below */
@@ -145,21 +168,37 @@ int river__pcoll_mkdirs(const char *path);
 /* Free a handle, whatever state it is in (releases a writer's lock). */
 void river__pcoll_free(river_pcoll *pc);
 
+/* Close the current partition's files: abandoned (keep 0: their
+ * temporary files removed), or written out and moved to a new entry of
+ * pc->wparts (keep 1). */
+int river__pcoll_end_partition(river_pcoll *pc, int keep);
+
+/* Free pc's finished partitions (their files not yet renamed are
+ * removed: pcoll_commit.c). */
+void river__pcoll_free_wparts(river_pcoll *pc);
+
+/* Which file path names now (exists 0 if none). */
+struct river__file_id river__pcoll_file_id(const char *path);
+
 /* ----------------------------------------------------- pcoll_remove.c */
 
 /* What a collection's metadata says about where its files are. */
 struct river__pcoll_where {
   int npartitions, ndisks, replication;
+  int any_disk;          /* some partition's first copy is not on disk
+                            p mod ndisks (partitions begun by writers):
+                            look for files on every disk */
   char generation[17];
   char disks[RIVER_PATH_MAX];
 };
 
 /* Remove this rank's files of write gen of partition p of collection
- * name (ndisks disks, repl copies) under root and disk pattern disks;
- * failures are warnings. */
+ * name (ndisks disks, repl copies from disk p mod ndisks, or any_disk:
+ * wherever they are) under root and disk pattern disks; failures are
+ * warnings. */
 void river__pcoll_remove_files(const char *root, const char *disks,
                                const char *name, int p, const char *gen,
-                               int ndisks, int repl);
+                               int ndisks, int repl, int any_disk);
 
 /* Read collection name's metadata under root into *w (one process, no
  * communicator): RIVER_SUCCESS, RIVER_ENOTFOUND (no metadata file,

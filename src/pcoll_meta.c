@@ -718,7 +718,7 @@ static int unpack_row(river_pcoll *pc, int p, const unsigned char *row,
   memcpy(pp->path, row + lay->path_off, RIVER_PCOLL_PATH_LEN);
   pp->path[sizeof pp->path - 1] = '\0';
   river__pcoll_data_name(in->name, p, in->generation, expect, sizeof expect);
-  if (r.partition != (uint32_t)p || r.first_disk != (uint32_t)(p % in->ndisks)
+  if (r.partition != (uint32_t)p || r.first_disk >= (uint32_t)in->ndisks
       || r.nrecords > UINT64_MAX / rs || r.bytes != r.nrecords * rs
       || r.nblocks != (r.nrecords + rpb - 1) / rpb
       || strcmp(pp->path, expect) != 0) {

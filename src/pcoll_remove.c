@@ -19,7 +19,7 @@
  * `name` (ndisks disks, repl copies) under root and disk pattern disks. */
 void river__pcoll_remove_files(const char *root, const char *disks,
                                const char *name, int p, const char *gen,
-                               int ndisks, int repl)
+                               int ndisks, int repl, int any_disk)
 {
   char file[RIVER_PCOLL_PATH_LEN], path[RIVER_PATH_MAX];
   int c;
@@ -27,7 +27,7 @@ void river__pcoll_remove_files(const char *root, const char *disks,
   if (river__pcoll_data_name(name, p, gen, file, sizeof file)
       != RIVER_SUCCESS)
     return;
-  for (c = 0; c < repl; c++) {
+  for (c = 0; c < (any_disk ? ndisks : repl); c++) {
     if (river__pcoll_file_path(root, disks, (p + c) % ndisks, file, path,
                                sizeof path) == RIVER_SUCCESS
         && unlink(path) != 0 && errno != ENOENT)
@@ -41,7 +41,7 @@ int river__pcoll_where(const char *root, const char *name,
   char path[RIVER_PATH_MAX];
   river_pcoll *pc;
   struct stat st;
-  int rc;
+  int rc, p;
 
   rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
   if (rc != RIVER_SUCCESS)
@@ -62,6 +62,9 @@ int river__pcoll_where(const char *root, const char *name,
     w->replication = pc->info.replication;
     memcpy(w->generation, pc->info.generation, sizeof w->generation);
     snprintf(w->disks, sizeof w->disks, "%s", pc->disks);
+    w->any_disk = 0;
+    for (p = 0; p < pc->info.npartitions; p++)
+      w->any_disk |= pc->parts[p].first_disk != p % pc->info.ndisks;
   }
   river__pcoll_free(pc);
   return rc;
@@ -81,7 +84,7 @@ static int remove_all(const char *root, const char *name, const char *path,
   river__fsync_dir(path);
   for (p = 0; p < w->npartitions; p++)
     river__pcoll_remove_files(root, w->disks, name, p, w->generation,
-                              w->ndisks, w->replication);
+                              w->ndisks, w->replication, w->any_disk);
   return RIVER_SUCCESS;
 }
 

@@ -57,6 +57,11 @@ int river__gather(const void *in, int count, MPI_Datatype type, void *out,
                   int root, MPI_Comm comm);
 int river__allgather(const void *in, int count, MPI_Datatype type, void *out,
                      MPI_Comm comm);
+/* Gatherv/scatterv of bytes: counts and displs (bytes) matter at root. */
+int river__gatherv(const void *in, int count, void *out, const int *counts,
+                   const int *displs, int root, MPI_Comm comm);
+int river__scatterv(const void *in, const int *counts, const int *displs,
+                    void *out, int count, int root, MPI_Comm comm);
 int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm);
 
@@ -90,6 +95,19 @@ int river__test_fault(const char *step);
 /* fsync the directory that holds path (after a rename into it;
  * src/collection_write.c). */
 int river__fsync_dir(const char *path);
+
+/* A single-disk collection writer (src/collection_write.c) in two steps,
+ * for writers that learn a file's final name only later (pcoll_parts.c):
+ * river__coll_finish writes the file out under its temporary name (last
+ * block, table, header; fsync; close) and frees its buffers, keeping the
+ * handle; river__coll_commit_as renames it to `path` (not the name it was
+ * created with), syncs the directory and frees the handle. River_coll_close
+ * on a finished handle removes the temporary file. river__coll_written
+ * gives a finished writer's record and block counts and table CRC. */
+int river__coll_finish(river_coll *c);
+int river__coll_commit_as(river_coll *c, const char *path);
+int river__coll_written(const river_coll *c, uint64_t *nrecords,
+                        uint64_t *nblocks, uint32_t *table_crc);
 
 /* Open path read-only as `what` (e.g. "metadata"), only if it is a
  * regular file: the open does not block (O_NONBLOCK, cleared again once

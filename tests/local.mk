@@ -175,6 +175,7 @@ mpi_tests = \
 	tests/mpi/test_pcoll_mpi.mpi \
 	tests/mpi/test_pcoll_failover_mpi.mpi \
 	tests/mpi/test_pcoll_api_mpi.mpi \
+	tests/mpi/test_pcoll_parts_mpi.mpi \
 	tests/mpi/test_pcoll_concurrent_mpi.mpi \
 	tests/mpi/test_dq_mpi.mpi \
 	tests/mpi/test_dq_pull_mpi.mpi \
@@ -202,6 +203,9 @@ tests_mpi_test_pcoll_failover_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_api_mpi_mpi_SOURCES = tests/mpi/test_pcoll_api_mpi.c \
 	tests/mpi/pcolltest.h tests/mpi/mpitest.h
 tests_mpi_test_pcoll_api_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_pcoll_parts_mpi_mpi_SOURCES = tests/mpi/test_pcoll_parts_mpi.c \
+	tests/mpi/pcolltest.h tests/mpi/mpitest.h
+tests_mpi_test_pcoll_parts_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_pcoll_concurrent_mpi_mpi_SOURCES = \
 	tests/mpi/test_pcoll_concurrent_mpi.c tests/mpi/pcolltest.h \
 	tests/mpi/mpitest.h

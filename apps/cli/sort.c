@@ -216,8 +216,8 @@ int cmd_sort(int argc, char **argv)
 {
   struct args a;
   river_pcoll_info in;
-  char spec[4096], kv[10][4200];
-  const char *params[10];
+  char spec[4096], kv[13][4200];
+  const char *params[13];
   double disk, cpu, seconds = 0;
   int n = 0, i, rc;
 
@@ -252,9 +252,12 @@ int cmd_sort(int argc, char **argv)
   snprintf(kv[n++], sizeof kv[0], "out=%s", a.pos[1]);
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
-  if (a.is_static) {   /* fixed readers, one partitioner per reader */
+  if (a.is_static) {   /* fixed readers, partitioners and writers */
     snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
     snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
+    snprintf(kv[n++], sizeof kv[0], "runs=1");
   }
   if ((a.memory != NULL && !param(kv[n++], sizeof kv[0], "memory", a.memory))
       || (a.opts.root != NULL

@@ -120,6 +120,20 @@ RIVER_API int river_pcoll_create(MPI_Comm comm, const char *name,
                                  const river_pcoll_opts *opts,
                                  river_pcoll **out);
 
+/*
+ * Write several partitions from one rank, or none (writers that take
+ * whole units of work as they come, like the sort's writers taking
+ * sorted runs): start a new partition of this rank's. The records
+ * written from now on go to it, stored on this rank's disk (rank mod
+ * ndisks) and, for mirrors, the next ones. At the commit the partitions
+ * every rank began are numbered 0, 1, ... in ascending `order` (two with
+ * the same order fail the commit); a rank that begins none adds none. A
+ * rank that wrote records before its first call gets RIVER_ESTATE
+ * (and the commit fails): a collection is written either one partition
+ * per rank or all by this call. An empty partition is kept.
+ */
+RIVER_API int river_pcoll_begin_partition(river_pcoll *pc, uint64_t order);
+
 /* Append nrecords records to this rank's partition (every copy). */
 RIVER_API int river_pcoll_write(river_pcoll *pc, const void *records,
                                 size_t nrecords);

@@ -5,8 +5,9 @@
  * p with p mod n == i and serves the disks d with d mod n == i, so a
  * mirrored collection is read from every mirror at once, with failover.
  * Module `coll_write` writes its input into a new collection, instance
- * i writing partition i, committed atomically when every instance has
- * reached the end of its input.
+ * i writing partition i (or, from a pull edge, each unit it takes as a
+ * partition of its own, placed by the unit's id), committed atomically
+ * when every instance has reached the end of its input.
  *
  * Both make River's collective calls (open, GD, create, commit) over the
  * stage's communicator (river_ctx_comm) from inside their tasks: River's
@@ -312,6 +313,22 @@ static void free_disk(struct wdisk *d)
   river_perturb_destroy(d->pert);
 }
 
+/* On a pull edge, each unit (a sorted run) is a partition of its own,
+ * on this instance's disk, placed in the collection by the unit's id
+ * (producer, then its units in order): begin it at the unit's first
+ * message. On other edges, nothing: instance i writes partition i. */
+static int next_unit(river_ctx *ctx, river_pcoll *pc)
+{
+  uint64_t unit;
+  int first = 0, rc = river_get_unit(ctx, 0, &unit, &first, NULL);
+
+  if (rc == RIVER_ENOTSUP)
+    return RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS && first)
+    rc = river_pcoll_begin_partition(pc, unit);
+  return rc;
+}
+
 static int coll_write(river_ctx *ctx)
 {
   struct wdisk disk;
@@ -340,7 +357,9 @@ static int coll_write(river_ctx *ctx)
   /* Every instance reaches the agreement below, whatever failed. */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if (wrc == RIVER_SUCCESS) {
-      wrc = river_pcoll_write(pc, recs, n);
+      wrc = next_unit(ctx, pc);
+      if (wrc == RIVER_SUCCESS)
+        wrc = river_pcoll_write(pc, recs, n);
       disk_charge(&disk, n * rsize * (size_t)o.replication);
     }
   free_disk(&disk);
@@ -384,7 +403,8 @@ void river__module_coll_write(void)
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
            "block_size:size=0,disk_rate:size=0";
-  d.doc = "write a parallel collection, instance i writing partition i, "
-          "committed atomically at the end";
+  d.doc = "write a parallel collection, instance i writing partition i "
+          "(from a pull edge: each unit a partition, by unit id), committed "
+          "atomically at the end";
   river_module_register("coll_write", coll_write, &d, NULL);
 }

@@ -1,8 +1,10 @@
 /*
  * sort.c - module `sort`: reads all of input 0 into memory, sorts it by
  * the schema's key with the stable radix sort of radix.c, and writes the
- * records in key order to output 0 as one unit (river_end_unit: on a
- * pull edge the sorted run goes whole to one consumer). Argument
+ * records in key order to output 0 as `runs` units (default 1) of
+ * nearly equal size (river_end_unit: on a pull edge each sorted run goes
+ * whole to one consumer, so with runs > 1 the runs spread over more
+ * consumers, which take them as they are ready). Argument
  * `memory` caps what an instance holds (the records plus the sort's
  * working space, 2 (K + 8) + 8 bytes a record for a K-byte key): over
  * it the instance fails with a message naming the stage (no spilling
@@ -63,24 +65,31 @@ static int read_all(river_ctx *ctx, const struct river__key *k,
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
-/* Write the records of b in the order `order` to output 0, one unit. */
+/* Write the records of b in the order `order` to output 0 as `runs`
+ * units of (nearly) equal size, in key order (an empty one is none). */
 static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
-                        const size_t *order, size_t rs)
+                        const size_t *order, size_t rs, uint64_t runs)
 {
-  size_t i = 0, j, max;
+  size_t i = 0, j, max, end;
+  uint64_t u;
   void *buf;
   int rc;
 
-  while (i < b->n) {
-    rc = river_reserve(ctx, 0, &buf, &max);
-    if (rc != RIVER_SUCCESS)
-      return rc;
-    for (j = 0; j < max && i < b->n; j++, i++)
-      memcpy((unsigned char *)buf + j * rs, b->recs + order[i] * rs, rs);
-    if ((rc = river_commit(ctx, 0, j)) != RIVER_SUCCESS)
+  for (u = 0; u < runs; u++) {
+    end = (size_t)((unsigned __int128)b->n * (u + 1) / runs);
+    while (i < end) {
+      rc = river_reserve(ctx, 0, &buf, &max);
+      if (rc != RIVER_SUCCESS)
+        return rc;
+      for (j = 0; j < max && i < end; j++, i++)
+        memcpy((unsigned char *)buf + j * rs, b->recs + order[i] * rs, rs);
+      if ((rc = river_commit(ctx, 0, j)) != RIVER_SUCCESS)
+        return rc;
+    }
+    if ((rc = river_end_unit(ctx, 0)) != RIVER_SUCCESS)
       return rc;
   }
-  return river_end_unit(ctx, 0);
+  return RIVER_SUCCESS;
 }
 
 static int sort_run(river_ctx *ctx)
@@ -88,11 +97,17 @@ static int sort_run(river_ctx *ctx)
   struct sortbuf b = {NULL, 0, 0};
   const river_schema *s;
   struct river__key k;
-  uint64_t cap;
+  uint64_t cap, runs;
   size_t *order = NULL;
   int rc;
 
   river_arg_uint(ctx, "memory", &cap);
+  river_arg_uint(ctx, "runs", &runs);
+  if (runs < 1 || runs > 1000000) {
+    river__error("stage %s: sort: runs=%" PRIu64 ": expected 1..1000000",
+                 river_ctx_stage(ctx), runs);
+    return RIVER_EINVAL;
+  }
   river_input_schema(ctx, 0, &s);
   rc = river__key_of(s, -1, &k);
   if (rc == RIVER_SUCCESS)
@@ -106,7 +121,7 @@ static int sort_run(river_ctx *ctx)
                    river_ctx_stage(ctx), b.n);
   }
   if (rc == RIVER_SUCCESS)
-    rc = write_sorted(ctx, &b, order, k.record_size);
+    rc = write_sorted(ctx, &b, order, k.record_size, runs);
   free(order);
   free(b.recs);
   return rc;
@@ -119,8 +134,9 @@ void river__module_sort(void)
   d.min_inputs = d.max_inputs = 1;
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
-  d.args = "memory:size=0";
+  d.args = "memory:size=0,runs:uint=1";
   d.doc = "sort input 0 in memory by the key (radix, stable); output 0 "
-          "gets one sorted run; memory caps it (0: no cap)";
+          "gets it as `runs` sorted units, in key order; memory caps it "
+          "(0: no cap)";
   river_module_register("sort", sort_run, &d, NULL);
 }
