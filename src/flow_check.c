@@ -53,24 +53,49 @@ static void keep_msg(int level, int rank, const char *msg, void *ctx)
   snprintf(ctx, 256, "%s", msg);
 }
 
-/* The stage's `perturb` argument (every stage takes it) parses, and its
- * "cpu:I" clauses name instances the stage has. */
-static int perturb_ok(const river_flow *f, const river__stage *s)
+/* The stage's argument `name` (str) and where it was given. */
+static const river__arg *stage_arg(const river__stage *s, const char *name,
+                                   const char **value)
 {
-  const river__arg *a = NULL;
+  int k;
+
+  for (k = 0; k < s->mod->nargs; k++)
+    if (strcmp(s->mod->args[k].name, name) == 0) {
+      *value = s->args[k].value ? s->args[k].value : s->mod->args[k].def;
+      return &s->args[k];
+    }
+  *value = NULL;
+  return NULL;
+}
+
+/* The emulation arguments every stage takes: `perturb` parses, and with
+ * a cpu_rate (at least RIVER__MIN_RATE) its "cpu:I" clauses name
+ * instances the stage has. (Disk clauses are the I/O modules' to
+ * check: they know their disks.) */
+static int emulation_ok(const river_flow *f, const river__stage *s)
+{
+  const char *spec = NULL, *rate = NULL;
+  const river__arg *a = stage_arg(s, "perturb", &spec);
+  const river__arg *ra = stage_arg(s, "cpu_rate", &rate);
+  uint64_t cpu = 0;
   river_perturb *p = NULL;
   river_log_fn old = NULL;
   void *old_ctx = NULL;
   char why[256] = "";
-  int k, max = -1, rc;
+  int max = -1, rc;
 
-  for (k = 0; k < s->mod->nargs; k++)
-    if (strcmp(s->mod->args[k].name, "perturb") == 0)
-      a = &s->args[k];
-  if (a == NULL || a->value == NULL || a->value[0] == '\0')
+  if (rate != NULL && river__arg_parse(RIVER__ARG_SIZE, rate, NULL, &cpu,
+                                       NULL) == RIVER_SUCCESS
+      && cpu > 0 && cpu < RIVER__MIN_RATE) {
+    LOG(f, ra->origin ? ra->origin : s->origin, "stage '%s': argument "
+        "'cpu_rate': %s bytes/s is below the least emulated rate, %d",
+        s->name, rate, RIVER__MIN_RATE);
+    return RIVER_EINVAL;
+  }
+  if (a == NULL || spec == NULL || spec[0] == '\0')
     return RIVER_SUCCESS;
   river__log_swap(keep_msg, why, &old, &old_ctx);
-  rc = river_perturb_parse(a->value, &p);
+  rc = river_perturb_parse(spec, &p);
   river_log_set_handler(old, old_ctx);
   if (rc != RIVER_SUCCESS) {
     LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
@@ -79,7 +104,7 @@ static int perturb_ok(const river_flow *f, const river__stage *s)
   }
   river_perturb_max_index(p, RIVER_PERTURB_CPU, &max);
   river_perturb_destroy(p);
-  if (max >= s->nranks) {
+  if (cpu > 0 && max >= s->nranks) {
     LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
         "'perturb' names cpu %d; the stage has instances 0..%d", s->name,
         max, s->nranks - 1);
@@ -94,7 +119,7 @@ static int check_stage(const river_flow *f, const river__stage *s)
   const river_module_decl *d = &s->mod->decl;
   int k, i;
 
-  if (perturb_ok(f, s) != RIVER_SUCCESS)
+  if (emulation_ok(f, s) != RIVER_SUCCESS)
     return RIVER_EINVAL;
   for (k = 0; k < s->mod->nargs; k++)
     if (s->args[k].value == NULL && s->mod->args[k].def == NULL) {

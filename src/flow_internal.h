@@ -35,6 +35,7 @@
  * its "disk:D" clauses). Appended to every module's declaration. */
 #define RIVER__STAGE_ARGS "cpu_rate:size=0,perturb:str="
 #define RIVER__NSTAGE_ARGS 2
+#define RIVER__MIN_RATE 1024   /* bytes/s: the least emulated rate */
 #define RIVER__PORTS_MAX 1024  /* inputs or outputs of one stage */
 #define RIVER__STAGES_MAX 4096 /* stages of a flow (checks are O(n^2)) */
 #define RIVER__EDGES_MAX 16384 /* edges of a flow */

@@ -10,6 +10,7 @@
  * Time spent so is counted as blocked time in the instance's stats.
  */
 #include "flow_run_internal.h"
+#include "throttle_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +87,13 @@ static int sink_filter(struct river__in *p, const void **recs, size_t *n)
   return RIVER_SUCCESS;
 }
 
-/* Emulation: the stage's CPU works through `bytes` at its cpu_rate
- * (times its perturb factor now) before the module has them; the wait
- * yields to the rank's other tasks (river_throttle_consume). */
-static void charge_cpu(struct river__inst *inst, size_t bytes)
+/* Emulation (a stage's cpu_rate): what a get hands over keeps the
+ * stage's CPU busy for bytes / (cpu_rate x its perturb factor now), a
+ * debt in its token bucket; the next get or select waits until it is
+ * paid (yielding to the rank's other tasks) and a try_get says
+ * RIVER_EAGAIN until then (unless select chose its message). What the runtime drains after the module returns is not
+ * charged, and a failed flow stops the waiting. */
+static void charge_cpu(struct river__inst *inst, int input, size_t n)
 {
   double f = 1.0;
 
@@ -99,7 +103,14 @@ static void charge_cpu(struct river__inst *inst, size_t bytes)
     river_perturb_factor(inst->perturb, RIVER_PERTURB_CPU,
                          inst->ctx.instance, river_wtime() - inst->t0, &f);
   river_throttle_set_factor(inst->cpu, f);
-  river_throttle_consume(inst->cpu, bytes);
+  inst->cpu_ready = river__throttle_take(inst->cpu,
+                                         n * inst->in[input].record_size);
+}
+
+static int cpu_busy(const struct river__inst *inst)
+{
+  return inst->cpu != NULL && river_wtime() < inst->cpu_ready
+         && !river__flow_aborted(inst->ctx.flow);
 }
 
 /* One try at input i's next message: a pending one from select, or the
@@ -132,7 +143,6 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
   if (rc == RIVER_SUCCESS) {
     inst->st.records_in += *n;
     inst->st.bytes_in += *n * p->record_size;
-    charge_cpu(inst, *n * p->record_size);
   } else if (rc == RIVER_EOS) {
     p->ended = 1;
     river_dq_release(p->q);
@@ -148,7 +158,13 @@ int river_try_get(river_ctx *ctx, int input, const void **records, size_t *n)
   if (records == NULL || n == NULL)
     return RIVER_EINVAL;
   rc = in_port(ctx, "river_try_get", input, &in);
-  return rc == RIVER_SUCCESS ? fetch(in, input, records, n) : rc;
+  /* A message river_select chose is handed over: select waited. */
+  if (rc == RIVER_SUCCESS && !in->in[input].pending && cpu_busy(in))
+    return RIVER_EAGAIN;
+  if (rc == RIVER_SUCCESS && (rc = fetch(in, input, records, n))
+                                 == RIVER_SUCCESS)
+    charge_cpu(in, input, *n);
+  return rc;
 }
 
 int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
@@ -159,11 +175,15 @@ int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
   if (records == NULL || n == NULL)
     return RIVER_EINVAL;
   rc = in_port(ctx, "river_get", input, &in);
+  while (rc == RIVER_SUCCESS && cpu_busy(in))
+    river__sched_yield(1);
   while (rc == RIVER_SUCCESS
          && (rc = fetch(in, input, records, n)) == RIVER_EAGAIN) {
     wait_a_turn(&in->st.get_wait_seconds);
     rc = RIVER_SUCCESS;
   }
+  if (rc == RIVER_SUCCESS)
+    charge_cpu(in, input, *n);
   return rc;
 }
 
@@ -177,6 +197,8 @@ int river_select(river_ctx *ctx, int *input)
     return RIVER_ESTATE;
   if (input == NULL)
     return RIVER_EINVAL;
+  while (cpu_busy(in))   /* the emulated CPU is busy: no input is ready */
+    river__sched_yield(1);
   ni = (size_t)ctx->stage->ninputs;
   for (;;) {
     for (k = 0, live = 0; k < (int)ni; k++) {

@@ -63,6 +63,8 @@ struct river__inst {
                               hands over is charged here (emulation) */
   river_perturb *perturb;  /* the stage's perturb spec, or NULL */
   double t0;               /* when the flow started here (perturb times) */
+  double cpu_ready;        /* river_wtime() when cpu is done with what
+                              the module got (src/flow_io.c) */
 };
 
 /* A flow's run on this rank (river_flow.run). */

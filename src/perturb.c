@@ -228,6 +228,10 @@ static int parse_factor_time(const struct clause *c, const char *b,
       || !river__positive_finite(v))
     return clause_fail(c, "factor \"%.*s\" is not a positive finite "
                        "number", (int)(token_end(q, e) - q), q);
+  if (v < RIVER_PERTURB_FACTOR_MIN || v > RIVER_PERTURB_FACTOR_MAX)
+    return clause_fail(c, "factor \"%.*s\" is outside %g..%g",
+                       (int)(token_end(q, e) - q), q,
+                       RIVER_PERTURB_FACTOR_MIN, RIVER_PERTURB_FACTOR_MAX);
   *factor = v;
   *start = 0;
   q = skip_space(n, e);

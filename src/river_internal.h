@@ -92,6 +92,13 @@ uint64_t river__mix64(uint64_t x);
  * sleep. 0 (and nothing else) when the variable is unset. */
 int river__test_fault(const char *step);
 
+/* Keep p for the rest of the process (src/wait.c): the buffer of an MPI
+ * request that was left pending (a flow failed while a module waited
+ * for its stage's peers, which may never join) must outlive it, and MPI
+ * may still write into it. Kept reachable, so leak checkers are quiet;
+ * never freed. NULL is a no-op. */
+void river__orphan(void *p);
+
 /* fsync the directory that holds path (after a rename into it;
  * src/collection_write.c). */
 int river__fsync_dir(const char *path);

@@ -106,6 +106,15 @@ static void take(river_throttle *t, double piece)
   refill(t, after);
 }
 
+double river__throttle_take(river_throttle *t, size_t bytes)
+{
+  double now = river_wtime();
+
+  refill(t, now);
+  t->tokens -= (double)bytes;
+  return t->tokens >= 0 ? now : now + -t->tokens / (t->rate * t->factor);
+}
+
 int river_throttle_create(double rate, double burst, river_throttle **out)
 {
   river_throttle *t;

@@ -6,9 +6,18 @@
 #ifndef RIVER_THROTTLE_INTERNAL_H
 #define RIVER_THROTTLE_INTERNAL_H
 
+#include <stddef.h>
+#include "river/throttle.h"
+
 /* Sleep until river_wtime() >= target, however often nanosleep wakes
  * early; never spins. An infinite target sleeps forever. */
 void river__sleep_until(double target);
+
+/* Take `bytes` of tokens from t now, without waiting; returns the time
+ * (river_wtime) at which t is out of the debt that leaves (now or
+ * earlier if none): a caller that waits on its own terms (a flow stage's
+ * emulated CPU, src/flow_io.c) waits until then. */
+double river__throttle_take(river_throttle *t, size_t bytes);
 
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */
 int river__positive_finite(double x);

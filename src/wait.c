@@ -27,6 +27,7 @@
 
 #include <mpi.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define RIVER_BACKOFF_YIELDS 64
@@ -82,4 +83,24 @@ int river_waitall(int n, MPI_Request *reqs)
       return RIVER_SUCCESS;
     river__backoff(&ns);
   }
+}
+
+/* ------------------------------------------------------------ orphans */
+
+struct orphan {
+  struct orphan *next;
+  void *p;
+};
+
+static struct orphan *orphans;   /* reachable: never reported as leaks */
+
+void river__orphan(void *p)
+{
+  struct orphan *o;
+
+  if (p == NULL || (o = malloc(sizeof *o)) == NULL)
+    return;   /* without a node p is lost, which is what it must be */
+  o->p = p;
+  o->next = orphans;
+  orphans = o;
 }

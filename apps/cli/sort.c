@@ -127,7 +127,8 @@ static double factor(const river_perturb *p, int kind, int index)
  *   of the n partitioners' CPU rates;
  *   writing, at the sum of the n disks' rates divided by OUT's copies.
  *
- * Perturbation factors are those in force at the start. The in-memory
+ * Perturbation factors are those in force at the start (a spec with
+ * timed clauses gets no ideal: report() says so). The in-memory
  * sort and the exchange are not emulated and count as free: the ideal
  * is a bound the measured time can only approach. 0 if nothing is
  * emulated.
@@ -137,11 +138,13 @@ static double sort_ideal(const river_pcoll_info *in, int n, int rout,
 {
   double bytes = (double)in->nrecords * (double)in->record_size;
   double read = INFINITY, part = INFINITY, write = 0, t = 0;
-  double rates[1024];
+  double *rates = malloc((size_t)in->ndisks * sizeof *rates);
   int d;
 
-  if ((disk == 0 && cpu == 0) || in->ndisks > 1024)
+  if ((disk == 0 && cpu == 0) || rates == NULL) {
+    free(rates);
     return 0;
+  }
   if (disk > 0) {
     for (d = 0, read = 0; d < in->ndisks; d++) {
       rates[d] = disk * factor(p, RIVER_PERTURB_DISK, d);
@@ -156,6 +159,7 @@ static double sort_ideal(const river_pcoll_info *in, int n, int rout,
   if (cpu > 0)
     for (d = 0, part = 0; d < n; d++)
       part += cpu * factor(p, RIVER_PERTURB_CPU, d);
+  free(rates);
   return t + bytes / (read < part ? read : part);
 }
 
@@ -171,16 +175,20 @@ static void report(const struct args *a, const river_pcoll_info *in,
     return;
   if (a->perturb != NULL)
     river_perturb_parse(a->perturb, &p);   /* the flow checked it */
-  ideal = sort_ideal(in, cli_size(), a->opts.replication > 0
-                     ? a->opts.replication : 1, disk, cpu, p);
+  ideal = a->perturb && strchr(a->perturb, '@') ? 0
+          : sort_ideal(in, cli_size(), a->opts.replication > 0
+                       ? a->opts.replication : 1, disk, cpu, p);
   river_perturb_destroy(p);
   printf("sort: %s %s -> %s: %llu records, %.1f MB in %.3f s, %.1f MB/s",
          a->is_static ? "static" : "river", a->pos[0], a->pos[1],
          (unsigned long long)in->nrecords, mb, seconds,
          seconds > 0 ? mb / seconds : 0.0);
-  if (ideal > 0)
+  if (ideal >= 0.001 && seconds > 0)
     printf("; fluid ideal %.3f s, %.1f%% of it", ideal,
            100.0 * ideal / seconds);
+  else if (disk > 0 || cpu > 0)
+    printf("; no fluid ideal (%s)", a->perturb && strchr(a->perturb, '@')
+           ? "the perturbation changes over time" : "under 1 ms");
   printf("\n");
   fflush(stdout);
 }
@@ -205,8 +213,8 @@ static int rate_param(const char *opt, const char *val, const char *key,
   uint64_t v = 0;
   int rc = RIVER_SUCCESS;
 
-  if (val != NULL)
-    rc = cli_parse_u64(opt, val, 1, UINT64_MAX >> 1, 1, &v);
+  if (val != NULL)   /* at least the flow's least emulated rate, 1k */
+    rc = cli_parse_u64(opt, val, 1024, UINT64_MAX >> 1, 1, &v);
   *rate = (double)v;
   snprintf(buf, len, "%s=%llu", key, (unsigned long long)v);
   return rc;
@@ -240,6 +248,12 @@ int cmd_sort(int argc, char **argv)
       || (rc = rate_param("--cpu-rate", a.cpu_rate, "cpu_rate", &cpu, kv[n++],
                           sizeof kv[0])) != RIVER_SUCCESS)
     return rc;
+  if (a.perturb != NULL && disk == 0 && cpu == 0) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: --perturb scales emulated rates: "
+                "give --disk-rate or --cpu-rate too");
+    return RIVER_EINVAL;
+  }
   /* A rank that cannot find it says so; every rank fails alike. */
   if ((rc = cli_agree(find_spec("sort.yaml", spec, sizeof spec)))
       != RIVER_SUCCESS)
@@ -265,7 +279,7 @@ int cmd_sort(int argc, char **argv)
       || (a.perturb != NULL
           && !param(kv[n++], sizeof kv[0], "perturb", a.perturb)))
     return RIVER_EINVAL;
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)
     params[i] = kv[i];
   rc = cli_run_flow(spec, params, n, &seconds);
   if (rc == RIVER_SUCCESS)

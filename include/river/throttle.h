@@ -16,7 +16,9 @@
  *
  * KIND is "disk" or "cpu"; INDICES a comma-separated list of indices and
  * ranges ("3", "0,4-6") within the role (disk index for disk, consumer
- * index for cpu); FACTOR a number > 0 (0.5 = half speed); TIME, if given,
+ * index for cpu); FACTOR a number from 0.001 to 1000 (0.5 = half speed:
+ * beyond that range an emulated run would take practically forever, or
+ * the rate overflow); TIME, if given,
  * when it starts, in seconds from the start of the run ("2s", "2", or
  * "500ms"). Later clauses override earlier ones for the same index and
  * time. Example: "disk:3=0.5;cpu:0,4-6=0.25@2s".
@@ -39,6 +41,8 @@ extern "C" {
 
 #define RIVER_PERTURB_DISK 0
 #define RIVER_PERTURB_CPU 1
+#define RIVER_PERTURB_FACTOR_MIN 0.001
+#define RIVER_PERTURB_FACTOR_MAX 1000.0
 
 /* ----------------------------------------------------------- throttle */
 

@@ -15,6 +15,7 @@
  */
 #include "modules.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The collection options of a stage's `root` argument. */
@@ -61,6 +62,50 @@ static int read_policy(river_ctx *ctx)
   return -1;
 }
 
+/* The stage's perturb spec (every stage takes one), parsed; *p stays
+ * NULL for none. The flow's check has parsed it already. */
+static int stage_perturb(river_ctx *ctx, river_perturb **p)
+{
+  const char *spec = "";
+
+  *p = NULL;
+  river_arg_str(ctx, "perturb", &spec);
+  return spec[0] ? river_perturb_parse(spec, p) : RIVER_SUCCESS;
+}
+
+/* The stage's disk emulation: disk_rate 0 or at least RIVER__MIN_RATE,
+ * and its perturb's "disk:D" clauses naming disks 0..ndisks-1 (`whose`
+ * says whose disks they are). RIVER_EINVAL, logged if `loud`, if not. */
+static int disks_ok(river_ctx *ctx, int ndisks, const char *whose, int loud)
+{
+  river_perturb *p = NULL;
+  uint64_t rate = 0;
+  int max = -1, rc;
+
+  river_arg_uint(ctx, "disk_rate", &rate);
+  if (rate == 0)
+    return RIVER_SUCCESS;
+  if (rate < RIVER__MIN_RATE) {
+    if (loud)
+      river__error("stage %s: argument 'disk_rate': %llu bytes/s is below "
+                   "the least emulated rate, %d", river_ctx_stage(ctx),
+                   (unsigned long long)rate, RIVER__MIN_RATE);
+    return RIVER_EINVAL;
+  }
+  rc = stage_perturb(ctx, &p);
+  if (rc == RIVER_SUCCESS)
+    river_perturb_max_index(p, RIVER_PERTURB_DISK, &max);
+  river_perturb_destroy(p);
+  if (rc == RIVER_SUCCESS && max >= ndisks) {
+    if (loud)
+      river__error("stage %s: argument 'perturb' names disk %d; %s has "
+                   "disks 0..%d", river_ctx_stage(ctx), max, whose,
+                   ndisks - 1);
+    rc = RIVER_EINVAL;
+  }
+  return rc;
+}
+
 /* A log handler that drops messages. */
 static void quiet(int level, int rank, const char *msg, void *ctx)
 {
@@ -94,23 +139,19 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
     rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_schema(pc, &s);
+  if (rc == RIVER_SUCCESS) {
+    river_pcoll_info info;
+    char whose[RIVER_PCOLL_NAME_MAX + 16];
+    river_pcoll_info_get(pc, &info);
+    snprintf(whose, sizeof whose, "collection %s", name);
+    rc = disks_ok(ctx, info.ndisks, whose, 1);
+  }
   if (rc == RIVER_SUCCESS)
     rc = river_schema_clone(s, schema);
   river_pcoll_close(pc);
   if (!loud)
     river_log_set_handler(old, old_ctx);
   return rc;
-}
-
-/* The stage's perturb spec (every stage takes one), parsed; *p stays
- * NULL for none. The flow's check has parsed it already. */
-static int stage_perturb(river_ctx *ctx, river_perturb **p)
-{
-  const char *spec = "";
-
-  *p = NULL;
-  river_arg_str(ctx, "perturb", &spec);
-  return spec[0] ? river_perturb_parse(spec, p) : RIVER_SUCCESS;
 }
 
 /* What a reader keeps while GD delivers. */
@@ -174,8 +215,11 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_ctx_instance(ctx, NULL, &ninst);
   river_pcoll_info_get(pc, &info);
   river_arg_uint(ctx, "disk_rate", &rate);
-  if ((rc = stage_perturb(ctx, &pert)) != RIVER_SUCCESS)
+  rc = river__agree(comm, stage_perturb(ctx, &pert)); /* before a collective */
+  if (rc != RIVER_SUCCESS) {
+    river_perturb_destroy(pert);
     return rc;
+  }
   o.policy = (river_gd_policy)policy;
   o.disk_rate = (double)rate;
   o.perturb = rate > 0 ? pert : NULL;
@@ -264,7 +308,7 @@ static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
   }
   o->replication = (int)mirror;
   o->block_size = (size_t)bs;
-  return RIVER_SUCCESS;
+  return disks_ok(ctx, ninst, "the stage", inst == 0);
 }
 
 /* A writer's emulated disk: its instance's disk (the first copy of the
@@ -342,11 +386,14 @@ static int coll_write(river_ctx *ctx)
   int rc, wrc = RIVER_SUCCESS;
 
   if ((rc = write_opts(ctx, &o)) != RIVER_SUCCESS)
-    return rc;
-  if ((rc = write_disk(ctx, &disk)) != RIVER_SUCCESS)
-    return rc;
+    return rc;   /* the same on every instance */
   river_arg_str(ctx, "coll", &name);
   river_ctx_comm(ctx, &comm);
+  rc = river__agree(comm, write_disk(ctx, &disk));  /* before a collective */
+  if (rc != RIVER_SUCCESS) {
+    free_disk(&disk);
+    return rc;
+  }
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rsize);
   rc = river_pcoll_create(comm, name, s, &o, &pc);   /* collective */

@@ -62,10 +62,10 @@ static int fill(struct part *p, uint64_t limit)
 /* All-gather this instance's sample: *all gets every instance's keys in
  * instance order, counts[2i], counts[2i+1] instance i's sampled and
  * buffered records (nonblocking, waiting cooperatively). */
-static int gather(struct part *p, const unsigned char *mine, uint64_t k,
+static int gather(struct part *p, unsigned char **mine, uint64_t k,
                   uint64_t **counts, unsigned char **all, int *ninst)
 {
-  uint64_t me[2] = {k, p->n}, total = 0;
+  uint64_t *me = malloc(2 * sizeof *me), total = 0;
   int i, *cnt = NULL, *dsp = NULL, rc;
   MPI_Request req;
   MPI_Comm comm;
@@ -73,13 +73,25 @@ static int gather(struct part *p, const unsigned char *mine, uint64_t k,
   river_ctx_comm(p->ctx, &comm);
   river_ctx_instance(p->ctx, NULL, ninst);
   *counts = malloc(2 * (size_t)*ninst * sizeof **counts);
-  if (*counts == NULL)
+  if (*counts == NULL || me == NULL) {
+    free(me);
     return RIVER_ENOMEM;
+  }
+  me[0] = k;
+  me[1] = p->n;
   if (MPI_Iallgather(me, 2, MPI_UINT64_T, *counts, 2, MPI_UINT64_T, comm,
-                     &req) != MPI_SUCCESS)
+                     &req) != MPI_SUCCESS) {
+    free(me);
     return RIVER_EMPI;
-  if ((rc = river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+  }
+  if ((rc = river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS) {
+    /* Left pending (the flow failed): MPI may still use the buffers. */
+    river__orphan(me);
+    river__orphan(*counts);
+    *counts = NULL;
     return rc;
+  }
+  free(me);
   cnt = malloc((size_t)*ninst * sizeof *cnt);
   dsp = malloc((size_t)*ninst * sizeof *dsp);
   for (i = 0; cnt != NULL && dsp != NULL && i < *ninst; i++) {
@@ -89,9 +101,17 @@ static int gather(struct part *p, const unsigned char *mine, uint64_t k,
   }
   *all = malloc(total * p->k.size + 1);
   rc = cnt == NULL || dsp == NULL || *all == NULL ? RIVER_ENOMEM
-       : MPI_Iallgatherv(mine, (int)(k * p->k.size), MPI_BYTE, *all, cnt, dsp,
-                         MPI_BYTE, comm, &req) != MPI_SUCCESS ? RIVER_EMPI
+       : MPI_Iallgatherv(*mine, (int)(k * p->k.size), MPI_BYTE, *all, cnt,
+                         dsp, MPI_BYTE, comm, &req) != MPI_SUCCESS ? RIVER_EMPI
        : river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE);
+  if (rc == RIVER_ESTATE) {   /* left pending, as above */
+    river__orphan(cnt);
+    river__orphan(dsp);
+    river__orphan(*all);
+    river__orphan(*mine);
+    *all = *mine = NULL;
+    return rc;
+  }
   free(cnt);
   free(dsp);
   return rc;
@@ -155,7 +175,7 @@ static int agree(struct part *p, uint64_t nsample)
     memcpy(mine + i * p->k.size, p->buf + at * p->k.record_size + p->k.off,
            p->k.size);
   }
-  rc = gather(p, mine, k, &counts, &all, &ninst);
+  rc = gather(p, &mine, k, &counts, &all, &ninst);
   for (i = 0; rc == RIVER_SUCCESS && i < (uint64_t)ninst; i++)
     ns += counts[2 * i];
   if (rc == RIVER_SUCCESS && (ns == 0 || nparts == 1))

@@ -77,13 +77,35 @@ awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.6) }' \
 
 # Bad values: named, every rank, no OUT.
 expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
-  sort in4 bad1 --perturb cpu:x=1
+  sort in4 bad1 --cpu-rate 1M --perturb cpu:x=1
 expect_fail 4 "argument 'perturb' names cpu 7; the stage has instances 0..3" \
   sort in4 bad2 $emul --perturb "cpu:7=0.5"
 expect_fail 4 "--disk-rate fast: expected an integer" \
   sort in4 bad3 --disk-rate fast
 expect_fail 2 "argument 'policy': 'bogus' is not gd, mirror-nogd or nomirror" \
   run "${top_srcdir:-.}/flows/sort.yaml" in=in2 out=bad4 read_policy=bogus
+expect_fail 4 "argument 'perturb' names disk 4; collection in4 has disks 0..3" \
+  sort in4 bad5 --disk-rate 10M --perturb "disk:4=0.5"
+expect_fail 2 "sort: --perturb scales emulated rates: give --disk-rate or --cpu-rate" \
+  sort in2 bad6 --perturb "disk:0=0.5"
+expect_fail 2 "--disk-rate 100: expected an integer in 1024\\.\\." \
+  sort in2 bad7 --disk-rate 100
+expect_fail 2 "factor \"0.00001\" is outside 0.001..1000" \
+  sort in2 bad8 --cpu-rate 1M --perturb "cpu:0=0.00001"
+printf '%s\n' 'stages:' \
+  '  - {name: src, module: gen, ranks: rest, args: {records: 100}}' \
+  '  - {name: out, module: coll_write, ranks: rest,' \
+  '     args: {coll: bad9, disk_rate: 1M, perturb: "disk:3=0.5"}}' \
+  'edges: [{from: src, to: out}]' >"$tmp/w.yaml"
+expect_fail 3 "stage out: argument 'perturb' names disk 3; the stage has disks 0..2" \
+  run "$tmp/w.yaml"
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed sort left a collection"
+
+# A stage that fails is not charged for the input drained after it:
+# 2 MB at 100 KiB/s would take 20 s.
+start=$(date +%s)
+expect_fail 2 "sort: its input does not fit in memory" \
+  run "$flows/sort_drain.yaml" cpu_rate=100K
+[ $(($(date +%s) - start)) -lt 10 ] || fail "the drain was charged"
 
 clitest_end test_sort_static
