@@ -46,6 +46,13 @@ submodule (river) river_pcoll_impl
       integer(c_size_t), value :: nrecords
       integer(c_int) :: river_pcoll_write_c
     end function river_pcoll_write_c
+    function river_pcoll_begin_partition_c(pc, order) &
+        bind(C, name='river_pcoll_begin_partition')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: pc
+      integer(c_int64_t), value :: order
+      integer(c_int) :: river_pcoll_begin_partition_c
+    end function river_pcoll_begin_partition_c
     function river_pcoll_commit_c(pc) bind(C, name='river_pcoll_commit')
       import :: c_int, c_ptr
       type(c_ptr), value :: pc
@@ -310,6 +317,11 @@ contains
     call river_check(river_pcoll_write_c(pcoll%ptr, records, nrecords), &
                      'river_pcoll_write', ierr)
   end procedure river_pcoll_write
+
+  module procedure river_pcoll_begin_partition
+    call river_check(river_pcoll_begin_partition_c(pcoll%ptr, order), &
+                     'river_pcoll_begin_partition', ierr)
+  end procedure river_pcoll_begin_partition
 
   module procedure river_pcoll_commit
     integer(c_int) :: rc

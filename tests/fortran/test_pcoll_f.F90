@@ -264,6 +264,9 @@ program test_pcoll_f
   ! ---- layout and place: split, copy_disk, order, root, list
   call test_layout(root)
 
+  ! ---- partitions begun by the writers, numbered by order
+  call test_parts(root, s)
+
   ! Read back on a sub-communicator of 3 ranks.
   color = merge(0, MPI_UNDEFINED, rank < 3)
   call MPI_Comm_split(MPI_COMM_WORLD, color, rank, sub)
@@ -445,6 +448,59 @@ contains
                  river_err_name(ierr))
     end if
   end subroutine read_all
+
+  ! Each rank begins two partitions, rank r's with orders 2(n-1-r) and
+  ! 2(n-1-r)+1, partition k holding ids 1000k .. 1000k + 99 + k: the
+  ! commit numbers them by order (so partition k on the disk of rank
+  ! n-1-k/2), and every record reads back once. Two ranks beginning a
+  ! partition of the same order fail the commit everywhere.
+  subroutine test_parts(dir, sch)
+    character(len=*), intent(in) :: dir
+    type(river_schema), intent(in) :: sch
+    type(river_pcoll) :: h
+    type(river_pcoll_info) :: in
+    type(river_pcoll_part) :: pt
+    type(rec), allocatable :: r(:)
+    integer(c_int64_t) :: ord, ws(3), wt(3), rsm(3), rt(3)
+    integer :: k, j, e
+    ws = 0
+    call river_pcoll_create(MPI_COMM_WORLD, 'fparts', sch, h, root=dir, &
+                            disks='d%d', block_size=BLOCK, ordered=.true.)
+    do k = 0, 1
+      ord = 2 * (nranks - 1 - rank) + k
+      call river_pcoll_begin_partition(h, ord, e)
+      call check(e == RIVER_SUCCESS, 'begin_partition')
+      allocate(r(100 + ord))
+      do j = 1, size(r)
+        r(j) = make_rec(1000 * ord + j - 1)
+        call add_rec(ws, r(j))
+      end do
+      call river_pcoll_write(h, r, int(size(r), c_size_t))
+      deallocate(r)
+    end do
+    call river_pcoll_commit(h, e)
+    call check(e == RIVER_SUCCESS, 'commit of begun partitions')
+    call MPI_Allreduce(ws, wt, 3, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    call river_pcoll_open(MPI_COMM_WORLD, 'fparts', h, root=dir)
+    call river_pcoll_info_get(h, in)
+    call check(in%npartitions == 2 * nranks, 'begun: partitions')
+    do k = 0, 2 * nranks - 1
+      call river_pcoll_partition(h, k, pt)
+      call check(pt%nrecords == 100 + k, 'begun: partition size')
+      call check(pt%first_disk == nranks - 1 - k / 2, 'begun: its disk')
+    end do
+    call read_all(h, rank, nranks, rsm)
+    call MPI_Allreduce(rsm, rt, 3, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    call check(all(rt == wt), 'begun: every record read once')
+    call river_pcoll_close(h)
+    call river_pcoll_create(MPI_COMM_WORLD, 'fparts', sch, h, root=dir, &
+                            disks='d%d')
+    call river_pcoll_begin_partition(h, int(mod(rank, 2), c_int64_t))
+    call river_pcoll_commit(h, e)
+    call check(e == RIVER_EINVAL, 'begun: two of one order fail')
+    if (rank == 0) call river_pcoll_remove('fparts', root=dir)
+    call MPI_Barrier(MPI_COMM_WORLD)
+  end subroutine test_parts
 
   include 'test_pcoll_f_layout.inc'
 

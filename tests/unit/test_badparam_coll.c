@@ -224,6 +224,7 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_write(NULL, rec, 1), RIVER_EINVAL);
   assert_int_equal(river_pcoll_write(NULL, NULL, 0), RIVER_EINVAL);
   assert_int_equal(river_pcoll_commit(NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_begin_partition(NULL, 0), RIVER_EINVAL);
   assert_int_equal(river_pcoll_close(NULL), RIVER_SUCCESS); /* no-op */
   assert_int_equal(river_pcoll_info_get(NULL, &info), RIVER_EINVAL);
   assert_int_equal(river_pcoll_schema(NULL, &sp), RIVER_EINVAL);
