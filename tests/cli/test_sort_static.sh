@@ -101,6 +101,36 @@ expect_fail 3 "stage out: argument 'perturb' names disk 3; the stage has disks 0
   run "$tmp/w.yaml"
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed sort left a collection"
 
+# The sort's writers begin a partition per run (river_pcoll_begin_partition):
+# an I/O error or a kill at each step of their commit leaves the old OUT
+# (or, killed after the commit, the new one), never a mix; an error
+# leaves nothing, a kill what gc lists and removes.
+cksum_of() { r 2 valsort "$1" 2>/dev/null | awk '/checksum/ { print $5 }'; }
+r 4 gen inb --records $N --skew --seed 99 >/dev/null 2>&1 || fail "gen inb"
+r 4 sort in4 crash >/dev/null 2>&1 || fail "sort in4 crash"
+old=$(cksum_of crash); new=$(cksum_of inb)
+[ -n "$old" ] && [ "$old" != "$new" ] || fail "no checksums to tell OUTs apart"
+for step in commit-files commit-meta commit-rename; do
+  env RIVER_TEST_FAULT=$step:fail "$run" -n 4 "$river" sort inb crash \
+    --force >/dev/null 2>&1 && fail "$step failing: the sort succeeded"
+  [ "$(cksum_of crash)" = "$old" ] || fail "$step failing: OUT changed"
+  r 1 gc 2>&1 | grep -q "^gc: no leftovers" || fail "$step failing: leftovers"
+done
+for step in commit-files commit-meta commit-rename commit-cleanup; do
+  want=$old
+  [ $step = commit-cleanup ] && want=$new
+  env RIVER_TEST_FAULT=$step:kill "$run" -n 4 "$river" sort inb crash \
+    --force >/dev/null 2>&1 && fail "$step: not killed"
+  [ "$(cksum_of crash)" = "$want" ] || fail "killed at $step: OUT is a mix"
+  r 2 fsck crash >/dev/null 2>&1 || fail "killed at $step: fsck fails"
+  r 1 gc 2>&1 | grep -Eq '^gc: [1-9][0-9]* leftover' \
+    || fail "killed at $step: gc lists no leftovers"
+  r 1 gc --remove >/dev/null 2>&1 || fail "killed at $step: gc --remove"
+  r 1 gc 2>&1 | grep -q "^gc: no leftovers" || fail "$step: gc left some"
+  [ "$(cksum_of crash)" = "$want" ] || fail "killed at $step: gc damaged OUT"
+  [ $step = commit-cleanup ] && { r 4 sort in4 crash --force >/dev/null 2>&1; }
+done
+
 # A stage that fails is not charged for the input drained after it:
 # 2 MB at 100 KiB/s would take 20 s.
 start=$(date +%s)
