@@ -5,15 +5,18 @@ bin_PROGRAMS += apps/river apps/river-bench
 apps_river_SOURCES = apps/cli/river.c apps/cli/cli.h apps/cli/cli.c \
 	apps/cli/coll.h apps/cli/coll.c apps/cli/coll_info.c \
 	apps/cli/coll_rm.c apps/cli/run.c apps/cli/flow.c apps/cli/valsort.c \
-	apps/cli/sort.c
-apps_river_LDADD = src/libriver.la
-# river sort finds flows/sort.yaml in the source tree when it runs from
-# the build tree, else installed.
-apps_river_CPPFLAGS = $(AM_CPPFLAGS) \
+	apps/cli/sort.c apps/common/sortapp.h apps/common/sortapp.c
+apps_river_LDADD = src/libriver.la -lm
+# river sort and river-bench sort find flows/sort.yaml in the source tree
+# when they run from the build tree, else installed (apps/common).
+app_flows_cppflags = $(AM_CPPFLAGS) \
 	-DRIVER_SRC_FLOWSDIR='"$(abs_top_srcdir)/flows"' \
 	-DRIVER_BUILDDIR='"$(abs_top_builddir)"' \
 	-DRIVER_FLOWSDIR='"$(flowsdir)"'
+apps_river_CPPFLAGS = $(app_flows_cppflags)
 
 apps_river_bench_SOURCES = apps/bench/bench.c apps/bench/bench.h \
-	apps/bench/bench_dq.c apps/bench/bench_gd.c
+	apps/bench/bench_dq.c apps/bench/bench_gd.c apps/bench/bench_sort.c \
+	apps/common/sortapp.h apps/common/sortapp.c
 apps_river_bench_LDADD = src/libriver.la -lm
+apps_river_bench_CPPFLAGS = $(app_flows_cppflags)

@@ -9,6 +9,8 @@
  * received, requests out per copy, dead copies, blocks to retry).
  */
 #include "gd_internal.h"
+#include "sched_internal.h"
+#include "throttle_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,6 +558,9 @@ int river_gd_next(river_gd *gd, const void **records, size_t *nrecords,
     }
     if (busy)
       ns = RIVER_BACKOFF_START;
+    else if (gd->next_due > 0 && river__sched_current() == NULL
+             && gd->next_due - river_wtime() < 1e-3)
+      river__sleep_until(gd->next_due);   /* a held block is due: on time */
     else
       river__backoff(&ns);
   }

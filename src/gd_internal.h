@@ -161,6 +161,8 @@ struct gd_disk {
   int last;                /* partition served last (-1: none) */
   int last_stream;         /* stream served last (-1: none) */
   river_throttle *thr;     /* emulated rate, or NULL */
+  double ready_at;         /* emulated: river_wtime() when the disk is
+                              done with the block it reads now */
   double *prog;            /* scratch: progress per stream */
   int *pend;               /* scratch: pending per stream */
   double *bias;            /* allocator's integral term per stream */
@@ -171,6 +173,12 @@ struct gd_send {
   unsigned char *buf;
   MPI_Request req;
   int busy;
+  /* Emulated disks: the block is read, but held until its disk has
+   * spent the emulated time on it (the disk works while the rank goes
+   * on serving its clients and other disks). */
+  int held;
+  double send_at;
+  int dest, len;
 };
 
 struct river_gd {
@@ -199,6 +207,7 @@ struct river_gd {
   double rate, seek;
   const river_perturb *perturb;
   double t0;
+  double next_due;         /* the earliest held send's send_at; 0: none */
   /* client */
   int nmine;
   struct gd_part *mine;

@@ -9,6 +9,7 @@
  * the blocks come from.
  */
 #include "gd_internal.h"
+#include "throttle_internal.h"
 
 #include <string.h>
 
@@ -88,10 +89,22 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   return RIVER_SUCCESS;
 }
 
-/* Take in whatever requests and DONEs have arrived; finish sends. */
+/* Send slot sl's block (its header and records) to its client. */
+static int send_block(river_gd *gd, struct gd_send *sl)
+{
+  sl->held = 0;
+  if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
+                &sl->req) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
+}
+
+/* Take in whatever requests and DONEs have arrived; send the held
+ * blocks whose disks are done with them; finish sends. */
 static int server_poll(river_gd *gd, int *busy)
 {
   MPI_Status st;
+  double now;
   int flag, rc, i;
 
   for (;;) {
@@ -105,21 +118,33 @@ static int server_poll(river_gd *gd, int *busy)
     if ((rc = post_req(gd)) != RIVER_SUCCESS)
       return rc;
   }
-  for (i = 0; i < gd->nsend; i++)
-    if (gd->send[i].busy) {
-      if (MPI_Test(&gd->send[i].req, &flag, MPI_STATUS_IGNORE)
-          != MPI_SUCCESS)
+  now = river_wtime();
+  gd->next_due = 0;
+  for (i = 0; i < gd->nsend; i++) {
+    struct gd_send *sl = &gd->send[i];
+    if (sl->held && now >= sl->send_at) {
+      if ((rc = send_block(gd, sl)) != RIVER_SUCCESS)
+        return rc;
+      *busy = 1;
+    } else if (sl->held) {
+      if (gd->next_due == 0 || sl->send_at < gd->next_due)
+        gd->next_due = sl->send_at;
+    } else if (sl->busy) {
+      if (MPI_Test(&sl->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return RIVER_EMPI;
       if (flag)
-        gd->send[i].busy = 0;
+        sl->busy = 0;
     }
+  }
   return RIVER_SUCCESS;
 }
 
-/* Pass n bytes (and a seek, if the disk switches streams) through the
- * disk's emulated rate. */
-static void disk_throttle(river_gd *gd, struct gd_disk *dk, int partition,
-                          size_t n)
+/* Count a seek if the disk switches streams, and charge n bytes (and
+ * the seek) to the disk's emulated rate: returns when the disk is done
+ * with them (river_wtime; now at real speed). The disk is busy until
+ * then; the rank is not (the caller holds the block until then). */
+static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
+                        size_t n)
 {
   double f = 1.0, extra = 0;
 
@@ -129,12 +154,12 @@ static void disk_throttle(river_gd *gd, struct gd_disk *dk, int partition,
   }
   dk->last = partition;
   if (dk->thr == NULL)
-    return;
+    return river_wtime();
   if (gd->perturb)
     river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
                          river_wtime() - gd->t0, &f);
   river_throttle_set_factor(dk->thr, f);
-  river_throttle_consume(dk->thr, n + (size_t)(extra * gd->rate * f));
+  return river__throttle_take(dk->thr, n + (size_t)(extra * gd->rate * f));
 }
 
 /* The stream disk dk serves next, by the policy, or -1 if none has a
@@ -201,6 +226,8 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   size_t bytes;
   int i, s;
 
+  if (dk->thr != NULL && river_wtime() < dk->ready_at)
+    return RIVER_SUCCESS;   /* the emulated disk is still at work */
   for (i = 0; i < gd->nsend && sl == NULL; i++)
     if (!gd->send[i].busy)
       sl = &gd->send[i];
@@ -215,12 +242,17 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   read_block(gd, dk, &m, sl->buf, &h);
   memcpy(sl->buf, &h, sizeof h);
   bytes = (size_t)h.nrecords * gd->record_size;
-  disk_throttle(gd, dk, m.partition, bytes);
-  if (MPI_Isend(sl->buf, (int)(GD_HDR + bytes), MPI_BYTE,
-                gd->client_rank[m.partition], GD_TAG_DATA, gd->comm,
-                &sl->req) != MPI_SUCCESS)
-    return RIVER_EMPI;
   sl->busy = 1;
+  sl->dest = gd->client_rank[m.partition];
+  sl->len = (int)(GD_HDR + bytes);
+  sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes);
+  if (dk->thr != NULL) {
+    sl->held = 1;   /* sent by server_poll once the disk is done */
+    if (gd->next_due == 0 || sl->send_at < gd->next_due)
+      gd->next_due = sl->send_at;
+  } else if (send_block(gd, sl) != RIVER_SUCCESS) {
+    return RIVER_EMPI;
+  }
   if (h.status == RIVER_SUCCESS) {
     gd->stats.blocks_served++;
     gd->stats.bytes_served += bytes;

@@ -7,8 +7,8 @@
  * driven by the suite table below, one line per suite, which names each
  * suite's usage and its two entry points (is this one of your
  * experiments; run it). Each suite is a file of its own: dq (the
- * distributed queue, bench_dq.c) and gd (graduated declustering,
- * bench_gd.c).
+ * distributed queue, bench_dq.c), gd (graduated declustering,
+ * bench_gd.c) and sort (flows/sort.yaml, bench_sort.c).
  *
  * Every measured configuration is printed (rank 0) and, with --csv,
  * written as a row with the columns
@@ -45,6 +45,7 @@ struct suite {
 static const struct suite suites[] = {
   {"dq", bench_dq_usage, 0, bench_dq_known, bench_dq_run},
   {"gd", bench_gd_usage, 1, bench_gd_known, bench_gd_run},
+  {"sort", bench_sort_usage, 0, bench_sort_known, bench_sort_run},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])
@@ -142,6 +143,8 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {"outstanding", required_argument, NULL, 'o'},
     {"block-size", required_argument, NULL, 'b'},
     {"seek-ms", required_argument, NULL, 'e'},
+    {"cpu-rate", required_argument, NULL, 'u'},
+    {"repeats", required_argument, NULL, 'R'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
@@ -160,14 +163,18 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 'o': b->outstanding = atoi(optarg); break;
     case 'b': b->block_size = (size_t)strtoull(optarg, &end, 10); break;
     case 'e': b->seek_ms = strtod(optarg, &end); break;
+    case 'u': b->cpu_rate_mbps = strtod(optarg, &end); break;
+    case 'R': b->repeats = atoi(optarg); break;
     case 'h': bench_usage("help"); return 1;
     default: bench_usage("unknown option"); return RIVER_EINVAL;
     }
   }
   if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
-      || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)) {
+      || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)
+      || !(b->cpu_rate_mbps >= 0) || b->repeats < 1 || b->repeats > 63) {
     bench_usage("--rate and --seconds must be > 0, --credits >= 0, "
-                "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0");
+                "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0, "
+                "--cpu-rate >= 0, --repeats 1..63");
     return RIVER_EINVAL;
   }
   if (b->perturb_text
@@ -205,6 +212,7 @@ static void set_defaults(struct bench *b)
   b->outstanding = RIVER_GD_DEFAULT_OUTSTANDING;
   b->block_size = 256 << 10;
   b->seek_ms = 0.5;
+  b->repeats = 3;
 }
 
 int main(int argc, char **argv)

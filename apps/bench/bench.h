@@ -1,6 +1,7 @@
 /*
  * bench.h - what river-bench's files share: bench.c (main, options, rows,
- * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c).
+ * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c,
+ * bench_sort.c).
  * A suite file includes only this header; it exports its two entry points
  * below, and bench.c's suite table names them.
  */
@@ -29,6 +30,9 @@ struct bench {
   int outstanding;         /* gd: --outstanding, requests per mirror */
   size_t block_size;       /* gd: --block-size */
   double seek_ms;          /* gd: --seek-ms, the seek cost when on */
+  double cpu_rate_mbps;    /* sort: --cpu-rate, each partitioner (0: 2 x
+                              rate_mbps) */
+  int repeats;             /* sort: --repeats, runs of each policy */
   int failures;            /* runs whose data check failed */
 };
 
@@ -74,5 +78,8 @@ int bench_dq_run(struct bench *b, const char *experiment);
 extern const char bench_gd_usage[];
 int bench_gd_known(const char *experiment);
 int bench_gd_run(struct bench *b, const char *experiment);
+extern const char bench_sort_usage[];
+int bench_sort_known(const char *experiment);
+int bench_sort_run(struct bench *b, const char *experiment);
 
 #endif /* RIVER_BENCH_H */

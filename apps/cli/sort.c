@@ -6,68 +6,17 @@
  * command finds it, fills in its params from the options, and reports
  * the time, with emulated rates against the sort's fluid ideal.
  *
- * Where the spec is: $RIVER_FLOWS/sort.yaml if set; else, for the river
- * program of a build tree (not installed), the source tree's flows/;
- * else the installed $(pkgdatadir)/flows. Every rank looks; they agree.
+ * Where the spec is: app_find_flow (apps/common/sortapp.h). Every rank
+ * looks; they agree. The fluid ideal is app_sort_ideal's.
  */
 #include "coll.h"
+#include "../common/sortapp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef RIVER_SRC_FLOWSDIR
-#define RIVER_SRC_FLOWSDIR "flows"
-#endif
-#ifndef RIVER_FLOWSDIR
-#define RIVER_FLOWSDIR "/usr/local/share/river/flows"
-#endif
-#ifndef RIVER_BUILDDIR
-#define RIVER_BUILDDIR "."
-#endif
-
-/* Whether this program is the one in the build tree (apps/river, or
- * libtool's apps/.libs/ copy), not an installed one. */
-static int in_build_tree(void)
-{
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  size_t len = strlen(RIVER_BUILDDIR);
-
-  if (n <= 0)
-    return 0;
-  exe[n] = '\0';
-  return strncmp(exe, RIVER_BUILDDIR, len) == 0 && exe[len] == '/';
-}
-
-/* The path of the shipped spec `name` into buf. */
-static int find_spec(const char *name, char *buf, size_t len)
-{
-  const char *env = getenv("RIVER_FLOWS");
-  const char *dirs[] = {env && *env ? env : NULL,
-                        in_build_tree() ? RIVER_SRC_FLOWSDIR : NULL,
-                        RIVER_FLOWSDIR};
-  size_t i;
-
-  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-    if (dirs[i] == NULL)
-      continue;
-    if (snprintf(buf, len, "%s/%s", dirs[i], name) < (int)len
-        && access(buf, R_OK) == 0)
-      return RIVER_SUCCESS;
-    if (i == 0) {   /* RIVER_FLOWS given: it must hold the spec */
-      river_log(RIVER_LOG_ERROR, "sort: no %s in RIVER_FLOWS=%s (rank %d)",
-                name, env, cli_rank());
-      return RIVER_ENOTFOUND;
-    }
-  }
-  river_log(RIVER_LOG_ERROR, "sort: cannot find %s in %s (rank %d; set "
-            "RIVER_FLOWS to the folder that holds it)", name, RIVER_FLOWSDIR,
-            cli_rank());
-  return RIVER_ENOTFOUND;
-}
 
 /* OUT must not exist unless --force (then the sort replaces it when it
  * commits, and a failed sort leaves it as it was). Collective. */
@@ -104,80 +53,28 @@ static int param(char *buf, size_t len, const char *key, const char *value)
   return 0;
 }
 
-/* The perturbation's factor for (kind, index) at the start; 1 without
- * a spec. */
-static double factor(const river_perturb *p, int kind, int index)
-{
-  double f = 1.0;
-
-  if (p != NULL)
-    river_perturb_factor(p, kind, index, 0.0, &f);
-  return f;
-}
-
-/*
- * The fluid ideal of the sort, in seconds: the best any placement of
- * the work could do with the emulated rates (0 for a rate means real
- * speed, which the ideal does not model). The sort holds every record
- * before it writes any, so it has two phases:
- *
- *   reading and partitioning, at min(R_read, R_cpu): R_read is GD's
- *   fluid ideal over IN's disks (river_gd_fluid_ideal; the sum of the
- *   disks' rates if IN has more partitions than disks), R_cpu the sum
- *   of the n partitioners' CPU rates;
- *   writing, at the sum of the n disks' rates divided by OUT's copies.
- *
- * Perturbation factors are those in force at the start (a spec with
- * timed clauses gets no ideal: report() says so). The in-memory
- * sort and the exchange are not emulated and count as free: the ideal
- * is a bound the measured time can only approach. 0 if nothing is
- * emulated.
- */
-static double sort_ideal(const river_pcoll_info *in, int n, int rout,
-                         double disk, double cpu, const river_perturb *p)
-{
-  double bytes = (double)in->nrecords * (double)in->record_size;
-  double read = INFINITY, part = INFINITY, write = 0, t = 0;
-  double *rates = malloc((size_t)in->ndisks * sizeof *rates);
-  int d;
-
-  if ((disk == 0 && cpu == 0) || rates == NULL) {
-    free(rates);
-    return 0;
-  }
-  if (disk > 0) {
-    for (d = 0, read = 0; d < in->ndisks; d++) {
-      rates[d] = disk * factor(p, RIVER_PERTURB_DISK, d);
-      read += rates[d];
-    }
-    if (in->npartitions == in->ndisks)
-      river_gd_fluid_ideal(rates, in->ndisks, in->replication, NULL, &read);
-    for (d = 0; d < n; d++)
-      write += disk * factor(p, RIVER_PERTURB_DISK, d) / rout;
-    t += bytes / write;
-  }
-  if (cpu > 0)
-    for (d = 0, part = 0; d < n; d++)
-      part += cpu * factor(p, RIVER_PERTURB_CPU, d);
-  free(rates);
-  return t + bytes / (read < part ? read : part);
-}
-
 /* Rank 0's line after a sort: records, size, time, rate; with emulated
  * rates, the fluid ideal and the share of it reached. */
 static void report(const struct args *a, const river_pcoll_info *in,
                    double seconds, double disk, double cpu)
 {
   double mb = (double)in->nrecords * (double)in->record_size / 1e6, ideal;
+  struct app_sort_machine m;
   river_perturb *p = NULL;
 
   if (cli_rank() != 0)
     return;
   if (a->perturb != NULL)
     river_perturb_parse(a->perturb, &p);   /* the flow checked it */
+  m.disk = disk;
+  m.cpu = cpu;
+  m.perturb = p;
+  /* A timed perturbation has no ideal from the factors at the start. */
   ideal = a->perturb && strchr(a->perturb, '@') ? 0
-          : sort_ideal(in, cli_size(), a->opts.replication > 0
-                       ? a->opts.replication : 1, disk, cpu, p);
+          : app_sort_ideal(&m, mb * 1e6, cli_size(), in->ndisks,
+                           in->npartitions, in->replication,
+                           a->opts.replication > 0 ? a->opts.replication
+                                                   : 1);
   river_perturb_destroy(p);
   printf("sort: %s %s -> %s: %llu records, %.1f MB in %.3f s, %.1f MB/s",
          a->is_static ? "static" : "river", a->pos[0], a->pos[1],
@@ -255,7 +152,7 @@ int cmd_sort(int argc, char **argv)
     return RIVER_EINVAL;
   }
   /* A rank that cannot find it says so; every rank fails alike. */
-  if ((rc = cli_agree(find_spec("sort.yaml", spec, sizeof spec)))
+  if ((rc = cli_agree(app_find_flow("sort", "sort.yaml", spec, sizeof spec)))
       != RIVER_SUCCESS)
     return rc;
   if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)

@@ -2,7 +2,8 @@
 # test_bench - river-bench runs and reports: a short read sweep on 4
 # ranks writes one CSV row per (k, policy) with every column, the data
 # check passes (exit 0), and ratios are numbers; the wait experiment; the
-# gd suite's read, scaling and lost; bad options. No timing is asserted here: figures belong in
+# gd suite's read, scaling and lost; the sort suite's writers; bad
+# options. No timing is asserted here: figures belong in
 # doc/results.md, not in tests.
 set -u
 run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
@@ -60,6 +61,23 @@ grep -q "every record delivered once and verified" "$tmp/out" || fail "lost: rec
 ls "$tmp"/river-bench-lost-* >/dev/null 2>&1 && fail "lost left its collection behind"
 "$run" -n 4 "$bench" gd read --perturb 'disk:5=0.5' >"$tmp/out" 2>&1 && fail "gd: disk 5 of 2 accepted"
 grep -q "names disk 5, but there are only 2 disks" "$tmp/out" || fail "gd: bad disk not named"
+# sort: writers on 2 ranks (k = 0..2), one run of each policy per point,
+# every output validated; the ideal for k = 1 is the fluid ideal of 2
+# disks at 5 and 2.5 MB/s (read through GD, written at their sum).
+TMPDIR=$tmp "$run" -n 2 "$bench" sort writers --seconds 0.4 --rate 5 \
+  --repeats 1 --block-size 65536 --csv "$tmp/so.csv" >"$tmp/out" 2>&1 \
+  || { fail "sort writers failed"; cat "$tmp/out"; }
+[ "$(grep -c '^writers,river,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort river rows"
+[ "$(grep -c '^writers,static,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort static rows"
+awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 == 20000) { bad = 1 } END { exit bad }' \
+  "$tmp/so.csv" || fail "sort ratio or record count out of range"
+grep -Eq '^writers +n=2  k=1  median of 1: river [0-9.]+% .*static [0-9.]+%' \
+  "$tmp/out" || fail "sort: no median line"
+grep -q "DATA CHECK FAILED" "$tmp/out" && fail "sort: an output did not validate"
+ls "$tmp"/river-bench-sort-* >/dev/null 2>&1 && fail "sort left its data behind"
+"$run" -n 2 "$bench" sort scaling --perturb 'cpu:0=0.5' >"$tmp/out" 2>&1 \
+  && fail "sort: --perturb accepted"
+grep -q "set their own perturbations" "$tmp/out" || fail "sort: --perturb not refused"
 # Bad input.
 "$run" -n 2 "$bench" gd nosuch >/dev/null 2>&1 && fail "unknown gd experiment accepted"
 "$run" -n 2 "$bench" dq nosuch >/dev/null 2>&1 && fail "unknown experiment accepted"

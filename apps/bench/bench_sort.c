@@ -1,0 +1,426 @@
+/*
+ * bench_sort.c - river-bench sort: the River paper's sort experiments
+ * (section 5.5) on the shipped flow flows/sort.yaml, River against the
+ * static baseline on the same flow (river sort --static: fixed readers,
+ * reader i -> partitioner i, sorter i -> writer i), on emulated disks
+ * (--rate MB/s each, read and written) and partitioner CPUs (--cpu-rate
+ * MB/s each, default twice the disk rate):
+ *
+ *   scaling       n = 1, 2, 4, ... ranks (and the job's size), unperturbed
+ *   partitioners  k = 0..n of the n partitioners at 25% of their CPU
+ *   writers       k = 0..n of the n disks at 50% (read and written)
+ *
+ * For each point the n ranks generate gensort records (uniform keys,
+ * rate x seconds / 2 bytes a rank, so that the unperturbed ideal takes
+ * about --seconds) in blocks of --block-size (256 KiB), mirrored on two
+ * disks when n > 1, then run River and
+ * static --repeats times each, interleaved (R S R S ...). Every output is
+ * validated as `river valsort --input` would (key order, record count,
+ * gensort's checksum equal to the input's) and removed. A row per run:
+ * measured MB/s, the fluid ideal (app_sort_ideal: the best any placement
+ * could do at the configured rates, the in-memory sort counted as free),
+ * ratio; rank 0 then prints each point's medians. Ranks outside a point
+ * wait backing off, so they take no CPU from it.
+ */
+#define _XOPEN_SOURCE 700   /* nftw */
+#include "bench.h"
+#include "../common/sortapp.h"
+
+#include <ftw.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SORT_CHUNK 10000   /* records generated and written at a time */
+
+/* A point: n ranks, k of them perturbed by `factor` (kind: RIVER_
+ * PERTURB_CPU or _DISK, -1 for none). */
+struct point {
+  const char *exp;
+  int n, k, kind;
+  double factor;
+};
+
+/* What the n ranks of a point share. */
+struct ctx {
+  struct bench *b;
+  MPI_Comm comm;           /* the point's ranks, or MPI_COMM_NULL */
+  const char *root, *spec;
+  uint64_t per_rank;       /* records each rank generates */
+  river_valsort_summary in;  /* the input's count and checksum */
+};
+
+static int rm_one(const char *p, const struct stat *sb, int flag,
+                  struct FTW *f)
+{
+  (void)sb;
+  (void)flag;
+  (void)f;
+  return remove(p);
+}
+
+/* Every rank of WORLD waits here, backing off (no spinning). */
+static void world_barrier(void)
+{
+  MPI_Request req;
+
+  MPI_Ibarrier(MPI_COMM_WORLD, &req);
+  river_wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* ----------------------------------------------------------- the data */
+
+/* The n ranks write collection "in": rank r the gensort rows
+ * [r per, (r+1) per), `copies` copies; c->in gets its summary. */
+static int make_input(struct ctx *c, int copies)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_schema *s = NULL;
+  river_pcoll *pc = NULL;
+  river_valsort *v = NULL;
+  unsigned char *buf = malloc((size_t)SORT_CHUNK * 100);
+  uint64_t done = 0;
+  int r, rc;
+
+  MPI_Comm_rank(c->comm, &r);
+  o.root = c->root;
+  o.replication = copies;
+  o.block_size = c->b->block_size & ~(size_t)4095;   /* --block-size */
+  rc = buf ? river_schema_parse(RIVER_SCHEMA_DEFAULT, &s) : RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_create(s, &v);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_create(c->comm, "in", s, &o, &pc);
+  while (rc == RIVER_SUCCESS && done < c->per_rank) {
+    size_t n = c->per_rank - done < SORT_CHUNK ? (size_t)(c->per_rank - done)
+                                               : SORT_CHUNK;
+    rc = river_gensort_fill((uint64_t)r * c->per_rank + done, n, 0, 1, buf);
+    if (rc == RIVER_SUCCESS)
+      rc = river_pcoll_write(pc, buf, n);
+    if (rc == RIVER_SUCCESS)
+      rc = river_valsort_add(v, buf, n);
+    done += n;
+  }
+  if (pc != NULL) {
+    int crc = river_pcoll_commit(pc);   /* collective: fails everywhere */
+    rc = rc != RIVER_SUCCESS ? rc : crc;
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_reduce(v, c->comm);
+  if (rc == RIVER_SUCCESS)
+    rc = river_valsort_result(v, &c->in);
+  river_valsort_destroy(v);
+  river_schema_destroy(s);
+  free(buf);
+  return rc;
+}
+
+/* Validate "out" as valsort --input does: rank r reads its contiguous
+ * share of the partitions in order; ok = sorted, same count and
+ * checksum as the input. */
+static int validate(struct ctx *c, int *ok)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  river_pcoll_info info;
+  river_valsort *v = NULL;
+  river_valsort_summary got;
+  const river_schema *s;
+  unsigned char *buf = NULL;
+  int r, n, p, rc;
+
+  *ok = 0;
+  MPI_Comm_rank(c->comm, &r);
+  MPI_Comm_size(c->comm, &n);
+  o.root = c->root;
+  rc = river_pcoll_open(c->comm, "out", &o, &pc);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  river_pcoll_info_get(pc, &info);
+  river_pcoll_schema(pc, &s);
+  rc = river_valsort_create(s, &v);
+  if (rc == RIVER_SUCCESS && (buf = malloc(info.block_size)) == NULL)
+    rc = RIVER_ENOMEM;
+  for (p = (int)((int64_t)info.npartitions * r / n);
+       rc == RIVER_SUCCESS
+       && p < (int)((int64_t)info.npartitions * (r + 1) / n); p++) {
+    uint64_t b, nb = 0;
+    size_t rpb, got_n;
+    river_pcoll_blocks(pc, p, &rpb, &nb);
+    for (b = 0; rc == RIVER_SUCCESS && b < nb; b++) {
+      rc = river_pcoll_read_block(pc, p, b, buf, info.block_size, &got_n);
+      if (rc == RIVER_SUCCESS)
+        rc = river_valsort_add(v, buf, got_n);
+    }
+  }
+  rc = river_valsort_reduce(v, c->comm) != RIVER_SUCCESS && rc == RIVER_SUCCESS
+           ? RIVER_EMPI : rc;
+  if (rc == RIVER_SUCCESS && river_valsort_result(v, &got) == RIVER_SUCCESS)
+    *ok = got.unordered == 0 && got.records == c->in.records
+          && got.checksum_hi == c->in.checksum_hi
+          && got.checksum_lo == c->in.checksum_lo;
+  river_valsort_destroy(v);
+  river_pcoll_close(pc);
+  free(buf);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the runs */
+
+/* One sort of "in" into "out" on the point's ranks with policy static
+ * or not; *seconds its time. The output is validated and removed. */
+static int run_sort(struct ctx *c, const struct point *pt, int is_static,
+                    double *seconds, int *ok)
+{
+  char kv[12][1100];
+  const char *params[12];
+  river_flow *f = NULL;
+  double disk = c->b->rate_mbps * MB;
+  double cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
+                                        : 2 * c->b->rate_mbps) * MB;
+  double t0;
+  int n = 0, i, r, rc;
+
+  snprintf(kv[n++], sizeof kv[0], "in=in");
+  snprintf(kv[n++], sizeof kv[0], "out=out");
+  snprintf(kv[n++], sizeof kv[0], "root=%s", c->root);
+  snprintf(kv[n++], sizeof kv[0], "disk_rate=%.0f", disk);
+  snprintf(kv[n++], sizeof kv[0], "cpu_rate=%.0f", cpu);
+  if (pt->k > 0)
+    snprintf(kv[n++], sizeof kv[0], "perturb=%s:0-%d=%g",
+             pt->kind == RIVER_PERTURB_CPU ? "cpu" : "disk", pt->k - 1,
+             pt->factor);
+  if (is_static) {
+    snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
+    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
+    snprintf(kv[n++], sizeof kv[0], "runs=1");
+  }
+  for (i = 0; i < n; i++)
+    params[i] = kv[i];
+  *seconds = 0;
+  *ok = 0;
+  rc = river_flow_load(c->comm, c->spec, params, n, &f);
+  MPI_Barrier(c->comm);
+  t0 = river_wtime();
+  if (rc == RIVER_SUCCESS)
+    rc = river_flow_go(f);
+  *seconds = river_wtime() - t0;
+  river_flow_destroy(f);
+  if (rc == RIVER_SUCCESS)
+    rc = validate(c, ok);
+  MPI_Comm_rank(c->comm, &r);
+  if (r == 0) {
+    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+    o.root = c->root;
+    river_pcoll_remove("out", &o);
+  }
+  MPI_Barrier(c->comm);
+  return rc;
+}
+
+/* The fluid ideal of the point, in bytes/s. */
+static double ideal_rate(struct ctx *c, const struct point *pt, int copies)
+{
+  struct app_sort_machine m;
+  river_perturb *p = NULL;
+  char spec[64];
+  double bytes = (double)c->in.records * 100, t;
+
+  m.disk = c->b->rate_mbps * MB;
+  m.cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
+                                   : 2 * c->b->rate_mbps) * MB;
+  if (pt->k > 0) {
+    snprintf(spec, sizeof spec, "%s:0-%d=%g",
+             pt->kind == RIVER_PERTURB_CPU ? "cpu" : "disk", pt->k - 1,
+             pt->factor);
+    river_perturb_parse(spec, &p);
+  }
+  m.perturb = p;
+  t = app_sort_ideal(&m, bytes, pt->n, pt->n, pt->n, copies, 1);
+  river_perturb_destroy(p);
+  return t > 0 ? bytes / t : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* Run one point: input, then repeats of River and static interleaved,
+ * a row each; rank 0 prints the medians. Collective over WORLD. */
+static int run_point(struct bench *b, const char *root, const char *spec,
+                     const struct point *pt)
+{
+  struct ctx c;
+  int copies = pt->n > 1 ? 2 : 1, rep, pol, rc = RIVER_SUCCESS, frc;
+  double ratios[2][64];
+  int nrep = b->repeats < 64 ? b->repeats : 64;
+
+  memset(&c, 0, sizeof c);
+  c.b = b;
+  c.root = root;
+  c.spec = spec;
+  c.per_rank = (uint64_t)(b->rate_mbps * MB * b->seconds / 2 / 100);
+  if (c.per_rank < 1000)
+    c.per_rank = 1000;
+  MPI_Comm_split(MPI_COMM_WORLD, b->rank < pt->n ? 0 : MPI_UNDEFINED,
+                 b->rank, &c.comm);
+  if (c.comm != MPI_COMM_NULL)
+    rc = make_input(&c, copies);
+  MPI_Bcast(&c.in, sizeof c.in, MPI_BYTE, 0, MPI_COMM_WORLD);
+  for (rep = 0; rep < nrep; rep++)
+    for (pol = 0; pol < 2; pol++) {
+      struct bench_result res;
+      double secs = 0;
+      int ok = 0;
+
+      memset(&res, 0, sizeof res);
+      frc = rc;
+      if (c.comm != MPI_COMM_NULL && rc == RIVER_SUCCESS)
+        frc = run_sort(&c, pt, pol == 1, &secs, &ok);
+      world_barrier();
+      res.seconds = secs;
+      res.records = c.in.records;
+      res.measured = secs > 0 ? (double)c.in.records * 100 / secs : 0;
+      res.ideal = ideal_rate(&c, pt, copies);
+      res.ok = ok;
+      frc = bench_end_run(b, &res, frc);
+      if (frc != RIVER_SUCCESS && rc == RIVER_SUCCESS)
+        rc = frc;
+      bench_row(b, pt->exp, pol ? "static" : "river", pt->n, pt->n, pt->k,
+                pt->k ? pt->factor : 1.0, &res);
+      ratios[pol][rep] = res.ideal > 0 ? res.measured / res.ideal : 0;
+    }
+  if (b->rank == 0 && nrep > 0) {
+    qsort(ratios[0], (size_t)nrep, sizeof(double), cmp_double);
+    qsort(ratios[1], (size_t)nrep, sizeof(double), cmp_double);
+    printf("%-12s n=%-2d k=%-2d median of %d: river %.1f%% (%.1f..%.1f), "
+           "static %.1f%% (%.1f..%.1f) of the fluid ideal\n", pt->exp, pt->n,
+           pt->k, nrep, 100 * ratios[0][nrep / 2], 100 * ratios[0][0],
+           100 * ratios[0][nrep - 1], 100 * ratios[1][nrep / 2],
+           100 * ratios[1][0], 100 * ratios[1][nrep - 1]);
+    fflush(stdout);
+  }
+  if (c.comm != MPI_COMM_NULL) {
+    int r;
+    MPI_Comm_rank(c.comm, &r);
+    if (r == 0) {
+      river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+      o.root = root;
+      river_pcoll_remove("in", &o);
+    }
+    MPI_Comm_free(&c.comm);
+  }
+  world_barrier();
+  return rc;
+}
+
+/* ------------------------------------------------------- experiments */
+
+/* The temporary root (rank 0 makes it, every rank learns it) and the
+ * spec; then the points, then the root removed. */
+static int run_points(struct bench *b, const struct point *pts, int npts)
+{
+  char root[1024] = "", spec[4096] = "";
+  int i, rc;
+
+  if (b->perturb) {
+    bench_usage("sort experiments set their own perturbations: no "
+                "--perturb");
+    return RIVER_EINVAL;
+  }
+  rc = app_find_flow("river-bench sort", "sort.yaml", spec, sizeof spec);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (b->rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/river-bench-sort-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(root) == NULL)
+      root[0] = '\0';
+  }
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (root[0] == '\0') {
+    river_log(RIVER_LOG_ERROR, "sort: cannot make a temporary root");
+    return RIVER_EIO;
+  }
+  for (i = 0; i < npts && rc == RIVER_SUCCESS; i++)
+    rc = run_point(b, root, spec, &pts[i]);
+  world_barrier();
+  if (b->rank == 0)
+    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  return rc;
+}
+
+static int exp_scaling(struct bench *b)
+{
+  struct point pts[32];
+  int n, np = 0;
+
+  for (n = 1; n < b->size && np < 31; n *= 2)
+    pts[np++] = (struct point){"scaling", n, 0, -1, 1.0};
+  pts[np++] = (struct point){"scaling", b->size, 0, -1, 1.0};
+  return run_points(b, pts, np);
+}
+
+/* k = 0..n of the job's n ranks perturbed by factor (kind). */
+static int exp_k(struct bench *b, const char *name, int kind, double factor)
+{
+  struct point *pts = malloc((size_t)(b->size + 1) * sizeof *pts);
+  int k, rc;
+
+  if (pts == NULL)
+    return RIVER_ENOMEM;
+  for (k = 0; k <= b->size; k++)
+    pts[k] = (struct point){name, b->size, k, kind, factor};
+  rc = run_points(b, pts, b->size + 1);
+  free(pts);
+  return rc;
+}
+
+static int exp_partitioners(struct bench *b)
+{
+  return exp_k(b, "partitioners", RIVER_PERTURB_CPU, 0.25);
+}
+
+static int exp_writers(struct bench *b)
+{
+  return exp_k(b, "writers", RIVER_PERTURB_DISK, 0.5);
+}
+
+/* ---------------------------------------------------------- the suite */
+
+static const struct bench_experiment experiments[] = {
+  {"scaling", exp_scaling},
+  {"partitioners", exp_partitioners},
+  {"writers", exp_writers},
+};
+
+#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
+
+const char bench_sort_usage[] =
+    "scaling|partitioners|writers\n"
+    "         [--csv FILE] [--rate MBPS (40): each disk]\n"
+    "         [--cpu-rate MBPS (2 x rate): each partitioner]\n"
+    "         [--seconds S (1.5): the ideal run] [--repeats R (3)]\n"
+    "         [--block-size BYTES (262144): the input's blocks]\n";
+
+int bench_sort_known(const char *experiment)
+{
+  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
+}
+
+int bench_sort_run(struct bench *b, const char *experiment)
+{
+  const struct bench_experiment *e =
+      bench_find(experiments, NEXPERIMENTS, experiment);
+
+  return e ? e->fn(b) : RIVER_EINVAL;
+}

@@ -1,0 +1,102 @@
+/*
+ * sortapp.c - the spec finder and the sort's fluid ideal that `river
+ * sort` and `river-bench sort` share (sortapp.h).
+ */
+#include "sortapp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef RIVER_SRC_FLOWSDIR
+#define RIVER_SRC_FLOWSDIR "flows"
+#endif
+#ifndef RIVER_FLOWSDIR
+#define RIVER_FLOWSDIR "/usr/local/share/river/flows"
+#endif
+#ifndef RIVER_BUILDDIR
+#define RIVER_BUILDDIR "."
+#endif
+
+/* Whether this program is one of the build tree (apps/NAME, or
+ * libtool's apps/.libs/ copy), not an installed one. */
+static int in_build_tree(void)
+{
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  size_t len = strlen(RIVER_BUILDDIR);
+
+  if (n <= 0)
+    return 0;
+  exe[n] = '\0';
+  return strncmp(exe, RIVER_BUILDDIR, len) == 0 && exe[len] == '/';
+}
+
+int app_find_flow(const char *who, const char *name, char *buf, size_t len)
+{
+  const char *env = getenv("RIVER_FLOWS");
+  const char *dirs[] = {env && *env ? env : NULL,
+                        in_build_tree() ? RIVER_SRC_FLOWSDIR : NULL,
+                        RIVER_FLOWSDIR};
+  int rank = 0;
+  size_t i;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    if (dirs[i] == NULL)
+      continue;
+    if (snprintf(buf, len, "%s/%s", dirs[i], name) < (int)len
+        && access(buf, R_OK) == 0)
+      return RIVER_SUCCESS;
+    if (i == 0) {   /* RIVER_FLOWS given: it must hold the spec */
+      river_log(RIVER_LOG_ERROR, "%s: no %s in RIVER_FLOWS=%s (rank %d)",
+                who, name, env, rank);
+      return RIVER_ENOTFOUND;
+    }
+  }
+  river_log(RIVER_LOG_ERROR, "%s: cannot find %s in %s (rank %d; set "
+            "RIVER_FLOWS to the folder that holds it)", who, name,
+            RIVER_FLOWSDIR, rank);
+  return RIVER_ENOTFOUND;
+}
+
+/* m's factor for (kind, index) at the start; 1 without a spec. */
+static double factor(const struct app_sort_machine *m, int kind, int index)
+{
+  double f = 1.0;
+
+  if (m->perturb != NULL)
+    river_perturb_factor(m->perturb, kind, index, 0.0, &f);
+  return f;
+}
+
+double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
+                      int in_disks, int in_parts, int in_copies,
+                      int out_copies)
+{
+  double read = INFINITY, part = INFINITY, write = 0, t = 0, *rates;
+  int d;
+
+  if ((m->disk == 0 && m->cpu == 0) || in_disks < 1 || n < 1)
+    return 0;
+  if (m->disk > 0) {
+    if ((rates = malloc((size_t)in_disks * sizeof *rates)) == NULL)
+      return 0;
+    for (d = 0, read = 0; d < in_disks; d++) {
+      rates[d] = m->disk * factor(m, RIVER_PERTURB_DISK, d);
+      read += rates[d];
+    }
+    if (in_parts == in_disks)
+      river_gd_fluid_ideal(rates, in_disks, in_copies, NULL, &read);
+    free(rates);
+    for (d = 0; d < n; d++)
+      write += m->disk * factor(m, RIVER_PERTURB_DISK, d);
+    t += bytes * out_copies / write;
+  }
+  if (m->cpu > 0)
+    for (d = 0, part = 0; d < n; d++)
+      part += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
+  return t + bytes / (read < part ? read : part);
+}
