@@ -207,6 +207,28 @@ static void remove_old(const river_pcoll *pc, const struct old_gen *old)
                               w->any_disk);
 }
 
+/* After rank 0's publish (rc, the same on every rank): not committed,
+ * this write's own files go, nothing else (begun: partitions begun by
+ * the writers, this rank's renamed ones; the others go with the handle);
+ * committed, the generation it replaced goes. */
+static void remove_renamed(river_pcoll *pc);
+
+static void after_publish(river_pcoll *pc, int rc, struct old_gen *old,
+                          int begun)
+{
+  if (rc != RIVER_SUCCESS && begun) {
+    remove_renamed(pc);
+  } else if (rc != RIVER_SUCCESS) {
+    river__pcoll_remove_files(pc->root, pc->disks, pc->info.name, pc->rank,
+                              pc->info.generation, pc->info.ndisks,
+                              pc->info.replication, 0);
+  } else {
+    river__bcast(old, sizeof *old, MPI_BYTE, 0, pc->comm);
+    river__test_fault("commit-cleanup");
+    remove_old(pc, old);
+  }
+}
+
 /* ----------------------------------- partitions begun by the writers */
 
 void river__pcoll_free_wparts(river_pcoll *pc)
@@ -482,13 +504,7 @@ static int commit_parts(river_pcoll *pc, int rc)
     free(allnums);
     free(by_rank);
   }
-  if (rc != RIVER_SUCCESS) {
-    remove_renamed(pc);
-  } else {
-    river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
-    river__test_fault("commit-cleanup");
-    remove_old(pc, &old);
-  }
+  after_publish(pc, rc, &old, 1);
   free(mine);
   free(all);
   free(counts);
@@ -543,16 +559,7 @@ int river_pcoll_commit(river_pcoll *pc)
       rc = publish(pc, all, rep_size, &old);
     river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
   }
-  if (rc != RIVER_SUCCESS) {
-    /* Not committed: this write's own files go, nothing else. */
-    river__pcoll_remove_files(pc->root, pc->disks, pc->info.name, pc->rank,
-                              pc->info.generation, pc->info.ndisks,
-                              pc->info.replication, 0);
-  } else {
-    river__bcast(&old, sizeof old, MPI_BYTE, 0, pc->comm);
-    river__test_fault("commit-cleanup");
-    remove_old(pc, &old);
-  }
+  after_publish(pc, rc, &old, 0);
   free(mine);
   free(all);
   river__pcoll_free(pc);

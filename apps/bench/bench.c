@@ -23,9 +23,11 @@
  * ranks share two cores without disturbing the measurement, as long as
  * the emulated rates stay well below what the machine can really move.
  */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include "bench.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -101,6 +103,20 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
       fprintf(b->csv, ",%.4f", r->spread);
     fprintf(b->csv, "\n");
   }
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag,
+                  struct FTW *f)
+{
+  (void)sb;
+  (void)flag;
+  (void)f;
+  return remove(path);
+}
+
+void bench_rm_tree(const char *dir)
+{
+  nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int bench_end_run(struct bench *b, struct bench_result *res, int rc)

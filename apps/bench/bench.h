@@ -66,6 +66,10 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
  * the failure counted. */
 int bench_end_run(struct bench *b, struct bench_result *res, int rc);
 
+/* Remove dir and everything under it (a benchmark's temporary root);
+ * failures are ignored. */
+void bench_rm_tree(const char *dir);
+
 /* Usage, with msg, on rank 0's stderr. */
 void bench_usage(const char *msg);
 

@@ -41,7 +41,6 @@
 #define _GNU_SOURCE
 #include "bench.h"
 
-#include <ftw.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -452,14 +451,6 @@ static int exp_read(struct bench *b)
   return rc;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag,
-                  struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 /* Write the lost experiment's collection: n partitions of c->records,
  * mirrored, written by the first n ranks. */
@@ -547,7 +538,7 @@ static int exp_lost(struct bench *b)
   if (rc == RIVER_SUCCESS && b->rank == 0) {
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/disk%d", root, lost_disk);
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    bench_rm_tree(dir);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   c.lost_disk = lost_disk;
@@ -564,7 +555,7 @@ static int exp_lost(struct bench *b)
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (b->rank == 0)
-    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    bench_rm_tree(root);
   return rc;
 }
 

@@ -22,11 +22,9 @@
  * ratio; rank 0 then prints each point's medians. Ranks outside a point
  * wait backing off, so they take no CPU from it.
  */
-#define _XOPEN_SOURCE 700   /* nftw */
 #include "bench.h"
 #include "../common/sortapp.h"
 
-#include <ftw.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,14 +50,6 @@ struct ctx {
   river_valsort_summary in;  /* the input's count and checksum */
 };
 
-static int rm_one(const char *p, const struct stat *sb, int flag,
-                  struct FTW *f)
-{
-  (void)sb;
-  (void)flag;
-  (void)f;
-  return remove(p);
-}
 
 /* Every rank of WORLD waits here, backing off (no spinning). */
 static void world_barrier(void)
@@ -355,7 +345,7 @@ static int run_points(struct bench *b, const struct point *pts, int npts)
     rc = run_point(b, root, spec, &pts[i]);
   world_barrier();
   if (b->rank == 0)
-    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    bench_rm_tree(root);
   return rc;
 }
 
