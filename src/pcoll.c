@@ -43,6 +43,22 @@ static void new_generation(char out[17])
 
 /* --------------------------------------------------------- lifecycle */
 
+/* Free pc's finished partitions (a file not yet renamed is removed). */
+static void free_wparts(river_pcoll *pc)
+{
+  int i, c;
+
+  for (i = 0; i < pc->nwparts; i++) {
+    for (c = 0; pc->wparts[i].copies && c < pc->info.replication; c++)
+      river_coll_close(pc->wparts[i].copies[c]);  /* removes a tmp file */
+    free(pc->wparts[i].copies);
+    free(pc->wparts[i].keys);
+  }
+  free(pc->wparts);
+  pc->wparts = NULL;
+  pc->nwparts = pc->wparts_cap = 0;
+}
+
 void river__pcoll_free(river_pcoll *pc)
 {
   int i;
@@ -54,7 +70,7 @@ void river__pcoll_free(river_pcoll *pc)
     for (i = 0; i < pc->info.replication; i++)
       river_coll_close(pc->wcopies[i]);
   }
-  river__pcoll_free_wparts(pc);
+  free_wparts(pc);
   if (pc->lock_fd >= 0) {
     /* A write that ends here without a collection of its name (a first
      * write abandoned) removes the lock file too. */

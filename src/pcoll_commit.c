@@ -231,20 +231,6 @@ static void after_publish(river_pcoll *pc, int rc, struct old_gen *old,
 
 /* ----------------------------------- partitions begun by the writers */
 
-void river__pcoll_free_wparts(river_pcoll *pc)
-{
-  int i, c;
-
-  for (i = 0; i < pc->nwparts; i++) {
-    for (c = 0; pc->wparts[i].copies && c < pc->info.replication; c++)
-      river_coll_close(pc->wparts[i].copies[c]);  /* removes a tmp file */
-    free(pc->wparts[i].copies);
-    free(pc->wparts[i].keys);
-  }
-  free(pc->wparts);
-  pc->wparts = NULL;
-  pc->nwparts = pc->wparts_cap = 0;
-}
 
 /* Every rank ends its current partition; a rank that began none drops
  * its own (refusing records written outside a partition). */

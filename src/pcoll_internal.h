@@ -173,10 +173,6 @@ void river__pcoll_free(river_pcoll *pc);
  * pc->wparts (keep 1). */
 int river__pcoll_end_partition(river_pcoll *pc, int keep);
 
-/* Free pc's finished partitions (their files not yet renamed are
- * removed: pcoll_commit.c). */
-void river__pcoll_free_wparts(river_pcoll *pc);
-
 /* Which file path names now (exists 0 if none). */
 struct river__file_id river__pcoll_file_id(const char *path);
 

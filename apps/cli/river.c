@@ -66,10 +66,15 @@ static const struct cmd cmds[] = {
    "             valsort print it); with --input, that they are the\n"
    "             input's records (same count and checksum)"},
   {"sort", cmd_sort,
-   "IN OUT [--memory SIZE] [--mirror R] [--force] [--root DIR]",
+   "IN OUT [--memory SIZE] [--mirror R] [--force] [--root DIR]\n"
+   "             [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC]",
    "sort collection IN by its key into OUT in one pass (the flow\n"
    "             flows/sort.yaml: read, partition by range, sort, write);\n"
-   "             OUT's stream order is sorted (check: river valsort)"},
+   "             OUT's stream order is sorted (check: river valsort);\n"
+   "             --static: the static baseline; --disk-rate, --cpu-rate\n"
+   "             (bytes/s, k M G) emulate disks and partitioners, which\n"
+   "             --perturb slows (\"disk:1=0.5;cpu:2=0.25\"), and the\n"
+   "             time is reported against the fluid ideal"},
   {"run", cmd_run, "FLOW.yaml [key=value ...]",
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},
