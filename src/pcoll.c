@@ -173,6 +173,8 @@ static int open_copies(river_pcoll *pc, int index)
 
   pc->wcount = 0;
   pc->ordered_ok = 1;
+  if (pc->key_min != NULL)   /* min, max, last: an empty one has none */
+    memset(pc->key_min, 0, 3 * pc->key_size);
   rc = river__pcoll_data_name(pc->info.name, index, pc->info.generation,
                               pc->wpath, sizeof pc->wpath);
   if (rc != RIVER_SUCCESS)
@@ -237,6 +239,7 @@ int river__pcoll_end_partition(river_pcoll *pc, int keep)
   }
   w = &pc->wparts[pc->nwparts];
   memset(w, 0, sizeof *w);
+  w->final = -1;   /* not numbered: nothing of it is renamed */
   w->copies = pc->wcopies;
   w->keys = malloc(2 * pc->key_size + 1);
   pc->wcopies = calloc((size_t)pc->info.replication, sizeof *pc->wcopies);

@@ -10,6 +10,7 @@
 #include "pcoll_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,18 @@ static int exchange_numbers(river_pcoll *pc)
     my_orders[i] = pc->wparts[i].order;
   rc = river__gather(&n, 1, MPI_INT, counts, 0, pc->comm);
   if (pc->rank == 0 && rc == RIVER_SUCCESS) {
-    for (r = 0; r < pc->size; r++) {
+    /* The commit's gathers count bytes in ints: a report (the struct
+     * and two keys) per partition must fit. */
+    size_t most = (size_t)INT_MAX / (sizeof(struct part_report)
+                                     + 2 * pc->key_size), sum = 0;
+    for (r = 0; r < pc->size; r++)
+      sum += (size_t)counts[r];
+    if (sum > most) {
+      river__error("collection %s: %zu partitions begun; at most %zu",
+                   pc->info.name, sum, most);
+      rc = RIVER_EOVERFLOW;
+    }
+    for (r = 0; rc == RIVER_SUCCESS && r < pc->size; r++) {
       displs[r] = total;
       boff[r] = total * (int)sizeof *orders;
       bytes[r] = counts[r] * (int)sizeof *orders;
@@ -330,7 +342,7 @@ static int exchange_numbers(river_pcoll *pc)
     }
     orders = malloc((size_t)(total ? total : 1) * sizeof *orders);
     final = malloc((size_t)(total ? total : 1) * sizeof *final);
-    if (orders == NULL || final == NULL)
+    if (rc == RIVER_SUCCESS && (orders == NULL || final == NULL))
       rc = RIVER_ENOMEM;
   }
   rc = river__agree(pc->comm, rc);
@@ -384,9 +396,10 @@ static int rename_part(river_pcoll *pc, struct river__wpart *w,
     rc = river__pcoll_file_path(pc->root, pc->disks,
                                 (pc->rank + c) % pc->info.ndisks, name, path,
                                 sizeof path);
-    if (rc == RIVER_SUCCESS)
+    if (rc == RIVER_SUCCESS) {
       rc = river__coll_commit_as(w->copies[c], path);
-    w->copies[c] = NULL;   /* renamed, or freed with its tmp file */
+      w->copies[c] = NULL;   /* renamed, or freed with its tmp file */
+    }
   }
   rep.nrecords = nrec;
   rep.nblocks = nblk;
