@@ -91,8 +91,9 @@ static int sink_filter(struct river__in *p, const void **recs, size_t *n)
  * stage's CPU busy for bytes / (cpu_rate x its perturb factor now), a
  * debt in its token bucket; the next get or select waits until it is
  * paid (yielding to the rank's other tasks) and a try_get says
- * RIVER_EAGAIN until then (unless select chose its message). What the runtime drains after the module returns is not
- * charged, and a failed flow stops the waiting. */
+ * RIVER_EAGAIN until then (unless select chose its message). What the
+ * runtime drains after the module returns is not charged, and a failed
+ * flow stops the waiting. */
 static void charge_cpu(struct river__inst *inst, int input, size_t n)
 {
   double f = 1.0;
