@@ -297,9 +297,11 @@ static int number_parts(const river_pcoll *pc, const uint64_t *orders,
 }
 
 /* Number every rank's partitions (gathered at rank 0, the numbers sent
- * back into pc->wparts[i].final); pc->info.npartitions gets the total.
- * Collective; the same outcome everywhere. */
-static int exchange_numbers(river_pcoll *pc)
+ * back into pc->wparts[i].final); pc->info.npartitions gets the total,
+ * and rank 0's *numbers every partition's number in rank order (rank
+ * 0's partitions, then rank 1's, ...; NULL elsewhere; the caller frees
+ * it). Collective; the same outcome everywhere. */
+static int exchange_numbers(river_pcoll *pc, int **numbers)
 {
   int *counts = NULL, *displs = NULL, *final = NULL, *mine, *bytes = NULL;
   int *boff = NULL, total = 0, r, i, rc = RIVER_SUCCESS, n = pc->nwparts;
@@ -373,7 +375,10 @@ out:
   free(bytes);
   free(boff);
   free(orders);
-  free(final);
+  if (rc == RIVER_SUCCESS && pc->rank == 0)
+    *numbers = final;
+  else
+    free(final);
   return rc;
 }
 
@@ -431,24 +436,26 @@ static void remove_renamed(river_pcoll *pc)
 static int commit_parts(river_pcoll *pc, int rc)
 {
   struct old_gen old = {0};
-  unsigned char *mine = NULL, *all = NULL;
+  unsigned char *mine = NULL, *all = NULL, *by_rank = NULL;
   size_t rep_size = sizeof(struct part_report) + 2 * pc->key_size;
-  int *bytes = NULL, *boff = NULL, *counts = NULL, i, r, n;
+  int *bytes = NULL, *boff = NULL, *counts = NULL, *numbers = NULL;
+  int np, i, r, n;
 
   if (rc == RIVER_SUCCESS)
     rc = end_parts(pc);
   rc = river__agree(pc->comm, rc);
   if (rc == RIVER_SUCCESS)
-    rc = exchange_numbers(pc);
+    rc = exchange_numbers(pc, &numbers);
   n = rc == RIVER_SUCCESS ? pc->nwparts : 0;
+  np = pc->info.npartitions ? pc->info.npartitions : 1;
   mine = malloc((size_t)(n ? n : 1) * rep_size);
   if (pc->rank == 0) {
-    all = malloc((size_t)(pc->info.npartitions ? pc->info.npartitions : 1)
-                 * rep_size);
+    all = malloc((size_t)np * rep_size);
+    by_rank = malloc((size_t)np * rep_size);
     counts = calloc((size_t)pc->size, sizeof *counts);
     bytes = calloc((size_t)pc->size, sizeof *bytes);
     boff = calloc((size_t)pc->size, sizeof *boff);
-    if (!all || !counts || !bytes || !boff)
+    if (!all || !by_rank || !counts || !bytes || !boff)
       rc = rc == RIVER_SUCCESS ? RIVER_ENOMEM : rc;
   }
   if (mine == NULL && rc == RIVER_SUCCESS)
@@ -458,54 +465,33 @@ static int commit_parts(river_pcoll *pc, int rc)
   for (i = 0; rc == RIVER_SUCCESS && i < n; i++)
     rc = rename_part(pc, &pc->wparts[i], mine + (size_t)i * rep_size);
   rc = river__agree(pc->comm, rc);
-  if (rc == RIVER_SUCCESS) {
-    /* Reports gathered in rank order, then placed by number. */
-    unsigned char *by_rank = NULL;
-    int *nums = malloc((size_t)(n ? n : 1) * sizeof *nums), *allnums = NULL;
-    river__gather(&n, 1, MPI_INT, counts, 0, pc->comm);
-    if (pc->rank == 0) {
-      by_rank = malloc((size_t)(pc->info.npartitions ? pc->info.npartitions
-                                                     : 1) * rep_size);
-      allnums = malloc((size_t)(pc->info.npartitions ? pc->info.npartitions
-                                                     : 1) * sizeof *allnums);
-      for (r = 0, i = 0; r < pc->size; i += counts[r], r++) {
-        boff[r] = i * (int)rep_size;
-        bytes[r] = counts[r] * (int)rep_size;
-      }
+  /* The reports, gathered in rank order, placed by number. */
+  if (rc == RIVER_SUCCESS)
+    rc = river__gather(&n, 1, MPI_INT, counts, 0, pc->comm);
+  if (rc == RIVER_SUCCESS && pc->rank == 0)
+    for (r = 0, i = 0; r < pc->size; i += counts[r], r++) {
+      boff[r] = i * (int)rep_size;
+      bytes[r] = counts[r] * (int)rep_size;
     }
-    for (i = 0; nums && i < n; i++)
-      nums[i] = pc->wparts[i].final;
-    rc = nums == NULL || (pc->rank == 0 && (!by_rank || !allnums))
-             ? RIVER_ENOMEM : RIVER_SUCCESS;
-    rc = river__agree(pc->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gatherv(mine, n * (int)rep_size, by_rank, bytes, boff, 0,
+                        pc->comm);
+  if (rc == RIVER_SUCCESS && pc->rank == 0) {
+    for (i = 0; i < pc->info.npartitions; i++)
+      memcpy(all + (size_t)numbers[i] * rep_size,
+             by_rank + (size_t)i * rep_size, rep_size);
+    if (river__test_fault("commit-meta") != 0)
+      rc = RIVER_EIO;
     if (rc == RIVER_SUCCESS)
-      rc = river__gatherv(mine, n * (int)rep_size, by_rank, bytes, boff, 0,
-                          pc->comm);
-    if (rc == RIVER_SUCCESS && pc->rank == 0)
-      for (r = 0, i = 0; r < pc->size; i += counts[r], r++) {
-        boff[r] = i * (int)sizeof *allnums;
-        bytes[r] = counts[r] * (int)sizeof *allnums;
-      }
-    if (rc == RIVER_SUCCESS)
-      rc = river__gatherv(nums, n * (int)sizeof *nums, allnums, bytes, boff,
-                          0, pc->comm);
-    if (rc == RIVER_SUCCESS && pc->rank == 0) {
-      for (i = 0; i < pc->info.npartitions; i++)
-        memcpy(all + (size_t)allnums[i] * rep_size,
-               by_rank + (size_t)i * rep_size, rep_size);
-      if (river__test_fault("commit-meta") != 0)
-        rc = RIVER_EIO;
-      if (rc == RIVER_SUCCESS)
-        rc = publish(pc, all, rep_size, &old);
-    }
-    river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
-    free(nums);
-    free(allnums);
-    free(by_rank);
+      rc = publish(pc, all, rep_size, &old);
   }
+  if (river__bcast(&rc, 1, MPI_INT, 0, pc->comm) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
   after_publish(pc, rc, &old, 1);
   free(mine);
   free(all);
+  free(by_rank);
+  free(numbers);
   free(counts);
   free(bytes);
   free(boff);
