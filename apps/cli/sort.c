@@ -12,7 +12,6 @@
 #include "coll.h"
 #include "../common/sortapp.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
