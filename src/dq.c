@@ -128,6 +128,7 @@ static int alloc_buffers(river_dq *q)
   q->held = -1;
   q->cur_p = -1;
   q->owner = -1;
+  q->tag = RIVER_DQ_NO_TAG;
   if (q->role & RIVER_DQ_PRODUCER) {
     targets = q->policy == RIVER_DQ_ONE_TO_ONE
               || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;

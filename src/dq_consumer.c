@@ -193,6 +193,8 @@ static void deliver(river_dq *q, int p, int k,
   q->bytes_in += h.nrecords * q->record_size;
   q->messages_in++;
   q->msgs_from[p]++;
+  q->g_tag = h.tag;
+  q->g_tagged = 1;
   *records = recv_slot(q, k) + DQ_HDR_SIZE;
   *nrecords = (size_t)h.nrecords;
   if (from != NULL)
@@ -346,6 +348,16 @@ int river_dq_release(river_dq *q)
   if (q == NULL || !(q->role & RIVER_DQ_CONSUMER))
     return RIVER_EINVAL;
   return release_held(q);
+}
+
+int river_dq_tag(const river_dq *q, uint64_t *tag)
+{
+  if (q == NULL || tag == NULL || !(q->role & RIVER_DQ_CONSUMER))
+    return RIVER_EINVAL;
+  if (!q->g_tagged)
+    return RIVER_ESTATE;
+  *tag = q->g_tag;
+  return RIVER_SUCCESS;
 }
 
 int river_dq_unit(const river_dq *q, uint64_t *unit, int *first, int *last)

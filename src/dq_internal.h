@@ -204,6 +204,7 @@ struct dq_hdr {
   uint32_t producer;    /* producer index */
   uint64_t seq;         /* DATA: per-pair number; EOS: DATA messages sent */
   uint64_t nrecords;    /* records following the header */
+  uint64_t tag;         /* the producer's tag when it sent it */
 };
 #define DQ_HDR_SIZE sizeof(struct dq_hdr)
 
@@ -245,6 +246,7 @@ struct river_dq {
   int unit_first, unit_last;    /* PULL: flags for the next message */
   uint64_t nunits;              /* PULL: units opened (announced) */
   uint64_t rng;                 /* PUSH: splitmix64 state */
+  uint64_t tag;                 /* river_dq_set_tag's, for messages sent */
 
   /* consumer */
   int nrslots, nrreq;           /* DATA slots; + one EOS slot per producer */
@@ -261,6 +263,8 @@ struct river_dq {
   uint64_t cur_u;               /* PULL: its unit number */
   uint64_t g_unit;              /* PULL: unit of the last get's message */
   int g_first, g_last, g_valid;
+  uint64_t g_tag;               /* tag of the last get's message */
+  int g_tagged;                 /* a message was got: g_tag is valid */
 
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;

@@ -256,6 +256,7 @@ static int step_send(river_dq *q, int b)
   h.producer = (uint32_t)q->pidx;
   h.seq = q->sent[lo];   /* BROADCAST: every consumer has seen as many */
   h.nrecords = q->fill_n[b];
+  h.tag = q->tag;
   memcpy(buf, &h, sizeof h);
   len = DQ_HDR_SIZE + q->fill_n[b] * q->record_size;
   for (j = 0, c = lo; c < hi; c++, j++) {
@@ -676,6 +677,7 @@ static int send_final(river_dq *q, int b)
   t = t < 0 ? 0 : t;
   h = q->eos_hdr[t];   /* BROADCAST: the same seq at every consumer */
   h.nrecords = n;
+  h.tag = q->tag;
   if (q->policy == RIVER_DQ_PULL)
     h.kind |= DQ_LAST | (q->unit_first ? DQ_FIRST : 0u);
   buf = send_slot(q, s);
@@ -721,6 +723,7 @@ static int send_eos(river_dq *q)
     q->eos_hdr[c].producer = (uint32_t)q->pidx;
     q->eos_hdr[c].seq = q->sent[c];
     q->eos_hdr[c].nrecords = 0;
+    q->eos_hdr[c].tag = q->tag;
   }
   for (b = 0; b < q->nfill; b++)
     if ((rc = send_final(q, b)) != RIVER_SUCCESS)
@@ -795,6 +798,22 @@ int river_dq_try_end_unit(river_dq *q)
     return rc;
   q->unit_open = 0;
   q->owner = -1;
+  return RIVER_SUCCESS;
+}
+
+int river_dq_set_tag(river_dq *q, uint64_t tag)
+{
+  int b;
+
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  if (q->closing || q->reserved > 0
+      || (q->policy == RIVER_DQ_PULL && q->unit_open))
+    return RIVER_ESTATE;
+  for (b = 0; b < q->nfill; b++)
+    if (q->fill[b] >= 0 && q->fill_n[b] > 0)
+      return RIVER_ESTATE;   /* records put under the old tag wait */
+  q->tag = tag;
   return RIVER_SUCCESS;
 }
 

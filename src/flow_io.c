@@ -358,6 +358,36 @@ int river_get_unit(river_ctx *ctx, int input, uint64_t *unit, int *first,
   return RIVER_SUCCESS;
 }
 
+int river_set_tag(river_ctx *ctx, int output, uint64_t tag)
+{
+  struct river__inst *in;
+  int rc = out_port(ctx, "river_set_tag", output, &in);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river_dq_set_tag(in->out[output].q, tag);
+  if (rc == RIVER_ESTATE)
+    river__error("river_set_tag: stage %s output %d: records put under "
+                 "the old tag are not sent yet (set a tag before the first "
+                 "put, or on a pull edge between units)", ctx->stage->name,
+                 output);
+  return rc;
+}
+
+int river_get_tag(river_ctx *ctx, int input, uint64_t *tag)
+{
+  struct river__inst *in;
+  int rc = in_port(ctx, "river_get_tag", input, &in);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (tag == NULL)
+    return RIVER_EINVAL;
+  if (!in->in[input].holding && !in->in[input].pending)
+    return RIVER_ESTATE;
+  return river_dq_tag(in->in[input].q, tag);
+}
+
 /* ------------------------------------------------------- partitions */
 
 int river_output_consumers(const river_ctx *ctx, int output, int *n)
@@ -503,6 +533,41 @@ int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
     }
     river__sched_yield(1);
   }
+}
+
+int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
+                         uint64_t *all)
+{
+  uint64_t *send, *recv;
+  int ninst = ctx->ninstances, rc;
+  MPI_Request req;
+  MPI_Comm comm;
+
+  send = malloc((size_t)k * sizeof *send);
+  recv = malloc((size_t)k * (size_t)ninst * sizeof *recv);
+  if (send == NULL || recv == NULL) {
+    free(send);
+    free(recv);
+    return RIVER_ENOMEM;
+  }
+  memcpy(send, mine, (size_t)k * sizeof *send);
+  if (river_ctx_comm(ctx, &comm) != RIVER_SUCCESS
+      || MPI_Iallgather(send, k, MPI_UINT64_T, recv, k, MPI_UINT64_T, comm,
+                        &req) != MPI_SUCCESS) {
+    free(send);
+    free(recv);
+    return RIVER_EMPI;
+  }
+  rc = river_ctx_wait(ctx, &req, MPI_STATUS_IGNORE);
+  if (rc != RIVER_SUCCESS) {   /* left pending: MPI may still use them */
+    river__orphan(send);
+    river__orphan(recv);
+    return rc;
+  }
+  memcpy(all, recv, (size_t)k * (size_t)ninst * sizeof *all);
+  free(send);
+  free(recv);
+  return RIVER_SUCCESS;
 }
 
 /* ------------------------------------------------------- the finish */

@@ -60,6 +60,7 @@ src_libriver_la_SOURCES = \
 	src/modules/gen.c \
 	src/modules/count.c \
 	src/modules/coll.c \
+	src/modules/disk.c \
 	src/modules/file.c \
 	src/modules/stdio.c \
 	src/modules/radix.c \

@@ -266,6 +266,29 @@ RIVER_API int river_dq_try_end_unit(river_dq *q);
 RIVER_API int river_dq_unit(const river_dq *q, uint64_t *unit, int *first,
                             int *last);
 
+/*
+ * Tags: a producer may label the records it puts with a 64-bit value
+ * that the consumer reads back with each message (any policy; a sort
+ * tags each sorted run with its first record's position in the output,
+ * so that whichever consumer gets the run knows where to write it).
+ * Every message carries the tag its producer had set when it sent it;
+ * RIVER_DQ_NO_TAG until one is set.
+ *
+ * river_dq_set_tag: set the tag for the records put from now on. A
+ * message never mixes tags, so this is refused (RIVER_ESTATE) while put
+ * records wait in a partly filled message, a reservation is open, a PULL
+ * unit is open, or after close: set it before the first put, or (PULL)
+ * between river_dq_end_unit and the next unit's first record.
+ * RIVER_EINVAL for NULL or on a rank that is not a producer.
+ *
+ * river_dq_tag: the tag of the message returned by the last successful
+ * get (still valid after river_dq_release). RIVER_EINVAL for NULLs or on
+ * a rank that is not a consumer; RIVER_ESTATE before the first message.
+ */
+#define RIVER_DQ_NO_TAG UINT64_MAX
+RIVER_API int river_dq_set_tag(river_dq *q, uint64_t tag);
+RIVER_API int river_dq_tag(const river_dq *q, uint64_t *tag);
+
 /* This rank's counters so far. */
 RIVER_API int river_dq_stats_get(const river_dq *q, river_dq_stats *stats);
 

@@ -181,6 +181,21 @@ RIVER_API int river_end_unit(river_ctx *ctx, int output);
 RIVER_API int river_get_unit(river_ctx *ctx, int input, uint64_t *unit,
                              int *first, int *last);
 
+/*
+ * Tags (river/dq.h): a 64-bit label on the records put on output
+ * `output`, read back by the consumer with each message. Set it before
+ * the first put, or, on a pull edge, before each unit's first record
+ * (between river_end_unit and the next put): RIVER_ESTATE otherwise, as
+ * a message never mixes tags. `sort` tags each sorted run with the
+ * position of its first record in the sorted output; `coll_write` to a
+ * file: PATH writes each run there. river_get_tag: the tag of the
+ * message the last get (or select) returned on input `input`
+ * (RIVER_DQ_NO_TAG if its producer set none); RIVER_ESTATE before the
+ * first message or after RIVER_EOS.
+ */
+RIVER_API int river_set_tag(river_ctx *ctx, int output, uint64_t tag);
+RIVER_API int river_get_tag(river_ctx *ctx, int input, uint64_t *tag);
+
 /* The number of instances of the stage that output `output` feeds: on
  * an exchange edge, the number of partitions. */
 RIVER_API int river_output_consumers(const river_ctx *ctx, int output,

@@ -7,7 +7,10 @@
  * Module `coll_write` writes its input into a new collection, instance
  * i writing partition i (or, from a pull edge, each unit it takes as a
  * partition of its own, placed by the unit's id), committed atomically
- * when every instance has reached the end of its input.
+ * when every instance has reached the end of its input. Either takes a
+ * flat file of records instead, `coll: file:PATH` (file.c): coll_read
+ * reads a slice per instance, coll_write writes one file in the order
+ * the records' tags give (sort's runs).
  *
  * Both make River's collective calls (open, GD, create, commit) over the
  * stage's communicator (river_ctx_comm) from inside their tasks: River's
@@ -17,6 +20,9 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* `coll: file:PATH`: a flat file of records instead (file.c). */
+#define FILE_PREFIX "file:"
 
 /* The collection options of a stage's `root` argument. */
 static void coll_opts(river_ctx *ctx, river_pcoll_opts *o)
@@ -62,17 +68,6 @@ static int read_policy(river_ctx *ctx)
   return -1;
 }
 
-/* The stage's perturb spec (every stage takes one), parsed; *p stays
- * NULL for none. The flow's check has parsed it already. */
-static int stage_perturb(river_ctx *ctx, river_perturb **p)
-{
-  const char *spec = "";
-
-  *p = NULL;
-  river_arg_str(ctx, "perturb", &spec);
-  return spec[0] ? river_perturb_parse(spec, p) : RIVER_SUCCESS;
-}
-
 /* The stage's disk emulation: disk_rate 0 or at least RIVER__MIN_RATE,
  * and its perturb's "disk:D" clauses naming disks 0..ndisks-1 (`whose`
  * says whose disks they are). RIVER_EINVAL, logged if `loud`, if not. */
@@ -92,7 +87,7 @@ static int disks_ok(river_ctx *ctx, int ndisks, const char *whose, int loud)
                    (unsigned long long)rate, RIVER__MIN_RATE);
     return RIVER_EINVAL;
   }
-  rc = stage_perturb(ctx, &p);
+  rc = river__stage_perturb(ctx, &p);
   if (rc == RIVER_SUCCESS)
     river_perturb_max_index(p, RIVER_PERTURB_DISK, &max);
   river_perturb_destroy(p);
@@ -135,6 +130,17 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
                                                    : RIVER_SUCCESS;
   coll_opts(ctx, &o);
   river_arg_str(ctx, "coll", &name);
+  if (rc == RIVER_SUCCESS && strncmp(name, FILE_PREFIX,
+                                     strlen(FILE_PREFIX)) == 0) {
+    int ninst;
+    river_ctx_instance(ctx, NULL, &ninst);
+    rc = disks_ok(ctx, ninst, "the stage (a disk per instance)", 1);
+    if (rc == RIVER_SUCCESS)
+      rc = river__file_schema(ctx, name + strlen(FILE_PREFIX), schema);
+    if (!loud)
+      river_log_set_handler(old, old_ctx);
+    return rc;
+  }
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
   if (rc == RIVER_SUCCESS)
@@ -215,7 +221,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_ctx_instance(ctx, NULL, &ninst);
   river_pcoll_info_get(pc, &info);
   river_arg_uint(ctx, "disk_rate", &rate);
-  rc = river__agree(comm, stage_perturb(ctx, &pert)); /* before a collective */
+  rc = river__agree(comm, river__stage_perturb(ctx, &pert)); /* before a collective */
   if (rc != RIVER_SUCCESS) {
     river_perturb_destroy(pert);
     return rc;
@@ -262,8 +268,10 @@ static int coll_read(river_ctx *ctx)
 
   if ((stream = read_order(ctx)) < 0 || (policy = read_policy(ctx)) < 0)
     return RIVER_EINVAL;
-  coll_opts(ctx, &o);
   river_arg_str(ctx, "coll", &name);
+  if (strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) == 0)
+    return river__file_read_slice(ctx, name + strlen(FILE_PREFIX));
+  coll_opts(ctx, &o);
   river_ctx_comm(ctx, &comm);
   rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS)
@@ -311,52 +319,6 @@ static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
   return disks_ok(ctx, ninst, "the stage", inst == 0);
 }
 
-/* A writer's emulated disk: its instance's disk (the first copy of the
- * partition it writes) at disk_rate times the perturb factor. */
-struct wdisk {
-  river_throttle *thr;    /* NULL: real speed */
-  river_perturb *pert;
-  int disk;
-  double t0;
-};
-
-static int write_disk(river_ctx *ctx, struct wdisk *d)
-{
-  uint64_t rate = 0;
-  int rc;
-
-  memset(d, 0, sizeof *d);
-  river_ctx_instance(ctx, &d->disk, NULL);
-  d->t0 = river_wtime();
-  river_arg_uint(ctx, "disk_rate", &rate);
-  if (rate == 0)
-    return RIVER_SUCCESS;
-  rc = river_throttle_create((double)rate, 0, &d->thr);
-  if (rc == RIVER_SUCCESS)
-    rc = stage_perturb(ctx, &d->pert);
-  return rc;
-}
-
-/* The disk writes `bytes` (every copy: as if one disk took them all). */
-static void disk_charge(struct wdisk *d, size_t bytes)
-{
-  double f = 1.0;
-
-  if (d->thr == NULL)
-    return;
-  if (d->pert != NULL)
-    river_perturb_factor(d->pert, RIVER_PERTURB_DISK, d->disk,
-                         river_wtime() - d->t0, &f);
-  river_throttle_set_factor(d->thr, f);
-  river_throttle_consume(d->thr, bytes);
-}
-
-static void free_disk(struct wdisk *d)
-{
-  river_throttle_destroy(d->thr);
-  river_perturb_destroy(d->pert);
-}
-
 /* On a pull edge, each unit (a sorted run) is a partition of its own,
  * on this instance's disk, placed in the collection by the unit's id
  * (producer, then its units in order): begin it at the unit's first
@@ -375,7 +337,7 @@ static int next_unit(river_ctx *ctx, river_pcoll *pc)
 
 static int coll_write(river_ctx *ctx)
 {
-  struct wdisk disk;
+  struct river__mdisk disk;
   river_pcoll_opts o;
   river_pcoll *pc = NULL;
   const river_schema *s;
@@ -383,22 +345,25 @@ static int coll_write(river_ctx *ctx)
   const void *recs;
   MPI_Comm comm;
   size_t n, rsize = 0;
-  int rc, wrc = RIVER_SUCCESS;
+  int inst, rc, wrc = RIVER_SUCCESS;
 
+  river_arg_str(ctx, "coll", &name);
+  if (strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) == 0)
+    return river__file_write_placed(ctx, name + strlen(FILE_PREFIX));
   if ((rc = write_opts(ctx, &o)) != RIVER_SUCCESS)
     return rc;   /* the same on every instance */
-  river_arg_str(ctx, "coll", &name);
   river_ctx_comm(ctx, &comm);
-  rc = river__agree(comm, write_disk(ctx, &disk));  /* before a collective */
-  if (rc != RIVER_SUCCESS) {
-    free_disk(&disk);
+  river_ctx_instance(ctx, &inst, NULL);  /* its disk: the first copy's */
+  rc = river__agree(comm, river__mdisk_open(ctx, inst, &disk));
+  if (rc != RIVER_SUCCESS) {   /* (agreed before a collective) */
+    river__mdisk_close(&disk);
     return rc;
   }
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rsize);
   rc = river_pcoll_create(comm, name, s, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS) {
-    free_disk(&disk);
+    river__mdisk_close(&disk);
     return rc;
   }
   /* Every instance reaches the agreement below, whatever failed. */
@@ -407,9 +372,9 @@ static int coll_write(river_ctx *ctx)
       wrc = next_unit(ctx, pc);
       if (wrc == RIVER_SUCCESS)
         wrc = river_pcoll_write(pc, recs, n);
-      disk_charge(&disk, n * rsize * (size_t)o.replication);
+      river__mdisk_charge(&disk, n * rsize * (size_t)o.replication);
     }
-  free_disk(&disk);
+  river__mdisk_close(&disk);
   if (rc == RIVER_EOS)
     rc = wrc;
   if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
@@ -435,10 +400,11 @@ void river__module_coll_read(void)
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,order:str=unordered,policy:str=gd,"
-           "disk_rate:size=0";
+           "disk_rate:size=0,schema:str=";
   d.schema = read_schema;
-  d.doc = "read a parallel collection (through GD: every mirror at once); "
-          "order unordered or stream";
+  d.doc = "read a parallel collection (through GD: every mirror at once; "
+          "order unordered or stream), or a flat file of records, coll "
+          "file:PATH (schema; default gensort's), a slice per instance";
   river_module_register("coll_read", coll_read, &d, NULL);
 }
 
@@ -449,9 +415,10 @@ void river__module_coll_write(void)
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
-           "block_size:size=0,disk_rate:size=0";
+           "block_size:size=0,disk_rate:size=0,sync:bool=false";
   d.doc = "write a parallel collection, instance i writing partition i "
           "(from a pull edge: each unit a partition, by unit id), committed "
-          "atomically at the end";
+          "atomically at the end; or one flat file, coll file:PATH, each "
+          "run at the position its tag gives (sync: fsync it)";
   river_module_register("coll_write", coll_write, &d, NULL);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The records' schema: the `schema` argument, else gensort's. */
@@ -36,7 +37,8 @@ static int open_records(river_ctx *ctx, int level, const char *path,
   struct stat st;
   int err;
 
-  *fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO must not block the open (it is refused below) */
+  *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (*fd < 0 || fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     err = *fd < 0 ? errno : 0;
     if (*fd >= 0)
@@ -63,19 +65,17 @@ static int open_records(river_ctx *ctx, int level, const char *path,
 
 /* At check time: the schema argument, and a readable file of whole
  * records (said once, by the rank that prints check's messages). */
-static int read_schema(river_ctx *ctx, int output, river_schema **schema)
+int river__file_schema(river_ctx *ctx, const char *path,
+                       river_schema **schema)
 {
-  const char *path = "";
   size_t rs = 0;
   uint64_t n;
   int fd, rc;
 
-  (void)output;
   rc = arg_schema(ctx, schema);
   if (rc != RIVER_SUCCESS)
     return rc;   /* check has said what is wrong with it */
   river_schema_record_size(*schema, &rs);
-  river_arg_str(ctx, "path", &path);
   rc = open_records(ctx, river__flow_check_level(ctx->flow), path, rs, &fd,
                     &n);
   if (rc == RIVER_SUCCESS)
@@ -85,6 +85,15 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
     *schema = NULL;
   }
   return rc;
+}
+
+static int read_schema(river_ctx *ctx, int output, river_schema **schema)
+{
+  const char *path = "";
+
+  (void)output;
+  river_arg_str(ctx, "path", &path);
+  return river__file_schema(ctx, path, schema);
 }
 
 /* Read n records at record `first` into buf. */
@@ -111,10 +120,10 @@ static int read_at(river_ctx *ctx, int fd, const char *path, void *buf,
   return RIVER_SUCCESS;
 }
 
-static int file_read(river_ctx *ctx)
+int river__file_read_slice(river_ctx *ctx, const char *path)
 {
+  struct river__mdisk disk;
   const river_schema *s;
-  const char *path = "";
   uint64_t nrec, first, end;
   size_t rs = 0, max, k;
   int inst, ninst, fd, rc;
@@ -122,11 +131,15 @@ static int file_read(river_ctx *ctx)
 
   river_output_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
-  river_arg_str(ctx, "path", &path);
   river_ctx_instance(ctx, &inst, &ninst);
   rc = open_records(ctx, RIVER_LOG_ERROR, path, rs, &fd, &nrec);
   if (rc != RIVER_SUCCESS)
     return rc;
+  if ((rc = river__mdisk_open(ctx, inst, &disk)) != RIVER_SUCCESS) {
+    river__mdisk_close(&disk);
+    close(fd);
+    return rc;
+  }
   first = (uint64_t)((unsigned __int128)nrec * (unsigned)inst
                      / (unsigned)ninst);
   end = (uint64_t)((unsigned __int128)nrec * (unsigned)(inst + 1)
@@ -137,12 +150,22 @@ static int file_read(river_ctx *ctx)
       break;
     k = end - first < max ? (size_t)(end - first) : max;
     rc = read_at(ctx, fd, path, buf, k, rs, first);
+    river__mdisk_charge(&disk, k * rs);
     if (rc == RIVER_SUCCESS)
       rc = river_commit(ctx, 0, k);
     first += k;
   }
+  river__mdisk_close(&disk);
   close(fd);
   return rc;
+}
+
+static int file_read(river_ctx *ctx)
+{
+  const char *path = "";
+
+  river_arg_str(ctx, "path", &path);
+  return river__file_read_slice(ctx, path);
 }
 
 /* ------------------------------------------------------------ writing */
@@ -212,6 +235,241 @@ static int file_write(river_ctx *ctx)
   return rc;
 }
 
+/* ------------------------------------------- one file, placed by tags */
+
+/* pwrite all of len bytes at p to fd at byte off. */
+static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+  const char *c = p;
+  ssize_t k;
+
+  while (len > 0) {
+    k = pwrite(fd, c, len, (off_t)off);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return -1;
+    c += k;
+    len -= (size_t)k;
+    off += (uint64_t)k;
+  }
+  return 0;
+}
+
+/* path may be replaced: absent, or a regular file (not a directory,
+ * FIFO, device, socket or symbolic link, which the rename would
+ * replace or fail on). RIVER_EEXIST (logged) if not. */
+static int replaceable(river_ctx *ctx, const char *path)
+{
+  struct stat st;
+
+  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+    return RIVER_SUCCESS;
+  river__error("stage %s: %s exists and is not a regular file (%s): not "
+               "replacing it", river_ctx_stage(ctx), path,
+               S_ISDIR(st.st_mode) ? "a directory"
+               : S_ISLNK(st.st_mode) ? "a symbolic link"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+  return RIVER_EEXIST;
+}
+
+/* The temporary file beside path: instance 0 creates it (O_EXCL, a
+ * name no other job uses: its pid and a clock reading) and tells the
+ * others the name, which they open. Collective over comm (every
+ * instance makes the same calls, whatever fails); *fd -1 on failure. */
+static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
+                           char *tmp, size_t len, int *fd)
+{
+  uint64_t word[2] = {0, 0};
+  int inst, rc;
+
+  river_ctx_instance(ctx, &inst, NULL);
+  *fd = -1;
+  if (inst == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    word[0] = (uint64_t)getpid();
+    word[1] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  }
+  rc = river__bcast(word, 2, MPI_UINT64_T, 0, comm);
+  if (rc == RIVER_SUCCESS
+      && snprintf(tmp, len, "%s.river-tmp.%llu.%llx", path,
+                  (unsigned long long)word[0], (unsigned long long)word[1])
+             >= (int)len) {
+    river__error("stage %s: the path %s is too long", river_ctx_stage(ctx),
+                 path);
+    rc = RIVER_EINVAL;
+  }
+  if (rc == RIVER_SUCCESS && inst == 0) {
+    *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (*fd < 0) {
+      river__error("stage %s: cannot create %s: %s", river_ctx_stage(ctx),
+                   tmp, strerror(errno));
+      rc = errno == EACCES ? RIVER_EACCES : RIVER_EIO;
+    }
+  }
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS && inst != 0) {
+    *fd = open(tmp, O_WRONLY | O_CLOEXEC);
+    if (*fd < 0) {
+      river__error("stage %s instance %d: cannot open %s: %s",
+                   river_ctx_stage(ctx), inst, tmp, strerror(errno));
+      rc = RIVER_EIO;
+    }
+  }
+  rc = river__agree(comm, rc);
+  if (rc != RIVER_SUCCESS && *fd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  if (rc != RIVER_SUCCESS && inst == 0 && *tmp)
+    unlink(tmp);   /* a name no one else uses: ours, if it is there */
+  return rc;
+}
+
+/* What a placed writer wrote: the records, the end of the furthest
+ * run (positions in records), the first failure. */
+struct placed {
+  uint64_t tag, pos;      /* the current run's tag and next position */
+  int started;
+  uint64_t written, end;
+  int rc;
+};
+
+/* Write one message of n records at its tag's place. */
+static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
+                  const void *recs, size_t n, size_t rs, int ninst)
+{
+  uint64_t tag = RIVER_DQ_NO_TAG;
+
+  if (w->rc != RIVER_SUCCESS)
+    return;   /* keep reading: upstream must not block */
+  if ((w->rc = river_get_tag(ctx, 0, &tag)) != RIVER_SUCCESS)
+    return;
+  if (tag == RIVER_DQ_NO_TAG && ninst > 1) {
+    river__error("stage %s: one file from %d instances needs records "
+                 "tagged with their place (as sort tags its runs); these "
+                 "are not: write a collection, or use one instance",
+                 river_ctx_stage(ctx), ninst);
+    w->rc = RIVER_EINVAL;
+    return;
+  }
+  if (!w->started || tag != w->tag)   /* a new run: start at its tag */
+    w->pos = tag == RIVER_DQ_NO_TAG ? w->end : tag;
+  w->started = 1;
+  w->tag = tag;
+  if (w->pos > UINT64_MAX / rs - n) {
+    river__error("stage %s: tag %llu is past any file",
+                 river_ctx_stage(ctx), (unsigned long long)tag);
+    w->rc = RIVER_EOVERFLOW;
+    return;
+  }
+  if (pwrite_all(fd, recs, n * rs, w->pos * rs) != 0) {
+    river__error("stage %s: writing %s at byte %llu: %s",
+                 river_ctx_stage(ctx), tmp,
+                 (unsigned long long)(w->pos * rs), strerror(errno));
+    w->rc = RIVER_EIO;
+    return;
+  }
+  w->pos += n;
+  w->written += n;
+  if (w->pos > w->end)
+    w->end = w->pos;
+}
+
+/* After every instance wrote: the runs must tile the file exactly (the
+ * records written add up to the furthest end, and the file is that
+ * long), else runs overlapped or left a hole. Then instance 0 makes it
+ * durable if asked and renames it over path. Collective. */
+static int publish(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
+                   int fd, const char *tmp, const char *path, size_t rs)
+{
+  uint64_t total = 0, end = 0;
+  int inst, sync = 0, rc;
+  struct stat st;
+
+  river_ctx_instance(ctx, &inst, NULL);
+  river_arg_bool(ctx, "sync", &sync);
+  rc = river__allreduce(&w->written, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (rc == RIVER_SUCCESS)
+    rc = river__allreduce(&w->end, &end, 1, MPI_UINT64_T, MPI_MAX, comm);
+  if (rc != RIVER_SUCCESS || inst != 0)
+    return river__agree(comm, rc);
+  if (total != end || fstat(fd, &st) != 0
+      || (uint64_t)st.st_size != total * rs) {
+    river__error("stage %s: the runs written to %s do not tile it (%llu "
+                 "records written, the furthest ends at record %llu): runs "
+                 "overlap or leave a hole, so their tags were wrong; %s is "
+                 "left as it was", river_ctx_stage(ctx), tmp,
+                 (unsigned long long)total, (unsigned long long)end, path);
+    rc = RIVER_ECORRUPT;
+  }
+  if (rc == RIVER_SUCCESS && sync && fsync(fd) != 0) {
+    river__error("stage %s: fsync of %s: %s", river_ctx_stage(ctx), tmp,
+                 strerror(errno));
+    rc = RIVER_EIO;
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = replaceable(ctx, path);   /* again: it may have appeared since */
+  if (rc == RIVER_SUCCESS && rename(tmp, path) != 0) {
+    river__error("stage %s: cannot rename %s to %s: %s",
+                 river_ctx_stage(ctx), tmp, path, strerror(errno));
+    rc = RIVER_EIO;
+  }
+  if (rc == RIVER_SUCCESS && sync)
+    rc = river__fsync_dir(path);
+  return river__agree(comm, rc);
+}
+
+int river__file_write_placed(river_ctx *ctx, const char *path)
+{
+  struct placed w = {0, 0, 0, 0, 0, RIVER_SUCCESS};
+  struct river__mdisk disk = {NULL, NULL, 0, 0.0};
+  const river_schema *s;
+  const void *recs;
+  char tmp[4300] = "";
+  size_t rs = 0, n;
+  int inst, ninst, fd = -1, rc;
+  MPI_Comm comm;
+
+  river_input_schema(ctx, 0, &s);
+  river_schema_record_size(s, &rs);
+  river_ctx_instance(ctx, &inst, &ninst);
+  river_ctx_comm(ctx, &comm);
+  rc = replaceable(ctx, path);
+  if (rc == RIVER_SUCCESS)
+    rc = river__mdisk_open(ctx, inst, &disk);
+  rc = river__agree(comm, rc);   /* before a collective */
+  if (rc == RIVER_SUCCESS)
+    rc = open_shared_tmp(ctx, comm, path, tmp, sizeof tmp, &fd);
+  if (rc != RIVER_SUCCESS) {
+    river__mdisk_close(&disk);
+    return rc;
+  }
+  /* Every instance reaches the agreement in publish, whatever failed. */
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
+    place(ctx, &w, fd, tmp, recs, n, rs, ninst);
+    river__mdisk_charge(&disk, n * rs);
+  }
+  river__mdisk_close(&disk);
+  if (rc == RIVER_EOS)
+    rc = w.rc;
+  if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
+    river__error("stage %s: the flow failed elsewhere; %s not written",
+                 river_ctx_stage(ctx), path);
+    rc = RIVER_ESTATE;
+  }
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = publish(ctx, comm, &w, fd, tmp, path, rs);
+  if (close(fd) != 0 && rc == RIVER_SUCCESS)
+    rc = RIVER_EIO;   /* published already: only a sync-less close */
+  if (rc != RIVER_SUCCESS && inst == 0)
+    unlink(tmp);
+  return rc;
+}
+
 /* ------------------------------------------------------- registration */
 
 void river__module_file_read(void)
@@ -220,7 +478,7 @@ void river__module_file_read(void)
 
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
-  d.args = "path:str,schema:str=";
+  d.args = "path:str,schema:str=,disk_rate:size=0";
   d.schema = read_schema;
   d.doc = "read a flat file of records (schema; default gensort's), split "
           "by whole records among the instances";

@@ -32,6 +32,45 @@ struct river__digest {
 void river__digest_add(struct river__digest *d, const void *records,
                        size_t n, size_t record_size);
 
+/* ----------------------------------------------------------- disk.c */
+
+/* The stage's `perturb` argument parsed (*p NULL for none; the flow's
+ * check has parsed it already). */
+int river__stage_perturb(river_ctx *ctx, river_perturb **p);
+
+/* A stage's emulated disk `disk`: its `disk_rate` argument (bytes/s; 0,
+ * real speed: charging is free) times its `perturb` factor for that
+ * disk, from the time it is opened. */
+struct river__mdisk {
+  river_throttle *thr;    /* NULL: real speed */
+  river_perturb *pert;
+  int disk;
+  double t0;
+};
+
+int river__mdisk_open(river_ctx *ctx, int disk, struct river__mdisk *d);
+void river__mdisk_charge(struct river__mdisk *d, size_t bytes);
+void river__mdisk_close(struct river__mdisk *d);
+
+/* ----------------------------------------------------------- file.c */
+
+/* The file: endpoints of coll_read and coll_write (`coll: file:PATH`;
+ * path is PATH). Check time: the schema of the records of file path,
+ * the stage's `schema` argument (default gensort's), if it is a regular
+ * file of whole records. */
+int river__file_schema(river_ctx *ctx, const char *path,
+                       river_schema **schema);
+/* Read instance i's slice of the file, records [N i/n, N (i+1)/n), onto
+ * output 0, charging the stage's emulated disk i. */
+int river__file_read_slice(river_ctx *ctx, const char *path);
+/* Write input 0 into the one file path: each message at the position its
+ * tag gives (river_get_tag: a sorted run's first record), continuing
+ * from there for the messages that follow with the same tag; untagged
+ * input in arrival order (one instance only). Written under a temporary
+ * name and renamed over path once every instance is done (fsynced first
+ * if the `sync` argument is set). Collective over the stage. */
+int river__file_write_placed(river_ctx *ctx, const char *path);
+
 /* ---------------------------------------------------------- radix.c */
 
 /* struct river__key, river__key_of, river__key_norm: keys_internal.h. */

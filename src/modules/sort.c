@@ -4,7 +4,11 @@
  * records in key order to output 0 as `runs` units (default 1) of
  * nearly equal size (river_end_unit: on a pull edge each sorted run goes
  * whole to one consumer, so with runs > 1 the runs spread over more
- * consumers, which take them as they are ready). Argument
+ * consumers, which take them as they are ready). Each run is tagged
+ * (river_set_tag) with the position of its first record in the whole
+ * sorted output, instance i holding key range i: the instances share
+ * their counts once sorted, so a writer can place a run it gets in one
+ * ordered file (coll_write to file:PATH). Argument
  * `memory` caps what an instance holds (the records plus the sort's
  * working space, 2 (K + 8) + 8 bytes a record for a K-byte key): over
  * it the instance fails with a message naming the stage (no spilling
@@ -65,11 +69,36 @@ static int read_all(river_ctx *ctx, const struct river__key *k,
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
-/* Write the records of b in the order `order` to output 0 as `runs`
- * units of (nearly) equal size, in key order (an empty one is none). */
-static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
-                        const size_t *order, size_t rs, uint64_t runs)
+/* *base: the position in the sorted output of this instance's first
+ * record, the records of the instances before it (they hold the lower
+ * key ranges): an exclusive prefix sum of the counts over the stage,
+ * gathered without blocking the rank's other stages. */
+static int output_base(river_ctx *ctx, uint64_t n, uint64_t *base)
 {
+  uint64_t *all;
+  int inst, ninst, i, rc;
+
+  river_ctx_instance(ctx, &inst, &ninst);
+  if ((all = malloc((size_t)ninst * sizeof *all)) == NULL)
+    return RIVER_ENOMEM;
+  rc = river__ctx_allgather(ctx, &n, 1, all);
+  for (*base = 0, i = 0; rc == RIVER_SUCCESS && i < inst; i++)
+    *base += all[i];
+  free(all);
+  return rc;
+}
+
+/* Write the records of b in the order `order` to output 0 as `runs`
+ * units of (nearly) equal size, in key order (an empty one is none),
+ * each tagged with the position of its first record in the sorted
+ * output (on an edge without units, the whole stream with its first). */
+static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
+                        const size_t *order, size_t rs, uint64_t runs,
+                        uint64_t base)
+{
+  const river__edge *e = &ctx->flow->edges[ctx->stage->out_edge[0]];
+  int units = e->opts.kind == RIVER_EDGE_DQ
+              && e->opts.policy == RIVER_DQ_PULL;
   size_t i = 0, j, max, end;
   uint64_t u;
   void *buf;
@@ -77,6 +106,9 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
 
   for (u = 0; u < runs; u++) {
     end = (size_t)((unsigned __int128)b->n * (u + 1) / runs);
+    if ((u == 0 || (units && i < end))
+        && (rc = river_set_tag(ctx, 0, base + i)) != RIVER_SUCCESS)
+      return rc;
     while (i < end) {
       rc = river_reserve(ctx, 0, &buf, &max);
       if (rc != RIVER_SUCCESS)
@@ -97,7 +129,7 @@ static int sort_run(river_ctx *ctx)
   struct sortbuf b = {NULL, 0, 0};
   const river_schema *s;
   struct river__key k;
-  uint64_t cap, runs;
+  uint64_t cap, runs, base = 0;
   size_t *order = NULL;
   int rc;
 
@@ -121,7 +153,9 @@ static int sort_run(river_ctx *ctx)
                    river_ctx_stage(ctx), b.n);
   }
   if (rc == RIVER_SUCCESS)
-    rc = write_sorted(ctx, &b, order, k.record_size, runs);
+    rc = output_base(ctx, b.n, &base);
+  if (rc == RIVER_SUCCESS)
+    rc = write_sorted(ctx, &b, order, k.record_size, runs, base);
   free(order);
   free(b.recs);
   return rc;
