@@ -164,8 +164,8 @@ static int validate(struct ctx *c, int *ok)
 static int run_sort(struct ctx *c, const struct point *pt, int is_static,
                     double *seconds, int *ok)
 {
-  char kv[12][1100];
-  const char *params[12];
+  char kv[14][1100];
+  const char *params[14];
   river_flow *f = NULL;
   double disk = c->b->rate_mbps * MB;
   double cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
@@ -178,6 +178,8 @@ static int run_sort(struct ctx *c, const struct point *pt, int is_static,
   snprintf(kv[n++], sizeof kv[0], "root=%s", c->root);
   snprintf(kv[n++], sizeof kv[0], "disk_rate=%.0f", disk);
   snprintf(kv[n++], sizeof kv[0], "cpu_rate=%.0f", cpu);
+  snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
+  snprintf(kv[n++], sizeof kv[0], "message_size=%s", APP_SORT_EMUL_MSG);
   if (pt->k > 0)
     snprintf(kv[n++], sizeof kv[0], "perturb=%s:0-%d=%g",
              pt->kind == RIVER_PERTURB_CPU ? "cpu" : "disk", pt->k - 1,

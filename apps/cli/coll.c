@@ -48,6 +48,7 @@ static const struct option long_opts[] = {
   {"disk-rate", required_argument, NULL, OPT_DISK_RATE},
   {"cpu-rate", required_argument, NULL, OPT_CPU_RATE},
   {"perturb", required_argument, NULL, OPT_PERTURB},
+  {"sync", no_argument, NULL, OPT_SYNC},
   {NULL, 0, NULL, 0}
 };
 
@@ -104,6 +105,7 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_DISK_RATE: a->disk_rate = val; break;
   case OPT_CPU_RATE: a->cpu_rate = val; break;
   case OPT_PERTURB: a->perturb = val; break;
+  case OPT_SYNC: a->sync = 1; break;
   case OPT_READ:
     if (strcmp(val, "gd") == 0)
       a->read_policy = RIVER_GD_BALANCED;

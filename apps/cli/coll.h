@@ -16,7 +16,8 @@ enum {
   OPT_BLOCK = 1 << 9, OPT_SCHEMA = 1 << 10, OPT_OUT = 1 << 11,
   OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14,
   OPT_INPUT = 1 << 15, OPT_MEMORY = 1 << 16, OPT_STATIC = 1 << 17,
-  OPT_DISK_RATE = 1 << 18, OPT_CPU_RATE = 1 << 19, OPT_PERTURB = 1 << 20
+  OPT_DISK_RATE = 1 << 18, OPT_CPU_RATE = 1 << 19, OPT_PERTURB = 1 << 20,
+  OPT_SYNC = 1 << 21
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
@@ -40,6 +41,7 @@ struct args {
   const char *disk_rate;  /* sort --disk-rate, --cpu-rate, --perturb */
   const char *cpu_rate;
   const char *perturb;
+  int sync;             /* sort --sync: fsync a file: OUT */
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

@@ -67,10 +67,14 @@ static const struct cmd cmds[] = {
    "             input's records (same count and checksum)"},
   {"sort", cmd_sort,
    "IN OUT [--memory SIZE] [--mirror R] [--force] [--root DIR]\n"
-   "             [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC]",
+   "             [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC]\n"
+   "             [--schema S] [--sync]",
    "sort collection IN by its key into OUT in one pass (the flow\n"
    "             flows/sort.yaml: read, partition by range, sort, write);\n"
    "             OUT's stream order is sorted (check: river valsort);\n"
+   "             IN or OUT file:PATH: a flat file of records (--schema,\n"
+   "             default gensort's; --sync fsyncs OUT before it\n"
+   "             replaces one);\n"
    "             --static: the static baseline; --disk-rate, --cpu-rate\n"
    "             (bytes/s, k M G) emulate disks and partitioners, which\n"
    "             --perturb slows (\"disk:1=0.5;cpu:2=0.25\"), and the\n"

@@ -1,7 +1,8 @@
 /*
  * sort.c - `river sort IN OUT [--memory SIZE] [--mirror R] [--root DIR]
- * [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC]`: the
- * one-pass parallel sort of collection IN into collection OUT. The sort
+ * [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC] [--schema S]
+ * [--sync]`: the one-pass parallel sort of IN into OUT, each a
+ * collection or file:PATH, a flat file of records. The sort
  * is the flow spec flows/sort.yaml, which `river run` runs as well; this
  * command finds it, fills in its params from the options, and reports
  * the time, with emulated rates against the sort's fluid ideal.
@@ -15,7 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define FILE_PREFIX "file:"
+
+/* The path of a file: endpoint, or NULL for a collection name. */
+static const char *file_path(const char *endpoint)
+{
+  size_t k = strlen(FILE_PREFIX);
+
+  return strncmp(endpoint, FILE_PREFIX, k) == 0 ? endpoint + k : NULL;
+}
 
 /* OUT must not exist unless --force (then the sort replaces it when it
  * commits, and a failed sort leaves it as it was). Collective. */
@@ -23,8 +35,17 @@ static int refuse_existing(const char *out, const river_pcoll_opts *opts)
 {
   char path[4200];
   size_t len = 4096;
+  struct stat st;
   int rc;
 
+  if (file_path(out) != NULL) {
+    rc = lstat(file_path(out), &st) == 0 ? RIVER_EEXIST : RIVER_SUCCESS;
+    if (rc != RIVER_SUCCESS && cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: %s exists (--force replaces it, "
+                "if it is a regular file, once the sorted one is written)",
+                file_path(out));
+    return cli_agree(rc);
+  }
   rc = river_pcoll_root(opts, path, &len);
   if (rc == RIVER_SUCCESS
       && snprintf(path + strlen(path), sizeof path - strlen(path),
@@ -89,11 +110,33 @@ static void report(const struct args *a, const river_pcoll_info *in,
   fflush(stdout);
 }
 
-/* IN's description (collective: every rank opens it). */
+/* IN's description (collective: every rank opens it). A file: IN is
+ * described as the flow reads it: a slice per rank, each on its own
+ * (emulated) disk, records of --schema (default gensort's). */
 static int input_info(const struct args *a, river_pcoll_info *info)
 {
   river_pcoll *pc = NULL;
-  int rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
+  river_schema *s = NULL;
+  struct stat st;
+  int rc;
+
+  if (file_path(a->pos[0]) != NULL) {
+    memset(info, 0, sizeof *info);
+    rc = a->schema ? river_schema_parse(a->schema, &s)
+                   : river_schema_create_default(&s);
+    if (rc == RIVER_SUCCESS)
+      rc = river_schema_record_size(s, &info->record_size);
+    river_schema_destroy(s);
+    if (rc == RIVER_SUCCESS && stat(file_path(a->pos[0]), &st) != 0)
+      rc = RIVER_ENOTFOUND;   /* the flow's check says why, below */
+    if (rc == RIVER_SUCCESS) {
+      info->nrecords = (uint64_t)st.st_size / info->record_size;
+      info->ndisks = info->npartitions = cli_size();
+      info->replication = 1;
+    }
+    return rc == RIVER_ENOTFOUND ? RIVER_SUCCESS : cli_agree(rc);
+  }
+  rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
 
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_info_get(pc, info);
@@ -120,20 +163,33 @@ int cmd_sort(int argc, char **argv)
 {
   struct args a;
   river_pcoll_info in;
-  char spec[4096], kv[13][4200];
-  const char *params[13];
+  char spec[4096], kv[18][4200];
+  const char *params[18];
   double disk, cpu, seconds = 0;
   int n = 0, i, rc;
 
   rc = cli_coll_args(argc, argv, OPT_ROOT | OPT_MIRROR | OPT_MEMORY
                      | OPT_FORCE | OPT_STATIC | OPT_DISK_RATE | OPT_CPU_RATE
-                     | OPT_PERTURB, 2, "IN and OUT COLL", &a);
+                     | OPT_PERTURB | OPT_SCHEMA | OPT_SYNC, 2,
+                     "IN and OUT (COLL or file:PATH)", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   for (i = 0; i < 2; i++)
-    if ((rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
+    if (file_path(a.pos[i]) == NULL
+        && (rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
       return rc;
-  if (strcmp(a.pos[0], a.pos[1]) == 0) {
+  if ((a.schema != NULL && file_path(a.pos[0]) == NULL)
+      || (a.sync && file_path(a.pos[1]) == NULL)) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: %s is for a file: %s (a "
+                "collection %s)", a.sync ? "--sync" : "--schema",
+                a.sync ? "OUT" : "IN", a.sync ? "is always fsynced"
+                                              : "has its schema");
+    return RIVER_EINVAL;
+  }
+  /* (A file may be sorted onto itself: OUT is written under a
+   * temporary name, renamed over the file after IN was read.) */
+  if (strcmp(a.pos[0], a.pos[1]) == 0 && file_path(a.pos[0]) == NULL) {
     if (cli_rank() == 0)
         river_log(RIVER_LOG_ERROR, "sort: IN and OUT are both '%s': the "
                 "sort reads IN while it writes OUT", a.pos[0]);
@@ -158,10 +214,17 @@ int cmd_sort(int argc, char **argv)
     return rc;
   if ((rc = input_info(&a, &in)) != RIVER_SUCCESS)
     return rc;
-  snprintf(kv[n++], sizeof kv[0], "in=%s", a.pos[0]);  /* names: short */
-  snprintf(kv[n++], sizeof kv[0], "out=%s", a.pos[1]);
+  if (!param(kv[n++], sizeof kv[0], "in", a.pos[0])
+      || !param(kv[n++], sizeof kv[0], "out", a.pos[1]))
+    return RIVER_EINVAL;
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
+  if (a.sync)
+    snprintf(kv[n++], sizeof kv[0], "sync=true");
+  if (disk > 0 || cpu > 0) {   /* emulated: keep the DQ's tail short */
+    snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
+    snprintf(kv[n++], sizeof kv[0], "message_size=%s", APP_SORT_EMUL_MSG);
+  }
   if (a.is_static) {   /* fixed readers, partitioners and writers */
     snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
     snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
@@ -173,7 +236,9 @@ int cmd_sort(int argc, char **argv)
       || (a.opts.root != NULL
           && !param(kv[n++], sizeof kv[0], "root", a.opts.root))
       || (a.perturb != NULL
-          && !param(kv[n++], sizeof kv[0], "perturb", a.perturb)))
+          && !param(kv[n++], sizeof kv[0], "perturb", a.perturb))
+      || (a.schema != NULL
+          && !param(kv[n++], sizeof kv[0], "schema", a.schema)))
     return RIVER_EINVAL;
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)
     params[i] = kv[i];

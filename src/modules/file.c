@@ -365,7 +365,8 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
     w->rc = RIVER_EOVERFLOW;
     return;
   }
-  if (pwrite_all(fd, recs, n * rs, w->pos * rs) != 0) {
+  if ((river__test_fault("file-write") && (errno = EIO) != 0)
+      || pwrite_all(fd, recs, n * rs, w->pos * rs) != 0) {
     river__error("stage %s: writing %s at byte %llu: %s",
                  river_ctx_stage(ctx), tmp,
                  (unsigned long long)(w->pos * rs), strerror(errno));
@@ -412,7 +413,9 @@ static int publish(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
   }
   if (rc == RIVER_SUCCESS)
     rc = replaceable(ctx, path);   /* again: it may have appeared since */
-  if (rc == RIVER_SUCCESS && rename(tmp, path) != 0) {
+  if (rc == RIVER_SUCCESS
+      && ((river__test_fault("file-rename") && (errno = EIO) != 0)
+          || rename(tmp, path) != 0)) {
     river__error("stage %s: cannot rename %s to %s: %s",
                  river_ctx_stage(ctx), tmp, path, strerror(errno));
     rc = RIVER_EIO;

@@ -1,0 +1,130 @@
+#!/bin/bash
+# test_sort_file.sh - river sort with file:PATH endpoints (a flat file of
+# records in, one ordered file out):
+#  - file -> file, collection -> file and file -> collection validate
+#    (valsort --input) at 1..4 ranks, River and --static, uniform and
+#    --skew, binary and ASCII; an ASCII sort's output has the same bytes
+#    as `LC_ALL=C sort` of the input (cmp); a file sorts onto itself;
+#  - emulated rates with a slow disk and a slow partitioner validate;
+#  - an existing OUT is refused unless --force; a directory, FIFO or
+#    symbolic link at OUT is never replaced, and a FIFO at IN is refused
+#    without hanging; a file that is not whole records is refused;
+#  - an I/O error writing a run or renaming leaves the old OUT and no
+#    temporary file; a kill there leaves the old OUT and only a
+#    temporary file named OUT.river-tmp.*;
+#  - one file from several writers needs tagged input: records that are
+#    not tagged (gen -> coll_write file:) fail with that said.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+N=30000
+d=$tmp/files
+mkdir -p "$d"
+
+# valid OUT IN: OUT validates against IN (either COLL or file:PATH).
+valid() { r 2 valsort "$1" --input "$2" >/dev/null 2>&1; }
+
+r 2 gen u --records $N --seed 1 >/dev/null 2>&1 || fail "gen u"
+r 2 gen s --records $N --skew --seed 2 >/dev/null 2>&1 || fail "gen s"
+r 2 gen a --records $N --ascii --seed 3 >/dev/null 2>&1 || fail "gen a"
+for c in u s a; do
+  r 2 copy-out $c -o "$d/$c.in" >/dev/null 2>&1 || fail "copy-out $c"
+done
+LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
+
+for n in $(ranks 1 2 3 4); do
+  for c in u s a; do
+    for policy in "" --static; do
+      out=$d/$c.$n${policy:+s}
+      r "$n" sort "file:$d/$c.in" "file:$out" $policy >"$tmp/out" 2>&1 \
+        || { fail "$n ranks: sort file:$c.in $policy"; head -n 5 "$tmp/out"; }
+      grep -q "^sort: .* $N records" "$tmp/out" \
+        || fail "$n ranks: file:$c.in $policy: no report line"
+      valid "file:$out" "file:$d/$c.in" \
+        || fail "$n ranks: file:$c.in -> file: $policy does not validate"
+      [ $c = a ] && { cmp -s "$out" "$d/a.gnu" \
+        || fail "$n ranks $policy: not the bytes of LC_ALL=C sort"; }
+    done
+  done
+  r "$n" sort s "file:$d/cf.$n" >/dev/null 2>&1 || fail "$n ranks: coll -> file"
+  valid "file:$d/cf.$n" s || fail "$n ranks: coll -> file does not validate"
+  r "$n" sort "file:$d/s.in" "fc$n" >/dev/null 2>&1 || fail "$n ranks: file -> coll"
+  valid "fc$n" s || fail "$n ranks: file -> coll does not validate"
+done
+ls "$d" | grep -q river-tmp && fail "a sort left a temporary file"
+
+# Onto itself: OUT is renamed over the file after it was read.
+cp "$d/a.in" "$d/self"
+r 3 sort "file:$d/self" "file:$d/self" --force --sync >/dev/null 2>&1 \
+  || fail "sort a file onto itself"
+cmp -s "$d/self" "$d/a.gnu" || fail "sorted onto itself: wrong bytes"
+
+# Emulated disks and partitioners, one of each slow.
+for policy in "" --static; do
+  r 3 sort "file:$d/s.in" "file:$d/em$policy" $policy --disk-rate 8M \
+    --cpu-rate 8M --perturb "disk:1=0.5;cpu:2=0.25" >"$tmp/out" 2>&1 \
+    || fail "emulated file sort $policy"
+  grep -q "fluid ideal" "$tmp/out" || fail "emulated $policy: no fluid ideal"
+  valid "file:$d/em$policy" "file:$d/s.in" \
+    || fail "emulated file sort $policy does not validate"
+done
+
+# An existing OUT: refused unless --force, and left as it was.
+cp "$d/u.in" "$d/exists"
+expect_fail 2 "sort: .*/exists exists \\(--force replaces it" \
+  sort "file:$d/s.in" "file:$d/exists"
+cmp -s "$d/exists" "$d/u.in" || fail "a refused sort changed OUT"
+r 2 sort "file:$d/s.in" "file:$d/exists" --force >/dev/null 2>&1 \
+  || fail "--force"
+valid "file:$d/exists" "file:$d/s.in" || fail "--force: OUT does not validate"
+
+# Not a regular file at OUT: never replaced, even with --force.
+mkdir "$d/dir"
+mkfifo "$d/fifo"
+ln -s "$d/u.in" "$d/link"
+for what in dir fifo link; do
+  expect_fail 2 "$d/$what exists and is not a regular file" \
+    sort "file:$d/s.in" "file:$d/$what" --force
+done
+[ -d "$d/dir" ] && [ -p "$d/fifo" ] && [ -L "$d/link" ] \
+  && cmp -s "$d/link" "$d/u.in" || fail "a special OUT was replaced"
+
+# Bad inputs: a FIFO (refused, no hang), a torn record, a missing file.
+expect_fail 2 "cannot read $d/fifo: not a regular file" \
+  sort "file:$d/fifo" "file:$d/o1"
+head -c 1050 "$d/u.in" >"$d/torn"
+expect_fail 2 "$d/torn: 1050 bytes are not a whole number of 100-byte records" \
+  sort "file:$d/torn" "file:$d/o2"
+expect_fail 2 "cannot read $d/absent: No such file or directory" \
+  sort "file:$d/absent" "file:$d/o3"
+expect_fail 2 "sort: --sync is for a file: OUT" sort s o4 --sync
+expect_fail 2 "sort: --schema is for a file: IN" \
+  sort s "file:$d/o5" --schema "key:char[10],rest:bytes[90]"
+ls "$d" | grep -Eq '^o[0-9]' && fail "a failed sort left an OUT"
+
+# Faults while the runs are written and at the rename: the old OUT
+# stays; an error removes the temporary file, a kill leaves only it.
+cp "$d/u.in" "$d/old"
+for step in file-write file-rename; do
+  env RIVER_TEST_FAULT=$step:fail "$run" -n 3 "$river" sort "file:$d/s.in" \
+    "file:$d/old" --force >"$tmp/out" 2>&1 && fail "$step failing: succeeded"
+  cmp -s "$d/old" "$d/u.in" || fail "$step failing: OUT changed"
+  ls "$d" | grep -q "^old.river-tmp" && fail "$step failing: a temporary left"
+  env RIVER_TEST_FAULT=$step:kill "$run" -n 3 "$river" sort "file:$d/s.in" \
+    "file:$d/old" --force >/dev/null 2>&1 && fail "$step: not killed"
+  cmp -s "$d/old" "$d/u.in" || fail "killed at $step: OUT changed"
+  ls "$d" | grep -q "^old.river-tmp\." || fail "killed at $step: no temporary"
+  rm -f "$d"/old.river-tmp.*
+done
+
+# One file from several writers needs records tagged with their place.
+printf '%s\n' 'stages:' \
+  '  - {name: src, module: gen, ranks: rest, args: {records: 1000}}' \
+  '  - {name: out, module: coll_write, ranks: rest,' \
+  "     args: {coll: \"file:$d/untagged\"}}" \
+  'edges: [{from: src, to: out}]' >"$tmp/w.yaml"
+expect_fail 2 "one file from 2 instances needs records tagged" run "$tmp/w.yaml"
+[ -e "$d/untagged" ] && fail "untagged records left a file"
+r 1 run "$tmp/w.yaml" >/dev/null 2>&1 || fail "one writer, untagged"
+[ "$(stat -c %s "$d/untagged")" = 100000 ] || fail "one writer: wrong size"
+
+clitest_end test_sort_file
