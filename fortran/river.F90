@@ -335,6 +335,7 @@ module river
   public :: river_dq_create, river_dq_put, river_dq_try_put, river_dq_close
   public :: river_dq_get, river_dq_try_get, river_dq_release
   public :: river_dq_end_unit, river_dq_unit, river_dq_reserve
+  public :: river_dq_set_tag, river_dq_tag
   public :: river_dq_commit, river_dq_try_reserve, river_dq_try_commit
   public :: river_dq_try_close, river_dq_try_end_unit
   public :: river_dq_stats_get, river_dq_destroy

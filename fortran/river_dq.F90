@@ -128,6 +128,18 @@ submodule (river) river_dq_impl
       integer(c_int), intent(out) :: first, last
       integer(c_int) :: river_dq_unit_c
     end function river_dq_unit_c
+    function river_dq_set_tag_c(q, tag) bind(C, name='river_dq_set_tag')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int64_t), value :: tag
+      integer(c_int) :: river_dq_set_tag_c
+    end function river_dq_set_tag_c
+    function river_dq_tag_c(q, tag) bind(C, name='river_dq_tag')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int64_t), intent(out) :: tag
+      integer(c_int) :: river_dq_tag_c
+    end function river_dq_tag_c
     function river_dq_stats_get_c(q, stats) bind(C, name='river_dq_stats_get')
       import :: c_int, c_ptr, river_dq_stats
       type(c_ptr), value :: q
@@ -333,6 +345,19 @@ contains
     end if
     call river_check(rc, 'river_dq_unit', ierr)
   end procedure river_dq_unit
+
+  module procedure river_dq_set_tag
+    call river_check(river_dq_set_tag_c(q%ptr, tag), 'river_dq_set_tag', &
+                     ierr)
+  end procedure river_dq_set_tag
+
+  module procedure river_dq_tag
+    integer(c_int64_t) :: t
+    integer(c_int) :: rc
+    rc = river_dq_tag_c(q%ptr, t)
+    if (rc == RIVER_SUCCESS) tag = t
+    call river_check(rc, 'river_dq_tag', ierr)
+  end procedure river_dq_tag
 
   module procedure river_dq_stats_get
     type(river_dq_stats) :: s

@@ -137,6 +137,9 @@ int main(void)
 #ifdef RIVER_DQ_UNIT_SHIFT
   PARAM("RIVER_DQ_UNIT_SHIFT", RIVER_DQ_UNIT_SHIFT);
 #endif
+  /* UINT64_MAX, as Fortran's signed 64-bit integer holds it: -1 */
+  printf("  integer(c_int64_t), parameter, public :: RIVER_DQ_NO_TAG = "
+         "%lld_c_int64_t\n", (long long)(int64_t)RIVER_DQ_NO_TAG);
 
   /* river/gd.h */
   PARAM("RIVER_GD_BALANCED", RIVER_GD_BALANCED);

@@ -215,6 +215,8 @@ contains
     k = 0
     n = 1
     again = 0
+    call river_dq_set_tag(q, 1000_c_int64_t + rank, ierr)
+    call check(ierr == RIVER_SUCCESS, tag // 'set_tag before the first put')
     do while (k < NPER)
       n = min(mod(n * 7 + 3, 37) + 1, NPER - k)
       do i = 1, n
@@ -277,12 +279,16 @@ contains
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(drec), pointer :: recs(:)
+    integer(c_int64_t) :: qtag
     integer :: from, i
     do
       call river_dq_get(q, p, n, from, ierr)
       if (ierr == RIVER_EOS) exit
       call check(ierr == RIVER_SUCCESS, tag // 'get')
       if (ierr /= RIVER_SUCCESS) exit
+      call river_dq_tag(q, qtag, ierr)
+      call check(ierr == RIVER_SUCCESS .and. qtag == 1000_c_int64_t + from, &
+                 tag // 'the producer''s DQ tag')
       call check(c_associated(p) .and. n > 0, tag // 'get gives records')
       call check(n * c_sizeof(one) <= MSG_SIZE, tag // 'message size')
       nmsgs = nmsgs + 1
@@ -407,6 +413,10 @@ contains
       call check(ierr == RIVER_EINVAL, 'get on a producer: RIVER_EINVAL')
       call river_dq_end_unit(q, ierr)
       call check(ierr == RIVER_EINVAL, 'end_unit without PULL: RIVER_EINVAL')
+      call river_dq_tag(q, unit, ierr)
+      call check(ierr == RIVER_EINVAL, 'tag on a producer: RIVER_EINVAL')
+      call river_dq_set_tag(q, 77_c_int64_t, ierr)
+      call check(ierr == RIVER_SUCCESS, 'set_tag before a put')
       call river_dq_try_end_unit(q, ierr)
       call check(ierr == RIVER_EINVAL, 'try_end_unit without PULL: EINVAL')
       ! Close by steps: RIVER_EAGAIN (a status) until done, then ESTATE.
@@ -429,6 +439,10 @@ contains
       call check(ierr == RIVER_EINVAL, 'try_commit on a consumer: EINVAL')
       call river_dq_unit(q, unit, ierr=ierr)
       call check(ierr == RIVER_EINVAL, 'unit without PULL: RIVER_EINVAL')
+      call river_dq_set_tag(q, 1_c_int64_t, ierr)
+      call check(ierr == RIVER_EINVAL, 'set_tag on a consumer: EINVAL')
+      call river_dq_tag(q, unit, ierr)
+      call check(ierr == RIVER_ESTATE, 'tag before a message: ESTATE')
       do
         call river_dq_get(q, p, n, ierr=ierr)
         if (ierr /= RIVER_SUCCESS) exit

@@ -7,11 +7,15 @@
  *                producer with no unit, 3 consumers, one slow: every unit
  *                whole (count, sum and xor per unit), in order and
  *                contiguous (river_dq_unit's id and first/last) at exactly
- *                one consumer, the slow one gets fewer units, EOS; bad
- *                arguments and wrong roles for river_dq_end_unit and
- *                river_dq_unit
+ *                one consumer, the slow one gets fewer units, EOS; every
+ *                message carries its unit's tag (river_dq_set_tag
+ *                between units; refused inside one); bad arguments and
+ *                wrong roles for river_dq_end_unit, river_dq_unit and
+ *                the tag calls
  *   other        river_dq_end_unit and river_dq_unit are RIVER_EINVAL on
- *                a queue of another policy, which still works
+ *                a queue of another policy, which still works; tags
+ *                there: set before the first put, refused while records
+ *                wait in a partly filled message, read back per message
  *
  * Each rank keeps its side in struct pull: per-unit checksums of what it
  * made or got, reduced over the group at the end. The record and the
@@ -28,9 +32,11 @@
 #define PULL_NC 3        /* consumers: grank 4..6; consumer 0 is slow */
 #define PULL_NU 4        /* units per producer (but the last) */
 #define PULL_MSG ((size_t)1 << 20)
-#define PULL_PER ((PULL_MSG - 24) / RS) /* records per message (24: the
-                                           header, see src/dq.c) */
+#define PULL_PER ((PULL_MSG - 32) / RS) /* records per message (32: the
+                                           header, see src/dq_internal.h) */
 #define PULL_TAG 100u
+/* The DQ tag producer p gives its unit u (river_dq_set_tag). */
+#define UNIT_TAG(p, u) (((uint64_t)(p) << 32) + 1000u + (uint64_t)(u))
 
 enum { NU = PULL_NP * PULL_NU };  /* unit slots, producer-major */
 
@@ -103,8 +109,12 @@ static void pull_produce(struct pull *p)
   MT_CHECK_RC(river_dq_end_unit(p->q), RIVER_SUCCESS); /* empty: no unit */
   buf = malloc(chunk * RS);
   MT_CHECK(buf != NULL);
+  MT_CHECK_RC(river_dq_tag(p->q, &p->unit), RIVER_EINVAL);
   for (u = 0; buf != NULL && p->grank < PULL_NP - 1 && u < PULL_NU; u++) {
+    MT_CHECK_RC(river_dq_set_tag(p->q, UNIT_TAG(p->grank, u)),
+                RIVER_SUCCESS);
     pull_put_unit(p, buf, chunk, u);
+    MT_CHECK_RC(river_dq_set_tag(p->q, 1), RIVER_ESTATE); /* in a unit */
     p->pin[(p->grank * PULL_NU + u) * 4 + 3] = 1; /* units made */
     if (p->grank == 2 && u == PULL_NU - 1)
       break; /* close ends the last unit */
@@ -113,6 +123,7 @@ static void pull_produce(struct pull *p)
   }
   MT_CHECK_RC(river_dq_close(p->q), RIVER_SUCCESS);
   MT_CHECK_RC(river_dq_end_unit(p->q), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_set_tag(p->q, 1), RIVER_ESTATE);
   free(buf);
 }
 
@@ -161,9 +172,13 @@ static uint64_t pull_check_records(struct pull *p, int slot, uint64_t next)
  * order; consumer 0 is slow. */
 static void pull_consume(struct pull *p)
 {
-  uint64_t cur = 0, next = 0;
+  uint64_t cur = 0, next = 0, tag = 7;
   int inunit = 0, slot = 0, rc;
 
+  MT_CHECK_RC(river_dq_set_tag(p->q, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_tag(p->q, &tag), RIVER_ESTATE);
+  MT_CHECK_RC(river_dq_tag(p->q, NULL), RIVER_EINVAL);
+  MT_CHECK(tag == 7);
   MT_CHECK_RC(river_dq_end_unit(p->q), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_unit(p->q, &p->unit, &p->first, &p->last),
               RIVER_ESTATE);
@@ -185,6 +200,8 @@ static void pull_consume(struct pull *p)
     MT_CHECK(p->unit == cur
              && (uint64_t)p->from == p->unit >> RIVER_DQ_UNIT_SHIFT);
     next = pull_check_records(p, slot, next);
+    MT_CHECK_RC(river_dq_tag(p->q, &tag), RIVER_SUCCESS);
+    MT_CHECK(tag == UNIT_TAG(slot / PULL_NU, slot % PULL_NU));
     if (p->last)
       inunit = 0;
     if (p->cidx == 0)
@@ -287,6 +304,8 @@ static void test_pull(MPI_Comm c)
     return;
   MT_CHECK_RC(river_dq_end_unit(NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_unit(NULL, &p.unit, &p.first, &p.last), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_set_tag(NULL, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_tag(NULL, &p.unit), RIVER_EINVAL);
   if (p.grank < PULL_NP)
     pull_produce(&p);
   else
@@ -302,7 +321,7 @@ static void test_pull_other(MPI_Comm c)
 {
   river_dq *q = NULL;
   struct rec r;
-  uint64_t unit = 7;
+  uint64_t unit = 7, tag = 7;
   const void *recs;
   size_t n;
   int first = 7, last = 7, rc;
@@ -313,11 +332,15 @@ static void test_pull_other(MPI_Comm c)
   if (rc != RIVER_SUCCESS)
     return;
   MT_CHECK_RC(river_dq_end_unit(q), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_set_tag(q, 42), RIVER_SUCCESS);  /* before a put */
   rec_make(&r, 0, 0, 5);
   MT_CHECK_RC(river_dq_put(q, &r, 1), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_set_tag(q, 43), RIVER_ESTATE);   /* r waits */
   MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
   MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_SUCCESS);
   MT_CHECK(n == 1 && rec_ok(recs));
+  MT_CHECK_RC(river_dq_tag(q, &tag), RIVER_SUCCESS);
+  MT_CHECK(tag == 42);
   MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_EINVAL);
   MT_CHECK(unit == 7 && first == 7 && last == 7);
   MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_EOS);

@@ -11,10 +11,14 @@
  *              records whose first key byte is in [256 i/n, 256 (i+1)/n),
  *              and river_get_unit on that (non-pull) input is
  *              RIVER_ENOTSUP
- *   units      sort on every rank -> pull DQ -> one consumer: before a
- *              get river_get_unit is RIVER_ESTATE; then every message has
- *              a unit, each unit's messages are contiguous, first ... last,
- *              and there is one unit per sort instance
+ *   units      sort (3 runs) on every rank -> pull DQ -> one consumer:
+ *              before a get river_get_unit and river_get_tag are
+ *              RIVER_ESTATE; then every message has a unit, each unit's
+ *              messages are contiguous, first ... last, there are 3
+ *              units per sort instance, and the units' tags (sort's: the
+ *              position of the run's first record in the whole output)
+ *              with their lengths tile [0, records) exactly; a tag set
+ *              after a put on a non-pull edge is RIVER_ESTATE
  *   nonsense   NULL contexts and out-of-range indexes
  */
 #include <river.h>
@@ -28,6 +32,7 @@
 
 static int nparts;                 /* consumers of the exchange */
 static uint64_t got_records, bad_place, total_units;
+static uint64_t unit_tag[64], unit_len[64];  /* per unit got (tunits) */
 
 /* Put its input through output 0, with splitters on the first key byte
  * (after checking the bad forms). */
@@ -59,11 +64,15 @@ static int tsplit(river_ctx *ctx)
   rc = river_set_partitioner(ctx, 0, RIVER_BY_RANGE, keys,
                              (size_t)nparts - 1);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
+  MT_CHECK_RC(river_set_tag(ctx, 1, 5), RIVER_EINVAL);
+  MT_CHECK_RC(river_set_tag(ctx, 0, 5), RIVER_SUCCESS);  /* before a put */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if ((rc = river_put(ctx, 0, recs, n)) != RIVER_SUCCESS)
       return rc;
   MT_CHECK_RC(river_set_partitioner(ctx, 0, RIVER_BY_HASH, NULL, 0),
               RIVER_ESTATE);
+  /* (Records may wait in a partly filled message: a new tag is refused
+   * then, or taken if every message went; never mixed into one.) */
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
@@ -92,18 +101,27 @@ static int tunits(river_ctx *ctx)
 {
   const void *recs;
   size_t n;
-  uint64_t unit = 0, cur = 0;
+  uint64_t unit = 0, cur = 0, tag = 7;
   int first, last, in_unit = 0, rc;
 
   MT_CHECK_RC(river_get_unit(ctx, 0, &unit, &first, &last), RIVER_ESTATE);
   MT_CHECK_RC(river_get_unit(ctx, 1, &unit, &first, &last), RIVER_EINVAL);
+  MT_CHECK_RC(river_get_tag(ctx, 0, &tag), RIVER_ESTATE);
+  MT_CHECK_RC(river_get_tag(ctx, 1, &tag), RIVER_EINVAL);
+  MT_CHECK_RC(river_get_tag(ctx, 0, NULL), RIVER_EINVAL);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
     got_records += n;
     MT_CHECK_RC(river_get_unit(ctx, 0, &unit, &first, &last), RIVER_SUCCESS);
+    MT_CHECK_RC(river_get_tag(ctx, 0, &tag), RIVER_SUCCESS);
     MT_CHECK(first == !in_unit);   /* a unit starts only after one ends */
     MT_CHECK(!in_unit || unit == cur);
+    if (first && total_units < 64)
+      unit_tag[total_units] = tag;
+    MT_CHECK(total_units == 0 || unit_tag[(total_units - !first) % 64] == tag);
     if (first)
       total_units++;
+    if (total_units > 0 && total_units <= 64)
+      unit_len[total_units - 1] += n;
     cur = unit;
     in_unit = !last;
   }
@@ -167,10 +185,12 @@ static void units(MPI_Comm comm, int n)
   for (i = 0; i < n; i++)
     all[i] = i;
   got_records = total_units = 0;
+  memset(unit_len, 0, sizeof unit_len);
   MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_arg(f, "gen", "records", "30000"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "sort", "sort", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "sort", "runs", "3"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "sink", "tunits", zero, 1), RIVER_SUCCESS);
   e.kind = RIVER_EDGE_ONE_TO_ONE;
   MT_CHECK_RC(river_flow_attach(f, "gen", "sort", &e), RIVER_SUCCESS);
@@ -184,7 +204,20 @@ static void units(MPI_Comm comm, int n)
   sums[1] = total_units;
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
   MT_CHECK(sums[0] == 30000);
-  MT_CHECK(sums[1] == (uint64_t)n);
+  MT_CHECK(sums[1] == 3 * (uint64_t)n);
+  if (total_units > 0) {   /* rank 0: the units tile [0, 30000) */
+    uint64_t at = 0, j, k;
+    MT_CHECK(total_units == 3 * (uint64_t)n);
+    for (j = 0; j < total_units && j < 64; j++) {
+      for (k = 0; k < total_units && unit_tag[k] != at; k++)
+        ;
+      MT_CHECK(k < total_units);
+      if (k == total_units)
+        break;
+      at += unit_len[k];
+    }
+    MT_CHECK(at == 30000);
+  }
 }
 
 static void nonsense(void)
@@ -193,6 +226,8 @@ static void nonsense(void)
   uint64_t u;
 
   MT_CHECK_RC(river_get_unit(NULL, 0, &u, NULL, NULL), RIVER_ESTATE);
+  MT_CHECK_RC(river_get_tag(NULL, 0, &u), RIVER_ESTATE);
+  MT_CHECK_RC(river_set_tag(NULL, 0, 1), RIVER_ESTATE);
   MT_CHECK_RC(river_output_consumers(NULL, 0, &c), RIVER_EINVAL);
   MT_CHECK_RC(river_set_partitioner(NULL, 0, RIVER_BY_HASH, NULL, 0),
               RIVER_ESTATE);

@@ -79,6 +79,9 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_try_end_unit(NULL), RIVER_EINVAL);
   assert_int_equal(river_dq_unit(NULL, &unit, &first, &last), RIVER_EINVAL);
   assert_int_equal(river_dq_unit(NULL, NULL, NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_set_tag(NULL, 1), RIVER_EINVAL);
+  assert_int_equal(river_dq_tag(NULL, &unit), RIVER_EINVAL);
+  assert_int_equal(river_dq_tag(NULL, NULL), RIVER_EINVAL);
   assert_true(unit == 7 && first == 7 && last == 7);
   x = o;
   x.policy = RIVER_DQ_PULL;
