@@ -161,6 +161,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {"seek-ms", required_argument, NULL, 'e'},
     {"cpu-rate", required_argument, NULL, 'u'},
     {"repeats", required_argument, NULL, 'R'},
+    {"records", required_argument, NULL, 'n'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
@@ -181,16 +182,18 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 'e': b->seek_ms = strtod(optarg, &end); break;
     case 'u': b->cpu_rate_mbps = strtod(optarg, &end); break;
     case 'R': b->repeats = atoi(optarg); break;
+    case 'n': b->records = strtoull(optarg, &end, 10); break;
     case 'h': bench_usage("help"); return 1;
     default: bench_usage("unknown option"); return RIVER_EINVAL;
     }
   }
   if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
       || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)
-      || !(b->cpu_rate_mbps >= 0) || b->repeats < 1 || b->repeats > 63) {
+      || !(b->cpu_rate_mbps >= 0) || b->repeats < 1 || b->repeats > 63
+      || b->records < 1 || b->records > ((uint64_t)1 << 40)) {
     bench_usage("--rate and --seconds must be > 0, --credits >= 0, "
                 "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0, "
-                "--cpu-rate >= 0, --repeats 1..63");
+                "--cpu-rate >= 0, --repeats 1..63, --records 1..2^40");
     return RIVER_EINVAL;
   }
   if (b->perturb_text
@@ -229,6 +232,7 @@ static void set_defaults(struct bench *b)
   b->block_size = 256 << 10;
   b->seek_ms = 0.5;
   b->repeats = 3;
+  b->records = 10000000;   /* sort real: 1 GB of gensort records */
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,7 @@ struct bench {
   double cpu_rate_mbps;    /* sort: --cpu-rate, each partitioner (0: 2 x
                               rate_mbps) */
   int repeats;             /* sort: --repeats, runs of each policy */
+  uint64_t records;        /* sort real: --records, the input's size */
   int failures;            /* runs whose data check failed */
 };
 

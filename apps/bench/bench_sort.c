@@ -9,6 +9,15 @@
  *   scaling       n = 1, 2, 4, ... ranks (and the job's size), unperturbed
  *   partitioners  k = 0..n of the n partitioners at 25% of their CPU
  *   writers       k = 0..n of the n disks at 50% (read and written)
+ *   real          no emulation: --records (10M: 1 GB) ASCII gensort
+ *                 records in a flat file sorted into a flat file by
+ *                 GNU sort (LC_ALL=C sort --parallel=2 -S 50%), River
+ *                 and static, without and with fsync of the output
+ *                 (--sync), --repeats times interleaved; River's output
+ *                 must be GNU sort's bytes. Its rows' ideal_MBps is GNU
+ *                 sort's rate in the same repeat, ratio the speed-up
+ *                 (target 4x). The time is the flow's, in the running
+ *                 job: starting a job (about 0.14 s here) is not in it.
  *
  * For each point the n ranks generate gensort records (uniform keys,
  * rate x seconds / 2 bytes a rank, so that the unperturbed ideal takes
@@ -25,10 +34,13 @@
 #include "bench.h"
 #include "../common/sortapp.h"
 
+#include <fcntl.h>
 #include <mpi.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SORT_CHUNK 10000   /* records generated and written at a time */
@@ -387,22 +399,270 @@ static int exp_writers(struct bench *b)
   return exp_k(b, "writers", RIVER_PERTURB_DISK, 0.5);
 }
 
+/* ------------------------------------------------- real: against GNU sort */
+
+/* What the real experiment's ranks share: the job's ranks, the files. */
+struct real {
+  struct bench *b;
+  const char *spec;
+  char in[1100], out[1100], ref[1100];   /* IN, River's OUT, GNU's OUT */
+};
+
+/* The n ranks write the ASCII gensort file IN: rank r its slice of the
+ * rows [0, records), at its place (rank 0 makes the file first). */
+static int make_file(struct real *x)
+{
+  uint64_t n = x->b->records, first, end, done;
+  unsigned char *buf = malloc((size_t)SORT_CHUNK * 100);
+  int fd = -1, rc = buf ? RIVER_SUCCESS : RIVER_ENOMEM;
+
+  if (x->b->rank == 0) {
+    fd = open(x->in, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    rc = fd >= 0 && ftruncate(fd, (off_t)(n * 100)) == 0 ? rc : RIVER_EIO;
+    if (fd >= 0)
+      close(fd);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  first = n * (uint64_t)x->b->rank / (uint64_t)x->b->size;
+  end = n * (uint64_t)(x->b->rank + 1) / (uint64_t)x->b->size;
+  fd = rc == RIVER_SUCCESS ? open(x->in, O_WRONLY) : -1;
+  if (rc == RIVER_SUCCESS && fd < 0)
+    rc = RIVER_EIO;
+  for (done = first; rc == RIVER_SUCCESS && done < end;) {
+    size_t k = end - done < SORT_CHUNK ? (size_t)(end - done) : SORT_CHUNK;
+    rc = river_gensort_fill(done, k, RIVER_GENSORT_ASCII, 0, buf);
+    if (rc == RIVER_SUCCESS
+        && pwrite(fd, buf, k * 100, (off_t)(done * 100)) != (ssize_t)(k * 100))
+      rc = RIVER_EIO;
+    done += k;
+  }
+  if (fd >= 0)
+    close(fd);
+  free(buf);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rc != RIVER_SUCCESS && x->b->rank == 0)
+    river_log(RIVER_LOG_ERROR, "sort real: cannot write %s", x->in);
+  return rc;
+}
+
+/* fsync path and its directory (GNU sort's output made as durable as
+ * River's --sync makes its own). */
+static int fsync_path(const char *path)
+{
+  char dir[1100], *slash;
+  int fd = open(path, O_RDONLY), ok = fd >= 0 && fsync(fd) == 0;
+
+  if (fd >= 0)
+    close(fd);
+  snprintf(dir, sizeof dir, "%s", path);
+  slash = strrchr(dir, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY);
+  ok = ok && fd >= 0 && fsync(fd) == 0;
+  if (fd >= 0)
+    close(fd);
+  return ok ? RIVER_SUCCESS : RIVER_EIO;
+}
+
+/* Rank 0: `LC_ALL=C sort --parallel=2 -S 50% -T DIR IN -o REF`, then
+ * (sync) fsync REF; *seconds its time. The other ranks wait. */
+static int run_gnu(struct real *x, int durable, double *seconds)
+{
+  char tdir[1100], *slash;
+  char *argv[] = {"sort", "--parallel=2", "-S", "50%", "-T", tdir, x->in,
+                  "-o", x->ref, NULL};
+  char *envp[] = {"LC_ALL=C", "PATH=/usr/bin:/bin", NULL};
+  int rc = RIVER_SUCCESS, status = 0;
+  double t0;
+  pid_t pid;
+
+  world_barrier();
+  if (x->b->rank == 0) {
+    snprintf(tdir, sizeof tdir, "%s", x->in);
+    slash = strrchr(tdir, '/');
+    if (slash != NULL)
+      *slash = '\0';
+    sync();   /* no writeback of an earlier run's output is charged */
+    t0 = river_wtime();
+    if (posix_spawnp(&pid, "sort", NULL, NULL, argv, envp) != 0
+        || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
+        || WEXITSTATUS(status) != 0) {
+      river_log(RIVER_LOG_ERROR, "sort real: GNU sort failed");
+      rc = RIVER_EIO;
+    }
+    if (rc == RIVER_SUCCESS && durable)
+      rc = fsync_path(x->ref);
+    *seconds = river_wtime() - t0;
+  }
+  world_barrier();
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return rc;
+}
+
+/* River's sort of file:IN into file:OUT on every rank (--static: the
+ * baseline; sync: sync=true); *seconds its time. */
+static int run_river(struct real *x, int is_static, int durable,
+                     double *seconds)
+{
+  char kv[8][1200];
+  const char *params[8];
+  river_flow *f = NULL;
+  int n = 0, i, rc;
+  double t0;
+
+  snprintf(kv[n++], sizeof kv[0], "in=file:%s", x->in);
+  snprintf(kv[n++], sizeof kv[0], "out=file:%s", x->out);
+  snprintf(kv[n++], sizeof kv[0], "sync=%s", durable ? "true" : "false");
+  if (is_static) {
+    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
+    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
+    snprintf(kv[n++], sizeof kv[0], "runs=1");
+  }
+  for (i = 0; i < n; i++)
+    params[i] = kv[i];
+  if (x->b->rank == 0)
+    sync();
+  world_barrier();
+  rc = river_flow_load(MPI_COMM_WORLD, x->spec, params, n, &f);
+  t0 = river_wtime();
+  if (rc == RIVER_SUCCESS)
+    rc = river_flow_go(f);
+  *seconds = river_wtime() - t0;
+  river_flow_destroy(f);
+  MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return rc;
+}
+
+/* Rank 0: are files a and b the same bytes? (cmp) */
+static int same_bytes(const char *a, const char *b)
+{
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  static char ba[1 << 20], bb[1 << 20];
+  size_t na, nb;
+  int same = fa != NULL && fb != NULL;
+
+  while (same) {
+    na = fread(ba, 1, sizeof ba, fa);
+    nb = fread(bb, 1, sizeof bb, fb);
+    same = na == nb && memcmp(ba, bb, na) == 0;
+    if (na == 0)
+      break;
+  }
+  if (fa != NULL)
+    fclose(fa);
+  if (fb != NULL)
+    fclose(fb);
+  return same;
+}
+
+static double median(double *v, int n)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n > 0 ? v[n / 2] : 0;
+}
+
+/* Each repeat: GNU sort, River, static; then the same with --sync (GNU
+ * sort's output fsynced). River's and static's outputs must be GNU
+ * sort's bytes. Rows: measured MB/s, ideal_MBps GNU sort's rate in the
+ * same repeat and durability, ratio the speed-up over it. */
+static int exp_real(struct bench *b)
+{
+  static const char *names[2][3] = {{"gnu-sort", "river", "static"},
+                                    {"gnu-sort-sync", "river-sync",
+                                     "static-sync"}};
+  char root[1024] = "", spec[4096] = "";
+  double secs[2][3][64], up[2][2][64];
+  struct real x;
+  int rep, sync, pol, nrep = b->repeats < 64 ? b->repeats : 64, rc;
+
+  memset(&x, 0, sizeof x);
+  x.b = b;
+  x.spec = spec;
+  rc = app_find_flow("river-bench sort", "sort.yaml", spec, sizeof spec);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (b->rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/river-bench-real-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(root) == NULL)
+      root[0] = '\0';
+  }
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (root[0] == '\0')
+    return RIVER_EIO;
+  snprintf(x.in, sizeof x.in, "%s/in", root);
+  snprintf(x.out, sizeof x.out, "%s/river.out", root);
+  snprintf(x.ref, sizeof x.ref, "%s/gnu.out", root);
+  rc = make_file(&x);
+  for (rep = 0; rc == RIVER_SUCCESS && rep < nrep; rep++)
+    for (sync = 0; rc == RIVER_SUCCESS && sync < 2; sync++)
+      for (pol = 0; rc == RIVER_SUCCESS && pol < 3; pol++) {
+        struct bench_result res;
+        double t = 0;
+        int frc, ok = 1;
+
+        memset(&res, 0, sizeof res);
+        frc = pol == 0 ? run_gnu(&x, sync, &t)
+                       : run_river(&x, pol == 2, sync, &t);
+        if (pol > 0 && b->rank == 0)
+          ok = frc == RIVER_SUCCESS && same_bytes(x.out, x.ref);
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (b->rank == 0 && pol > 0)
+          unlink(x.out);
+        secs[sync][pol][rep] = t;
+        res.seconds = t;
+        res.records = b->records;
+        res.measured = t > 0 ? (double)b->records * 100 / t : 0;
+        res.ideal = secs[sync][0][rep] > 0
+                    ? (double)b->records * 100 / secs[sync][0][rep] : 0;
+        res.ok = ok;
+        if (pol > 0)
+          up[sync][pol - 1][rep] = t > 0 ? secs[sync][0][rep] / t : 0;
+        frc = bench_end_run(b, &res, frc);
+        if (frc != RIVER_SUCCESS)
+          rc = frc;
+        bench_row(b, "real", names[sync][pol], b->size, b->size, 0, 1.0, &res);
+      }
+  if (b->rank == 0 && rc == RIVER_SUCCESS)
+    for (sync = 0; sync < 2; sync++) {
+      double g = median(secs[sync][0], nrep), r = median(secs[sync][1], nrep);
+      double st = median(secs[sync][2], nrep);
+      double ur = median(up[sync][0], nrep), us = median(up[sync][1], nrep);
+      printf("real%s n=%d %.0f MB, median of %d: GNU sort %.2f s, River "
+             "%.2f s (%.2fx, %.2f..%.2f), static %.2f s (%.2fx); target "
+             "4x\n", sync ? " --sync" : "", b->size,
+             (double)b->records * 100 / MB, nrep, g, r, ur, up[sync][0][0],
+             up[sync][0][nrep - 1], st, us);
+      fflush(stdout);
+    }
+  world_barrier();
+  if (b->rank == 0)
+    bench_rm_tree(root);
+  return rc;
+}
+
 /* ---------------------------------------------------------- the suite */
 
 static const struct bench_experiment experiments[] = {
   {"scaling", exp_scaling},
   {"partitioners", exp_partitioners},
   {"writers", exp_writers},
+  {"real", exp_real},
 };
 
 #define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
 
 const char bench_sort_usage[] =
-    "scaling|partitioners|writers\n"
+    "scaling|partitioners|writers|real\n"
     "         [--csv FILE] [--rate MBPS (40): each disk]\n"
     "         [--cpu-rate MBPS (2 x rate): each partitioner]\n"
     "         [--seconds S (1.5): the ideal run] [--repeats R (3)]\n"
-    "         [--block-size BYTES (262144): the input's blocks]\n";
+    "         [--block-size BYTES (262144): the input's blocks]\n"
+    "         [--records N (10000000): real's input, ASCII gensort]\n";
 
 int bench_sort_known(const char *experiment)
 {
