@@ -449,7 +449,10 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
   p = &r->parts[ei];
   s = ctx->stage->out_schema[output];
   river_schema_key(s, NULL, &koff, NULL);
-  if (e->opts.kind != RIVER_EDGE_EXCHANGE || p->off != koff
+  /* (A hash places by the edge's field, whichever it is; ranges and
+   * splitters are in the records' key.) */
+  if (e->opts.kind != RIVER_EDGE_EXCHANGE
+      || (p->off != koff && by != RIVER_BY_HASH)
       || (by != RIVER_BY_HASH && by != RIVER_BY_RANGE)
       || (by == RIVER_BY_HASH && n != 0)
       || (n > 0 && (splitters == NULL
@@ -458,8 +461,9 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
                  ctx->stage->name, output,
                  e->opts.kind != RIVER_EDGE_EXCHANGE
                      ? "not an exchange edge"
-                 : p->off != koff ? "the edge exchanges on a field other "
-                                    "than the records' key"
+                 : p->off != koff && by != RIVER_BY_HASH
+                     ? "the edge exchanges on a field other than the "
+                       "records' key"
                  : "bad arguments (by, or splitters: consumers - 1 keys)");
     return RIVER_EINVAL;
   }

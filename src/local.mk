@@ -67,7 +67,8 @@ src_libriver_la_SOURCES = \
 	src/modules/sort.c \
 	src/modules/merge.c \
 	src/modules/partition.c \
-	src/modules/filter.c
+	src/modules/filter.c \
+	src/modules/join.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
 	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)

@@ -183,7 +183,7 @@ mpi_tests = \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
 	tests/mpi/test_flow_mpi.mpi \
-	tests/mpi/test_modules_api_mpi.mpi
+	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/fortran/test_errstop_f.sh
@@ -230,6 +230,11 @@ tests_mpi_test_flow_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_modules_api_mpi_mpi_SOURCES = tests/mpi/test_modules_api_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_modules_api_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_join_mpi_mpi_SOURCES = tests/mpi/test_join_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_join_mpi_mpi_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFLOWS_DIR='"$(abs_top_srcdir)/flows"'
+tests_mpi_test_join_mpi_mpi_LDADD = src/libriver.la
 
 # ------------------------------------------------------------------ CLI
 # Shell tests of the programs apps/river and apps/river-bench, each

@@ -47,5 +47,6 @@ int cmd_run(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
 int cmd_valsort(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
+int cmd_join(int argc, char **argv);
 
 #endif /* RIVER_APPS_CLI_H */

@@ -49,6 +49,8 @@ static const struct option long_opts[] = {
   {"cpu-rate", required_argument, NULL, OPT_CPU_RATE},
   {"perturb", required_argument, NULL, OPT_PERTURB},
   {"sync", no_argument, NULL, OPT_SYNC},
+  {"key", required_argument, NULL, OPT_KEY},
+  {"replicate", no_argument, NULL, OPT_REPLICATE},
   {NULL, 0, NULL, 0}
 };
 
@@ -106,6 +108,8 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_CPU_RATE: a->cpu_rate = val; break;
   case OPT_PERTURB: a->perturb = val; break;
   case OPT_SYNC: a->sync = 1; break;
+  case OPT_KEY: a->key = val; break;
+  case OPT_REPLICATE: a->replicate = 1; break;
   case OPT_READ:
     if (strcmp(val, "gd") == 0)
       a->read_policy = RIVER_GD_BALANCED;

@@ -17,14 +17,14 @@ enum {
   OPT_READ = 1 << 12, OPT_FORCE = 1 << 13, OPT_REMOVE = 1 << 14,
   OPT_INPUT = 1 << 15, OPT_MEMORY = 1 << 16, OPT_STATIC = 1 << 17,
   OPT_DISK_RATE = 1 << 18, OPT_CPU_RATE = 1 << 19, OPT_PERTURB = 1 << 20,
-  OPT_SYNC = 1 << 21
+  OPT_SYNC = 1 << 21, OPT_KEY = 1 << 22, OPT_REPLICATE = 1 << 23
 };
 #define OPT_COMMON (OPT_ROOT | OPT_DISKS | OPT_DIRECT)
 
 struct args {
   const char *cmd;
   river_pcoll_opts opts;
-  const char *pos[2];
+  const char *pos[3];
   int npos;
   uint64_t records;
   int have_records;
@@ -42,6 +42,8 @@ struct args {
   const char *cpu_rate;
   const char *perturb;
   int sync;             /* sort --sync: fsync a file: OUT */
+  const char *key;      /* join --key FIELD */
+  int replicate;        /* join --replicate: the robust variant */
 };
 
 /* Parse argv for a subcommand accepting `allowed` options and exactly

@@ -79,6 +79,18 @@ static const struct cmd cmds[] = {
    "             (bytes/s, k M G) emulate disks and partitioners, which\n"
    "             --perturb slows (\"disk:1=0.5;cpu:2=0.25\"), and the\n"
    "             time is reported against the fluid ideal"},
+  {"join", cmd_join,
+   "R S OUT --key FIELD [--static | --replicate] [--memory SIZE]\n"
+   "             [--mirror R] [--force] [--root DIR] [--cpu-rate R]\n"
+   "             [--perturb SPEC]",
+   "join collections R and S on FIELD into OUT (R's fields, then S's\n"
+   "             but the key), in one pass: the flow flows/join.yaml\n"
+   "             (read, partition by hash, exchange, hash join on the\n"
+   "             smaller relation, write); --replicate: every joiner holds\n"
+   "             the smaller relation and the other comes through a DQ\n"
+   "             (flows/join_replicated.yaml); --static: the static\n"
+   "             baseline; --cpu-rate emulates the joiners' CPUs, which\n"
+   "             --perturb slows (\"cpu:1=0.25\")"},
   {"run", cmd_run, "FLOW.yaml [key=value ...]",
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},

@@ -10,7 +10,7 @@
  * Where the spec is: app_find_flow (apps/common/sortapp.h). Every rank
  * looks; they agree. The fluid ideal is app_sort_ideal's.
  */
-#include "coll.h"
+#include "app.h"
 #include "../common/sortapp.h"
 
 #include <stdio.h>
@@ -19,59 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FILE_PREFIX "file:"
 
-/* The path of a file: endpoint, or NULL for a collection name. */
-static const char *file_path(const char *endpoint)
-{
-  size_t k = strlen(FILE_PREFIX);
 
-  return strncmp(endpoint, FILE_PREFIX, k) == 0 ? endpoint + k : NULL;
-}
-
-/* OUT must not exist unless --force (then the sort replaces it when it
- * commits, and a failed sort leaves it as it was). Collective. */
-static int refuse_existing(const char *out, const river_pcoll_opts *opts)
-{
-  char path[4200];
-  size_t len = 4096;
-  struct stat st;
-  int rc;
-
-  if (file_path(out) != NULL) {
-    rc = lstat(file_path(out), &st) == 0 ? RIVER_EEXIST : RIVER_SUCCESS;
-    if (rc != RIVER_SUCCESS && cli_rank() == 0)
-      river_log(RIVER_LOG_ERROR, "sort: %s exists (--force replaces it, "
-                "if it is a regular file, once the sorted one is written)",
-                file_path(out));
-    return cli_agree(rc);
-  }
-  rc = river_pcoll_root(opts, path, &len);
-  if (rc == RIVER_SUCCESS
-      && snprintf(path + strlen(path), sizeof path - strlen(path),
-                  "/%s" RIVER_PCOLL_META_SUFFIX, out)
-             >= (int)(sizeof path - strlen(path)))
-    rc = RIVER_EINVAL;
-  if (rc == RIVER_SUCCESS && access(path, F_OK) == 0) {
-    if (cli_rank() == 0)
-      river_log(RIVER_LOG_ERROR, "sort: collection %s exists (--force "
-                "replaces it once the sorted one is written)", out);
-    rc = RIVER_EEXIST;
-  }
-  return cli_agree(rc);
-}
-
-/* "key=value" into buf, or 0 (said) if it does not fit: a value is
- * never cut short. */
-static int param(char *buf, size_t len, const char *key, const char *value)
-{
-  if (snprintf(buf, len, "%s=%s", key, value) < (int)len)
-    return 1;
-  if (cli_rank() == 0)
-    river_log(RIVER_LOG_ERROR, "sort: --%s is longer than %zu bytes", key,
-              len - strlen(key) - 2);
-  return 0;
-}
 
 /* Rank 0's line after a sort: records, size, time, rate; with emulated
  * rates, the fluid ideal and the share of it reached. */
@@ -120,14 +69,14 @@ static int input_info(const struct args *a, river_pcoll_info *info)
   struct stat st;
   int rc;
 
-  if (file_path(a->pos[0]) != NULL) {
+  if (app_file_path(a->pos[0]) != NULL) {
     memset(info, 0, sizeof *info);
     rc = a->schema ? river_schema_parse(a->schema, &s)
                    : river_schema_create_default(&s);
     if (rc == RIVER_SUCCESS)
       rc = river_schema_record_size(s, &info->record_size);
     river_schema_destroy(s);
-    if (rc == RIVER_SUCCESS && stat(file_path(a->pos[0]), &st) != 0)
+    if (rc == RIVER_SUCCESS && stat(app_file_path(a->pos[0]), &st) != 0)
       rc = RIVER_ENOTFOUND;   /* the flow's check says why, below */
     if (rc == RIVER_SUCCESS) {
       info->nrecords = (uint64_t)st.st_size / info->record_size;
@@ -144,20 +93,6 @@ static int input_info(const struct args *a, river_pcoll_info *info)
   return rc;
 }
 
-/* An emulated rate option (bytes/s, suffixes k, M, G) as a number of
- * bytes/s into *rate and the param key=value into buf; 0 if absent. */
-static int rate_param(const char *opt, const char *val, const char *key,
-                      double *rate, char *buf, size_t len)
-{
-  uint64_t v = 0;
-  int rc = RIVER_SUCCESS;
-
-  if (val != NULL)   /* at least the flow's least emulated rate, 1k */
-    rc = cli_parse_u64(opt, val, 1024, UINT64_MAX >> 1, 1, &v);
-  *rate = (double)v;
-  snprintf(buf, len, "%s=%llu", key, (unsigned long long)v);
-  return rc;
-}
 
 int cmd_sort(int argc, char **argv)
 {
@@ -175,11 +110,11 @@ int cmd_sort(int argc, char **argv)
   if (rc != RIVER_SUCCESS)
     return rc;
   for (i = 0; i < 2; i++)
-    if (file_path(a.pos[i]) == NULL
+    if (app_file_path(a.pos[i]) == NULL
         && (rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
       return rc;
-  if ((a.schema != NULL && file_path(a.pos[0]) == NULL)
-      || (a.sync && file_path(a.pos[1]) == NULL)) {
+  if ((a.schema != NULL && app_file_path(a.pos[0]) == NULL)
+      || (a.sync && app_file_path(a.pos[1]) == NULL)) {
     if (cli_rank() == 0)
       river_log(RIVER_LOG_ERROR, "sort: %s is for a file: %s (a "
                 "collection %s)", a.sync ? "--sync" : "--schema",
@@ -189,15 +124,15 @@ int cmd_sort(int argc, char **argv)
   }
   /* (A file may be sorted onto itself: OUT is written under a
    * temporary name, renamed over the file after IN was read.) */
-  if (strcmp(a.pos[0], a.pos[1]) == 0 && file_path(a.pos[0]) == NULL) {
+  if (strcmp(a.pos[0], a.pos[1]) == 0 && app_file_path(a.pos[0]) == NULL) {
     if (cli_rank() == 0)
         river_log(RIVER_LOG_ERROR, "sort: IN and OUT are both '%s': the "
                 "sort reads IN while it writes OUT", a.pos[0]);
     return RIVER_EINVAL;
   }
-  if ((rc = rate_param("--disk-rate", a.disk_rate, "disk_rate", &disk, kv[n++],
+  if ((rc = app_rate_param("--disk-rate", a.disk_rate, "disk_rate", &disk, kv[n++],
                        sizeof kv[0])) != RIVER_SUCCESS
-      || (rc = rate_param("--cpu-rate", a.cpu_rate, "cpu_rate", &cpu, kv[n++],
+      || (rc = app_rate_param("--cpu-rate", a.cpu_rate, "cpu_rate", &cpu, kv[n++],
                           sizeof kv[0])) != RIVER_SUCCESS)
     return rc;
   if (a.perturb != NULL && disk == 0 && cpu == 0) {
@@ -210,12 +145,12 @@ int cmd_sort(int argc, char **argv)
   if ((rc = cli_agree(app_find_flow("sort", "sort.yaml", spec, sizeof spec)))
       != RIVER_SUCCESS)
     return rc;
-  if (!a.force && (rc = refuse_existing(a.pos[1], &a.opts)) != RIVER_SUCCESS)
+  if (!a.force && (rc = app_refuse_existing("sort", a.pos[1], &a.opts)) != RIVER_SUCCESS)
     return rc;
   if ((rc = input_info(&a, &in)) != RIVER_SUCCESS)
     return rc;
-  if (!param(kv[n++], sizeof kv[0], "in", a.pos[0])
-      || !param(kv[n++], sizeof kv[0], "out", a.pos[1]))
+  if (!app_param("sort", kv[n++], sizeof kv[0], "in", a.pos[0])
+      || !app_param("sort", kv[n++], sizeof kv[0], "out", a.pos[1]))
     return RIVER_EINVAL;
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
@@ -232,13 +167,13 @@ int cmd_sort(int argc, char **argv)
     snprintf(kv[n++], sizeof kv[0], "gather_policy=");
     snprintf(kv[n++], sizeof kv[0], "runs=1");
   }
-  if ((a.memory != NULL && !param(kv[n++], sizeof kv[0], "memory", a.memory))
+  if ((a.memory != NULL && !app_param("sort", kv[n++], sizeof kv[0], "memory", a.memory))
       || (a.opts.root != NULL
-          && !param(kv[n++], sizeof kv[0], "root", a.opts.root))
+          && !app_param("sort", kv[n++], sizeof kv[0], "root", a.opts.root))
       || (a.perturb != NULL
-          && !param(kv[n++], sizeof kv[0], "perturb", a.perturb))
+          && !app_param("sort", kv[n++], sizeof kv[0], "perturb", a.perturb))
       || (a.schema != NULL
-          && !param(kv[n++], sizeof kv[0], "schema", a.schema)))
+          && !app_param("sort", kv[n++], sizeof kv[0], "schema", a.schema)))
     return RIVER_EINVAL;
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)
     params[i] = kv[i];

@@ -100,3 +100,15 @@ double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
       part += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
   return t + bytes / (read < part ? read : part);
 }
+
+double app_join_ideal(const struct app_sort_machine *m, double bytes, int n)
+{
+  double sum = 0;
+  int d;
+
+  if (m->cpu <= 0 || n < 1)
+    return 0;
+  for (d = 0; d < n; d++)
+    sum += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
+  return bytes / sum;
+}

@@ -1,7 +1,7 @@
 /*
- * sortapp.h - what `river sort` (apps/cli/sort.c) and `river-bench sort`
- * (apps/bench/bench_sort.c) share: finding a flow spec shipped with
- * River, and the sort's fluid ideal. Compiled into both programs
+ * sortapp.h - what `river sort` and `river join` (apps/cli/) and
+ * `river-bench sort|join` (apps/bench/) share: finding a flow spec
+ * shipped with River, and the sort's and the join's fluid ideals. Compiled into both programs
  * (apps/common/sortapp.c); includes only River's public headers.
  */
 #ifndef RIVER_APPS_SORTAPP_H
@@ -53,5 +53,19 @@ struct app_sort_machine {
 double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
                       int in_disks, int in_parts, int in_copies,
                       int out_copies);
+
+/*
+ * The fluid ideal of a join (flows/join.yaml) on n joiners whose CPUs
+ * take m->cpu bytes/s each (times their perturb factors at the start):
+ * every input byte must pass through some joiner once, so
+ *
+ *   T* = (bytes of R + bytes of S) / (sum of the joiners' rates)
+ *
+ * Reads, the exchange and writes are not emulated and count as free. The
+ * replicated join does more work than this (every joiner reads the whole
+ * build relation); the ideal is the same bound for every variant. 0 if
+ * m->cpu is 0.
+ */
+double app_join_ideal(const struct app_sort_machine *m, double bytes, int n);
 
 #endif /* RIVER_APPS_SORTAPP_H */

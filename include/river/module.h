@@ -212,9 +212,10 @@ RIVER_API int river_output_consumers(const river_ctx *ctx, int output,
  * field as stored in a record (key size bytes), in key order: a record
  * goes to consumer i, the number of splitters <= its key, so equal keys
  * go to the same consumer. Copied. RIVER_EINVAL (logged, naming the
- * stage) on another kind of edge, on an edge that exchanges on a field
- * other than the records' key, for a wrong n or splitters out of order;
- * RIVER_ESTATE after the first put.
+ * stage) on another kind of edge, for RIVER_BY_RANGE on an edge that
+ * exchanges on a field other than the records' key (a hash places by the
+ * edge's field, whichever it is), for a wrong n or splitters out of
+ * order; RIVER_ESTATE after the first put.
  */
 RIVER_API int river_set_partitioner(river_ctx *ctx, int output, int by,
                                     const void *splitters, size_t n);

@@ -21,4 +21,5 @@ void river__modules_builtin(void)
   river__module_merge();
   river__module_partition();
   river__module_filter();
+  river__module_join();
 }

@@ -21,6 +21,7 @@ void river__module_sort(void);   /* sort.c */
 void river__module_merge(void);  /* merge.c */
 void river__module_partition(void); /* partition.c */
 void river__module_filter(void); /* filter.c */
+void river__module_join(void);   /* join.c */
 
 /* An order-independent digest of records: their number, and the sum and
  * xor of their CRC32Cs (a record lost and another duplicated change the
