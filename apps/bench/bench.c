@@ -8,7 +8,8 @@
  * suite's usage and its two entry points (is this one of your
  * experiments; run it). Each suite is a file of its own: dq (the
  * distributed queue, bench_dq.c), gd (graduated declustering,
- * bench_gd.c) and sort (flows/sort.yaml, bench_sort.c).
+ * bench_gd.c), sort (flows/sort.yaml, bench_sort.c) and join
+ * (flows/join.yaml, bench_join.c).
  *
  * Every measured configuration is printed (rank 0) and, with --csv,
  * written as a row with the columns
@@ -48,6 +49,7 @@ static const struct suite suites[] = {
   {"dq", bench_dq_usage, 0, bench_dq_known, bench_dq_run},
   {"gd", bench_gd_usage, 1, bench_gd_known, bench_gd_run},
   {"sort", bench_sort_usage, 0, bench_sort_known, bench_sort_run},
+  {"join", bench_join_usage, 0, bench_join_known, bench_join_run},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])
@@ -103,6 +105,50 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
       fprintf(b->csv, ",%.4f", r->spread);
     fprintf(b->csv, "\n");
   }
+}
+
+void bench_world_wait(void)
+{
+  MPI_Request req;
+
+  MPI_Ibarrier(MPI_COMM_WORLD, &req);
+  river_wait(&req, MPI_STATUS_IGNORE);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+  if (n < 1)
+    return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[n / 2];
+}
+
+int bench_make_root(char *root, size_t len, const char *what)
+{
+  int rank;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  root[0] = '\0';
+  if (rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, len, "%s/river-bench-%s-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp", what);
+    if (mkdtemp(root) == NULL)
+      root[0] = '\0';
+  }
+  MPI_Bcast(root, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (root[0] != '\0')
+    return RIVER_SUCCESS;
+  if (rank == 0)
+    river_log(RIVER_LOG_ERROR, "%s: cannot make a temporary root", what);
+  return RIVER_EIO;
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag,

@@ -1,7 +1,7 @@
 /*
  * bench.h - what river-bench's files share: bench.c (main, options, rows,
  * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c,
- * bench_sort.c).
+ * bench_sort.c, bench_join.c).
  * A suite file includes only this header; it exports its two entry points
  * below, and bench.c's suite table names them.
  */
@@ -71,6 +71,18 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc);
  * failures are ignored. */
 void bench_rm_tree(const char *dir);
 
+/* Every rank of WORLD waits here, backing off (no spinning: ranks
+ * outside a point take no CPU from it). */
+void bench_world_wait(void);
+
+/* Sort v[0..n) and return its median (0 for n 0). */
+double bench_median(double *v, int n);
+
+/* A temporary root for a suite's data (rank 0 makes it under $TMPDIR or
+ * /tmp, named for `what`; every rank gets it). RIVER_EIO, said, if it
+ * cannot be made. Collective over WORLD. */
+int bench_make_root(char *root, size_t len, const char *what);
+
 /* Usage, with msg, on rank 0's stderr. */
 void bench_usage(const char *msg);
 
@@ -86,5 +98,9 @@ int bench_gd_run(struct bench *b, const char *experiment);
 extern const char bench_sort_usage[];
 int bench_sort_known(const char *experiment);
 int bench_sort_run(struct bench *b, const char *experiment);
+
+extern const char bench_join_usage[];
+int bench_join_known(const char *experiment);
+int bench_join_run(struct bench *b, const char *experiment);
 
 #endif /* RIVER_BENCH_H */

@@ -63,14 +63,6 @@ struct ctx {
 };
 
 
-/* Every rank of WORLD waits here, backing off (no spinning). */
-static void world_barrier(void)
-{
-  MPI_Request req;
-
-  MPI_Ibarrier(MPI_COMM_WORLD, &req);
-  river_wait(&req, MPI_STATUS_IGNORE);
-}
 
 /* ----------------------------------------------------------- the data */
 
@@ -249,12 +241,6 @@ static double ideal_rate(struct ctx *c, const struct point *pt, int copies)
   return t > 0 ? bytes / t : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
 
 /* Run one point: input, then repeats of River and static interleaved,
  * a row each; rank 0 prints the medians. Collective over WORLD. */
@@ -288,7 +274,7 @@ static int run_point(struct bench *b, const char *root, const char *spec,
       frc = rc;
       if (c.comm != MPI_COMM_NULL && rc == RIVER_SUCCESS)
         frc = run_sort(&c, pt, pol == 1, &secs, &ok);
-      world_barrier();
+      bench_world_wait();
       res.seconds = secs;
       res.records = c.in.records;
       res.measured = secs > 0 ? (double)c.in.records * 100 / secs : 0;
@@ -302,8 +288,8 @@ static int run_point(struct bench *b, const char *root, const char *spec,
       ratios[pol][rep] = res.ideal > 0 ? res.measured / res.ideal : 0;
     }
   if (b->rank == 0 && nrep > 0) {
-    qsort(ratios[0], (size_t)nrep, sizeof(double), cmp_double);
-    qsort(ratios[1], (size_t)nrep, sizeof(double), cmp_double);
+    bench_median(ratios[0], nrep);
+    bench_median(ratios[1], nrep);
     printf("%-12s n=%-2d k=%-2d median of %d: river %.1f%% (%.1f..%.1f), "
            "static %.1f%% (%.1f..%.1f) of the fluid ideal\n", pt->exp, pt->n,
            pt->k, nrep, 100 * ratios[0][nrep / 2], 100 * ratios[0][0],
@@ -321,7 +307,7 @@ static int run_point(struct bench *b, const char *root, const char *spec,
     }
     MPI_Comm_free(&c.comm);
   }
-  world_barrier();
+  bench_world_wait();
   return rc;
 }
 
@@ -343,21 +329,11 @@ static int run_points(struct bench *b, const struct point *pts, int npts)
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc != RIVER_SUCCESS)
     return rc;
-  if (b->rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/river-bench-sort-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(root) == NULL)
-      root[0] = '\0';
-  }
-  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (root[0] == '\0') {
-    river_log(RIVER_LOG_ERROR, "sort: cannot make a temporary root");
-    return RIVER_EIO;
-  }
+  if ((rc = bench_make_root(root, sizeof root, "sort")) != RIVER_SUCCESS)
+    return rc;
   for (i = 0; i < npts && rc == RIVER_SUCCESS; i++)
     rc = run_point(b, root, spec, &pts[i]);
-  world_barrier();
+  bench_world_wait();
   if (b->rank == 0)
     bench_rm_tree(root);
   return rc;
@@ -477,7 +453,7 @@ static int run_gnu(struct real *x, int durable, double *seconds)
   double t0;
   pid_t pid;
 
-  world_barrier();
+  bench_world_wait();
   if (x->b->rank == 0) {
     snprintf(tdir, sizeof tdir, "%s", x->in);
     slash = strrchr(tdir, '/');
@@ -495,7 +471,7 @@ static int run_gnu(struct real *x, int durable, double *seconds)
       rc = fsync_path(x->ref);
     *seconds = river_wtime() - t0;
   }
-  world_barrier();
+  bench_world_wait();
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return rc;
 }
@@ -524,7 +500,7 @@ static int run_river(struct real *x, int is_static, int durable,
     params[i] = kv[i];
   if (x->b->rank == 0)
     sync();
-  world_barrier();
+  bench_world_wait();
   rc = river_flow_load(MPI_COMM_WORLD, x->spec, params, n, &f);
   t0 = river_wtime();
   if (rc == RIVER_SUCCESS)
@@ -557,11 +533,6 @@ static int same_bytes(const char *a, const char *b)
   return same;
 }
 
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n > 0 ? v[n / 2] : 0;
-}
 
 /* Each repeat: GNU sort, River, static; then the same with --sync (GNU
  * sort's output fsynced). River's and static's outputs must be GNU
@@ -584,16 +555,8 @@ static int exp_real(struct bench *b)
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc != RIVER_SUCCESS)
     return rc;
-  if (b->rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/river-bench-real-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(root) == NULL)
-      root[0] = '\0';
-  }
-  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (root[0] == '\0')
-    return RIVER_EIO;
+  if ((rc = bench_make_root(root, sizeof root, "real")) != RIVER_SUCCESS)
+    return rc;
   snprintf(x.in, sizeof x.in, "%s/in", root);
   snprintf(x.out, sizeof x.out, "%s/river.out", root);
   snprintf(x.ref, sizeof x.ref, "%s/gnu.out", root);
@@ -629,9 +592,9 @@ static int exp_real(struct bench *b)
       }
   if (b->rank == 0 && rc == RIVER_SUCCESS)
     for (sync = 0; sync < 2; sync++) {
-      double g = median(secs[sync][0], nrep), r = median(secs[sync][1], nrep);
-      double st = median(secs[sync][2], nrep);
-      double ur = median(up[sync][0], nrep), us = median(up[sync][1], nrep);
+      double g = bench_median(secs[sync][0], nrep), r = bench_median(secs[sync][1], nrep);
+      double st = bench_median(secs[sync][2], nrep);
+      double ur = bench_median(up[sync][0], nrep), us = bench_median(up[sync][1], nrep);
       printf("real%s n=%d %.0f MB, median of %d: GNU sort %.2f s, River "
              "%.2f s (%.2fx, %.2f..%.2f), static %.2f s (%.2fx); target "
              "4x\n", sync ? " --sync" : "", b->size,
@@ -639,7 +602,7 @@ static int exp_real(struct bench *b)
              up[sync][0][nrep - 1], st, us);
       fflush(stdout);
     }
-  world_barrier();
+  bench_world_wait();
   if (b->rank == 0)
     bench_rm_tree(root);
   return rc;

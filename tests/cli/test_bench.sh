@@ -2,8 +2,8 @@
 # test_bench - river-bench runs and reports: a short read sweep on 4
 # ranks writes one CSV row per (k, policy) with every column, the data
 # check passes (exit 0), and ratios are numbers; the wait experiment; the
-# gd suite's read, scaling and lost; the sort suite's writers; bad
-# options. No timing is asserted here: figures belong in
+# gd suite's read, scaling and lost; the sort suite's writers and real;
+# the join suite's perturb; bad options. No timing is asserted here: figures belong in
 # doc/results.md, not in tests.
 set -u
 run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
@@ -78,6 +78,27 @@ ls "$tmp"/river-bench-sort-* >/dev/null 2>&1 && fail "sort left its data behind"
 "$run" -n 2 "$bench" sort scaling --perturb 'cpu:0=0.5' >"$tmp/out" 2>&1 \
   && fail "sort: --perturb accepted"
 grep -q "set their own perturbations" "$tmp/out" || fail "sort: --perturb not refused"
+# join: perturb on 2 ranks (k = 0..2), three policies, every output
+# checked (count and CRC digest of the joined records); sort real on a
+# small file: River's and static's outputs are GNU sort's bytes.
+TMPDIR=$tmp "$run" -n 2 "$bench" join perturb --seconds 0.3 --rate 5 \
+  --repeats 1 --csv "$tmp/jo.csv" >"$tmp/out" 2>&1 \
+  || { fail "join perturb failed"; cat "$tmp/out"; }
+for p in river replicated static; do
+  [ "$(grep -c "^perturb,$p,2,2," "$tmp/jo.csv")" -eq 3 ] || fail "join $p rows"
+done
+grep -Eq '^perturb +n=2  k=1  median of 1: river [0-9.]+% .*replicated [0-9.]+% .*static [0-9.]+%' \
+  "$tmp/out" || fail "join: no median line"
+grep -q "DATA CHECK FAILED" "$tmp/out" && fail "join: an output was wrong"
+ls "$tmp"/river-bench-join-* >/dev/null 2>&1 && fail "join left its data behind"
+TMPDIR=$tmp "$run" -n 2 "$bench" sort real --records 20000 --repeats 1 \
+  --csv "$tmp/re.csv" >"$tmp/out" 2>&1 \
+  || { fail "sort real failed"; cat "$tmp/out"; }
+[ "$(grep -c '^real,' "$tmp/re.csv")" -eq 6 ] || fail "sort real rows"
+grep -q "DATA CHECK FAILED" "$tmp/out" && fail "sort real: not GNU sort's bytes"
+grep -Eq '^real n=2 2 MB, median of 1: GNU sort [0-9.]+ s, River [0-9.]+ s' \
+  "$tmp/out" || fail "sort real: no summary line"
+ls "$tmp"/river-bench-real-* >/dev/null 2>&1 && fail "sort real left its data behind"
 # Bad input.
 "$run" -n 2 "$bench" gd nosuch >/dev/null 2>&1 && fail "unknown gd experiment accepted"
 "$run" -n 2 "$bench" dq nosuch >/dev/null 2>&1 && fail "unknown experiment accepted"
