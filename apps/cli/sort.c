@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -62,10 +63,12 @@ static void report(const struct args *a, const river_pcoll_info *in,
 /* IN's description (collective: every rank opens it). A file: IN is
  * described as the flow reads it: a slice per rank, each on its own
  * (emulated) disk, records of --schema (default gensort's). */
-static int input_info(const struct args *a, river_pcoll_info *info)
+static int input_info(const struct args *a, river_pcoll_info *info,
+                      size_t *key_size)
 {
   river_pcoll *pc = NULL;
   river_schema *s = NULL;
+  const river_schema *cs;
   struct stat st;
   int rc;
 
@@ -75,6 +78,8 @@ static int input_info(const struct args *a, river_pcoll_info *info)
                    : river_schema_create_default(&s);
     if (rc == RIVER_SUCCESS)
       rc = river_schema_record_size(s, &info->record_size);
+    if (rc == RIVER_SUCCESS)
+      rc = river_schema_key(s, NULL, NULL, key_size);
     river_schema_destroy(s);
     if (rc == RIVER_SUCCESS && stat(app_file_path(a->pos[0]), &st) != 0)
       rc = RIVER_ENOTFOUND;   /* the flow's check says why, below */
@@ -86,22 +91,163 @@ static int input_info(const struct args *a, river_pcoll_info *info)
     return rc == RIVER_ENOTFOUND ? RIVER_SUCCESS : cli_agree(rc);
   }
   rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
-
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_info_get(pc, info);
+  if (rc == RIVER_SUCCESS && river_pcoll_schema(pc, &cs) == RIVER_SUCCESS)
+    rc = river_schema_key(cs, NULL, NULL, key_size);
   river_pcoll_close(pc);
   return rc;
 }
 
 
+/* The memory each rank may use: --memory, else half the node's memory
+ * divided among the job's ranks on that node. Collective. */
+static int rank_memory(const struct args *a, uint64_t *mem)
+{
+  MPI_Comm node;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  int here = 1;
+
+  if (a->memory != NULL)
+    return cli_parse_u64("--memory", a->memory, 1, UINT64_MAX >> 1, 1, mem);
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                          MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &here);
+    MPI_Comm_free(&node);
+  }
+  *mem = pages > 0 && page > 0
+         ? (uint64_t)pages * (uint64_t)page / 2 / (uint64_t)here
+         : (uint64_t)1 << 30;
+  return RIVER_SUCCESS;
+}
+
+/* Does IN fit in one pass with mem bytes per rank? A sorter holds its
+ * share (with 25% to spare for uneven splitters) plus the sort's working
+ * space, 2 (K + 8) + 8 bytes a record. */
+static int fits(const river_pcoll_info *in, size_t key_size, uint64_t mem)
+{
+  double per = (double)in->record_size + 2.0 * ((double)key_size + 8) + 8;
+  double share = (double)in->nrecords / cli_size() * 1.25;
+
+  return share * per <= (double)mem;
+}
+
+/* The temporary collection of the first pass's runs: a name no other
+ * job uses (rank 0's pid and clock), the same on every rank. */
+static int runs_name(char *buf, size_t len)
+{
+  unsigned long long w[2] = {0, 0};
+  struct timespec ts;
+
+  if (cli_rank() == 0) {
+    clock_gettime(CLOCK_REALTIME, &ts);
+    w[0] = (unsigned long long)getpid();
+    w[1] = (unsigned long long)ts.tv_sec * 1000000000ull
+           + (unsigned long long)ts.tv_nsec;
+  }
+  if (cli_bcast(w, sizeof w) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  snprintf(buf, len, "sort-runs-%llu-%llx", w[0], w[1]);
+  return RIVER_SUCCESS;
+}
+
+/* The block size of the first pass's runs: a merger holds a block of
+ * each run of a group (about its share of IN over a run's size, a run
+ * being what fits in mem), and must fit them in mem: half of mem over
+ * the runs, in whole RIVER_COLL_ALIGN units, at most 1 MiB. 0 (said)
+ * if mem cannot hold even the smallest blocks. */
+static uint64_t run_block(const river_pcoll_info *in, size_t key_size,
+                          uint64_t mem)
+{
+  double per = (double)in->record_size + 2.0 * ((double)key_size + 8) + 8;
+  double run = (double)mem / per * (double)in->record_size;
+  double share = (double)in->nrecords * (double)in->record_size / cli_size();
+  double nruns = share / (run > 1 ? run : 1) * 1.25 + 1;
+  uint64_t b = (uint64_t)((double)mem / 2 / nruns);
+
+  b = b / RIVER_COLL_ALIGN * RIVER_COLL_ALIGN;
+  if (b > ((uint64_t)1 << 20))
+    b = (uint64_t)1 << 20;
+  if (b < RIVER_COLL_ALIGN || b < 2 * in->record_size) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: --memory %llu bytes is too small "
+                "to make progress: a rank would merge about %.0f sorted "
+                "runs, holding a block of at least %d bytes of each",
+                (unsigned long long)mem, nruns,
+                RIVER_COLL_ALIGN > 2 * (int)in->record_size
+                    ? RIVER_COLL_ALIGN : 2 * (int)in->record_size);
+    return 0;
+  }
+  return b;
+}
+
+/* The two-pass sort: IN's sorted runs (at most mem bytes each) into
+ * collection `runs`, then merged into OUT; `runs` removed whatever
+ * happens. kv/n: the first pass's params so far. */
+static int two_pass(const struct args *a, const river_pcoll_info *in,
+                    size_t key_size, char (*kv)[4200], int n,
+                    const char *spec, uint64_t mem, double *seconds)
+{
+  char merge[4096], runs[96], mkv[6][4200];
+  const char *params[24];
+  double t1 = 0, t2 = 0;
+  uint64_t block = run_block(in, key_size, mem);
+  int i, m = 0, rc;
+
+  if (block == 0)
+    return RIVER_EINVAL;
+  rc = cli_agree(app_find_flow("sort", "sort_merge.yaml", merge,
+                               sizeof merge));
+  if (rc == RIVER_SUCCESS)
+    rc = runs_name(runs, sizeof runs);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  snprintf(kv[n++], 4200, "out=%s", runs);
+  snprintf(kv[n++], 4200, "memory=%llu", (unsigned long long)mem);
+  snprintf(kv[n++], 4200, "spill=true");
+  snprintf(kv[n++], 4200, "runs=1");
+  snprintf(kv[n++], 4200, "mirror=1");
+  snprintf(kv[n++], 4200, "block_size=%llu", (unsigned long long)block);
+  for (i = 0; i < n; i++)
+    params[i] = kv[i];
+  rc = cli_run_flow(spec, params, n, &t1);
+  snprintf(mkv[m++], sizeof mkv[0], "in=%s", runs);
+  snprintf(mkv[m++], sizeof mkv[0], "memory=%llu", (unsigned long long)mem);
+  snprintf(mkv[m++], sizeof mkv[0], "mirror=%d",
+           a->opts.replication > 0 ? a->opts.replication : 1);
+  snprintf(mkv[m++], sizeof mkv[0], "sync=%s", a->sync ? "true" : "false");
+  if (!app_param("sort", mkv[m++], sizeof mkv[0], "out", a->pos[1])
+      || (a->opts.root != NULL
+          && !app_param("sort", mkv[m++], sizeof mkv[0], "root",
+                        a->opts.root)))
+    rc = rc == RIVER_SUCCESS ? RIVER_EINVAL : rc;
+  for (i = 0; i < m; i++)
+    params[i] = mkv[i];
+  if (rc == RIVER_SUCCESS)
+    rc = cli_run_flow(merge, params, m, &t2);
+  if (cli_rank() == 0) {   /* the runs go, whatever happened */
+    int r = river_pcoll_remove(runs, &a->opts);
+    if (r != RIVER_SUCCESS && r != RIVER_ENOTFOUND)
+      river_log(RIVER_LOG_WARN, "sort: could not remove the runs "
+                "collection %s (river rm %s removes it)", runs, runs);
+  }
+  *seconds = t1 + t2;
+  if (rc == RIVER_SUCCESS && cli_rank() == 0)
+    printf("sort: two passes, %.3f s + %.3f s, runs of at most %llu bytes "
+           "a rank\n", t1, t2, (unsigned long long)mem);
+  return cli_agree(rc);
+}
+
 int cmd_sort(int argc, char **argv)
 {
   struct args a;
   river_pcoll_info in;
-  char spec[4096], kv[18][4200];
-  const char *params[18];
+  char spec[4096], kv[24][4200];
+  const char *params[24];
   double disk, cpu, seconds = 0;
-  int n = 0, i, rc;
+  uint64_t mem = 0;
+  size_t key_size = 0;
+  int n = 0, i, passes, rc;
 
   rc = cli_coll_args(argc, argv, OPT_ROOT | OPT_MIRROR | OPT_MEMORY
                      | OPT_FORCE | OPT_STATIC | OPT_DISK_RATE | OPT_CPU_RATE
@@ -147,15 +293,19 @@ int cmd_sort(int argc, char **argv)
     return rc;
   if (!a.force && (rc = app_refuse_existing("sort", a.pos[1], &a.opts)) != RIVER_SUCCESS)
     return rc;
-  if ((rc = input_info(&a, &in)) != RIVER_SUCCESS)
+  if ((rc = input_info(&a, &in, &key_size)) != RIVER_SUCCESS
+      || (rc = rank_memory(&a, &mem)) != RIVER_SUCCESS)
     return rc;
-  if (!app_param("sort", kv[n++], sizeof kv[0], "in", a.pos[0])
-      || !app_param("sort", kv[n++], sizeof kv[0], "out", a.pos[1]))
+  passes = fits(&in, key_size, mem) ? 1 : 2;
+  if (passes == 2 && a.is_static) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: --static sorts in one pass, and "
+                "%s does not fit in %llu bytes a rank (--memory)", a.pos[0],
+                (unsigned long long)mem);
     return RIVER_EINVAL;
-  snprintf(kv[n++], sizeof kv[0], "mirror=%d",
-           a.opts.replication > 0 ? a.opts.replication : 1);
-  if (a.sync)
-    snprintf(kv[n++], sizeof kv[0], "sync=true");
+  }
+  if (!app_param("sort", kv[n++], sizeof kv[0], "in", a.pos[0]))
+    return RIVER_EINVAL;
   if (disk > 0 || cpu > 0) {   /* emulated: keep the DQ's tail short */
     snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
     snprintf(kv[n++], sizeof kv[0], "message_size=%s", APP_SORT_EMUL_MSG);
@@ -167,14 +317,27 @@ int cmd_sort(int argc, char **argv)
     snprintf(kv[n++], sizeof kv[0], "gather_policy=");
     snprintf(kv[n++], sizeof kv[0], "runs=1");
   }
-  if ((a.memory != NULL && !app_param("sort", kv[n++], sizeof kv[0], "memory", a.memory))
-      || (a.opts.root != NULL
+  if ((a.opts.root != NULL
           && !app_param("sort", kv[n++], sizeof kv[0], "root", a.opts.root))
       || (a.perturb != NULL
           && !app_param("sort", kv[n++], sizeof kv[0], "perturb", a.perturb))
       || (a.schema != NULL
           && !app_param("sort", kv[n++], sizeof kv[0], "schema", a.schema)))
     return RIVER_EINVAL;
+  if (passes == 2) {
+    rc = two_pass(&a, &in, key_size, kv, n, spec, mem, &seconds);
+    if (rc == RIVER_SUCCESS)
+      report(&a, &in, seconds, 0, 0);   /* no fluid ideal for two */
+    return rc;
+  }
+  if (!app_param("sort", kv[n++], sizeof kv[0], "out", a.pos[1]))
+    return RIVER_EINVAL;
+  snprintf(kv[n++], sizeof kv[0], "mirror=%d",
+           a.opts.replication > 0 ? a.opts.replication : 1);
+  if (a.sync)
+    snprintf(kv[n++], sizeof kv[0], "sync=true");
+  if (a.memory != NULL)   /* a cap: over it, a clear error */
+    snprintf(kv[n++], sizeof kv[0], "memory=%llu", (unsigned long long)mem);
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)
     params[i] = kv[i];
   rc = cli_run_flow(spec, params, n, &seconds);

@@ -19,6 +19,7 @@ void river__modules_builtin(void)
   river__module_stdout();
   river__module_sort();
   river__module_merge();
+  river__module_coll_merge();
   river__module_partition();
   river__module_filter();
   river__module_join();

@@ -1,7 +1,9 @@
 /*
  * merge.c - module `merge`: a k-way merge of sorted runs into one sorted
  * run on output 0 (ended with river_end_unit, so that merges compose over
- * pull edges).
+ * pull edges); and module `coll_merge`, the second pass of a two-pass
+ * sort, which merges the sorted runs stored as the partitions of a
+ * collection, reading each a block at a time (below).
  *
  * A run is either a whole input whose records come in key order (a
  * one-to-one or single-producer edge from a sort: the merge streams it,
@@ -23,12 +25,17 @@
 #include <string.h>
 
 struct run {
-  const unsigned char *recs;   /* the current message or unit */
+  const unsigned char *recs;   /* the current message, unit or block */
   size_t n, pos;
-  int input;                   /* streamed from this input; -1: a unit */
-  unsigned char *own;          /* a unit's buffer */
+  int input;                   /* streamed from this input; -1: a unit
+                                  or a partition */
+  unsigned char *own;          /* a unit's buffer, or a block's */
   unsigned char *key;          /* normalized key of recs[pos] */
   uint64_t seen;               /* records taken from this run */
+  river_pcoll *pc;             /* coll_merge: partition `part` of it, */
+  int part;                    /* read block by block */
+  uint64_t block, nblocks;
+  size_t bufsize;
 };
 
 struct merge {
@@ -159,23 +166,39 @@ static void sift_down(struct merge *m, int i)
   }
 }
 
-/* Move run r to its next record (getting the next message of a stream):
- * 1 if it has one, 0 if it ended, or an error. Checks its order. */
+/* Refill run r, whose records ran out: the next message of a stream,
+ * or a partition's next block. 1 if it has records again, 0 if it
+ * ended, or an error. */
+static int refill(struct merge *m, struct run *r)
+{
+  int rc;
+
+  if (r->pc != NULL) {
+    if (++r->block >= r->nblocks)
+      return 0;
+    rc = river_pcoll_read_block(r->pc, r->part, r->block, r->own,
+                                r->bufsize, &r->n);
+    r->recs = r->own;
+  } else if (r->input >= 0) {
+    rc = river_get(m->ctx, r->input, (const void **)&r->recs, &r->n);
+  } else {
+    return 0;   /* a unit: all of it is held */
+  }
+  if (rc == RIVER_EOS)
+    return 0;
+  r->pos = 0;
+  return rc != RIVER_SUCCESS ? rc : r->n > 0;
+}
+
+/* Move run r to its next record: 1 if it has one, 0 if it ended, or an
+ * error. Checks its order. */
 static int advance(struct merge *m, struct run *r)
 {
   unsigned char prev[64], *pk = r->key;
   int rc, c;
 
-  if (++r->pos == r->n) {
-    if (r->input < 0)
-      return 0;
-    rc = river_get(m->ctx, r->input, (const void **)&r->recs, &r->n);
-    if (rc == RIVER_EOS)
-      return 0;
-    if (rc != RIVER_SUCCESS)
-      return rc;
-    r->pos = 0;
-  }
+  if (++r->pos == r->n && (rc = refill(m, r)) <= 0)
+    return rc;
   if (m->k.size <= sizeof prev) {
     memcpy(prev, r->key, m->k.size);
     pk = prev;
@@ -185,7 +208,11 @@ static int advance(struct merge *m, struct run *r)
   c = pk == r->key ? 0 : memcmp(pk, r->key, m->k.size);
   r->seen++;
   if (c > 0) {
-    if (r->input >= 0)
+    if (r->pc != NULL)
+      river__error("stage %s: coll_merge: partition %d is not in key "
+                   "order: its record %" PRIu64 " is below the one before "
+                   "it", river_ctx_stage(m->ctx), r->part, r->seen);
+    else if (r->input >= 0)
       river__error("stage %s: merge: input %d is not in key order: its "
                    "record %" PRIu64 " is below the one before it",
                    river_ctx_stage(m->ctx), r->input, r->seen);
@@ -282,6 +309,242 @@ static int merge_schema(river_ctx *ctx, int output, river_schema **out)
     }
   }
   return river_schema_clone(s0, out);
+}
+
+/* ------------------------------------------------------- coll_merge */
+
+/* A sorted run of the collection: partition `part`, its records, and
+ * its first and last keys (normalized). */
+struct crun {
+  int part;
+  uint64_t n;
+  unsigned char *lo, *hi;
+};
+
+/* Fill c's bounds from its first and last blocks (buf: a block). */
+static int run_bounds(river_pcoll *pc, const struct river__key *k,
+                      struct crun *c, unsigned char *buf, size_t bs)
+{
+  river_pcoll_part part;
+  size_t rpb = 0, got = 0, rs = k->record_size;
+  uint64_t nb = 0;
+  int rc;
+
+  c->n = 0;
+  if ((rc = river_pcoll_partition(pc, c->part, &part)) != RIVER_SUCCESS
+      || part.nrecords == 0)
+    return rc;
+  c->n = part.nrecords;
+  river_pcoll_blocks(pc, c->part, &rpb, &nb);
+  rc = river_pcoll_read_block(pc, c->part, 0, buf, bs, &got);
+  if (rc == RIVER_SUCCESS)
+    river__key_norm(k->type, k->size, buf + k->off, c->lo);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_read_block(pc, c->part, nb - 1, buf, bs, &got);
+  if (rc == RIVER_SUCCESS && got > 0)
+    river__key_norm(k->type, k->size, buf + (got - 1) * rs + k->off, c->hi);
+  return rc;
+}
+
+static size_t cmp_key_size;
+static int by_lo(const void *a, const void *b)
+{
+  const struct crun *x = a, *y = b;
+  int c = memcmp(x->lo, y->lo, cmp_key_size);
+
+  return c != 0 ? c : (x->part > y->part) - (x->part < y->part);
+}
+
+static int by_part(const void *a, const void *b)
+{
+  const struct crun *x = a, *y = b;
+
+  return (x->part > y->part) - (x->part < y->part);
+}
+
+/* Merge runs[0..n) (one group: their key ranges overlap) into one unit
+ * on output 0, tagged `tag` (RIVER_DQ_NO_TAG: none) first. */
+static int merge_group(river_ctx *ctx, river_pcoll *pc,
+                       const struct river__key *k, struct crun *runs, int n,
+                       uint64_t memory, uint64_t tag)
+{
+  struct merge m;
+  size_t rpb = 0, bs;
+  uint64_t nb = 0;
+  int i, rc = RIVER_SUCCESS;
+
+  memset(&m, 0, sizeof m);
+  m.ctx = ctx;
+  m.k = *k;
+  qsort(runs, (size_t)n, sizeof *runs, by_part);   /* ties: run order */
+  for (i = 0; rc == RIVER_SUCCESS && i < n; i++) {
+    struct run *r;
+    river_pcoll_blocks(pc, runs[i].part, &rpb, &nb);
+    bs = rpb * k->record_size;
+    m.held += bs;
+    if (memory > 0 && m.held > memory) {
+      river__error("stage %s: coll_merge: memory=%" PRIu64 " bytes is too "
+                   "small to make progress: merging %d runs takes a block "
+                   "of %zu bytes each", river_ctx_stage(ctx), memory, n,
+                   bs);
+      rc = RIVER_ENOMEM;
+      break;
+    }
+    if ((r = new_run(&m)) == NULL || (r->own = malloc(bs)) == NULL) {
+      rc = RIVER_ENOMEM;
+      break;
+    }
+    r->input = -1;
+    r->pc = pc;
+    r->part = runs[i].part;
+    r->nblocks = nb;
+    r->bufsize = bs;
+    rc = river_pcoll_read_block(pc, r->part, 0, r->own, bs, &r->n);
+    r->recs = r->own;
+  }
+  if (rc == RIVER_SUCCESS && tag != RIVER_DQ_NO_TAG)
+    rc = river_set_tag(ctx, 0, tag);
+  if (rc == RIVER_SUCCESS)
+    rc = merge_runs(&m);
+  for (i = 0; i < m.nruns; i++) {
+    free(m.runs[i].own);
+    free(m.runs[i].key);
+  }
+  free(m.runs);
+  free(m.heap);
+  return rc;
+}
+
+/* Every run's bounds, sorted by first key: *out (n entries), their keys
+ * in *keys (free both). */
+static int load_runs(river_pcoll *pc, const struct river__key *k,
+                     struct crun **out, unsigned char **keyblock, int *n)
+{
+  river_pcoll_info info;
+  unsigned char *buf, *keys;
+  struct crun *runs;
+  int p, m = 0, rc = RIVER_SUCCESS;
+
+  river_pcoll_info_get(pc, &info);
+  runs = calloc((size_t)info.npartitions + 1, sizeof *runs);
+  keys = malloc(((size_t)info.npartitions + 1) * 2 * k->size);
+  buf = malloc(info.block_size);
+  if (runs == NULL || keys == NULL || buf == NULL)
+    rc = RIVER_ENOMEM;
+  for (p = 0; rc == RIVER_SUCCESS && p < info.npartitions; p++) {
+    runs[m].part = p;
+    runs[m].lo = keys + (size_t)m * 2 * k->size;
+    runs[m].hi = runs[m].lo + k->size;
+    rc = run_bounds(pc, k, &runs[m], buf, info.block_size);
+    m += runs[m].n > 0;
+  }
+  free(buf);
+  if (rc != RIVER_SUCCESS) {
+    free(runs);
+    free(keys);
+    return rc;
+  }
+  cmp_key_size = k->size;
+  qsort(runs, (size_t)m, sizeof *runs, by_lo);
+  *out = runs;
+  *keyblock = keys;
+  *n = m;
+  return RIVER_SUCCESS;
+}
+
+/* Group the runs (sorted by first key) into the longest stretches whose
+ * key ranges overlap: every key of a group is at most every key of the
+ * next, so the groups merged one after the other are the sorted whole.
+ * Instance i of n merges the groups whose first record's position p in
+ * the output has floor(p n / N) = i (N records in all): contiguous,
+ * balanced by records. Each group is a unit on output 0, tagged with its
+ * position (on an edge without units, the first only). */
+static int coll_merge_main(river_ctx *ctx)
+{
+  const river__edge *e = &ctx->flow->edges[ctx->stage->out_edge[0]];
+  int units = e->opts.kind == RIVER_EDGE_DQ && e->opts.policy == RIVER_DQ_PULL;
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  const river_schema *s;
+  struct river__key k;
+  struct crun *runs = NULL;
+  unsigned char *keys = NULL;
+  const char *name = "", *root = "";
+  uint64_t memory = 0, total = 0, at = 0, gmax_at;
+  int inst, ninst, n = 0, i, j, first = 1, rc;
+  MPI_Comm comm;
+
+  river_arg_str(ctx, "coll", &name);
+  river_arg_str(ctx, "root", &root);
+  river_arg_uint(ctx, "memory", &memory);
+  river_ctx_instance(ctx, &inst, &ninst);
+  river_ctx_comm(ctx, &comm);
+  o.root = root[0] ? root : NULL;
+  rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  river_pcoll_schema(pc, &s);
+  rc = river__key_of(s, -1, &k);
+  if (rc == RIVER_SUCCESS)
+    rc = load_runs(pc, &k, &runs, &keys, &n);
+  for (i = 0; rc == RIVER_SUCCESS && i < n; i++)
+    total += runs[i].n;
+  for (i = 0; rc == RIVER_SUCCESS && i < n; i = j) {
+    uint64_t recs = runs[i].n;
+    unsigned char *gmax = runs[i].hi;
+    for (j = i + 1; j < n && memcmp(runs[j].lo, gmax, k.size) <= 0; j++) {
+      if (memcmp(runs[j].hi, gmax, k.size) > 0)
+        gmax = runs[j].hi;
+      recs += runs[j].n;
+    }
+    gmax_at = at;
+    at += recs;
+    if ((uint64_t)((unsigned __int128)gmax_at * (unsigned)ninst / total)
+        != (uint64_t)inst)
+      continue;
+    rc = merge_group(ctx, pc, &k, runs + i, j - i, memory,
+                     units || first ? gmax_at : RIVER_DQ_NO_TAG);
+    first = 0;
+  }
+  free(keys);
+  free(runs);
+  river_pcoll_close(pc);
+  return rc;
+}
+
+/* At check time: the collection's schema (read on MPI_COMM_SELF). */
+static int coll_merge_schema(river_ctx *ctx, int output, river_schema **out)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  river_pcoll *pc = NULL;
+  const river_schema *s;
+  const char *name = "", *root = "";
+  int rc;
+
+  (void)output;
+  river_arg_str(ctx, "coll", &name);
+  river_arg_str(ctx, "root", &root);
+  o.root = root[0] ? root : NULL;
+  rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_schema(pc, &s);
+  if (rc == RIVER_SUCCESS)
+    rc = river_schema_clone(s, out);
+  river_pcoll_close(pc);
+  return rc;
+}
+
+void river__module_coll_merge(void)
+{
+  river_module_decl d = RIVER_MODULE_DECL_INIT;
+
+  d.min_outputs = d.max_outputs = 1;
+  d.shares_rank = 1;
+  d.args = "coll:str,root:str=,memory:size=0";
+  d.schema = coll_merge_schema;
+  d.doc = "merge a collection of sorted runs (a two-pass sort's first "
+          "pass) into sorted units, a block of each run in memory";
+  river_module_register("coll_merge", coll_merge_main, &d, NULL);
 }
 
 void river__module_merge(void)

@@ -19,6 +19,7 @@ void river__module_stdin(void);       /* stdio.c */
 void river__module_stdout(void);      /* stdio.c */
 void river__module_sort(void);   /* sort.c */
 void river__module_merge(void);  /* merge.c */
+void river__module_coll_merge(void);  /* merge.c */
 void river__module_partition(void); /* partition.c */
 void river__module_filter(void); /* filter.c */
 void river__module_join(void);   /* join.c */

@@ -11,8 +11,10 @@
  * ordered file (coll_write to file:PATH). Argument
  * `memory` caps what an instance holds (the records plus the sort's
  * working space, 2 (K + 8) + 8 bytes a record for a K-byte key): over
- * it the instance fails with a message naming the stage (no spilling
- * yet: a two-pass sort is the merge module's job).
+ * it the instance fails with a message naming the stage, or, with
+ * `spill`, sorts what it holds and writes it as one run (a unit) before
+ * it reads on: the first pass of a two-pass sort, whose runs overlap in
+ * key range and are merged by coll_merge (merge.c); they carry no tags.
  */
 #include "modules.h"
 
@@ -44,21 +46,42 @@ static int grow(struct sortbuf *b, size_t more, size_t rs)
   return RIVER_SUCCESS;
 }
 
-/* Read all of input 0 into b, within the memory cap (0: none). */
+/* Sort the records of b and write them to output 0 as `runs` units
+ * (write_sorted; base: the position of b's first record in the output,
+ * for the tags, or RIVER_DQ_NO_TAG for none). */
+static int sort_out(river_ctx *ctx, const struct river__key *k,
+                    const struct sortbuf *b, uint64_t runs, uint64_t base);
+
+/* Read all of input 0 into b, within the memory cap (0: none). With
+ * spill, each time the next message would not fit, what b holds is
+ * sorted and written as one run first (the first pass of a two-pass
+ * sort: runs whose key ranges overlap, merged later by coll_merge). */
 static int read_all(river_ctx *ctx, const struct river__key *k,
-                    uint64_t cap, struct sortbuf *b)
+                    uint64_t cap, int spill, struct sortbuf *b)
 {
   size_t per = k->record_size + 2 * (k->size + 8) + sizeof(size_t), n;
   const void *recs;
   int rc;
 
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
+    if (spill && cap > 0 && (uint64_t)(b->n + n) * per > cap && b->n > 0) {
+      if ((rc = sort_out(ctx, k, b, 1, RIVER_DQ_NO_TAG)) != RIVER_SUCCESS)
+        return rc;
+      b->n = 0;
+    }
     if (cap > 0 && (uint64_t)(b->n + n) * per > cap) {
-      river__error("stage %s: sort: its input does not fit in memory=%"
-                   PRIu64 " bytes (%zu records of %zu bytes read, about "
-                   "%zu bytes each with the sort's working space); give "
-                   "it more memory or more instances",
-                   river_ctx_stage(ctx), cap, b->n + n, k->record_size, per);
+      if (spill)
+        river__error("stage %s: sort: memory=%" PRIu64 " bytes is too "
+                     "small to make progress: one message of %zu records "
+                     "needs %zu bytes with the sort's working space",
+                     river_ctx_stage(ctx), cap, n, n * per);
+      else
+        river__error("stage %s: sort: its input does not fit in memory=%"
+                     PRIu64 " bytes (%zu records of %zu bytes read, about "
+                     "%zu bytes each with the sort's working space); give "
+                     "it more memory or more instances, or sort in two "
+                     "passes", river_ctx_stage(ctx), cap, b->n + n,
+                     k->record_size, per);
       return RIVER_ENOMEM;
     }
     if ((rc = grow(b, n, k->record_size)) != RIVER_SUCCESS)
@@ -106,7 +129,7 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
 
   for (u = 0; u < runs; u++) {
     end = (size_t)((unsigned __int128)b->n * (u + 1) / runs);
-    if ((u == 0 || (units && i < end))
+    if (base != RIVER_DQ_NO_TAG && (u == 0 || (units && i < end))
         && (rc = river_set_tag(ctx, 0, base + i)) != RIVER_SUCCESS)
       return rc;
     while (i < end) {
@@ -124,17 +147,37 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
   return RIVER_SUCCESS;
 }
 
+static int sort_out(river_ctx *ctx, const struct river__key *k,
+                    const struct sortbuf *b, uint64_t runs, uint64_t base)
+{
+  size_t *order = NULL;
+  int rc = RIVER_SUCCESS;
+
+  if (b->n > 0) {
+    order = malloc(b->n * sizeof *order);
+    rc = order == NULL ? RIVER_ENOMEM
+                       : river__radix_order(k, b->recs, b->n, order);
+    if (rc == RIVER_ENOMEM)
+      river__error("stage %s: sort: out of memory sorting %zu records",
+                   river_ctx_stage(ctx), b->n);
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = write_sorted(ctx, b, order, k->record_size, runs, base);
+  free(order);
+  return rc;
+}
+
 static int sort_run(river_ctx *ctx)
 {
   struct sortbuf b = {NULL, 0, 0};
   const river_schema *s;
   struct river__key k;
   uint64_t cap, runs, base = 0;
-  size_t *order = NULL;
-  int rc;
+  int spill = 0, rc;
 
   river_arg_uint(ctx, "memory", &cap);
   river_arg_uint(ctx, "runs", &runs);
+  river_arg_bool(ctx, "spill", &spill);
   if (runs < 1 || runs > 1000000) {
     river__error("stage %s: sort: runs=%" PRIu64 ": expected 1..1000000",
                  river_ctx_stage(ctx), runs);
@@ -143,20 +186,13 @@ static int sort_run(river_ctx *ctx)
   river_input_schema(ctx, 0, &s);
   rc = river__key_of(s, -1, &k);
   if (rc == RIVER_SUCCESS)
-    rc = read_all(ctx, &k, cap, &b);
-  if (rc == RIVER_SUCCESS && b.n > 0) {
-    order = malloc(b.n * sizeof *order);
-    rc = order == NULL ? RIVER_ENOMEM
-                       : river__radix_order(&k, b.recs, b.n, order);
-    if (rc == RIVER_ENOMEM)
-      river__error("stage %s: sort: out of memory sorting %zu records",
-                   river_ctx_stage(ctx), b.n);
-  }
-  if (rc == RIVER_SUCCESS)
+    rc = read_all(ctx, &k, cap, spill, &b);
+  /* Spilled runs overlap: no place in the output to tag them with. */
+  if (rc == RIVER_SUCCESS && !spill)
     rc = output_base(ctx, b.n, &base);
   if (rc == RIVER_SUCCESS)
-    rc = write_sorted(ctx, &b, order, k.record_size, runs, base);
-  free(order);
+    rc = sort_out(ctx, &k, &b, spill ? 1 : runs,
+                  spill ? RIVER_DQ_NO_TAG : base);
   free(b.recs);
   return rc;
 }
@@ -168,9 +204,9 @@ void river__module_sort(void)
   d.min_inputs = d.max_inputs = 1;
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
-  d.args = "memory:size=0,runs:uint=1";
+  d.args = "memory:size=0,runs:uint=1,spill:bool=false";
   d.doc = "sort input 0 in memory by the key (radix, stable); output 0 "
           "gets it as `runs` sorted units, in key order; memory caps it "
-          "(0: no cap)";
+          "(0: no cap; spill: a sorted run each time it is full)";
   river_module_register("sort", sort_run, &d, NULL);
 }

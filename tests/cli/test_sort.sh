@@ -7,7 +7,8 @@
 #    the same records;
 #  - `river run flows/sort.yaml` is the same sort;
 #  - OUT that exists is refused (and kept) unless --force; IN == OUT, a
-#    missing IN, a bad --memory and a sort over its memory cap fail on
+#    missing IN, a bad --memory, a --memory too small for even a
+#    two-pass sort and a one-pass sort over its memory cap fail on
 #    every rank and leave no OUT and nothing for river gc.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
@@ -66,9 +67,11 @@ r 2 valsort viarun --input raw >/dev/null 2>&1 || fail "--force: valsort"
 # Failures: clear, every rank, nothing left.
 expect_fail 2 "IN and OUT are both 'raw'" sort raw raw
 expect_fail 2 "collection nosuch not found" sort nosuch out9
-expect_fail 2 "argument 'memory'.*lots" sort raw out9 --memory lots
-expect_fail 3 "stage sort: sort: its input does not fit in memory=1024 bytes" \
+expect_fail 2 "--memory lots: expected an integer" sort raw out9 --memory lots
+expect_fail 3 "sort: --memory 1024 bytes is too small to make progress" \
   sort raw out9 --memory 1K
+expect_fail 3 "stage sort: sort: its input does not fit in memory=1024 bytes" \
+  run "${top_srcdir:-.}/flows/sort.yaml" in=raw out=out9 memory=1K
 expect_fail 1 "missing IN and OUT COLL" sort raw
 r 1 ls 2>/dev/null | grep -qw out9 && fail "a failed sort left collection out9"
 r 1 gc >"$tmp/gc" 2>&1
