@@ -1,0 +1,93 @@
+#!/bin/bash
+# test_sort_twopass.sh - river sort in two passes (chosen when IN does not
+# fit in --memory a rank: sorted runs into a temporary collection, then
+# merged):
+#  - at 1..4 ranks, uniform and --skew, binary and ASCII, collection and
+#    file: endpoints: the output validates (valsort --input), an ASCII
+#    file's is LC_ALL=C sort's bytes, the report says two passes, and no
+#    temporary collection (sort-runs-*) is left;
+#  - with an emulated slow disk and a slow partitioner it still validates;
+#  - the same input with enough --memory sorts in one pass;
+#  - a failure in the second pass (an I/O error at OUT's rename) or the
+#    first (an I/O error writing the runs) leaves the old OUT and no
+#    temporary collection; a kill leaves the old OUT, and the runs
+#    collection is listed by river ls and removed by river rm;
+#  - --memory too small to make progress, and --static when IN does not
+#    fit, are refused naming why.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+N=40000
+d=$tmp/files
+mkdir -p "$d"
+
+valid() { r 2 valsort "$1" --input "$2" >/dev/null 2>&1; }
+no_runs() { ! r 1 ls 2>/dev/null | grep -q '^sort-runs-'; }
+
+r 2 gen u --records $N --seed 11 >/dev/null 2>&1 || fail "gen u"
+r 3 gen s --records $N --skew --seed 12 >/dev/null 2>&1 || fail "gen s"
+r 2 gen a --records $N --ascii --seed 13 >/dev/null 2>&1 || fail "gen a"
+r 2 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
+r 2 copy-out s -o "$d/s.in" >/dev/null 2>&1 || fail "copy-out s"
+LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
+
+# 4 MB of input; 600 KB a rank holds a few runs' worth.
+M=600K
+for n in $(ranks 1 2 3 4); do
+  for c in u s; do
+    r "$n" sort $c "$c.2p$n" --memory $M >"$tmp/out" 2>&1 \
+      || { fail "$n ranks: sort $c in two passes"; head -n 5 "$tmp/out"; }
+    grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks $c: not two passes"
+    valid "$c.2p$n" $c || fail "$n ranks: two-pass $c does not validate"
+  done
+  r "$n" sort "file:$d/a.in" "file:$d/a.$n" --memory $M >"$tmp/out" 2>&1 \
+    || fail "$n ranks: file -> file in two passes"
+  cmp -s "$d/a.$n" "$d/a.gnu" || fail "$n ranks: two-pass ASCII: not GNU's bytes"
+  r "$n" sort s "file:$d/s.$n" --memory $M >/dev/null 2>&1 \
+    || fail "$n ranks: coll -> file in two passes"
+  valid "file:$d/s.$n" s || fail "$n ranks: two-pass coll -> file"
+  r "$n" sort "file:$d/s.in" "fc$n" --memory $M >/dev/null 2>&1 \
+    || fail "$n ranks: file -> coll in two passes"
+  valid "fc$n" s || fail "$n ranks: two-pass file -> coll"
+  no_runs || fail "$n ranks: a runs collection was left"
+done
+
+r 3 sort s emul --memory $M --disk-rate 20M --cpu-rate 20M \
+  --perturb "disk:1=0.5;cpu:2=0.25" >"$tmp/out" 2>&1 \
+  || fail "emulated two-pass sort"
+grep -q "^sort: two passes" "$tmp/out" || fail "emulated: not two passes"
+valid emul s || fail "emulated two-pass sort does not validate"
+r 3 sort s onepass --memory 64M >"$tmp/out" 2>&1 || fail "sort with enough memory"
+grep -q "^sort: two passes" "$tmp/out" && fail "enough memory: two passes"
+valid onepass s || fail "one pass with --memory"
+
+# Failures: the old OUT stays, the runs go.
+cp "$d/s.in" "$d/old"
+env RIVER_TEST_FAULT=file-rename:fail "$run" -n 3 "$river" sort \
+  "file:$d/a.in" "file:$d/old" --force --memory $M >/dev/null 2>&1 \
+  && fail "second pass failing: succeeded"
+cmp -s "$d/old" "$d/s.in" || fail "second pass failing: OUT changed"
+no_runs || fail "second pass failing: the runs were left"
+r 2 sort u keep --memory $M >/dev/null 2>&1 || fail "sort u keep"
+before=$(r 1 info keep | grep generation)
+env RIVER_TEST_FAULT=commit-files:fail "$run" -n 3 "$river" sort s keep \
+  --force --memory $M >/dev/null 2>&1 && fail "first pass failing: succeeded"
+[ "$(r 1 info keep | grep generation)" = "$before" ] \
+  || fail "first pass failing: OUT changed"
+no_runs || fail "first pass failing: the runs were left"
+env RIVER_TEST_FAULT=file-rename:kill "$run" -n 3 "$river" sort \
+  "file:$d/a.in" "file:$d/old" --force --memory $M >/dev/null 2>&1 \
+  && fail "killed in the second pass: succeeded"
+cmp -s "$d/old" "$d/s.in" || fail "killed in the second pass: OUT changed"
+left=$(r 1 ls 2>/dev/null | awk '/^sort-runs-/ { print $1 }')
+[ -n "$left" ] || fail "killed: no runs collection to clean up"
+for c in $left; do r 1 rm "$c" >/dev/null 2>&1 || fail "river rm $c"; done
+no_runs || fail "river rm left the runs"
+
+# Refused.
+expect_fail 2 "sort: --memory 4096 bytes is too small to make progress" \
+  sort u bad1 --memory 4K
+expect_fail 2 "sort: --static sorts in one pass, and u does not fit" \
+  sort u bad2 --memory $M --static
+r 1 ls 2>/dev/null | grep -q "^bad" && fail "a refused sort left OUT"
+
+clitest_end test_sort_twopass
