@@ -159,25 +159,17 @@ static int runs_name(char *buf, size_t len)
 static uint64_t run_block(const river_pcoll_info *in, size_t key_size,
                           uint64_t mem)
 {
-  double per = (double)in->record_size + 2.0 * ((double)key_size + 8) + 8;
-  double run = (double)mem / per * (double)in->record_size;
-  double share = (double)in->nrecords * (double)in->record_size / cli_size();
-  double nruns = share / (run > 1 ? run : 1) * 1.25 + 1;
-  uint64_t b = (uint64_t)((double)mem / 2 / nruns);
+  double nruns = 0;
+  uint64_t b = app_sort_run_block(in->record_size, key_size, in->nrecords,
+                                  cli_size(), mem, &nruns);
 
-  b = b / RIVER_COLL_ALIGN * RIVER_COLL_ALIGN;
-  if (b > ((uint64_t)1 << 20))
-    b = (uint64_t)1 << 20;
-  if (b < RIVER_COLL_ALIGN || b < 2 * in->record_size) {
-    if (cli_rank() == 0)
-      river_log(RIVER_LOG_ERROR, "sort: --memory %llu bytes is too small "
-                "to make progress: a rank would merge about %.0f sorted "
-                "runs, holding a block of at least %d bytes of each",
-                (unsigned long long)mem, nruns,
-                RIVER_COLL_ALIGN > 2 * (int)in->record_size
-                    ? RIVER_COLL_ALIGN : 2 * (int)in->record_size);
-    return 0;
-  }
+  if (b == 0 && cli_rank() == 0)
+    river_log(RIVER_LOG_ERROR, "sort: --memory %llu bytes is too small "
+              "to make progress: a rank would merge about %.0f sorted "
+              "runs, holding a block of at least %d bytes of each",
+              (unsigned long long)mem, nruns,
+              RIVER_COLL_ALIGN > 2 * (int)in->record_size
+                  ? RIVER_COLL_ALIGN : 2 * (int)in->record_size);
   return b;
 }
 

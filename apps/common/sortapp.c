@@ -112,3 +112,20 @@ double app_join_ideal(const struct app_sort_machine *m, double bytes, int n)
     sum += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
   return bytes / sum;
 }
+
+uint64_t app_sort_run_block(size_t record_size, size_t key_size,
+                            uint64_t nrecords, int nranks, uint64_t mem,
+                            double *nruns)
+{
+  double per = (double)record_size + 2.0 * ((double)key_size + 8) + 8;
+  double run = (double)mem / per * (double)record_size;
+  double share = (double)nrecords * (double)record_size / nranks;
+  uint64_t b;
+
+  *nruns = share / (run > 1 ? run : 1) * 1.25 + 1;
+  b = (uint64_t)((double)mem / 2 / *nruns);
+  b = b / RIVER_COLL_ALIGN * RIVER_COLL_ALIGN;
+  if (b > ((uint64_t)1 << 20))
+    b = (uint64_t)1 << 20;
+  return b < RIVER_COLL_ALIGN || b < 2 * record_size ? 0 : b;
+}

@@ -10,6 +10,7 @@
 #include <river.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The path of the shipped spec `name` (e.g. "sort.yaml") into buf:
@@ -53,6 +54,20 @@ struct app_sort_machine {
 double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
                       int in_disks, int in_parts, int in_copies,
                       int out_copies);
+
+/*
+ * The block size for the runs of a two-pass sort's first pass, for
+ * `nrecords` records of `record_size` bytes (key `key_size` bytes) on
+ * `nranks` ranks with `mem` bytes each: a merger holds a block of each
+ * run of a group (about its share of the input over a run's size, a run
+ * being what fits in mem), and must fit them in mem: half of mem over
+ * the runs (*nruns: their estimated number), in whole RIVER_COLL_ALIGN
+ * units, at most 1 MiB. 0 if mem cannot hold even the smallest blocks
+ * (RIVER_COLL_ALIGN, or two records).
+ */
+uint64_t app_sort_run_block(size_t record_size, size_t key_size,
+                            uint64_t nrecords, int nranks, uint64_t mem,
+                            double *nruns);
 
 /*
  * The fluid ideal of a join (flows/join.yaml) on n joiners whose CPUs

@@ -94,7 +94,7 @@ ls "$tmp"/river-bench-join-* >/dev/null 2>&1 && fail "join left its data behind"
 TMPDIR=$tmp "$run" -n 2 "$bench" sort real --records 20000 --repeats 1 \
   --csv "$tmp/re.csv" >"$tmp/out" 2>&1 \
   || { fail "sort real failed"; cat "$tmp/out"; }
-[ "$(grep -c '^real,' "$tmp/re.csv")" -eq 6 ] || fail "sort real rows"
+[ "$(grep -c '^real,' "$tmp/re.csv")" -eq 8 ] || fail "sort real rows"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "sort real: not GNU sort's bytes"
 grep -Eq '^real n=2 2 MB, median of 1: GNU sort [0-9.]+ s, River [0-9.]+ s' \
   "$tmp/out" || fail "sort real: no summary line"
