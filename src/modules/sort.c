@@ -136,8 +136,14 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
       rc = river_reserve(ctx, 0, &buf, &max);
       if (rc != RIVER_SUCCESS)
         return rc;
-      for (j = 0; j < max && i < end; j++, i++)
+      for (j = 0; j < max && i < end; j++, i++) {
+        if (i + 16 < b->n) {   /* random reads: ask for them early */
+          __builtin_prefetch(b->recs + order[i + 16] * rs);
+          if (rs > 64)
+            __builtin_prefetch(b->recs + order[i + 16] * rs + 64);
+        }
         memcpy((unsigned char *)buf + j * rs, b->recs + order[i] * rs, rs);
+      }
       if ((rc = river_commit(ctx, 0, j)) != RIVER_SUCCESS)
         return rc;
     }

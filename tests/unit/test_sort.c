@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,7 @@ static const char *const schemas[] = {
   "key:bytes[10],payload:bytes[90]",
   "a:int32,k:bytes[1];key=k",
   "k:bytes[20]",
+  "a:bytes[1],k:char[12];key=k",
 };
 
 static void test_sort_every_type(void **state)
@@ -220,9 +222,53 @@ static void test_sort_stable(void **state)
   river_schema_destroy(s);
 }
 
+/* Keys that share their first 8 bytes ("customer" then 8 digits, some
+ * repeated): one long stretch of equal prefixes, ordered by the rest of
+ * the key and, for equal keys, by input order (against qsort). */
+static void test_sort_long_prefix(void **state)
+{
+  river_schema *s = NULL;
+  struct river__key k;
+  struct item *items;
+  unsigned char *recs;
+  size_t *order, i, n = 3000;
+  uint64_t st = 99;
+
+  (void)state;
+  assert_int_equal(river_schema_parse("k:char[16],v:uint32", &s),
+                   RIVER_SUCCESS);
+  river__key_of(s, -1, &k);
+  recs = malloc(n * 20);
+  items = malloc(n * sizeof *items);
+  order = malloc(n * sizeof *order);
+  assert_non_null(recs);
+  assert_non_null(items);
+  assert_non_null(order);
+  for (i = 0; i < n; i++) {
+    char key[17];
+    uint32_t v = (uint32_t)i;
+    snprintf(key, sizeof key, "customer%08u",
+             (unsigned)(rng(&st) % (n / 2)));
+    memcpy(recs + i * 20, key, 16);
+    memcpy(recs + i * 20 + 16, &v, 4);
+    items[i].rec = recs + i * 20;
+    items[i].idx = i;
+  }
+  assert_int_equal(river__radix_order(&k, recs, n, order), RIVER_SUCCESS);
+  g_schema = s;
+  qsort(items, n, sizeof *items, item_cmp);
+  for (i = 0; i < n; i++)
+    assert_int_equal(order[i], items[i].idx);
+  free(recs);
+  free(items);
+  free(order);
+  river_schema_destroy(s);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_sort_long_prefix),
     cmocka_unit_test(test_sort_every_type),
     cmocka_unit_test(test_sort_tiny),
     cmocka_unit_test(test_key_norm_order),
