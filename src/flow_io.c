@@ -144,7 +144,9 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
   if (rc == RIVER_SUCCESS) {
     inst->st.records_in += *n;
     inst->st.bytes_in += *n * p->record_size;
+    p->got = 1;
   } else if (rc == RIVER_EOS) {
+    p->got = 0;
     p->ended = 1;
     river_dq_release(p->q);
   }
@@ -344,7 +346,7 @@ int river_get_unit(river_ctx *ctx, int input, uint64_t *unit, int *first,
   e = &ctx->flow->edges[ctx->stage->in_edge[input]];
   if (e->opts.kind != RIVER_EDGE_DQ || e->opts.policy != RIVER_DQ_PULL)
     return RIVER_ENOTSUP;
-  if (!in->in[input].holding && !in->in[input].pending)
+  if (!in->in[input].got)
     return RIVER_ESTATE;
   rc = river_dq_unit(in->in[input].q, &u, &f, &l);
   if (rc != RIVER_SUCCESS)
@@ -383,7 +385,7 @@ int river_get_tag(river_ctx *ctx, int input, uint64_t *tag)
     return rc;
   if (tag == NULL)
     return RIVER_EINVAL;
-  if (!in->in[input].holding && !in->in[input].pending)
+  if (!in->in[input].got)
     return RIVER_ESTATE;
   return river_dq_tag(in->in[input].q, tag);
 }

@@ -21,6 +21,9 @@
 struct river__in {
   river_dq *q;
   int holding;             /* a message from the queue is lent out */
+  int got;                 /* a message was handed over and no EOS since:
+                              its unit and tag can be asked for (also
+                              when a sink filter gave the message back) */
   int ended;               /* RIVER_EOS seen */
   int pending;             /* select fetched a message not yet handed
                               over: recs/n */

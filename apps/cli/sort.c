@@ -81,14 +81,13 @@ static int input_info(const struct args *a, river_pcoll_info *info,
     if (rc == RIVER_SUCCESS)
       rc = river_schema_key(s, NULL, NULL, key_size);
     river_schema_destroy(s);
-    if (rc == RIVER_SUCCESS && stat(app_file_path(a->pos[0]), &st) != 0)
-      rc = RIVER_ENOTFOUND;   /* the flow's check says why, below */
-    if (rc == RIVER_SUCCESS) {
+    if (rc == RIVER_SUCCESS && stat(app_file_path(a->pos[0]), &st) == 0)
       info->nrecords = (uint64_t)st.st_size / info->record_size;
-      info->ndisks = info->npartitions = cli_size();
-      info->replication = 1;
-    }
-    return rc == RIVER_ENOTFOUND ? RIVER_SUCCESS : cli_agree(rc);
+    /* (A rank that cannot see it reads 0 records here; the flow's check
+     * says why, on every rank.) */
+    info->ndisks = info->npartitions = cli_size();
+    info->replication = 1;
+    return cli_agree(rc);
   }
   rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
   if (rc == RIVER_SUCCESS)
@@ -180,7 +179,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
                     size_t key_size, char (*kv)[4200], int n,
                     const char *spec, uint64_t mem, double *seconds)
 {
-  char merge[4096], runs[96], mkv[6][4200];
+  char merge[4096], runs[96], mkv[8][4200];
   const char *params[24];
   double t1 = 0, t2 = 0;
   uint64_t block = run_block(in, key_size, mem);
@@ -208,6 +207,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   snprintf(mkv[m++], sizeof mkv[0], "mirror=%d",
            a->opts.replication > 0 ? a->opts.replication : 1);
   snprintf(mkv[m++], sizeof mkv[0], "sync=%s", a->sync ? "true" : "false");
+  snprintf(mkv[m++], sizeof mkv[0], "replace=%s", a->force ? "true" : "false");
   if (!app_param("sort", mkv[m++], sizeof mkv[0], "out", a->pos[1])
       || (a->opts.root != NULL
           && !app_param("sort", mkv[m++], sizeof mkv[0], "root",
@@ -251,6 +251,12 @@ int cmd_sort(int argc, char **argv)
     if (app_file_path(a.pos[i]) == NULL
         && (rc = river_pcoll_check_name(a.pos[i])) != RIVER_SUCCESS)
       return rc;
+  if (a.opts.replication > 1 && app_file_path(a.pos[1]) != NULL) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: --mirror is for a collection OUT: "
+                "a file: OUT is one file");
+    return RIVER_EINVAL;
+  }
   if ((a.schema != NULL && app_file_path(a.pos[0]) == NULL)
       || (a.sync && app_file_path(a.pos[1]) == NULL)) {
     if (cli_rank() == 0)
@@ -288,6 +294,12 @@ int cmd_sort(int argc, char **argv)
   if ((rc = input_info(&a, &in, &key_size)) != RIVER_SUCCESS
       || (rc = rank_memory(&a, &mem)) != RIVER_SUCCESS)
     return rc;
+  /* Every rank must take the same path: the most records any rank sees,
+   * the least memory any rank has. */
+  MPI_Allreduce(MPI_IN_PLACE, &in.nrecords, 1, MPI_UINT64_T, MPI_MAX,
+                MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN,
+                MPI_COMM_WORLD);
   passes = fits(&in, key_size, mem) ? 1 : 2;
   if (passes == 2 && a.is_static) {
     if (cli_rank() == 0)
@@ -328,6 +340,8 @@ int cmd_sort(int argc, char **argv)
            a.opts.replication > 0 ? a.opts.replication : 1);
   if (a.sync)
     snprintf(kv[n++], sizeof kv[0], "sync=true");
+  if (!a.force)   /* a file: OUT made meanwhile is kept, not replaced */
+    snprintf(kv[n++], sizeof kv[0], "replace=false");
   if (a.memory != NULL)   /* a cap: over it, a clear error */
     snprintf(kv[n++], sizeof kv[0], "memory=%llu", (unsigned long long)mem);
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)

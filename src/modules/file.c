@@ -8,6 +8,7 @@
  * each instance to PATH.INSTANCE; each file is written under a
  * temporary name beside it and renamed into place when complete.
  */
+#define _GNU_SOURCE   /* renameat2 */
 #include "modules.h"
 
 #include <errno.h>
@@ -328,24 +329,56 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
   return rc;
 }
 
-/* What a placed writer wrote: the records, the end of the furthest
- * run (positions in records), the first failure. */
+/* A run a writer wrote: its first record's position and its length. */
+struct extent {
+  uint64_t start, len;
+};
+
+/* What a placed writer wrote: its runs, and the first failure. */
 struct placed {
   uint64_t tag, pos;      /* the current run's tag and next position */
   int started;
-  uint64_t written, end;
+  int pull;               /* the input is a pull edge: runs are units */
+  int producers;          /* instances feeding this one (non-pull) */
+  struct extent *ext;     /* the runs written */
+  size_t next, cap;
+  uint64_t end;           /* the furthest end */
   int rc;
 };
 
-/* Write one message of n records at its tag's place. */
+/* Start a run at position pos. */
+static int new_extent(struct placed *w, uint64_t pos)
+{
+  if (w->next == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 16;
+    struct extent *e = realloc(w->ext, cap * sizeof *e);
+    if (e == NULL)
+      return RIVER_ENOMEM;
+    w->ext = e;
+    w->cap = cap;
+  }
+  w->ext[w->next].start = pos;
+  w->ext[w->next].len = 0;
+  w->next++;
+  return RIVER_SUCCESS;
+}
+
+/* Write one message of n records at its place: a run starts at a pull
+ * unit's first message, or (one producer) where the tag changes, at the
+ * tag's position; the messages after it follow. Untagged records go at
+ * the end, in arrival order. */
 static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
                   const void *recs, size_t n, size_t rs, int ninst)
 {
   uint64_t tag = RIVER_DQ_NO_TAG;
+  int first = 0;
 
   if (w->rc != RIVER_SUCCESS)
     return;   /* keep reading: upstream must not block */
   if ((w->rc = river_get_tag(ctx, 0, &tag)) != RIVER_SUCCESS)
+    return;
+  if (w->pull && (w->rc = river_get_unit(ctx, 0, NULL, &first, NULL))
+                     != RIVER_SUCCESS)
     return;
   if (tag == RIVER_DQ_NO_TAG && ninst > 1) {
     river__error("stage %s: one file from %d instances needs records "
@@ -355,12 +388,24 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
     w->rc = RIVER_EINVAL;
     return;
   }
-  if (!w->started || tag != w->tag)   /* a new run: start at its tag */
+  if (tag != RIVER_DQ_NO_TAG && !w->pull && w->producers > 1) {
+    river__error("stage %s: records tagged with their place reach this "
+                 "instance from %d producers on an edge that interleaves "
+                 "their messages: give the edge policy pull (each run "
+                 "whole) or kind one-to-one", river_ctx_stage(ctx),
+                 w->producers);
+    w->rc = RIVER_EINVAL;
+    return;
+  }
+  if (!w->started || (w->pull ? first : tag != w->tag)) {
     w->pos = tag == RIVER_DQ_NO_TAG ? w->end : tag;
+    if ((w->rc = new_extent(w, w->pos)) != RIVER_SUCCESS)
+      return;
+  }
   w->started = 1;
   w->tag = tag;
-  if (w->pos > UINT64_MAX / rs - n) {
-    river__error("stage %s: tag %llu is past any file",
+  if (w->pos > (uint64_t)INT64_MAX / rs - n) {
+    river__error("stage %s: tag %llu is past the largest file",
                  river_ctx_stage(ctx), (unsigned long long)tag);
     w->rc = RIVER_EOVERFLOW;
     return;
@@ -374,72 +419,130 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
     return;
   }
   w->pos += n;
-  w->written += n;
+  w->ext[w->next - 1].len += n;
   if (w->pos > w->end)
     w->end = w->pos;
 }
 
-/* After every instance wrote: the runs must tile the file exactly (the
- * records written add up to the furthest end, and the file is that
- * long), else runs overlapped or left a hole. Then instance 0 makes it
- * durable if asked and renames it over path. Collective. */
-static int publish(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
-                   int fd, const char *tmp, const char *path, size_t rs)
+static int by_start(const void *a, const void *b)
 {
-  uint64_t total = 0, end = 0;
-  int inst, sync = 0, rc;
+  const struct extent *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Instance 0: every writer's runs (gathered), sorted, must tile
+ * [0, N) exactly, and the file (by path: every writer has closed it) be
+ * N records long. *total gets N. */
+static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
+                 const char *tmp, size_t rs, uint64_t *total)
+{
+  int inst, ninst, i, mine = (int)(w->next * sizeof *w->ext), rc;
+  int *counts = NULL, *displs = NULL;
+  struct extent *all = NULL;
+  size_t n = 0, j;
   struct stat st;
 
-  river_ctx_instance(ctx, &inst, NULL);
-  river_arg_bool(ctx, "sync", &sync);
-  rc = river__allreduce(&w->written, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-  if (rc == RIVER_SUCCESS)
-    rc = river__allreduce(&w->end, &end, 1, MPI_UINT64_T, MPI_MAX, comm);
-  if (rc != RIVER_SUCCESS || inst != 0)
-    return river__agree(comm, rc);
-  if (total != end || fstat(fd, &st) != 0
-      || (uint64_t)st.st_size != total * rs) {
-    river__error("stage %s: the runs written to %s do not tile it (%llu "
-                 "records written, the furthest ends at record %llu): runs "
-                 "overlap or leave a hole, so their tags were wrong; %s is "
-                 "left as it was", river_ctx_stage(ctx), tmp,
-                 (unsigned long long)total, (unsigned long long)end, path);
-    rc = RIVER_ECORRUPT;
+  river_ctx_instance(ctx, &inst, &ninst);
+  if (inst == 0) {
+    counts = calloc((size_t)ninst, sizeof *counts);
+    displs = calloc((size_t)ninst, sizeof *displs);
   }
-  if (rc == RIVER_SUCCESS && sync && fsync(fd) != 0) {
-    river__error("stage %s: fsync of %s: %s", river_ctx_stage(ctx), tmp,
-                 strerror(errno));
-    rc = RIVER_EIO;
+  rc = river__gather(&mine, 1, MPI_INT, counts, 0, comm);
+  if (rc == RIVER_SUCCESS && inst == 0) {
+    for (i = 0; counts != NULL && displs != NULL && i < ninst; i++) {
+      displs[i] = (int)(n * sizeof *all);
+      n += (size_t)counts[i] / sizeof *all;
+    }
+    all = malloc((n + 1) * sizeof *all);
   }
-  if (rc == RIVER_SUCCESS)
-    rc = replaceable(ctx, path);   /* again: it may have appeared since */
-  if (rc == RIVER_SUCCESS
-      && ((river__test_fault("file-rename") && (errno = EIO) != 0)
-          || rename(tmp, path) != 0)) {
-    river__error("stage %s: cannot rename %s to %s: %s",
-                 river_ctx_stage(ctx), tmp, path, strerror(errno));
-    rc = RIVER_EIO;
+  if (rc == RIVER_SUCCESS)   /* (the root's buffers may be NULL: ENOMEM) */
+    rc = river__gatherv(w->ext, mine, all, counts, displs, 0, comm);
+  if (rc == RIVER_SUCCESS && inst == 0 && (all == NULL || counts == NULL))
+    rc = RIVER_ENOMEM;
+  *total = 0;
+  if (rc == RIVER_SUCCESS && inst == 0) {
+    qsort(all, n, sizeof *all, by_start);
+    for (j = 0; j < n && all[j].start == *total; j++)
+      *total += all[j].len;
+    if (j < n || stat(tmp, &st) != 0 || (uint64_t)st.st_size != *total * rs) {
+      river__error("stage %s: the runs written to %s do not tile it (the "
+                   "run at record %llu follows records up to %llu): runs "
+                   "overlap or leave a hole; the file is not published",
+                   river_ctx_stage(ctx), tmp,
+                   (unsigned long long)(j < n ? all[j].start : *total),
+                   (unsigned long long)*total);
+      rc = RIVER_ECORRUPT;
+    }
   }
-  if (rc == RIVER_SUCCESS && sync)
-    rc = river__fsync_dir(path);
-  return river__agree(comm, rc);
+  free(counts);
+  free(displs);
+  free(all);
+  return rc;
+}
+
+/* Rename tmp over path (or, not replacing, to path only if there is
+ * nothing there: RIVER_EEXIST if there is), keeping a replaced file's
+ * permissions. */
+static int install(river_ctx *ctx, const char *tmp, const char *path,
+                   int replace)
+{
+  struct stat st;
+  int rc = replaceable(ctx, path);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+    chmod(tmp, st.st_mode & 07777);   /* a sort onto itself: the same */
+  if (river__test_fault("file-rename")) {
+    errno = EIO;
+    rc = -1;
+  } else if (replace) {
+    rc = rename(tmp, path);
+  } else {
+    rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      rc = link(tmp, path);   /* a file system without the flag */
+      if (rc == 0)
+        unlink(tmp);
+    }
+  }
+  if (rc == 0)
+    return RIVER_SUCCESS;
+  if (errno == EEXIST) {
+    river__error("stage %s: %s appeared while this job wrote it: not "
+                 "replacing it (replace: true, river sort --force, does)",
+                 river_ctx_stage(ctx), path);
+    return RIVER_EEXIST;
+  }
+  river__error("stage %s: cannot rename %s to %s: %s", river_ctx_stage(ctx),
+               tmp, path, strerror(errno));
+  return RIVER_EIO;
 }
 
 int river__file_write_placed(river_ctx *ctx, const char *path)
 {
-  struct placed w = {0, 0, 0, 0, 0, RIVER_SUCCESS};
+  const river__edge *e = &ctx->flow->edges[ctx->stage->in_edge[0]];
+  struct placed w;
   struct river__mdisk disk = {NULL, NULL, 0, 0.0};
   const river_schema *s;
   const void *recs;
   char tmp[4300] = "";
   size_t rs = 0, n;
-  int inst, ninst, fd = -1, rc;
+  uint64_t total = 0;
+  int inst, ninst, fd = -1, sync = 0, replace = 1, rc, crc;
   MPI_Comm comm;
 
+  memset(&w, 0, sizeof w);
+  w.pull = e->opts.kind == RIVER_EDGE_DQ && e->opts.policy == RIVER_DQ_PULL;
+  w.producers = e->opts.kind == RIVER_EDGE_ONE_TO_ONE
+                ? 1 : ctx->flow->stages[e->from].nranks;
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   river_ctx_instance(ctx, &inst, &ninst);
   river_ctx_comm(ctx, &comm);
+  river_arg_bool(ctx, "sync", &sync);
+  river_arg_bool(ctx, "replace", &replace);
   rc = replaceable(ctx, path);
   if (rc == RIVER_SUCCESS)
     rc = river__mdisk_open(ctx, inst, &disk);
@@ -450,7 +553,7 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
     river__mdisk_close(&disk);
     return rc;
   }
-  /* Every instance reaches the agreement in publish, whatever failed. */
+  /* Every instance reaches each agreement below, whatever failed. */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
     place(ctx, &w, fd, tmp, recs, n, rs, ninst);
     river__mdisk_charge(&disk, n * rs);
@@ -463,13 +566,30 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
                  river_ctx_stage(ctx), path);
     rc = RIVER_ESTATE;
   }
+  /* Each writer's data is down (and durable, if asked) before the file
+   * is judged and published. */
+  if (rc == RIVER_SUCCESS && sync && fsync(fd) != 0) {
+    river__error("stage %s: fsync of %s: %s", river_ctx_stage(ctx), tmp,
+                 strerror(errno));
+    rc = RIVER_EIO;
+  }
+  crc = close(fd);
+  if (rc == RIVER_SUCCESS && crc != 0) {
+    river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
+                 strerror(errno));
+    rc = RIVER_EIO;
+  }
   rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS)
-    rc = publish(ctx, comm, &w, fd, tmp, path, rs);
-  if (close(fd) != 0 && rc == RIVER_SUCCESS)
-    rc = RIVER_EIO;   /* published already: only a sync-less close */
+    rc = tiles(ctx, comm, &w, tmp, rs, &total);
+  if (rc == RIVER_SUCCESS && inst == 0)
+    rc = install(ctx, tmp, path, replace);
+  if (rc == RIVER_SUCCESS && inst == 0 && sync)
+    rc = river__fsync_dir(path);
+  rc = river__agree(comm, rc);
   if (rc != RIVER_SUCCESS && inst == 0)
     unlink(tmp);
+  free(w.ext);
   return rc;
 }
 

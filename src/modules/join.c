@@ -16,9 +16,8 @@
  * in the replicated join (flows/join_replicated.yaml) the build input is
  * a broadcast edge (every instance holds all of it) and the probe input a
  * DQ, so a slow instance gets fewer probe records. `memory` caps the
- * build side (the records plus the table, record_size + 12 bytes a
- * record, and 8 bytes a bucket): over it the instance fails naming the
- * stage.
+ * build side (the records plus the table, record_size + 20 bytes a
+ * record at most): over it the instance fails naming the stage.
  */
 #include "modules.h"
 
@@ -40,7 +39,9 @@ struct table {
   unsigned char *recs;
   size_t n, cap;               /* records */
   uint32_t *head, *next;       /* nbuckets heads; n links */
-  uint64_t mask;               /* nbuckets - 1 */
+  int shift;                   /* 64 - log2(nbuckets): a key's bucket is
+                                  its hash's top bits (the exchange that
+                                  brought it placed by the low ones) */
 };
 
 static uint64_t key_hash(const unsigned char *k, size_t size)
@@ -141,8 +142,26 @@ static int add_field(char *text, size_t len, const river_schema *s, int i,
   return k < 0 || (size_t)k >= len - used ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
 
+/* Is `name` a field of the schema text so far ("a:T,b:T,...")? */
+static int taken(const char *text, const char *name)
+{
+  size_t len = strlen(name);
+  const char *p = text;
+
+  while (*p) {
+    if (strncmp(p, name, len) == 0 && p[len] == ':')
+      return 1;
+    p = strchr(p, ',');
+    if (p == NULL)
+      break;
+    p++;
+  }
+  return 0;
+}
+
 /* The output schema: R's fields, then S's but the key (renamed NAME_s if
- * R has a field NAME), keyed on the join key. */
+ * the output has a field NAME already; a clash after that is refused),
+ * keyed on the join key. */
 static int join_schema(river_ctx *ctx, int output, river_schema **out)
 {
   const river_schema *r = NULL, *s = NULL;
@@ -150,6 +169,7 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
   char text[8192] = "", renamed[64];
   struct layout l;
   int level = river__flow_check_level(ctx->flow), nr = 0, ns = 0, i, f, rc;
+  int nout;
   uint64_t build = 0;
 
   (void)output;
@@ -167,6 +187,7 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
     return rc;
   river_schema_nfields(r, &nr);
   river_schema_nfields(s, &ns);
+  nout = nr;
   for (i = 0; rc == RIVER_SUCCESS && i < nr; i++) {
     river_schema_field(r, i, &name, NULL, NULL, NULL);
     rc = add_field(text, sizeof text, r, i, name);
@@ -175,15 +196,23 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
     river_schema_field(s, i, &name, NULL, NULL, NULL);
     if (strcmp(name, key) == 0)
       continue;
-    if (river_schema_find(r, name, &f) == RIVER_SUCCESS) {
+    if (taken(text, name)) {   /* R has it (or an S field took it) */
       snprintf(renamed, sizeof renamed, "%.29s_s", name);
-      name = renamed;
-      if (river_schema_find(r, name, &f) == RIVER_SUCCESS) {
+      if (taken(text, renamed) || river_schema_find(s, renamed, &f)
+                                      == RIVER_SUCCESS) {
         river__flow_log(level, ctx->stage->origin, "stage '%s': join: S's "
-                        "field '%s' is in R, and so is '%s'",
-                        ctx->stage->name, name, renamed);
+                        "field '%s' clashes with a field of the output, "
+                        "and so does '%s': rename one", ctx->stage->name,
+                        name, renamed);
         return RIVER_EINVAL;
       }
+      name = renamed;
+    }
+    if (++nout > RIVER_SCHEMA_MAX_FIELDS) {
+      river__flow_log(level, ctx->stage->origin, "stage '%s': join: R's "
+                      "fields and S's but the key are more than %d",
+                      ctx->stage->name, RIVER_SCHEMA_MAX_FIELDS);
+      return RIVER_EINVAL;
     }
     rc = add_field(text, sizeof text, s, i, name);
   }
@@ -199,24 +228,37 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
   return rc == RIVER_SUCCESS ? river_schema_parse(text, out) : rc;
 }
 
-/* Read input `in` whole into t (records of rs bytes), within cap bytes
- * of records and table (0: no cap). */
+/* Bytes a build record may take at most: itself, its link, and up to
+ * four bucket heads (the buckets are the next power of two of twice the
+ * records). */
+#define PER_RECORD(rs) ((rs) + 5 * sizeof(uint32_t))
+
+/* Read input `in` whole into t (records of rs bytes), its array and
+ * table within cap bytes (0: no cap): the array grows by doubling, but
+ * never past what the cap leaves room for. */
 static int read_build(river_ctx *ctx, int in, size_t rs, uint64_t cap,
                       struct table *t)
 {
+  uint64_t most = cap > 0 ? cap / PER_RECORD(rs) : UINT64_MAX;
   const void *recs;
-  size_t n, per = rs + 3 * sizeof(uint32_t);
+  size_t n;
   int rc;
 
+  if (most > NO_REC - 1)
+    most = NO_REC - 1;   /* the table's links are 32-bit */
   while ((rc = river_get(ctx, in, &recs, &n)) == RIVER_SUCCESS) {
-    if ((cap > 0 && (uint64_t)(t->n + n) * per > cap)
-        || t->n + n >= NO_REC) {
-      river__error("stage %s: join: the build input (input %d) does not "
-                   "fit in memory=%" PRIu64 " bytes (%zu records of %zu "
-                   "bytes read, about %zu bytes each with the hash table); "
-                   "give it more memory or more instances, or build on the "
-                   "smaller relation", river_ctx_stage(ctx), in, cap,
-                   t->n + n, rs, per);
+    if ((uint64_t)(t->n + n) > most) {
+      if (most == NO_REC - 1 && (cap == 0 || cap / PER_RECORD(rs) >= most))
+        river__error("stage %s: join: the build input (input %d) has more "
+                     "than %u records on this instance: give the join more "
+                     "instances", river_ctx_stage(ctx), in, NO_REC - 1);
+      else
+        river__error("stage %s: join: the build input (input %d) does not "
+                     "fit in memory=%" PRIu64 " bytes (%zu records of %zu "
+                     "bytes read, %zu bytes each with the hash table); "
+                     "give it more memory or more instances, or build on "
+                     "the smaller relation", river_ctx_stage(ctx), in, cap,
+                     t->n + n, rs, (size_t)PER_RECORD(rs));
       return RIVER_ENOMEM;
     }
     if (t->n + n > t->cap) {
@@ -224,6 +266,8 @@ static int read_build(river_ctx *ctx, int in, size_t rs, uint64_t cap,
       unsigned char *p;
       while (c < t->n + n)
         c *= 2;
+      if ((uint64_t)c > most)
+        c = (size_t)most;
       if ((p = realloc(t->recs, c * rs)) == NULL)
         return RIVER_ENOMEM;
       t->recs = p;
@@ -242,16 +286,18 @@ static int build_table(struct table *t, size_t rs, size_t koff,
   uint64_t nb = 16, h;
   size_t i;
 
-  while (nb < 2 * (uint64_t)t->n)
+  t->shift = 60;
+  while (nb < 2 * (uint64_t)t->n) {
     nb *= 2;
-  t->mask = nb - 1;
+    t->shift--;
+  }
   t->head = malloc(nb * sizeof *t->head);
   t->next = malloc((t->n + 1) * sizeof *t->next);
   if (t->head == NULL || t->next == NULL)
     return RIVER_ENOMEM;
   memset(t->head, 0xff, nb * sizeof *t->head);   /* NO_REC */
   for (i = t->n; i-- > 0;) {   /* chains in record order */
-    h = key_hash(t->recs + i * rs + koff, ksize) & t->mask;
+    h = key_hash(t->recs + i * rs + koff, ksize) >> t->shift;
     t->next[i] = t->head[h];
     t->head[h] = (uint32_t)i;
   }
@@ -287,7 +333,7 @@ static int probe(river_ctx *ctx, int in, const struct table *t,
     for (i = 0, p = recs; wrc == RIVER_SUCCESS && i < n; i++, p += prs) {
       if (t->n == 0)
         break;
-      j = t->head[key_hash(p + pkoff, l->ksize) & t->mask];
+      j = t->head[key_hash(p + pkoff, l->ksize) >> t->shift];
       for (; j != NO_REC && wrc == RIVER_SUCCESS; j = t->next[j]) {
         b = t->recs + (size_t)j * brs;
         if (memcmp(b + bkoff, p + pkoff, l->ksize) != 0)
@@ -315,7 +361,7 @@ static int probe(river_ctx *ctx, int in, const struct table *t,
 static int join_run(river_ctx *ctx)
 {
   const river_schema *r = NULL, *s = NULL;
-  struct table t = {NULL, 0, 0, NULL, NULL, 0};
+  struct table t = {NULL, 0, 0, NULL, NULL, 60};
   struct layout l;
   uint64_t cap = 0, build = 0;
   int rc;

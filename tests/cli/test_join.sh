@@ -30,7 +30,8 @@ for n in $(ranks 1 2 3 4); do
     [ "$(rows "$out")" = 2000 ] || fail "$n ranks $v: OUT has $(rows "$out")"
   done
 done
-r 1 info j2 | grep -q "key:bytes\[10\],payload:bytes\[90\],payload_s:bytes\[90\]" \
+r 2 join r s jx --key key >/dev/null 2>&1 || fail "join r s jx"
+r 1 info jx | grep -q "key:bytes\[10\],payload:bytes\[90\],payload_s:bytes\[90\]" \
   || fail "OUT's schema is not R's fields then S's but the key"
 r 3 join r s jcpu --key key --cpu-rate 4M --perturb "cpu:1=0.25" \
   >"$tmp/out" 2>&1 || fail "emulated join"
@@ -50,10 +51,17 @@ expect_fail 2 "$tmp/torn: 1050 bytes are not a whole number of 16-byte records" 
   s=k8 out=bad3 key=key
 expect_fail 3 "join: the build input \\(input 1\\) does not fit in memory=1024 bytes" \
   join r s bad4 --key key --memory 1k
-expect_fail 2 "join: collection j2 exists \\(--force replaces it" join r s j2 --key key
-[ "$(rows j2)" = 2000 ] || fail "a refused join changed OUT"
-r 2 join s r j2 --key key --force >/dev/null 2>&1 || fail "--force"
-r 1 info j2 | grep -q "payload_s" || fail "--force: OUT not replaced"
+expect_fail 2 "join: collection jx exists \\(--force replaces it" join r s jx --key key
+[ "$(rows jx)" = 2000 ] || fail "a refused join changed OUT"
+r 2 join s r jx --key key --force >/dev/null 2>&1 || fail "--force"
+r 1 info jx | grep -q "payload_s" || fail "--force: OUT not replaced"
+# S's fields clashing with the output's twice: refused, naming them.
+r 1 copy-in "$tmp/t16.bin" cx --schema "key:uint64,x:uint32,x_s:uint32" \
+  >/dev/null 2>&1 || fail "copy-in cx"
+r 1 copy-in "$tmp/t16.bin" rx --schema "key:uint64,x:uint64" \
+  >/dev/null 2>&1 || fail "copy-in rx"
+expect_fail 2 "join: S's field 'x' clashes with a field of the output, and so does 'x_s'" \
+  join rx cx bad8 --key key
 expect_fail 2 "join: --static and --replicate are different joins" \
   join r s bad5 --key key --static --replicate
 expect_fail 2 "join: OUT is R or S" join r s r --key key --force

@@ -127,4 +127,37 @@ expect_fail 2 "one file from 2 instances needs records tagged" run "$tmp/w.yaml"
 r 1 run "$tmp/w.yaml" >/dev/null 2>&1 || fail "one writer, untagged"
 [ "$(stat -c %s "$d/untagged")" = 100000 ] || fail "one writer: wrong size"
 
+# A sink filter before the file writer: the tags still read.
+printf '%s\n' 'stages:' \
+  '  - {name: src, module: gen, ranks: rest, args: {records: 2000}}' \
+  '  - {name: out, module: coll_write, ranks: rest,' \
+  "     args: {coll: \"file:$d/filtered\"}}" \
+  "edges: [{from: src, to: out, filter: 'key < \\x80', filter_at: sink}]" \
+  >"$tmp/f.yaml"
+r 1 run "$tmp/f.yaml" >/dev/null 2>&1 || fail "a sink filter before file:"
+[ -s "$d/filtered" ] || fail "a sink filter before file: wrote nothing"
+
+# Tagged runs from several producers on a push edge would interleave:
+# refused, nothing published.
+expect_fail 3 "reach this instance from 3 producers on an edge that interleaves" \
+  run "${top_srcdir:-.}/flows/sort.yaml" in=file:$d/u.in out=file:$d/pushed \
+  gather=dq gather_policy=push
+[ -e "$d/pushed" ] && fail "interleaved runs were published"
+
+# replace=false (river sort without --force) keeps a file already there;
+# a file sorted onto itself keeps its permissions; --mirror is refused.
+cp "$d/u.in" "$d/kept"
+expect_fail 2 "$d/kept appeared while this job wrote it: not replacing it" \
+  run "${top_srcdir:-.}/flows/sort.yaml" in=file:$d/s.in out=file:$d/kept \
+  replace=false
+cmp -s "$d/kept" "$d/u.in" || fail "replace=false: the file changed"
+ls "$d" | grep -q "^kept.river-tmp" && fail "replace=false left a temporary"
+cp "$d/a.in" "$d/private"
+chmod 600 "$d/private"
+r 2 sort "file:$d/private" "file:$d/private" --force >/dev/null 2>&1 \
+  || fail "sort a private file onto itself"
+[ "$(stat -c %a "$d/private")" = 600 ] || fail "sorting onto itself widened permissions"
+expect_fail 2 "sort: --mirror is for a collection OUT" \
+  sort "file:$d/s.in" "file:$d/o6" --mirror 2
+
 clitest_end test_sort_file
