@@ -166,8 +166,8 @@ static int check_out(struct jctx *c, int *ok)
 static int run_join(struct jctx *c, const struct point *pt, int policy,
                     double *seconds, int *ok)
 {
-  char kv[14][1100];
-  const char *params[14];
+  char kv[16][1100];
+  const char *params[16];
   river_flow *f = NULL;
   int n = 0, i, r, rc;
   double t0;
@@ -179,13 +179,16 @@ static int run_join(struct jctx *c, const struct point *pt, int policy,
   snprintf(kv[n++], sizeof kv[0], "build=1");   /* S: the smaller */
   snprintf(kv[n++], sizeof kv[0], "root=%s", c->root);
   snprintf(kv[n++], sizeof kv[0], "cpu_rate=%.0f", c->b->rate_mbps * MB);
-  snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
   snprintf(kv[n++], sizeof kv[0], "message_size=%s", APP_SORT_EMUL_MSG);
+  if (policy != 1)
+    snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
   if (pt->k > 0)
     snprintf(kv[n++], sizeof kv[0], "perturb=cpu:0-%d=0.25", pt->k - 1);
-  if (policy == 1) {
+  if (policy == 1) {   /* S, the build relation, to every joiner */
     snprintf(kv[n++], sizeof kv[0], "r_edge=dq");
     snprintf(kv[n++], sizeof kv[0], "s_edge=broadcast");
+    snprintf(kv[n++], sizeof kv[0], "r_credits=%s", APP_SORT_EMUL_CREDITS);
+    snprintf(kv[n++], sizeof kv[0], "s_credits=64");
   } else if (policy == 2) {
     snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
     snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
@@ -263,7 +266,8 @@ static int run_point(struct bench *b, struct jctx *c, const struct point *pt)
       bench_world_wait();
       res.seconds = secs;
       res.records = in_records(c->rows);
-      res.measured = secs > 0 ? (double)res.records * 100 / secs : 0;
+      res.measured = secs > 0 && frc == RIVER_SUCCESS
+                     ? (double)res.records * 100 / secs : 0;
       res.ideal = ideal_rate(c, pt);
       res.ok = ok;
       frc = bench_end_run(b, &res, frc);

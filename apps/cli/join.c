@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NKV 16
+#define NKV 20
 
 /* A collection's description (collective: every rank opens it). */
 static int info_of(const struct args *a, const char *name,
@@ -125,6 +125,8 @@ int cmd_join(int argc, char **argv)
   if (a.replicate) {   /* the built relation to every joiner */
     snprintf(kv[n++], sizeof kv[0], "r_edge=%s", build ? "dq" : "broadcast");
     snprintf(kv[n++], sizeof kv[0], "s_edge=%s", build ? "broadcast" : "dq");
+    snprintf(kv[n++], sizeof kv[0], "r_credits=%d", build ? 2 : 16);
+    snprintf(kv[n++], sizeof kv[0], "s_credits=%d", build ? 16 : 2);
   }
   if (a.is_static) {   /* fixed readers, reader i -> partitioner i */
     snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");

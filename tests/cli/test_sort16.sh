@@ -1,0 +1,49 @@
+#!/bin/bash
+# test_sort16.sh - river sort's matrix at 8 and 16 ranks (the smaller
+# rank counts are test_sort*.sh's): uniform and --skew, binary and
+# ASCII, one pass and two passes, collection and file: endpoints, River
+# and --static, and with an emulated slow disk and slow partitioner;
+# every output validated (valsort --input), ASCII files against
+# LC_ALL=C sort's bytes. Small inputs: the ranks share the machine's
+# cores, so this is about correctness, not speed.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+N=24000
+d=$tmp/files
+mkdir -p "$d"
+
+valid() { r 4 valsort "$1" --input "$2" >/dev/null 2>&1; }
+
+r 4 gen u --records $N --seed 21 >/dev/null 2>&1 || fail "gen u"
+r 4 gen s --records $N --skew --seed 22 >/dev/null 2>&1 || fail "gen s"
+r 4 gen a --records $N --ascii --seed 23 >/dev/null 2>&1 || fail "gen a"
+r 4 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
+LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
+
+for n in $(ranks 8 16); do
+  for c in u s; do
+    for v in "" --static "--memory 150K"; do
+      out=$c$n$(echo "$v" | tr -dc a-z0-9)
+      r "$n" sort $c "$out" $v >"$tmp/out" 2>&1 \
+        || { fail "$n ranks: sort $c $v"; head -n 3 "$tmp/out"; }
+      valid "$out" $c || fail "$n ranks: sort $c $v does not validate"
+    done
+  done
+  for v in "" --static "--memory 150K"; do
+    out=$d/a$n$(echo "$v" | tr -dc a-z0-9)
+    r "$n" sort "file:$d/a.in" "file:$out" $v >/dev/null 2>&1 \
+      || fail "$n ranks: sort file:a.in $v"
+    cmp -s "$out" "$d/a.gnu" || fail "$n ranks: file sort $v: not GNU's bytes"
+  done
+  r "$n" sort s "file:$d/s$n" --memory 150K >/dev/null 2>&1 \
+    || fail "$n ranks: two-pass coll -> file"
+  valid "file:$d/s$n" s || fail "$n ranks: two-pass coll -> file"
+  r "$n" sort s "em$n" --disk-rate 16M --cpu-rate 16M \
+    --perturb "disk:1=0.5;cpu:$((n - 1))=0.25" >"$tmp/out" 2>&1 \
+    || fail "$n ranks: emulated sort"
+  grep -q "fluid ideal" "$tmp/out" || fail "$n ranks: no fluid ideal"
+  valid "em$n" s || fail "$n ranks: emulated sort does not validate"
+done
+r 1 ls 2>/dev/null | grep -q '^sort-runs-' && fail "runs collections left"
+
+clitest_end test_sort16
