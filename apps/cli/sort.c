@@ -183,10 +183,21 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   const char *params[24];
   double t1 = 0, t2 = 0;
   uint64_t block = run_block(in, key_size, mem);
+  double per = (double)in->record_size + 2.0 * ((double)key_size + 8) + 8;
+  double least = 2.0 * RIVER_DQ_DEFAULT_MESSAGE_SIZE / in->record_size * per;
   int i, m = 0, rc;
 
   if (block == 0)
     return RIVER_EINVAL;
+  if ((double)mem < least) {   /* a sorter takes whole exchange messages */
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "sort: --memory %llu bytes is too small "
+                "to make progress: a sorter holds at least two messages of "
+                "the exchange (%d bytes each) with the sort's working "
+                "space, %.0f bytes", (unsigned long long)mem,
+                (int)RIVER_DQ_DEFAULT_MESSAGE_SIZE, least);
+    return RIVER_EINVAL;
+  }
   rc = cli_agree(app_find_flow("sort", "sort_merge.yaml", merge,
                                sizeof merge));
   if (rc == RIVER_SUCCESS)

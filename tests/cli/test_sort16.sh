@@ -8,7 +8,8 @@
 # cores, so this is about correctness, not speed.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
-N=24000
+N=24000     # one pass; two passes take M=150000 (15 MB) in 1M a rank
+M=150000
 d=$tmp/files
 mkdir -p "$d"
 
@@ -17,27 +18,40 @@ valid() { r 4 valsort "$1" --input "$2" >/dev/null 2>&1; }
 r 4 gen u --records $N --seed 21 >/dev/null 2>&1 || fail "gen u"
 r 4 gen s --records $N --skew --seed 22 >/dev/null 2>&1 || fail "gen s"
 r 4 gen a --records $N --ascii --seed 23 >/dev/null 2>&1 || fail "gen a"
+r 4 gen big --records $M --skew --seed 24 >/dev/null 2>&1 || fail "gen big"
+r 4 gen abig --records $M --ascii --seed 25 >/dev/null 2>&1 || fail "gen abig"
+r 4 copy-out abig -o "$d/abig.in" >/dev/null 2>&1 || fail "copy-out abig"
+LC_ALL=C sort "$d/abig.in" >"$d/abig.gnu" || fail "GNU sort abig"
 r 4 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
 for n in $(ranks 8 16); do
   for c in u s; do
-    for v in "" --static "--memory 150K"; do
+    for v in "" --static; do
       out=$c$n$(echo "$v" | tr -dc a-z0-9)
       r "$n" sort $c "$out" $v >"$tmp/out" 2>&1 \
         || { fail "$n ranks: sort $c $v"; head -n 3 "$tmp/out"; }
       valid "$out" $c || fail "$n ranks: sort $c $v does not validate"
     done
   done
-  for v in "" --static "--memory 150K"; do
+  for v in "" --static; do
     out=$d/a$n$(echo "$v" | tr -dc a-z0-9)
     r "$n" sort "file:$d/a.in" "file:$out" $v >/dev/null 2>&1 \
       || fail "$n ranks: sort file:a.in $v"
     cmp -s "$out" "$d/a.gnu" || fail "$n ranks: file sort $v: not GNU's bytes"
   done
-  r "$n" sort s "file:$d/s$n" --memory 150K >/dev/null 2>&1 \
+  # Two passes: collection -> collection, collection -> file, ASCII file
+  # -> file against GNU sort.
+  r "$n" sort big "b2p$n" --memory 1M >"$tmp/out" 2>&1 \
+    || { fail "$n ranks: two-pass sort"; head -n 3 "$tmp/out"; }
+  grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks: not two passes"
+  valid "b2p$n" big || fail "$n ranks: two-pass sort does not validate"
+  r "$n" sort big "file:$d/b$n" --memory 1M >/dev/null 2>&1 \
     || fail "$n ranks: two-pass coll -> file"
-  valid "file:$d/s$n" s || fail "$n ranks: two-pass coll -> file"
+  valid "file:$d/b$n" big || fail "$n ranks: two-pass coll -> file"
+  r "$n" sort "file:$d/abig.in" "file:$d/abig$n" --memory 1M >/dev/null 2>&1 \
+    || fail "$n ranks: two-pass file -> file"
+  cmp -s "$d/abig$n" "$d/abig.gnu" || fail "$n ranks: two-pass file: not GNU's bytes"
   r "$n" sort s "em$n" --disk-rate 16M --cpu-rate 16M \
     --perturb "disk:1=0.5;cpu:$((n - 1))=0.25" >"$tmp/out" 2>&1 \
     || fail "$n ranks: emulated sort"

@@ -30,8 +30,8 @@ r 2 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
 r 2 copy-out s -o "$d/s.in" >/dev/null 2>&1 || fail "copy-out s"
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
-# 4 MB of input; 600 KB a rank holds a few runs' worth.
-M=600K
+# 4 MB of input; 1 MB a rank holds a few runs
+M=1M
 for n in $(ranks 1 2 3 4); do
   for c in u s; do
     r "$n" sort $c "$c.2p$n" --memory $M >"$tmp/out" 2>&1 \
@@ -86,6 +86,8 @@ no_runs || fail "river rm left the runs"
 # Refused.
 expect_fail 2 "sort: --memory 4096 bytes is too small to make progress" \
   sort u bad1 --memory 4K
+expect_fail 2 "sort: --memory 512000 bytes is too small to make progress: a sorter holds at least two messages of the exchange" \
+  sort u bad3 --memory 500K
 expect_fail 2 "sort: --static sorts in one pass, and u does not fit" \
   sort u bad2 --memory $M --static
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a refused sort left OUT"
