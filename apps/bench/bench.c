@@ -151,6 +151,39 @@ int bench_make_root(char *root, size_t len, const char *what)
   return RIVER_EIO;
 }
 
+int bench_time_flow(MPI_Comm comm, const char *spec,
+                    const char *const *params, int n, double *seconds)
+{
+  river_flow *f = NULL;
+  MPI_Request req;
+  double t0;
+  int rc = river_flow_load(comm, spec, params, n, &f);
+
+  MPI_Ibarrier(comm, &req);
+  river_wait(&req, MPI_STATUS_IGNORE);
+  t0 = river_wtime();
+  if (rc == RIVER_SUCCESS)
+    rc = river_flow_go(f);
+  *seconds = river_wtime() - t0;
+  river_flow_destroy(f);
+  return rc;
+}
+
+void bench_drop(MPI_Comm comm, const char *root, const char *name)
+{
+  MPI_Request req;
+  int r;
+
+  MPI_Comm_rank(comm, &r);
+  if (r == 0) {
+    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+    o.root = root;
+    river_pcoll_remove(name, &o);
+  }
+  MPI_Ibarrier(comm, &req);
+  river_wait(&req, MPI_STATUS_IGNORE);
+}
+
 static int rm_one(const char *path, const struct stat *sb, int flag,
                   struct FTW *f)
 {

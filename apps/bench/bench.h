@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <mpi.h>
 #include <stdio.h>
 
 #define MB 1e6
@@ -82,6 +83,16 @@ double bench_median(double *v, int n);
  * /tmp, named for `what`; every rank gets it). RIVER_EIO, said, if it
  * cannot be made. Collective over WORLD. */
 int bench_make_root(char *root, size_t len, const char *what);
+
+/* Load flow spec with params over comm, wait for every rank, and run
+ * it: *seconds its run (the same start on every rank; each rank's own
+ * end). The flow is destroyed. Collective over comm. */
+int bench_time_flow(MPI_Comm comm, const char *spec,
+                    const char *const *params, int n, double *seconds);
+
+/* Rank 0 of comm removes collection `name` under root (if there); then
+ * every rank of comm waits. */
+void bench_drop(MPI_Comm comm, const char *root, const char *name);
 
 /* Usage, with msg, on rank 0's stderr. */
 void bench_usage(const char *msg);

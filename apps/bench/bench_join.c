@@ -168,9 +168,7 @@ static int run_join(struct jctx *c, const struct point *pt, int policy,
 {
   char kv[16][1100];
   const char *params[16];
-  river_flow *f = NULL;
-  int n = 0, i, r, rc;
-  double t0;
+  int n = 0, i, rc;
 
   snprintf(kv[n++], sizeof kv[0], "r=r");
   snprintf(kv[n++], sizeof kv[0], "s=s");
@@ -195,25 +193,12 @@ static int run_join(struct jctx *c, const struct point *pt, int policy,
   }
   for (i = 0; i < n; i++)
     params[i] = kv[i];
-  *seconds = 0;
   *ok = 0;
-  rc = river_flow_load(c->comm, policy == 1 ? c->spec_rep : c->spec, params,
-                       n, &f);
-  MPI_Barrier(c->comm);
-  t0 = river_wtime();
-  if (rc == RIVER_SUCCESS)
-    rc = river_flow_go(f);
-  *seconds = river_wtime() - t0;
-  river_flow_destroy(f);
+  rc = bench_time_flow(c->comm, policy == 1 ? c->spec_rep : c->spec, params,
+                       n, seconds);
   if (rc == RIVER_SUCCESS)
     rc = check_out(c, ok);
-  MPI_Comm_rank(c->comm, &r);
-  if (r == 0) {
-    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
-    o.root = c->root;
-    river_pcoll_remove("out", &o);
-  }
-  MPI_Barrier(c->comm);
+  bench_drop(c->comm, c->root, "out");
   return rc;
 }
 

@@ -170,12 +170,10 @@ static int run_sort(struct ctx *c, const struct point *pt, int is_static,
 {
   char kv[14][1100];
   const char *params[14];
-  river_flow *f = NULL;
   double disk = c->b->rate_mbps * MB;
   double cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
                                         : 2 * c->b->rate_mbps) * MB;
-  double t0;
-  int n = 0, i, r, rc;
+  int n = 0, i, rc;
 
   snprintf(kv[n++], sizeof kv[0], "in=in");
   snprintf(kv[n++], sizeof kv[0], "out=out");
@@ -188,33 +186,15 @@ static int run_sort(struct ctx *c, const struct point *pt, int is_static,
     snprintf(kv[n++], sizeof kv[0], "perturb=%s:0-%d=%g",
              pt->kind == RIVER_PERTURB_CPU ? "cpu" : "disk", pt->k - 1,
              pt->factor);
-  if (is_static) {
-    snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
-    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
-    snprintf(kv[n++], sizeof kv[0], "runs=1");
-  }
+  for (i = 0; is_static && i < APP_SORT_NSTATIC; i++)   /* the baseline */
+    snprintf(kv[n++], sizeof kv[0], "%s", app_sort_static[i]);
   for (i = 0; i < n; i++)
     params[i] = kv[i];
-  *seconds = 0;
   *ok = 0;
-  rc = river_flow_load(c->comm, c->spec, params, n, &f);
-  MPI_Barrier(c->comm);
-  t0 = river_wtime();
-  if (rc == RIVER_SUCCESS)
-    rc = river_flow_go(f);
-  *seconds = river_wtime() - t0;
-  river_flow_destroy(f);
+  rc = bench_time_flow(c->comm, c->spec, params, n, seconds);
   if (rc == RIVER_SUCCESS)
     rc = validate(c, ok);
-  MPI_Comm_rank(c->comm, &r);
-  if (r == 0) {
-    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
-    o.root = c->root;
-    river_pcoll_remove("out", &o);
-  }
-  MPI_Barrier(c->comm);
+  bench_drop(c->comm, c->root, "out");
   return rc;
 }
 
@@ -484,30 +464,18 @@ static int run_river(struct real *x, int is_static, int durable,
 {
   char kv[8][1200];
   const char *params[8];
-  river_flow *f = NULL;
   int n = 0, i, rc;
-  double t0;
 
   snprintf(kv[n++], sizeof kv[0], "in=file:%s", x->in);
   snprintf(kv[n++], sizeof kv[0], "out=file:%s", x->out);
   snprintf(kv[n++], sizeof kv[0], "sync=%s", durable ? "true" : "false");
-  if (is_static) {
-    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
-    snprintf(kv[n++], sizeof kv[0], "runs=1");
-  }
+  for (i = 0; is_static && i < APP_SORT_NSTATIC; i++)   /* the baseline */
+    snprintf(kv[n++], sizeof kv[0], "%s", app_sort_static[i]);
   for (i = 0; i < n; i++)
     params[i] = kv[i];
   if (x->b->rank == 0)
     sync();
-  bench_world_wait();
-  rc = river_flow_load(MPI_COMM_WORLD, x->spec, params, n, &f);
-  t0 = river_wtime();
-  if (rc == RIVER_SUCCESS)
-    rc = river_flow_go(f);
-  *seconds = river_wtime() - t0;
-  river_flow_destroy(f);
+  rc = bench_time_flow(MPI_COMM_WORLD, x->spec, params, n, seconds);
   MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return rc;
 }
@@ -520,8 +488,7 @@ static int run_two_pass(struct real *x, int durable, double *seconds)
   uint64_t mem = x->b->records * 100 / 4, block;
   char kv[10][1200];
   const char *params[10];
-  river_flow *f = NULL;
-  double t0, nruns = 0;
+  double t1 = 0, t2 = 0, nruns = 0;
   int n = 0, i, rc;
 
   block = app_sort_run_block(100, 10, x->b->records, x->b->size, mem,
@@ -540,13 +507,7 @@ static int run_two_pass(struct real *x, int durable, double *seconds)
     params[i] = kv[i];
   if (x->b->rank == 0)
     sync();
-  bench_world_wait();
-  rc = river_flow_load(MPI_COMM_WORLD, x->spec, params, n, &f);
-  t0 = river_wtime();
-  if (rc == RIVER_SUCCESS)
-    rc = river_flow_go(f);
-  river_flow_destroy(f);
-  f = NULL;
+  rc = bench_time_flow(MPI_COMM_WORLD, x->spec, params, n, &t1);
   n = 0;
   snprintf(kv[n++], sizeof kv[0], "in=runs");
   snprintf(kv[n++], sizeof kv[0], "out=file:%s", x->out);
@@ -556,16 +517,9 @@ static int run_two_pass(struct real *x, int durable, double *seconds)
   for (i = 0; i < n; i++)
     params[i] = kv[i];
   if (rc == RIVER_SUCCESS)
-    rc = river_flow_load(MPI_COMM_WORLD, x->merge, params, n, &f);
-  if (rc == RIVER_SUCCESS)
-    rc = river_flow_go(f);
-  *seconds = river_wtime() - t0;
-  river_flow_destroy(f);
-  if (x->b->rank == 0) {
-    river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
-    o.root = x->root;
-    river_pcoll_remove("runs", &o);
-  }
+    rc = bench_time_flow(MPI_COMM_WORLD, x->merge, params, n, &t2);
+  *seconds = t1 + t2;
+  bench_drop(MPI_COMM_WORLD, x->root, "runs");
   MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return rc;
 }

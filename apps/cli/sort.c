@@ -325,13 +325,8 @@ int cmd_sort(int argc, char **argv)
     snprintf(kv[n++], sizeof kv[0], "credits=%s", APP_SORT_EMUL_CREDITS);
     snprintf(kv[n++], sizeof kv[0], "message_size=%s", APP_SORT_EMUL_MSG);
   }
-  if (a.is_static) {   /* fixed readers, partitioners and writers */
-    snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
-    snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather=one-to-one");
-    snprintf(kv[n++], sizeof kv[0], "gather_policy=");
-    snprintf(kv[n++], sizeof kv[0], "runs=1");
-  }
+  for (i = 0; a.is_static && i < APP_SORT_NSTATIC; i++)   /* the baseline */
+    snprintf(kv[n++], sizeof kv[0], "%s", app_sort_static[i]);
   if ((a.opts.root != NULL
           && !app_param("sort", kv[n++], sizeof kv[0], "root", a.opts.root))
       || (a.perturb != NULL

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *const app_sort_static[APP_SORT_NSTATIC] = {
+  "read_policy=mirror-nogd", "spread=one-to-one", "gather=one-to-one",
+  "gather_policy=", "runs=1"};
+
 #ifndef RIVER_SRC_FLOWSDIR
 #define RIVER_SRC_FLOWSDIR "flows"
 #endif

@@ -28,6 +28,12 @@ int app_find_flow(const char *who, const char *name, char *buf, size_t len);
 #define APP_SORT_EMUL_CREDITS "1"
 #define APP_SORT_EMUL_MSG "64K"
 
+/* The params that make sort.yaml the static baseline (river sort
+ * --static): fixed readers, reader i -> partitioner i, sorter i's one
+ * run -> writer i. */
+#define APP_SORT_NSTATIC 5
+extern const char *const app_sort_static[APP_SORT_NSTATIC];
+
 /* The emulated machine a sort runs on: disk and partitioner CPU rates
  * (bytes/s each; 0: real speed, not modelled) and a perturbation (NULL:
  * none; its factors at the start are used). */

@@ -171,20 +171,22 @@ static int file_read(river_ctx *ctx)
 
 /* ------------------------------------------------------------ writing */
 
-/* Write all of len bytes at p to fd. */
-static int write_all(int fd, const void *p, size_t len)
+
+/* pwrite all of len bytes at p to fd at byte off. */
+static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 {
   const char *c = p;
   ssize_t k;
 
   while (len > 0) {
-    k = write(fd, c, len);
+    k = pwrite(fd, c, len, (off_t)off);
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0)
       return -1;
     c += k;
     len -= (size_t)k;
+    off += (uint64_t)k;
   }
   return 0;
 }
@@ -196,6 +198,7 @@ static int file_write(river_ctx *ctx)
   char final[4096], tmp[4200];
   const void *recs;
   size_t rs = 0, n;
+  uint64_t at = 0;
   int inst, ninst, fd, rc, wrc = RIVER_SUCCESS;
 
   river_input_schema(ctx, 0, &s);
@@ -214,10 +217,12 @@ static int file_write(river_ctx *ctx)
     return errno == EACCES ? RIVER_EACCES : RIVER_EIO;
   }
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
-    if (wrc == RIVER_SUCCESS && write_all(fd, recs, n * rs) != 0) {
+    if (wrc == RIVER_SUCCESS && pwrite_all(fd, recs, n * rs, at) != 0) {
       river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
                    strerror(errno));
       wrc = RIVER_EIO;   /* keep reading: upstream must not block */
+    } else {
+      at += n * rs;
     }
   if (rc == RIVER_EOS)
     rc = wrc;
@@ -238,24 +243,6 @@ static int file_write(river_ctx *ctx)
 
 /* ------------------------------------------- one file, placed by tags */
 
-/* pwrite all of len bytes at p to fd at byte off. */
-static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
-{
-  const char *c = p;
-  ssize_t k;
-
-  while (len > 0) {
-    k = pwrite(fd, c, len, (off_t)off);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return -1;
-    c += k;
-    len -= (size_t)k;
-    off += (uint64_t)k;
-  }
-  return 0;
-}
 
 /* path may be replaced: absent, or a regular file (not a directory,
  * FIFO, device, socket or symbolic link, which the rename would

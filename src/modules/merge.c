@@ -68,6 +68,19 @@ static struct run *new_run(struct merge *m)
   return r;
 }
 
+/* Free what m holds (not m). */
+static void free_merge(struct merge *m)
+{
+  int i;
+
+  for (i = 0; i < m->nruns; i++) {
+    free(m->runs[i].own);
+    free(m->runs[i].key);
+  }
+  free(m->runs);
+  free(m->heap);
+}
+
 /* Append n records to the unit being read (the last run). */
 static int unit_add(struct merge *m, int input, const void *recs, size_t n)
 {
@@ -269,7 +282,7 @@ static int merge_main(river_ctx *ctx)
 {
   struct merge m;
   const river_schema *s;
-  int i, rc;
+  int rc;
 
   memset(&m, 0, sizeof m);
   m.ctx = ctx;
@@ -280,12 +293,7 @@ static int merge_main(river_ctx *ctx)
     rc = open_inputs(&m);
   if (rc == RIVER_SUCCESS)
     rc = merge_runs(&m);
-  for (i = 0; i < m.nruns; i++) {
-    free(m.runs[i].own);
-    free(m.runs[i].key);
-  }
-  free(m.runs);
-  free(m.heap);
+  free_merge(&m);
   return rc;
 }
 
@@ -406,12 +414,7 @@ static int merge_group(river_ctx *ctx, river_pcoll *pc,
     rc = river_set_tag(ctx, 0, tag);
   if (rc == RIVER_SUCCESS)
     rc = merge_runs(&m);
-  for (i = 0; i < m.nruns; i++) {
-    free(m.runs[i].own);
-    free(m.runs[i].key);
-  }
-  free(m.runs);
-  free(m.heap);
+  free_merge(&m);
   return rc;
 }
 
