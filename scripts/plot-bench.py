@@ -3,11 +3,12 @@
 
     scripts/plot-bench.py dq-read.csv [-o dq-read.png]
 
-Works for both suites (a gd CSV has a finish_spread column). Sweeps over
-k perturbed (read, write) plot ratio of the fluid ideal against k, one
-line per policy; scaling (and gd's scaling-seek rows in the same file)
-plots MB/s against n with the ideal; overhead plots MB/s against message
-size for river and raw MPI.
+Works for every suite (a gd CSV has a finish_spread column). Sweeps over
+k perturbed (dq/gd read and write, sort partitioners and writers, join
+perturb) plot the ratio to the fluid ideal against k, one line per
+policy, the median where a point was repeated; scaling (and gd's
+scaling-seek rows in the same file) plots MB/s against n with the
+ideal; overhead plots MB/s against message size for river and raw MPI.
 Needs Python 3 and matplotlib (Debian: python3-matplotlib).
 """
 import argparse
@@ -18,6 +19,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else 0.0
 
 
 def load(path):
@@ -41,21 +47,29 @@ def plot(rows, out, title):
     suite = "gd" if gd else "dq"
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     groups = by_policy(rows)
-    if exp in ("read", "write"):
+    targets = {"read": 95, "write": 95, "partitioners": 90, "writers": 90}
+    if exp in ("read", "write", "partitioners", "writers", "perturb"):
         for pol, rs in groups.items():
-            ax.plot([int(r["k_perturbed"]) for r in rs],
-                    [100 * float(r["ratio"]) for r in rs], marker="o",
-                    label=pol)
-        ax.axhline(95, color="grey", linestyle=":", label="target 95%")
-        ax.set_xlabel("perturbed disks k" if gd
-                      else "perturbed consumers k")
+            ks = sorted({int(r["k_perturbed"]) for r in rs})
+            ax.plot(ks, [100 * median([float(r["ratio"]) for r in rs
+                                       if int(r["k_perturbed"]) == k])
+                         for k in ks], marker="o", label=pol)
+        if exp in targets:
+            ax.axhline(targets[exp], color="grey", linestyle=":",
+                       label="target %d%%" % targets[exp])
+        ax.set_xlabel({"partitioners": "partitioners at 25% k",
+                       "writers": "disks at 50% k",
+                       "perturb": "joiners at 25% k"}.get(
+                           exp, "perturbed disks k" if gd
+                           else "perturbed consumers k"))
         ax.set_ylabel("% of fluid ideal")
         ax.set_ylim(0, 110)
     elif exp == "scaling":
         for pol, rs in groups.items():
-            ax.plot([int(r["n_producers"]) for r in rs],
-                    [float(r["measured_MBps"]) for r in rs], marker="o",
-                    label=pol)
+            ns = sorted({int(r["n_producers"]) for r in rs})
+            ax.plot(ns, [median([float(r["measured_MBps"]) for r in rs
+                                 if int(r["n_producers"]) == n])
+                         for n in ns], marker="o", label=pol)
         rs = next(iter(groups.values()))
         ax.plot([int(r["n_producers"]) for r in rs],
                 [float(r["ideal_MBps"]) for r in rs], "k--", label="ideal")
@@ -76,6 +90,10 @@ def plot(rows, out, title):
         print("plot-bench: nothing to plot for experiment %s" % exp,
               file=sys.stderr)
         return 1
+    if exp in ("partitioners", "writers"):
+        suite = "sort"
+    elif exp == "perturb":
+        suite = "join"
     ax.set_title(title or "river-bench %s %s" % (suite, exp))
     ax.grid(True, alpha=0.3)
     ax.legend()
