@@ -473,7 +473,7 @@ static int coll_merge_main(river_ctx *ctx)
   struct crun *runs = NULL;
   unsigned char *keys = NULL;
   const char *name = "", *root = "";
-  uint64_t memory = 0, total = 0, at = 0, gmax_at;
+  uint64_t memory = 0, total = 0, at = 0, start;
   int inst, ninst, n = 0, i, j, first = 1, rc;
   MPI_Comm comm;
 
@@ -500,13 +500,13 @@ static int coll_merge_main(river_ctx *ctx)
         gmax = runs[j].hi;
       recs += runs[j].n;
     }
-    gmax_at = at;
+    start = at;   /* the group's first record in the output */
     at += recs;
-    if ((uint64_t)((unsigned __int128)gmax_at * (unsigned)ninst / total)
+    if ((uint64_t)((unsigned __int128)start * (unsigned)ninst / total)
         != (uint64_t)inst)
       continue;
     rc = merge_group(ctx, pc, &k, runs + i, j - i, memory,
-                     units || first ? gmax_at : RIVER_DQ_NO_TAG);
+                     units || first ? start : RIVER_DQ_NO_TAG);
     first = 0;
   }
   free(keys);

@@ -33,12 +33,12 @@ LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 # 4 MB of input; 1 MB a rank holds a few runs
 M=1M
 for n in $(ranks 1 2 3 4); do
-  for c in u s; do
-    r "$n" sort $c "$c.2p$n" --memory $M >"$tmp/out" 2>&1 \
-      || { fail "$n ranks: sort $c in two passes"; head -n 5 "$tmp/out"; }
-    grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks $c: not two passes"
-    valid "$c.2p$n" $c || fail "$n ranks: two-pass $c does not validate"
-  done
+  c=u
+  [ $((n % 2)) -eq 0 ] && c=s   # uniform at odd n, skewed at even n
+  r "$n" sort $c "$c.2p$n" --memory $M >"$tmp/out" 2>&1 \
+    || { fail "$n ranks: sort $c in two passes"; head -n 5 "$tmp/out"; }
+  grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks $c: not two passes"
+  valid "$c.2p$n" $c || fail "$n ranks: two-pass $c does not validate"
   r "$n" sort "file:$d/a.in" "file:$d/a.$n" --memory $M >"$tmp/out" 2>&1 \
     || fail "$n ranks: file -> file in two passes"
   cmp -s "$d/a.$n" "$d/a.gnu" || fail "$n ranks: two-pass ASCII: not GNU's bytes"
