@@ -210,6 +210,7 @@ module river
     real(c_double) :: get_wait_seconds = 0.0_c_double
     integer(c_int) :: nproducers = 0, nconsumers = 0
     integer(c_int) :: producer_index = -1, consumer_index = -1
+    integer(c_int64_t) :: credits_paced = 0
   end type river_dq_stats
 
   !> A graduated-declustering read of a mirrored parallel collection
@@ -228,11 +229,14 @@ module river
   !> another mirror), seconds (from the end of river_gd_open to its last
   !> block; 0 on a rank with no partitions). Server side (the disks this
   !> rank serves): blocks_served, bytes_served, seeks (stream switches).
+  !> End game (client): cancels (blocks it asked a busy mirror to
+  !> withdraw), cancelled (of those, withdrawn and asked of an idle one).
   type, bind(C), public :: river_gd_stats
     integer(c_int64_t) :: blocks_received = 0, bytes_received = 0
     integer(c_int64_t) :: failovers = 0
     integer(c_int64_t) :: blocks_served = 0, bytes_served = 0, seeks = 0
     real(c_double) :: seconds = 0.0_c_double
+    integer(c_int64_t) :: cancels = 0, cancelled = 0
   end type river_gd_stats
 
   !> A flow (river/flow.h): stages connected by edges, from

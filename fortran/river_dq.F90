@@ -16,6 +16,7 @@ submodule (river) river_dq_impl
     integer(c_int64_t) :: seed = 0
     type(c_funptr) :: partition = c_null_funptr
     type(c_ptr) :: partition_ctx = c_null_ptr
+    real(c_double) :: pace = 0.0_c_double
   end type dq_opts_c
 
   ! dq_opts_c must be the size of C's river_dq_opts (see layout_ok in
@@ -248,6 +249,7 @@ contains
     if (present(seed)) opts%seed = seed
     if (present(partition)) opts%partition = c_funloc(partition)
     if (present(partition_ctx)) opts%partition_ctx = partition_ctx
+    if (present(pace)) opts%pace = real(pace, c_double)
     out = c_null_ptr
     rc = river_dq_create_c(int(comm%MPI_VAL, c_int), int(role, c_int), &
                            record_size, opts, out)

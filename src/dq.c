@@ -53,6 +53,12 @@ static int check_local(int role, size_t record_size,
                  o->message_size, DQ_HDR_SIZE, INT_MAX);
     return RIVER_EINVAL;
   }
+  if (!(o->pace <= 1e6 && o->pace >= -1e6)) { /* NaN too */
+    river__error("dq create: pace %g is not a number of seconds", o->pace);
+    return RIVER_EINVAL;
+  }
+  if (o->pace == 0.0)
+    o->pace = RIVER_DQ_DEFAULT_PACE;
   if (o->policy == RIVER_DQ_EXCHANGE && o->partition == NULL) {
     river__error("dq create: RIVER_DQ_EXCHANGE needs a partition function");
     return RIVER_EINVAL;
@@ -173,8 +179,9 @@ static int alloc_buffers(river_dq *q)
     q->ring = calloc((size_t)q->nrslots, sizeof(int));
     q->next = calloc((size_t)np * 4, sizeof(uint64_t));
     q->eos_full = calloc((size_t)np, 1);
+    q->held_by = calloc((size_t)np, sizeof(int));
     ok = q->rbuf && q->rreq && q->ridx && q->rstat && q->ring && q->next
-         && q->eos_full;
+         && q->eos_full && q->held_by;
     if (ok) {
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
@@ -186,6 +193,7 @@ static int alloc_buffers(river_dq *q)
       for (p = 0; p < np; p++)
         q->eos_seq[p] = DQ_UNKNOWN;
       q->last_p = np - 1;
+      q->live = np;
     } else {
       /* rreq may be there but holds no valid request: nothing will be
        * posted, so river__dq_cancel_recvs must not look at it. */
@@ -221,6 +229,7 @@ static void free_queue(river_dq *q)
   free(q->ring);
   free(q->next);
   free(q->eos_full);
+  free(q->held_by);
   free(q);
 }
 
@@ -317,6 +326,8 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->per_msg = (o.message_size - DQ_HDR_SIZE) / record_size;
     q->partition = o.partition;
     q->partition_ctx = o.partition_ctx;
+    /* Pacing is the consumer's own business: no agreement needed. */
+    q->pace = o.policy == RIVER_DQ_PUSH && o.pace > 0 ? o.pace : 0.0;
     rc = setup(q, comm, role);
   }
   if (rc != RIVER_SUCCESS) {
@@ -406,5 +417,6 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->nconsumers = q->ncons;
   stats->producer_index = q->pidx;
   stats->consumer_index = q->cidx;
+  stats->credits_paced = q->credits_paced;
   return RIVER_SUCCESS;
 }

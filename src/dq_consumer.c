@@ -75,6 +75,11 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
   if (eos) {
     q->eos_seq[p] = h.seq;
     q->eos_full[p] = h.nrecords > 0;
+    /* Pacing: nothing more comes from p; its held credits bound no
+     * more. */
+    q->live--;
+    q->nheld -= q->held_by[p];
+    q->held_by[p] = 0;
   } else {
     q->ring[p * q->credits + h.seq % q->credits] = k;
   }
@@ -146,28 +151,130 @@ static int all_done(const river_dq *q)
   return 1;
 }
 
-/* Give back the message lent out by get: re-post its receive, then
- * return the credit (an EOS's records took none). */
-static int release_held(river_dq *q)
+/* Return n credits to producer p (add to its window slot for this
+ * consumer). */
+static int return_credits(river_dq *q, int p, uint64_t n)
 {
-  uint64_t one = 1;
-  int k = q->held, r;
+  int r = q->prod_rank[p];
 
-  if (k < 0)
-    return RIVER_SUCCESS;
-  q->held = -1;
-  if (k >= q->nrslots)
-    return RIVER_SUCCESS;
-  r = q->prod_rank[q->held_p];
-  if (post_recv(q, k) != RIVER_SUCCESS)
-    return RIVER_EMPI;
-  if (MPI_Accumulate(&one, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
+  if (MPI_Accumulate(&n, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
                      MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
       || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
     river__error("dq: returning a credit to rank %d failed", r);
     return RIVER_EMPI;
   }
   return RIVER_SUCCESS;
+}
+
+/* Pacing: return one held credit, taking producers in turn. */
+static int return_one_held(river_dq *q)
+{
+  int i, p;
+
+  for (i = 0; i < q->nprod; i++) {
+    p = (q->held_cur + i) % q->nprod;
+    if (q->held_by[p] > 0) {
+      q->held_by[p]--;
+      q->nheld--;
+      q->held_cur = (p + 1) % q->nprod;
+      return return_credits(q, p, 1);
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Pacing: messages this consumer lets be queued at it, from its drain
+ * rate (dq_internal.h). */
+static int pace_limit(const river_dq *q)
+{
+  double full = q->spb * (double)(q->per_msg * q->record_size), l;
+  int most = q->live * q->credits;
+
+  if (q->nsamples < 4 || full <= 0.0)
+    return most;
+  l = q->pace / full;
+  if (l >= (double)most)
+    return most;
+  return l <= 2.0 ? 2 : (int)l + ((double)(int)l < l); /* ceil */
+}
+
+/* The credit of producer p's message, just released: held or returned
+ * (pacing), then held credits over the bound returned. */
+static int pace_credit(river_dq *q, int p)
+{
+  int hold = q->live * q->credits - pace_limit(q), rc = RIVER_SUCCESS;
+
+  if (q->eos_seq[p] != DQ_UNKNOWN)
+    return return_credits(q, p, 1); /* p closed: nothing to pace */
+  if (hold <= 0 && q->nheld == 0)
+    return return_credits(q, p, 1); /* the common case: not paced */
+  /* Hold p's credit and return the next held one in turn, so that the
+   * held credits rotate over the producers rather than shut some out
+   * for good. */
+  q->held_by[p]++;
+  q->nheld++;
+  q->credits_paced++;
+  while (rc == RIVER_SUCCESS && q->nheld > (hold > 0 ? hold : 0))
+    rc = return_one_held(q);
+  return rc;
+}
+
+/* Pacing, nothing to deliver: after `pace` seconds of that, a producer
+ * whose credits are all held here gets one back (the deadlock
+ * paragraph of dq_internal.h). */
+static int pace_idle(river_dq *q)
+{
+  double now;
+  int p, rc = RIVER_SUCCESS;
+
+  if (q->nheld == 0)
+    return RIVER_SUCCESS;
+  now = river_wtime();
+  if (q->t_idle == 0.0)
+    q->t_idle = now;
+  if (now - q->t_idle < q->pace)
+    return RIVER_SUCCESS;
+  q->t_idle = now;
+  for (p = 0; rc == RIVER_SUCCESS && p < q->nprod; p++)
+    if (q->held_by[p] == q->credits) {
+      q->held_by[p]--;
+      q->nheld--;
+      rc = return_credits(q, p, 1);
+    }
+  return rc;
+}
+
+/* Give back the message lent out by get: re-post its receive, then
+ * return the credit (an EOS's records took none), or hold it (pacing). */
+static int release_held(river_dq *q)
+{
+  int k = q->held;
+
+  if (k < 0)
+    return RIVER_SUCCESS;
+  q->held = -1;
+  if (k >= q->nrslots)
+    return RIVER_SUCCESS;
+  if (post_recv(q, k) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  return q->pace > 0.0 ? pace_credit(q, q->held_p)
+                       : return_credits(q, q->held_p, 1);
+}
+
+/* Pacing: the processing time of the message got last, from get
+ * returning it to this call (at the start of a get). */
+static void pace_measure(river_dq *q)
+{
+  double dt, spb;
+
+  if (q->pace <= 0.0 || q->t_got == 0.0)
+    return;
+  dt = river_wtime() - q->t_got;
+  q->t_got = 0.0;
+  if (q->got_bytes == 0)
+    return;
+  spb = dt / (double)q->got_bytes;
+  q->spb = q->nsamples++ == 0 ? spb : q->spb + (spb - q->spb) / 8.0;
 }
 
 /* Lend out producer p's next message, in receive slot k; *hp gets its
@@ -316,18 +423,28 @@ static int get_common(river_dq *q, const void **records,
   if (q == NULL || records == NULL || nrecords == NULL
       || !(q->role & RIVER_DQ_CONSUMER))
     return RIVER_EINVAL;
+  pace_measure(q);
   if ((rc = release_held(q)) != RIVER_SUCCESS)
     return rc;
   if (q->eos_seen)
     return RIVER_EOS;
-  while ((rc = step_get(q, records, nrecords, from)) == RIVER_EAGAIN
-         && block) {
+  while ((rc = step_get(q, records, nrecords, from)) == RIVER_EAGAIN) {
+    if (q->pace > 0.0 && (rc = pace_idle(q)) != RIVER_SUCCESS)
+      break;
+    rc = RIVER_EAGAIN;
+    if (!block)
+      break;
     if (t0 == 0.0)
       t0 = river_wtime();
     river__backoff(&ns);
   }
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;
+  if (rc == RIVER_SUCCESS && q->pace > 0.0) {
+    q->t_got = river_wtime();
+    q->got_bytes = *nrecords * q->record_size;
+    q->t_idle = 0.0;
+  }
   return rc;
 }
 

@@ -76,6 +76,25 @@
  * producer is done at a consumer when its EOS has come and every message
  * up to it was delivered; get returns RIVER_EOS when all are done.
  *
+ * Pacing (PUSH consumers; river/dq.h). Consumer c keeps an EWMA (1/8)
+ * of its processing time per byte: from get returning a message to the
+ * next get call, so time spent waiting for messages never counts. With
+ * at least 4 samples its limit is L = max(2, ceil(pace / time of a full
+ * message)) messages queued or in flight at it. Credits of p's messages
+ * at c are at most `credits`, so holding back W = live x credits - L of
+ * them (live: producers whose EOS has not come) bounds what can be
+ * queued at c by L. Release of p's message: if fewer than W are held,
+ * p's credit is held (held[p] += 1; held[p] <= credits, as p's
+ * unreturned credits at c are); otherwise it is returned, and so are held credits (taking producers
+ * in turn) while more than W are held. A producer's EOS drops its held
+ * credits (nothing more comes from it). No deadlock: a producer blocked
+ * for want of a credit at c with none of its credits exposed there
+ * (held[p] = credits) is given one back by c once c has found nothing
+ * to deliver for `pace` seconds; any other exposed credit of p's is
+ * either free or a message that will arrive and be released. Nothing
+ * else changes: exactly-once, FIFO and the memory bound do not depend
+ * on when credits return.
+ *
  * Why no message waits for a receive (bounded memory, no unexpected
  * queue): a producer sends DATA to consumer c only while sent - returned
  * < credits, and c returns a credit only after re-posting the buffer, so
@@ -265,6 +284,17 @@ struct river_dq {
   int g_first, g_last, g_valid;
   uint64_t g_tag;               /* tag of the last get's message */
   int g_tagged;                 /* a message was got: g_tag is valid */
+  /* consumer pacing (PUSH): protocol comment above */
+  double pace;                  /* seconds of work to let queue; 0: off */
+  double spb;                   /* EWMA of processing seconds per byte */
+  double t_got;                 /* when get last returned records, or 0 */
+  double t_idle;                /* since when get has found nothing, or 0 */
+  size_t got_bytes;             /* bytes of that message */
+  int nsamples;                 /* processing times measured */
+  int nheld, held_cur, live;    /* credits held; where returns start;
+                                   producers whose EOS has not come */
+  int *held_by;                 /* per producer: its credits held here */
+  uint64_t credits_paced;
 
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;

@@ -42,6 +42,20 @@
  *   RIVER_DQ_BROADCAST   every consumer gets every record;
  *   RIVER_DQ_PULL        by unit, chosen by consumers (below).
  *
+ * Pacing (RIVER_DQ_PUSH). Left alone, a slow consumer would hold up to
+ * credits x producers messages when the producers finish, and drain
+ * them at its slow rate while the fast consumers idle: the end-of-run
+ * tail. So each PUSH consumer measures its drain rate (the time from
+ * get returning a message to the next get, per byte) and lets at most
+ * opts.pace seconds' worth of messages (never fewer than 2) be queued at
+ * it: it holds back the credits of released messages beyond that, and
+ * PUSH's least-loaded choice then sends elsewhere. Credits held back go
+ * back as the consumer speeds up, when a producer's share is all held
+ * back while this consumer has been idle for `pace`, or when the
+ * producer closes. A fast consumer (a message in under
+ * pace / (credits x producers) seconds) never holds any back. Pacing
+ * changes only when credits return: every guarantee above holds.
+ *
  * RIVER_DQ_PULL (unit-level pull, for large ordered units such as a
  * sorted run of many MB). A producer's records form units: the records
  * put since its last river_dq_end_unit (or since create) are one unit,
@@ -128,9 +142,14 @@ typedef struct river_dq_opts {
   uint64_t seed;          /* for RIVER_DQ_PUSH's random choices */
   river_dq_partition_fn partition; /* RIVER_DQ_EXCHANGE only */
   void *partition_ctx;
+  double pace;            /* RIVER_DQ_PUSH: seconds of work a consumer
+                             lets queue up at it, by its measured drain
+                             rate (below); 0 = RIVER_DQ_DEFAULT_PACE,
+                             < 0: no pacing. Local: ranks may differ */
 } river_dq_opts;
 
-#define RIVER_DQ_OPTS_INIT {RIVER_DQ_PUSH, 0, 0, 0, NULL, NULL}
+#define RIVER_DQ_OPTS_INIT {RIVER_DQ_PUSH, 0, 0, 0, NULL, NULL, 0.0}
+#define RIVER_DQ_DEFAULT_PACE 0.02
 
 /* Per-rank counters (river_dq_stats). Arrays are indexed by consumer
  * (msgs_to) or producer (msgs_from) index and owned by the queue. */
@@ -144,6 +163,8 @@ typedef struct river_dq_stats {
   double get_wait_seconds;      /* time blocked in get */
   int nproducers, nconsumers;
   int producer_index, consumer_index;  /* -1 if not in that role */
+  uint64_t credits_paced;       /* credits this consumer held back
+                                   (pacing, RIVER_DQ_PUSH) */
 } river_dq_stats;
 
 typedef struct river_dq river_dq;
