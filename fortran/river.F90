@@ -210,7 +210,7 @@ module river
     real(c_double) :: get_wait_seconds = 0.0_c_double
     integer(c_int) :: nproducers = 0, nconsumers = 0
     integer(c_int) :: producer_index = -1, consumer_index = -1
-    integer(c_int64_t) :: credits_paced = 0
+    integer(c_int64_t) :: credits_paced = 0, messages_waiting = 0
   end type river_dq_stats
 
   !> A graduated-declustering read of a mirrored parallel collection

@@ -399,6 +399,8 @@ int river_dq_destroy(river_dq *q)
 
 int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
 {
+  int p;
+
   if (q == NULL || stats == NULL)
     return RIVER_EINVAL;
   memset(stats, 0, sizeof *stats);
@@ -418,5 +420,9 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->producer_index = q->pidx;
   stats->consumer_index = q->cidx;
   stats->credits_paced = q->credits_paced;
+  for (p = 0; q->ring != NULL && p < q->nrslots; p++)
+    stats->messages_waiting += q->ring[p] >= 0;
+  for (p = 0; q->eos_full != NULL && p < q->nprod; p++)
+    stats->messages_waiting += q->eos_full[p];
   return RIVER_SUCCESS;
 }

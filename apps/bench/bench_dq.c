@@ -8,7 +8,16 @@
  * consumers on the first ranks of WORLD. Adaptive runs (policy "river")
  * and the static baseline (policy "static") run on the same code path and
  * are divided by the same fluid ideal (dq_ideal), so their ratios compare
- * directly.
+ * directly. Each point runs them --repeats times interleaved (river,
+ * static, river, static, ...: the VM's slow stretches hit both alike);
+ * every run is a CSV row, and rank 0 prints each point's medians with
+ * their min..max.
+ *
+ * Data check: every record is hashed where it is made and where it is
+ * got (river_hash64 over its bytes); the counts, the XORs and the sums
+ * of the hashes must match, so a dropped and a duplicated record cannot
+ * cancel out (the overhead runs, whose consumers do not read records,
+ * check counts only).
  *
  * Rates are emulated (river/throttle.h): a producer "reads its disk" by
  * passing each message through a token bucket at the disk rate; a
@@ -19,6 +28,8 @@
  *   scaling   n producers at the disk rate -> DQ -> n consumers (not the
  *             bottleneck), n = 1, 2, 4, 8, 16
  *   read      15 producers, 15 consumers; k = 0..15 consumers at 25%
+ *   read-slow the same with one consumer at 5%, 10%, 25% and 50%: a
+ *             severe straggler (a failing node) down to a mild one
  *   write     15 CPU sources -> DQ -> 15 disk writers; k = 0..15 at 50%
  *   overhead  1 -> 1 unthrottled, 64 KiB - 1 MiB messages, against a raw
  *             MPI_Isend/MPI_Irecv stream in the same run, with put
@@ -149,6 +160,21 @@ static void fill_records(unsigned char *buf, size_t n, int p, uint64_t first)
   }
 }
 
+/* A hash of one record's bytes (the data check's unit). */
+static uint64_t record_hash(const unsigned char *r)
+{
+  uint64_t h = record_size, w;
+  size_t i;
+
+  for (i = 0; i + 8 <= record_size; i += 8) {
+    memcpy(&w, r + i, 8);
+    h = river_hash64(h ^ w);
+  }
+  for (; i < record_size; i++)
+    h = river_hash64(h ^ r[i]);
+  return h;
+}
+
 /* One rank's part of a DQ run. */
 struct dq_rank {
   int me, idx, is_prod;    /* rank in the run; index among its side */
@@ -157,8 +183,21 @@ struct dq_rank {
   unsigned char *buf;      /* producers: the records to put */
   size_t chunk, nbuf;      /* records per message; records in buf */
   double t0;               /* start of the run, after a barrier */
-  uint64_t sent, got, idsum;
+  uint64_t sent, got;
+  uint64_t hsum, hxor;     /* of the records' hashes, put or got */
 };
+
+/* Add n records at buf to r's data check. */
+static void check_add(struct dq_rank *r, const unsigned char *buf, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    uint64_t h = record_hash(buf + i * record_size);
+    r->hsum += h;
+    r->hxor ^= h;
+  }
+}
 
 /* Create r's queue, its throttle and (producers) its source buffer. */
 static int rank_open(const struct dq_cfg *c, MPI_Comm comm, struct dq_rank *r)
@@ -211,8 +250,10 @@ static int put_reserved(const struct dq_cfg *c, struct dq_rank *r,
     if (rc != RIVER_SUCCESS)
       break;
     k = total - r->sent < room ? (size_t)(total - r->sent) : room;
-    if (!c->lean)
+    if (!c->lean) {
       fill_records(dst, k, r->idx, r->sent);
+      check_add(r, dst, k);
+    }
     throttled(r->thr, c, 0, r->idx, r->t0, k * record_size);
     rc = river_dq_commit(r->q, k);
     r->sent += k;
@@ -237,6 +278,7 @@ static int put_copied(const struct dq_cfg *c, struct dq_rank *r,
       src = r->buf + at * record_size;
     } else {
       fill_records(r->buf, k, r->idx, r->sent);
+      check_add(r, r->buf, k);
     }
     throttled(r->thr, c, 0, r->idx, r->t0, k * record_size);
     rc = river_dq_put(r->q, src, k);
@@ -254,20 +296,17 @@ static int produce(const struct dq_cfg *c, struct dq_rank *r)
   return rc == RIVER_SUCCESS ? river_dq_close(r->q) : rc;
 }
 
-/* A consumer's run: get until the end of the stream, summing record ids
- * (unless lean). */
+/* A consumer's run: get until the end of the stream, hashing every
+ * record (unless lean). */
 static int consume(const struct dq_cfg *c, struct dq_rank *r)
 {
   const void *rec;
-  size_t k, i;
+  size_t k;
   int rc;
 
   while ((rc = river_dq_get(r->q, &rec, &k, NULL)) == RIVER_SUCCESS) {
-    for (i = 0; !c->lean && i < k; i++) {
-      uint64_t id;
-      memcpy(&id, (const unsigned char *)rec + i * record_size, sizeof id);
-      r->idsum += id;
-    }
+    if (!c->lean)
+      check_add(r, rec, k);
     r->got += k;
     throttled(r->thr, c, 1, r->idx, r->t0, k * record_size);
     river_dq_release(r->q);
@@ -276,28 +315,27 @@ static int consume(const struct dq_cfg *c, struct dq_rank *r)
 }
 
 /* The run's outcome, in res on comm's rank 0 (collective over comm): the
- * time to the last rank's end t1, and exactly once: the counts and the
- * sums of record ids put and got must match. */
+ * time to the last rank's end t1, and exactly once: the counts, and the
+ * sums and XORs of the records' hashes, put and got, must match. */
 static void tally(const struct dq_cfg *c, MPI_Comm comm,
                   const struct dq_rank *r, double t1,
                   struct bench_result *res)
 {
-  uint64_t sums[3], all[3], idall = 0, i;
+  uint64_t sums[4] = {0, 0, 0, 0}, all[4], xors[2] = {0, 0}, xall[2];
   double tmax;
 
   MPI_Reduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  sums[0] = r->sent;
-  sums[1] = r->got;
-  sums[2] = 0;
-  if (r->is_prod && !c->lean)
-    for (i = 0; i < r->sent; i++)
-      sums[2] += ((uint64_t)r->idx << 40) | i;
-  MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-  MPI_Reduce(&r->idsum, &idall, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+  sums[r->is_prod ? 0 : 1] = r->is_prod ? r->sent : r->got;
+  sums[r->is_prod ? 2 : 3] = r->hsum;
+  xors[r->is_prod ? 0 : 1] = r->hxor;
+  MPI_Reduce(sums, all, 4, MPI_UINT64_T, MPI_SUM, 0, comm);
+  MPI_Reduce(xors, xall, 2, MPI_UINT64_T, MPI_BXOR, 0, comm);
   if (r->me == 0) {
     res->seconds = tmax - r->t0;
     res->records = all[1];
-    res->ok = all[0] == all[1] && all[2] == idall;
+    /* lean: nothing hashed on either side; the counts decide */
+    res->ok = all[0] == all[1] && all[2] == all[3] && xall[0] == xall[1]
+              && (c->lean || all[0] == 0 || all[2] != 0);
     res->measured = (double)all[1] * record_size / res->seconds;
     res->ideal = dq_ideal(c);
   }
@@ -335,20 +373,45 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
 
 /* --------------------------------------------------------- experiments */
 
-/* Run cfg with both policies (adaptive, then static) and report both. */
+/* The median of v[0..n) and its min..max, as " NAME M% (LO..HI)". */
+static void print_spread(const char *name, double *v, int n)
+{
+  double lo = v[0], hi = v[0];
+  int i;
+
+  for (i = 1; i < n; i++) {
+    lo = v[i] < lo ? v[i] : lo;
+    hi = v[i] > hi ? v[i] : hi;
+  }
+  printf(" %s %.1f%% (%.1f..%.1f)", name, 100 * bench_median(v, n),
+         100 * lo, 100 * hi);
+}
+
+/* Run cfg --repeats times with both policies interleaved (adaptive,
+ * static, adaptive, ...), a row each; rank 0 prints the medians. */
 static int run_pair(struct bench *b, struct dq_cfg *c, int k, double factor)
 {
+  static const river_dq_policy pol[2] = {RIVER_DQ_PUSH, RIVER_DQ_STATIC};
+  static const char *const name[2] = {"river", "static"};
+  double ratio[2][64];
   struct bench_result r;
-  int rc;
+  int rc = RIVER_SUCCESS, rep, i, nrep = b->repeats < 64 ? b->repeats : 64;
 
-  c->policy = RIVER_DQ_PUSH;
-  rc = run_dq(b, c, &r);
-  csv_row(b, c, "river", k, factor, &r);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  c->policy = RIVER_DQ_STATIC;
-  rc = run_dq(b, c, &r);
-  csv_row(b, c, "static", k, factor, &r);
+  for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++)
+    for (i = 0; i < 2 && rc == RIVER_SUCCESS; i++) {
+      c->policy = pol[i];
+      rc = run_dq(b, c, &r);
+      csv_row(b, c, name[i], k, factor, &r);
+      ratio[i][rep] = r.ideal > 0 ? r.measured / r.ideal : 0.0;
+    }
+  if (rc == RIVER_SUCCESS && b->rank == 0) {
+    printf("%-9s %d x %d k=%-2d f=%.2f median of %d:", c->experiment,
+           c->nprod, c->ncons, k, factor, nrep);
+    print_spread("river", ratio[0], nrep);
+    print_spread("static", ratio[1], nrep);
+    printf(" of the ideal\n");
+    fflush(stdout);
+  }
   return rc;
 }
 
@@ -429,6 +492,40 @@ static int exp_read(struct bench *b)
   return exp_perturbed(b, "read", RIVER_PERTURB_CPU, 1.0, 1.5, 0.25);
 }
 
+/* read-slow: one consumer of 15 at 5%, 10%, 25% and 50% of its speed
+ * (or the one --perturb). */
+static int exp_read_slow(struct bench *b)
+{
+  static const double factors[] = {0.05, 0.1, 0.25, 0.5};
+  size_t i;
+  int rc = RIVER_SUCCESS;
+
+  if (b->perturb)
+    return exp_perturbed(b, "read-slow", RIVER_PERTURB_CPU, 1.0, 1.5, 1.0);
+  for (i = 0; i < sizeof factors / sizeof factors[0] && rc == RIVER_SUCCESS;
+       i++) {
+    struct dq_cfg c;
+    river_perturb *p = NULL;
+    int np, nc;
+
+    base_cfg(b, &c, "read-slow");
+    sizes(b, 15, 15, &np, &nc);
+    c.nprod = np;
+    c.ncons = nc;
+    c.prod_rate = b->rate_mbps * MB;
+    c.cons_rate = 1.5 * c.prod_rate;
+    c.perturb_kind = RIVER_PERTURB_CPU;
+    c.perturb_consumers = 1;
+    c.bytes_per_producer = (uint64_t)(c.prod_rate * b->seconds);
+    rc = first_k(RIVER_PERTURB_CPU, 1, factors[i], &p);
+    c.perturb = p;
+    if (rc == RIVER_SUCCESS)
+      rc = run_pair(b, &c, 1, factors[i]);
+    river_perturb_destroy(p);
+  }
+  return rc;
+}
+
 static int exp_write(struct bench *b)
 {
   /* CPU sources at 1.5x the disk rate feed disk writers. */
@@ -507,16 +604,48 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
   return (double)count * (double)msg * n / (tmax - t0);
 }
 
+/* One overhead repeat at one size: raw, river (put), raw-hot,
+ * river-reserve, a row each; ratio[0] = put / raw, ratio[1] = reserve /
+ * raw-hot. */
+static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
+                         double ratio[2])
+{
+  struct bench_result raw = {0}, r;
+  uint64_t bytes = c->bytes_per_producer;
+  int n = c->nprod, hot, rc = RIVER_SUCCESS;
+
+  for (hot = 0; hot < 2 && rc == RIVER_SUCCESS; hot++) {
+    /* With reserve/commit records are not copied, and what goes out is
+     * the queue's own few message buffers: compared with raw MPI sending
+     * from as few buffers ("raw-hot"). */
+    raw.measured = raw_stream(b, n, bytes, c->message_size, credits, hot);
+    raw.ideal = raw.measured;
+    raw.ok = 1;
+    raw.seconds = (double)bytes * n / raw.measured;
+    raw.records = bytes * (uint64_t)n / record_size;
+    csv_row(b, c, hot ? "raw-hot" : "raw", 0,
+            (double)c->message_size / 1024, &raw);
+    c->policy = RIVER_DQ_PUSH;
+    c->reserve = hot;
+    rc = run_dq(b, c, &r);
+    c->reserve = 0;
+    r.ideal = raw.measured;  /* overhead is measured against raw MPI */
+    csv_row(b, c, hot ? "river-reserve" : "river", 0,
+            (double)c->message_size / 1024, &r);
+    ratio[hot] = r.measured / raw.measured;
+  }
+  return rc;
+}
+
 static int exp_overhead(struct bench *b)
 {
   static const size_t sizes_[] = {64 << 10, 128 << 10, 256 << 10, 512 << 10,
                                   1 << 20};
   static const int widths[] = {1, 8};
   struct dq_cfg c;
-  struct bench_result r;
   size_t i, w;
-  int rc = RIVER_SUCCESS, credits = b->credits ? b->credits
-                                               : RIVER_DQ_DEFAULT_CREDITS;
+  int rc = RIVER_SUCCESS, rep, nrep = b->repeats < 64 ? b->repeats : 64;
+  int credits = b->credits ? b->credits : RIVER_DQ_DEFAULT_CREDITS;
 
   base_cfg(b, &c, "overhead");
   for (w = 0; w < 2 && rc == RIVER_SUCCESS; w++) {
@@ -528,36 +657,24 @@ static int exp_overhead(struct bench *b)
     }
     for (i = 0; i < sizeof sizes_ / sizeof sizes_[0] && rc == RIVER_SUCCESS;
          i++) {
-      struct bench_result raw = {0};
-      uint64_t bytes = (uint64_t)(1u << 30) / (uint64_t)n;
+      double ratio[2][64], two[2];
       c.nprod = c.ncons = n;
       c.message_size = sizes_[i];
-      c.bytes_per_producer = bytes;
+      c.bytes_per_producer = (uint64_t)(1u << 30) / (uint64_t)n;
       c.lean = 1;
-      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits, 0);
-      raw.ideal = raw.measured;
-      raw.ok = 1;
-      raw.seconds = (double)bytes * n / raw.measured;
-      raw.records = bytes * (uint64_t)n / record_size;
-      csv_row(b, &c, "raw", 0, (double)sizes_[i] / 1024, &raw);
-      c.policy = RIVER_DQ_PUSH;
-      rc = run_dq(b, &c, &r);
-      r.ideal = raw.measured;  /* overhead is measured against raw MPI */
-      csv_row(b, &c, "river", 0, (double)sizes_[i] / 1024, &r);
-      if (rc != RIVER_SUCCESS)
-        break;
-      /* With reserve/commit records are not copied, and what goes out
-       * is the queue's own few message buffers: compare with raw MPI
-       * sending from as few buffers ("raw-hot"). */
-      raw.measured = raw_stream(b, n, bytes, sizes_[i], credits, 1);
-      raw.ideal = raw.measured;
-      raw.seconds = (double)bytes * n / raw.measured;
-      csv_row(b, &c, "raw-hot", 0, (double)sizes_[i] / 1024, &raw);
-      c.reserve = 1;
-      rc = run_dq(b, &c, &r);
-      c.reserve = 0;
-      r.ideal = raw.measured;
-      csv_row(b, &c, "river-reserve", 0, (double)sizes_[i] / 1024, &r);
+      for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++) {
+        rc = overhead_once(b, &c, credits, two);
+        ratio[0][rep] = two[0];
+        ratio[1][rep] = two[1];
+      }
+      if (rc == RIVER_SUCCESS && b->rank == 0) {
+        printf("overhead  %dx%d %4zu KiB median of %d:", n, n,
+               sizes_[i] >> 10, nrep);
+        print_spread("put/raw", ratio[0], nrep);
+        print_spread("reserve/raw-hot", ratio[1], nrep);
+        printf("\n");
+        fflush(stdout);
+      }
     }
   }
   return rc;
@@ -623,16 +740,17 @@ static int exp_wait(struct bench *b)
 /* ---------------------------------------------------------- the suite */
 
 static const struct bench_experiment experiments[] = {
-  {"scaling", exp_scaling}, {"read", exp_read}, {"write", exp_write},
+  {"scaling", exp_scaling}, {"read", exp_read},
+  {"read-slow", exp_read_slow}, {"write", exp_write},
   {"overhead", exp_overhead}, {"wait", exp_wait},
 };
 
 #define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
 
 const char bench_dq_usage[] =
-    "scaling|read|write|overhead|wait\n"
+    "scaling|read|read-slow|write|overhead|wait\n"
     "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
-    "         [--seconds S (1.5)] [--credits N (2)]\n"
+    "         [--seconds S (1.5)] [--credits N (2)] [--repeats R (3)]\n"
     "         [--message-size BYTES (65536)]\n";
 
 int bench_dq_known(const char *experiment)

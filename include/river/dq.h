@@ -165,6 +165,8 @@ typedef struct river_dq_stats {
   int producer_index, consumer_index;  /* -1 if not in that role */
   uint64_t credits_paced;       /* credits this consumer held back
                                    (pacing, RIVER_DQ_PUSH) */
+  uint64_t messages_waiting;    /* messages arrived at this consumer and
+                                   not yet got, now */
 } river_dq_stats;
 
 typedef struct river_dq river_dq;

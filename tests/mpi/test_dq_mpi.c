@@ -19,6 +19,17 @@
  *                consumers sleep random small amounts per message;
  *                producers finish at very different times, one puts no
  *                record at all; 1 MiB messages and 1-record messages
+ *   push-paced   PUSH pacing (the end game: river/dq.h): every consumer
+ *                busy, one sleeping 3 ms per message with a 4 ms pace:
+ *                after its first messages at most L + producers messages
+ *                wait at it (L = 2 here; without pacing credits x
+ *                producers = 8 would), it held credits back, and the
+ *                flow checks above all hold; producers finish at
+ *                different times
+ *   push-paced-1 one consumer, three producers with one credit each,
+ *                finishing at different times: credits held back at the
+ *                only consumer must come back (the idle rule of
+ *                dq_internal.h) or the run hangs
  *   push-slow    PUSH with one consumer sleeping 2 ms per message gets
  *                less than its 1/n share and less than every fast one
  *   static       every consumer gets its round-robin share from each
@@ -77,6 +88,7 @@ struct scen {
   int null_opts;          /* create with opts == NULL (defaults) */
   int reserve;            /* producer-only ranks put with reserve/commit,
                              writing records in place, in random amounts */
+  double pace;            /* opts.pace (0: the default) */
 };
 
 /* What each rank reports after a flow, gathered in its group. */
@@ -133,6 +145,9 @@ struct flow {
   int puts, closed, eos;
   struct sums ps;         /* what this rank put */
   struct seen s;          /* what this rank got */
+  uint64_t paced_gets, paced_max; /* paced slow consumer: gets, most
+                                     messages seen waiting after warm-up */
+  int paced_said;
 };
 
 /* Create f's queue on c with the scenario's roles and options; learn the
@@ -152,6 +167,7 @@ static int flow_open(MPI_Comm c, int grank, struct flow *f)
   o.credits = sc->credits;
   o.message_size = sc->msgsize;
   o.seed = 42;
+  o.pace = sc->pace;
   o.partition = sc->part;
   o.partition_ctx = (void *)&sc->nrec;
   /* Records a message can hold, at most (the header takes some bytes). */
@@ -238,6 +254,31 @@ static int flow_put_step(struct flow *f)
   return 0;
 }
 
+/* A paced slow consumer, after each get: once its first messages are
+ * through (the drain rate measured, the queue built before it drained),
+ * at most L + producers messages wait at it, L = max(2, ceil(pace /
+ * slow_us)) (the idle rule may give back a credit per producer). */
+static void check_paced(struct flow *f)
+{
+  const struct scen *sc = f->sc;
+  river_dq_stats st;
+  double l = sc->pace / (1e-6 * (double)sc->slow_us);
+  uint64_t bound = (uint64_t)(l <= 2 ? 2 : (uint64_t)l + 1)
+                   + (uint64_t)f->nprod;
+
+  if (++f->paced_gets <= (uint64_t)(f->nprod * sc->credits + 8))
+    return;
+  MT_CHECK_RC(river_dq_stats_get(f->q, &st), RIVER_SUCCESS);
+  if (st.messages_waiting > f->paced_max)
+    f->paced_max = st.messages_waiting;
+  if (st.messages_waiting > bound && !f->paced_said) {
+    MT_CHECK(st.messages_waiting <= bound);
+    fprintf(stderr, "%s: %" PRIu64 " messages wait at the paced consumer "
+            "(bound %" PRIu64 ")\n", sc->name, st.messages_waiting, bound);
+    f->paced_said = 1;
+  }
+}
+
 /* The consumer's step: get a message and check it, or see EOS. Returns
  * as flow_put_step (EOS is no progress). */
 static int flow_get_step(struct flow *f)
@@ -251,6 +292,8 @@ static int flow_get_step(struct flow *f)
                     : river_dq_get(f->q, &recs, &n, &from);
   if (rc == RIVER_SUCCESS) {
     consume(sc, &f->s, f->cidx, f->ncons, recs, n, from, f->per_msg);
+    if (sc->pace > 0 && f->cidx == sc->slow)
+      check_paced(f);
     if (f->cidx == sc->slow)
       sleep_us(sc->slow_us);
     else if (sc->cons_sleep)
@@ -314,6 +357,13 @@ static void flow_report(struct flow *f, uint64_t *mine)
   int i;
 
   MT_CHECK_RC(river_dq_stats_get(f->q, &st), RIVER_SUCCESS);
+  if (f->sc->pace > 0 && f->cidx >= 0 && f->cidx == f->sc->slow) {
+    MT_CHECK(st.credits_paced > 0);
+    MT_CHECK(f->paced_gets > (uint64_t)(f->nprod * f->sc->credits + 8));
+    printf("%s: the paced consumer held back %" PRIu64 " credits; at most "
+           "%" PRIu64 " messages waited at it after %d\n", f->sc->name,
+           st.credits_paced, f->paced_max, f->nprod * f->sc->credits + 8);
+  }
   memset(mine, 0, F_N * sizeof *mine);
   mine[F_ROLE] = (uint64_t)f->role;
   mine[F_PIDX] = (uint64_t)(int64_t)f->pidx;
@@ -440,7 +490,7 @@ static void flow_judge(const struct scen *sc, const uint64_t *all,
     MT_CHECK(C.count == P.count && C.sum == P.sum && C.xor == P.xor);
   if (sc->policy == RIVER_DQ_STATIC)
     flow_judge_static(all, gsize, nprod);
-  if (sc->slow >= 0) {
+  if (sc->slow >= 0 && ncons > 1) {
     MT_CHECK(slowc * (uint64_t)ncons < P.count);
     MT_CHECK(slowc < fastmin);
     printf("%s: slow consumer got %" PRIu64 " of %" PRIu64 " records "
@@ -610,8 +660,14 @@ static const struct scen r6[] = {
   {"self-defaults", "B", RIVER_DQ_PUSH, 0, 0, 30000, 0, 0, 0, -1, 0, 500,
    NULL, 1, 0},
 };
+static const struct scen r7[] = {
+  {"push-paced", "PPCC", RIVER_DQ_PUSH, 4, 2048, 12000, 0, 300, 600, 0,
+   3000, 40, NULL, 0, 0, 0.004},
+  {"push-paced-1", "PPPC", RIVER_DQ_PUSH, 1, 1024, 3000, 0, 3000, 0, 0,
+   500, 20, NULL, 0, 0, 0.001},
+};
 static const int s1[] = {2, 3, 3}, s2[] = {4, 4}, s3[] = {8},
-                 s4[] = {5, 3}, s5[] = {6, 2}, s6[] = {7, 1};
+                 s4[] = {5, 3}, s5[] = {6, 2}, s6[] = {7, 1}, s7[] = {4, 4};
 
 /* One round: this rank's group runs its scenario. */
 static void run_round(const int *sizes, int n, const struct scen *scens)
@@ -665,6 +721,7 @@ int main(int argc, char **argv)
   ROUND(s4, r4);
   ROUND(s5, r5);
   ROUND(s6, r6);
+  ROUND(s7, r7);
 #undef ROUND
   run_whole();
 

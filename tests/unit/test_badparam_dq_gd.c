@@ -5,6 +5,8 @@
  */
 #include "badparam.h"
 
+#include <math.h>
+
 /* Distributed queues, without MPI: only refusals that come before MPI is
  * needed (MPI_COMM_NULL, NULL handles and outputs, record size 0, bad
  * role bits, policies and credits). Outputs stay as they were. */
@@ -46,6 +48,14 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
                                    &q), RIVER_EINVAL);
   assert_non_null(strstr(msgs, "credits"));
+  x = o;
+  x.pace = NAN;
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_CONSUMER, 16, &x,
+                                   &q), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "pace"));
+  x.pace = INFINITY;
+  assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_CONSUMER, 16, &x,
+                                   &q), RIVER_EINVAL);
   x = o;
   x.message_size = 16; /* no room for a header and a 16-byte record */
   assert_int_equal(river_dq_create(MPI_COMM_WORLD, RIVER_DQ_PRODUCER, 16, &x,
