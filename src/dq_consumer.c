@@ -37,6 +37,125 @@ static int post_recv(river_dq *q, int k)
   return RIVER_SUCCESS;
 }
 
+/* Return n credits to producer p (add to its window slot for this
+ * consumer). */
+static int return_credits(river_dq *q, int p, uint64_t n)
+{
+  int r = q->prod_rank[p];
+
+  if (MPI_Accumulate(&n, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
+                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
+    river__error("dq: returning a credit to rank %d failed", r);
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Pacing: return one held credit, taking producers in turn. */
+static int return_one_held(river_dq *q)
+{
+  int i, p;
+
+  for (i = 0; i < q->nprod; i++) {
+    p = (q->held_cur + i) % q->nprod;
+    if (q->held_by[p] > 0) {
+      q->held_by[p]--;
+      q->nheld--;
+      q->held_cur = (p + 1) % q->nprod;
+      return return_credits(q, p, 1);
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Pacing: the time this consumer takes for a full message, or 0 while
+ * not measured. */
+static double pace_msg_time(const river_dq *q)
+{
+  return q->nsamples < 4 ? 0.0
+                         : q->spb * (double)(q->per_msg * q->record_size);
+}
+
+/* Pacing: L, the messages this consumer lets be queued or in flight at
+ * it, from its drain rate (dq_internal.h), not counting extra. */
+static int pace_limit(const river_dq *q)
+{
+  double full = pace_msg_time(q), l;
+  int most = q->live * q->credits;
+
+  if (full <= 0.0)
+    return most;
+  l = q->pace / full;
+  if (l >= (double)most)
+    return most;
+  return l <= 2.0 ? 2 : (int)l + ((double)(int)l < l); /* ceil */
+}
+
+/* Pacing: credits to hold now, W = live x credits - (L + extra). */
+static int pace_hold(const river_dq *q, int l)
+{
+  int hold = q->live * q->credits - l - q->extra;
+
+  return hold > 0 ? hold : 0;
+}
+
+/* Pacing: return held credits over the bound (after it grew or live
+ * shrank). */
+static int pace_settle(river_dq *q)
+{
+  int hold = pace_hold(q, pace_limit(q)), rc = RIVER_SUCCESS;
+
+  while (rc == RIVER_SUCCESS && q->nheld > hold)
+    rc = return_one_held(q);
+  return rc;
+}
+
+/* The credit of producer p's message, just released: held or returned
+ * (pacing), then held credits over the bound returned. */
+static int pace_credit(river_dq *q, int p)
+{
+  int l = pace_limit(q), hold, rc = RIVER_SUCCESS;
+
+  if (q->eos_seq[p] != DQ_UNKNOWN)
+    return return_credits(q, p, 1); /* p closed: nothing to pace */
+  if (q->extra > 0 && q->nwaiting >= l)
+    q->extra--; /* the queue is long again: take back what idling gave */
+  hold = pace_hold(q, l);
+  if (hold == 0 && q->nheld == 0)
+    return return_credits(q, p, 1); /* the common case: not paced */
+  /* Hold p's credit and return the next held one in turn, so that the
+   * held credits rotate over the producers rather than shut some out
+   * for good. */
+  q->held_by[p]++;
+  q->nheld++;
+  q->credits_paced++;
+  while (rc == RIVER_SUCCESS && q->nheld > hold)
+    rc = return_one_held(q);
+  return rc;
+}
+
+/* Pacing, nothing to deliver while credits are held: for every full
+ * message's time of that, let one more message in (extra) and return a
+ * held credit, taking producers in turn (the idle rule of
+ * dq_internal.h: held credits must never starve this consumer). */
+static int pace_idle(river_dq *q)
+{
+  double now, t = pace_msg_time(q);
+
+  if (q->nheld == 0)
+    return RIVER_SUCCESS;
+  now = river_wtime();
+  if (q->t_idle == 0.0)
+    q->t_idle = now;
+  if (now - q->t_idle < (t > 0.0 && t < q->pace ? t : q->pace))
+    return RIVER_SUCCESS;
+  q->t_idle = now;
+  if (q->extra < q->live * q->credits)
+    q->extra++;
+  return return_one_held(q);
+}
+
 /* File the message that completed in receive slot k (status st): a DATA
  * message into its producer's ring, an EOS into eos_seq. RIVER_ECORRUPT
  * (logged) for a message River did not send. */
@@ -75,13 +194,17 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
   if (eos) {
     q->eos_seq[p] = h.seq;
     q->eos_full[p] = h.nrecords > 0;
+    q->nwaiting += h.nrecords > 0;
     /* Pacing: nothing more comes from p; its held credits bound no
-     * more. */
+     * more, and the others' bound shrinks with live. */
     q->live--;
     q->nheld -= q->held_by[p];
     q->held_by[p] = 0;
+    if (q->pace > 0.0)
+      return pace_settle(q);
   } else {
     q->ring[p * q->credits + h.seq % q->credits] = k;
+    q->nwaiting++;
   }
   return RIVER_SUCCESS;
 }
@@ -151,99 +274,6 @@ static int all_done(const river_dq *q)
   return 1;
 }
 
-/* Return n credits to producer p (add to its window slot for this
- * consumer). */
-static int return_credits(river_dq *q, int p, uint64_t n)
-{
-  int r = q->prod_rank[p];
-
-  if (MPI_Accumulate(&n, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
-                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
-      || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
-    river__error("dq: returning a credit to rank %d failed", r);
-    return RIVER_EMPI;
-  }
-  return RIVER_SUCCESS;
-}
-
-/* Pacing: return one held credit, taking producers in turn. */
-static int return_one_held(river_dq *q)
-{
-  int i, p;
-
-  for (i = 0; i < q->nprod; i++) {
-    p = (q->held_cur + i) % q->nprod;
-    if (q->held_by[p] > 0) {
-      q->held_by[p]--;
-      q->nheld--;
-      q->held_cur = (p + 1) % q->nprod;
-      return return_credits(q, p, 1);
-    }
-  }
-  return RIVER_SUCCESS;
-}
-
-/* Pacing: messages this consumer lets be queued at it, from its drain
- * rate (dq_internal.h). */
-static int pace_limit(const river_dq *q)
-{
-  double full = q->spb * (double)(q->per_msg * q->record_size), l;
-  int most = q->live * q->credits;
-
-  if (q->nsamples < 4 || full <= 0.0)
-    return most;
-  l = q->pace / full;
-  if (l >= (double)most)
-    return most;
-  return l <= 2.0 ? 2 : (int)l + ((double)(int)l < l); /* ceil */
-}
-
-/* The credit of producer p's message, just released: held or returned
- * (pacing), then held credits over the bound returned. */
-static int pace_credit(river_dq *q, int p)
-{
-  int hold = q->live * q->credits - pace_limit(q), rc = RIVER_SUCCESS;
-
-  if (q->eos_seq[p] != DQ_UNKNOWN)
-    return return_credits(q, p, 1); /* p closed: nothing to pace */
-  if (hold <= 0 && q->nheld == 0)
-    return return_credits(q, p, 1); /* the common case: not paced */
-  /* Hold p's credit and return the next held one in turn, so that the
-   * held credits rotate over the producers rather than shut some out
-   * for good. */
-  q->held_by[p]++;
-  q->nheld++;
-  q->credits_paced++;
-  while (rc == RIVER_SUCCESS && q->nheld > (hold > 0 ? hold : 0))
-    rc = return_one_held(q);
-  return rc;
-}
-
-/* Pacing, nothing to deliver: after `pace` seconds of that, a producer
- * whose credits are all held here gets one back (the deadlock
- * paragraph of dq_internal.h). */
-static int pace_idle(river_dq *q)
-{
-  double now;
-  int p, rc = RIVER_SUCCESS;
-
-  if (q->nheld == 0)
-    return RIVER_SUCCESS;
-  now = river_wtime();
-  if (q->t_idle == 0.0)
-    q->t_idle = now;
-  if (now - q->t_idle < q->pace)
-    return RIVER_SUCCESS;
-  q->t_idle = now;
-  for (p = 0; rc == RIVER_SUCCESS && p < q->nprod; p++)
-    if (q->held_by[p] == q->credits) {
-      q->held_by[p]--;
-      q->nheld--;
-      rc = return_credits(q, p, 1);
-    }
-  return rc;
-}
-
 /* Give back the message lent out by get: re-post its receive, then
  * return the credit (an EOS's records took none), or hold it (pacing). */
 static int release_held(river_dq *q)
@@ -293,6 +323,7 @@ static void deliver(river_dq *q, int p, int k,
   } else {
     q->eos_full[p] = 0;
   }
+  q->nwaiting--;
   q->held = k;
   q->held_p = p;
   q->last_p = p;

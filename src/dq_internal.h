@@ -83,17 +83,25 @@
  * message)) messages queued or in flight at it. Credits of p's messages
  * at c are at most `credits`, so holding back W = live x credits - L of
  * them (live: producers whose EOS has not come) bounds what can be
- * queued at c by L. Release of p's message: if fewer than W are held,
+ * queued at c by L (+ extra, below). Release of p's message (p live):
  * p's credit is held (held[p] += 1; held[p] <= credits, as p's
- * unreturned credits at c are); otherwise it is returned, and so are held credits (taking producers
- * in turn) while more than W are held. A producer's EOS drops its held
- * credits (nothing more comes from it). No deadlock: a producer blocked
- * for want of a credit at c with none of its credits exposed there
- * (held[p] = credits) is given one back by c once c has found nothing
- * to deliver for `pace` seconds; any other exposed credit of p's is
- * either free or a message that will arrive and be released. Nothing
- * else changes: exactly-once, FIFO and the memory bound do not depend
- * on when credits return.
+ * unreturned credits at c are), then held credits are returned, taking
+ * producers in turn, while more than W are held: so the held credits
+ * rotate over the producers. A producer's EOS drops its held credits
+ * (nothing more comes from it) and returns those over the new, smaller
+ * W. The idle rule: the budget is counted over every live producer, so
+ * a producer that sends nothing for a while can sit on exposed credits
+ * while another, streaming, has all of its held: c would starve, and if
+ * the silent one waits for the streaming one, nothing moves again. So
+ * when c finds nothing to deliver while it holds credits, for every
+ * full message's time (at its rate; `pace` before it is measured) it
+ * lets one more message in (extra += 1) and returns a held credit;
+ * extra shrinks by one per release while L or more messages wait at c,
+ * so it stays only while c would otherwise starve. Nothing else
+ * changes: exactly-once, FIFO and the memory bound do not depend on
+ * when credits return. Tests: push-paced, push-paced-1 and
+ * test_paced_silent in tests/mpi/test_dq_mpi.c (the last hangs without
+ * the idle rule).
  *
  * Why no message waits for a receive (bounded memory, no unexpected
  * queue): a producer sends DATA to consumer c only while sent - returned
@@ -293,6 +301,8 @@ struct river_dq {
   int nsamples;                 /* processing times measured */
   int nheld, held_cur, live;    /* credits held; where returns start;
                                    producers whose EOS has not come */
+  int extra;                    /* messages over L let in after idling */
+  int nwaiting;                 /* messages arrived, not yet got */
   int *held_by;                 /* per producer: its credits held here */
   uint64_t credits_paced;
 

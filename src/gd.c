@@ -49,8 +49,10 @@ static void gd_free(river_gd *gd)
   for (i = 0; gd->disks && i < gd->nlocal; i++) {
     struct gd_disk *dk = &gd->disks[i];
     int j;
-    for (j = 0; dk->streams && j < dk->nstreams; j++)
+    for (j = 0; dk->streams && j < dk->nstreams; j++) {
       free(dk->streams[j].q);
+      free(dk->streams[j].cq);
+    }
     free(dk->streams);
     free(dk->prog);
     free(dk->pend);
@@ -62,6 +64,7 @@ static void gd_free(river_gd *gd)
   free(gd->slots);
   free(gd->rreqs);
   free(gd->idx);
+  free(gd->asks);
   free(gd->mine);
   free(gd->local_of);
   free(gd->servers);
@@ -257,6 +260,8 @@ static int gd_setup_client(river_gd *gd)
       mp->nblocks = gd->pnblocks[p];
       mp->seq0 = seq;
       seq += mp->nblocks;
+      mp->cancelling = -1;
+      mp->csreq = MPI_REQUEST_NULL;
     }
   if (gd->mode == RIVER_GD_STREAM)
     want = (size_t)gd->window + 1;
@@ -267,9 +272,11 @@ static int gd_setup_client(river_gd *gd)
   gd->slots = calloc(want, sizeof *gd->slots);
   gd->rreqs = calloc(want, sizeof *gd->rreqs);
   gd->idx = calloc(want, sizeof *gd->idx);
-  if (!gd->slots || !gd->rreqs || !gd->idx)
+  gd->asks = calloc(want, sizeof *gd->asks);
+  if (!gd->slots || !gd->rreqs || !gd->idx || !gd->asks)
     return RIVER_ENOMEM;
   for (i = 0; i < gd->nslots; i++) {
+    gd->asks[i].partition = -1;
     gd->slots[i].rreq = gd->slots[i].sreq = MPI_REQUEST_NULL;
     if ((gd->slots[i].buf = malloc(GD_HDR + gd->block_bytes)) == NULL)
       return RIVER_ENOMEM;
@@ -345,7 +352,9 @@ static int gd_setup_server(river_gd *gd)
           struct gd_stream *st = &dk->streams[dk->nstreams++];
           st->partition = p;
           st->copy = c;
-          if ((st->q = calloc((size_t)gd->k, sizeof *st->q)) == NULL)
+          st->q = calloc((size_t)gd->k, sizeof *st->q);
+          st->cq = calloc((size_t)gd->k, sizeof *st->cq);
+          if (st->q == NULL || st->cq == NULL)
             return RIVER_ENOMEM;
           if ((double)gd->pnblocks[p] > maxnb)
             maxnb = (double)gd->pnblocks[p];

@@ -61,15 +61,36 @@ static int free_slot(river_gd *gd, int *s)
   return RIVER_SUCCESS;
 }
 
+/* Note a request sent in the table of requests out (a free entry
+ * exists: there are no more requests out than posted slots). */
+static void note_ask(river_gd *gd, int p, int c, uint64_t b, uint64_t tried,
+                     uint64_t missing, int moved)
+{
+  int a;
+
+  for (a = 0; a < gd->nslots; a++)
+    if (gd->asks[a].partition < 0)
+      break;
+  gd->asks[a].partition = p;
+  gd->asks[a].copy = c;
+  gd->asks[a].block = b;
+  gd->asks[a].tried = tried;
+  gd->asks[a].missing = missing;
+  gd->asks[a].order = gd->nasked++;
+  gd->asks[a].at = river_wtime();
+  gd->asks[a].moved = moved;
+}
+
 /* Ask copy c of partition mp for block b from slot s (the caller found
  * the slot with free_slot and checked the copy may take another
- * request). */
+ * request). moved: the block was withdrawn from another copy. */
 static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
-               uint64_t tried, uint64_t missing)
+               uint64_t tried, uint64_t missing, int moved)
 {
   struct gd_slot *sl = &gd->slots[s];
   int server = gd->disk_rank[river__gd_disk_of(gd, mp->p, c)];
 
+  memset(&sl->msg, 0, sizeof sl->msg);
   sl->msg.partition = mp->p;
   sl->msg.copy = c;
   sl->msg.block = b;
@@ -87,17 +108,24 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   gd->rreqs[s] = sl->rreq;
   gd->posted++;
   mp->out[c]++;
+  note_ask(gd, mp->p, c, b, tried, missing, moved);
   return RIVER_SUCCESS;
 }
 
 /* A copy that may take one more request for a block whose failed copies
- * are `tried`, by the policy; -1 if none now. *left: whether some copy
- * could take it later (not tried, not dead). */
+ * are `tried`, by the policy (`prefer` first, if it may: the idle copy a
+ * withdrawn block goes to; -1 for none); -1 if none now. *left: whether
+ * some copy could take it later (not tried, not dead). */
 static int choose_copy(const river_gd *gd, struct gd_part *mp,
-                       uint64_t tried, int *left)
+                       uint64_t tried, int prefer, int *left)
 {
   int c, best = -1, j;
 
+  if (prefer >= 0 && !((tried >> prefer) & 1) && !mp->dead[prefer]
+      && mp->out[prefer] < gd->k) {
+    *left = 1;
+    return prefer;
+  }
   *left = 0;
   for (j = 0; j < gd->repl; j++) {
     c = (mp->rr + j) % gd->repl;
@@ -268,6 +296,27 @@ static void warn_dead(const river_gd *gd, const struct gd_part *mp, int c,
               river_strerror(status), next);
 }
 
+/* Put a block on mp's list of blocks to ask again (prefer: as
+ * choose_copy's). The list holds at most the blocks that were out. */
+static int push_retry(struct gd_part *mp, uint64_t block, uint64_t tried,
+                      uint64_t missing, int prefer)
+{
+  if (mp->nretry == mp->capretry) {
+    size_t cap = mp->capretry ? 2 * mp->capretry : 8;
+    struct gd_retry *r = realloc(mp->retry, cap * sizeof *r);
+    if (r == NULL)
+      return RIVER_ENOMEM;
+    mp->retry = r;
+    mp->capretry = cap;
+  }
+  mp->retry[mp->nretry].block = block;
+  mp->retry[mp->nretry].tried = tried;
+  mp->retry[mp->nretry].missing = missing;
+  mp->retry[mp->nretry].prefer = prefer;
+  mp->nretry++;
+  return RIVER_SUCCESS;
+}
+
 /* A block failed at copy h->copy of mine[i]: mark the copy dead if the
  * server says so, and retry the block elsewhere or fail it. */
 static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
@@ -284,23 +333,45 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
     warn_dead(gd, mp, h->copy, h->status);
   }
   gd->stats.failovers++;
-  (void)choose_copy(gd, mp, h->tried, &left);
+  (void)choose_copy(gd, mp, h->tried, -1, &left);
   if (!left)
     return fail_block(gd, mp, h->block, h->tried, h->missing);
   if (gd->client_rc != RIVER_SUCCESS)
     return RIVER_SUCCESS;  /* failing already: ask nothing more */
-  if (mp->nretry == mp->capretry) {
-    size_t cap = mp->capretry ? 2 * mp->capretry : 8;
-    struct gd_retry *r = realloc(mp->retry, cap * sizeof *r);
-    if (r == NULL)
-      return RIVER_ENOMEM;
-    mp->retry = r;
-    mp->capretry = cap;
+  return push_retry(mp, h->block, h->tried, h->missing, -1);
+}
+
+/* The reply h (to mp) has come: take its request off the table of
+ * requests out, end the CANCEL that named it, and time its copy. */
+static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h)
+{
+  struct gd_ask *a = NULL;
+  double now, from, t;
+  int j;
+
+  for (j = 0; j < gd->nslots && a == NULL; j++)
+    if (gd->asks[j].partition == mp->p && gd->asks[j].copy == h->copy
+        && gd->asks[j].block == h->block)
+      a = &gd->asks[j];
+  if (a == NULL) {
+    river__error("%s: a reply for partition %d copy %d block %llu, which "
+                 "this rank did not ask for", gd->name, mp->p, (int)h->copy,
+                 (unsigned long long)h->block);
+    return RIVER_ESTATE;
   }
-  mp->retry[mp->nretry].block = h->block;
-  mp->retry[mp->nretry].tried = h->tried;
-  mp->retry[mp->nretry].missing = h->missing;
-  mp->nretry++;
+  if (mp->cancelling == (int)(a - gd->asks))
+    mp->cancelling = -1;
+  a->partition = -1;
+  if (h->status != RIVER_SUCCESS)
+    return RIVER_SUCCESS;
+  /* A block's time at this copy: from when the copy last delivered, or
+   * from the ask if it was idle since; a moving average. */
+  now = river_wtime();
+  from = a->at > mp->tlast[h->copy] ? a->at : mp->tlast[h->copy];
+  t = now - from;
+  mp->tlast[h->copy] = now;
+  mp->tblock[h->copy] = mp->tblock[h->copy] > 0
+                            ? 0.75 * mp->tblock[h->copy] + 0.25 * t : t;
   return RIVER_SUCCESS;
 }
 
@@ -324,6 +395,15 @@ static int arrived(river_gd *gd, int s)
   }
   mp = &gd->mine[i];
   mp->out[h.copy]--;
+  if ((rc = answered(gd, mp, &h)) != RIVER_SUCCESS)
+    return rc;
+  if (h.status == GD_CANCELLED) {
+    sl->state = SLOT_FREE;
+    gd->stats.cancelled++;
+    if (gd->client_rc != RIVER_SUCCESS)
+      return RIVER_SUCCESS;  /* failing already: ask nothing more */
+    return push_retry(mp, h.block, h.tried, h.missing, mp->cancel_to);
+  }
   if (h.status != RIVER_SUCCESS) {
     sl->state = SLOT_FREE;
     return failed(gd, mp, &h);
@@ -365,15 +445,15 @@ static int ask_retries(river_gd *gd, struct gd_part *mp, int *busy)
       return rc;
     if (s < 0)
       break;
-    c = choose_copy(gd, mp, rt->tried, &left);
+    c = choose_copy(gd, mp, rt->tried, rt->prefer, &left);
     if (!left)  /* its last copies died since it failed */
       return fail_block(gd, mp, rt->block, rt->tried, rt->missing);
     if (c < 0) {
       r++;
       continue;
     }
-    if ((rc = ask(gd, mp, s, c, rt->block, rt->tried, rt->missing))
-        != RIVER_SUCCESS)
+    if ((rc = ask(gd, mp, s, c, rt->block, rt->tried, rt->missing,
+                  rt->prefer >= 0)) != RIVER_SUCCESS)
       return rc;
     *busy = 1;
     mp->retry[r] = mp->retry[--mp->nretry];
@@ -395,12 +475,12 @@ static int ask_new(river_gd *gd, int i, int *busy)
       return rc;
     if (s < 0)
       break;
-    c = choose_copy(gd, mp, 0, &left);
+    c = choose_copy(gd, mp, 0, -1, &left);
     if (!left)
       return fail_block(gd, mp, mp->next, 0, 0);
     if (c < 0)
       break;
-    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0)) != RIVER_SUCCESS)
+    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0, 0)) != RIVER_SUCCESS)
       return rc;
     *busy = 1;
     mp->next++;
@@ -408,8 +488,72 @@ static int ask_new(river_gd *gd, int i, int *busy)
   return RIVER_SUCCESS;
 }
 
-/* Ask for what may be asked: failed blocks first, then new ones. Once a
- * block has failed for good (client_rc set), nothing more. */
+/* The end game (BALANCED): mp has asked for every block and has none to
+ * ask again, so a copy with nothing out stays idle while another copy's
+ * queue finishes the partition. Withdraw the block asked last at the
+ * busy copy (a CANCEL to its server) when it would wait longer there,
+ * behind out[b] blocks of GD_MOVE_GAIN x the idle copy's block time,
+ * than one block takes at the idle copy; the reply (GD_CANCELLED, or
+ * the block if the disk had started it) ends the CANCEL, and a
+ * withdrawn block is asked of the idle copy (push_retry). One CANCEL
+ * per partition at a time, and each block is withdrawn at most once. */
+static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
+{
+  const struct gd_ask *best = NULL;
+  double tidle, tb;
+  int c, idle = -1, j, flag, server;
+
+  if (gd->policy != RIVER_GD_BALANCED || mp->next < mp->nblocks
+      || mp->nretry > 0 || mp->cancelling >= 0)
+    return RIVER_SUCCESS;
+  for (c = 0; c < gd->repl; c++)
+    if (!mp->dead[c] && mp->out[c] == 0
+        && (idle < 0 || (mp->tblock[c] > 0
+                         && (mp->tblock[idle] <= 0
+                             || mp->tblock[c] < mp->tblock[idle]))))
+      idle = c;
+  if (idle < 0)
+    return RIVER_SUCCESS;
+  for (j = 0; j < gd->nslots; j++) {
+    const struct gd_ask *a = &gd->asks[j];
+    if (a->partition == mp->p && a->copy != idle && !a->moved
+        && !((a->tried >> idle) & 1)
+        && (best == NULL || a->order > best->order))
+      best = a;
+  }
+  if (best == NULL)
+    return RIVER_SUCCESS;
+  tb = mp->tblock[best->copy];
+  tidle = mp->tblock[idle] > 0 ? mp->tblock[idle] : tb;
+  if (tb <= 0)
+    tb = tidle;
+  if ((double)mp->out[best->copy] * tb <= GD_MOVE_GAIN * tidle)
+    return RIVER_SUCCESS;
+  if (mp->csreq != MPI_REQUEST_NULL) {
+    if (MPI_Test(&mp->csreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!flag)
+      return RIVER_SUCCESS;
+  }
+  memset(&mp->cmsg, 0, sizeof mp->cmsg);
+  mp->cmsg.partition = mp->p;
+  mp->cmsg.copy = GD_MSG_CANCEL;
+  mp->cmsg.target = best->copy;
+  mp->cmsg.block = best->block;
+  server = gd->disk_rank[river__gd_disk_of(gd, mp->p, best->copy)];
+  if (MPI_Isend(&mp->cmsg, (int)sizeof mp->cmsg, MPI_BYTE, server,
+                GD_TAG_REQ, gd->comm, &mp->csreq) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  mp->cancelling = (int)(best - gd->asks);
+  mp->cancel_to = idle;
+  gd->stats.cancels++;
+  *busy = 1;
+  return RIVER_SUCCESS;
+}
+
+/* Ask for what may be asked: failed blocks first, then new ones, then
+ * the end game's CANCEL. Once a block has failed for good (client_rc
+ * set), nothing more. */
 static int issue(river_gd *gd, int *busy)
 {
   int i, rc, active = 0;
@@ -424,6 +568,9 @@ static int issue(river_gd *gd, int *busy)
       return rc;
     if (gd->client_rc == RIVER_SUCCESS
         && (rc = ask_new(gd, i, busy)) != RIVER_SUCCESS)
+      return rc;
+    if (gd->client_rc == RIVER_SUCCESS
+        && (rc = end_game(gd, mp, busy)) != RIVER_SUCCESS)
       return rc;
   }
   return RIVER_SUCCESS;
@@ -574,7 +721,7 @@ int river_gd_next(river_gd *gd, const void **records, size_t *nrecords,
  * server (close finishes both first), so:
  *  - each request of a slot was answered (the client is done only with
  *    no reply outstanding), hence received: its send has completed;
- *  - PROGRESS and DONE messages went, in that order on the request tag,
+ *  - PROGRESS, CANCEL and DONE messages went, in that order on the request tag,
  *    to server ranks that keep a receive posted on that tag until they
  *    have every client's DONE, and keep stepping (in river_gd_next or in
  *    their own close) until then. A server rank that is itself waiting
@@ -592,6 +739,9 @@ void river__gd_client_drain(river_gd *gd)
   for (i = 0; gd->reports && i < gd->nmine * gd->repl; i++)
     if (gd->reports[i].sreq != MPI_REQUEST_NULL)
       river_wait(&gd->reports[i].sreq, MPI_STATUS_IGNORE);
+  for (i = 0; gd->mine && i < gd->nmine; i++)
+    if (gd->mine[i].csreq != MPI_REQUEST_NULL)
+      river_wait(&gd->mine[i].csreq, MPI_STATUS_IGNORE);
   for (i = 0; i < gd->nslots; i++)
     if (gd->slots[i].sreq != MPI_REQUEST_NULL)
       river_wait(&gd->slots[i].sreq, MPI_STATUS_IGNORE);

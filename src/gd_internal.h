@@ -18,8 +18,30 @@
  *        sent to every server rank once the client has every reply it
  *        will get. MPI keeps one sender's messages on one tag in order,
  *        so a server that has a client's DONE has all its messages.
+ *        A third, CANCEL (copy = GD_MSG_CANCEL, target = the copy, and
+ *        partition, block), withdraws a request the client sent earlier
+ *        to that server (so it has arrived: same tag, same order).
  *   DATA (tag 2) server -> client: a 64-byte header {partition, copy,
  *        block, tried, missing, status, dead, nrecords} then the records.
+ *        status GD_CANCELLED: no records; the request was withdrawn.
+ *
+ * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
+ * partition with every block asked and none to retry, one live copy
+ * with nothing out and another with requests out: the client sends a
+ * CANCEL for the block it asked last at the busy copy, if that block
+ * would wait there (out x the copy's measured block time) longer than
+ * GD_MOVE_GAIN block times of the idle copy. The server, if the request
+ * still waits in its stream's ring (no disk started it), moves it to the
+ * stream's cq and soon replies GD_CANCELLED (send_cancelled, no disk
+ * time); else it ignores the CANCEL and the block comes as usual. Either
+ * way the request gets exactly one reply, which ends the CANCEL; on
+ * GD_CANCELLED the client asks the block of the idle copy (retry list,
+ * `prefer`). No block is read or delivered twice, a client never has two
+ * requests for one block, one CANCEL is out per partition and a block is
+ * withdrawn at most once. The client keeps its requests out in `asks`
+ * (one per posted slot, since a reply may land in any slot); a server
+ * counts withdrawn requests against k (count + ncq) until their reply,
+ * as the client does.
  *
  * Client (gd_client.c). Buffers ("slots") of header + one block: a slot
  * is FREE, POSTED (an MPI_Irecv from any server is waiting in it, for one
@@ -72,7 +94,10 @@
 
 enum { GD_TAG_REQ = 1, GD_TAG_DATA = 2 };
 /* gd_req.copy of the messages that ask for no block */
-enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2 };
+enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2, GD_MSG_CANCEL = -3 };
+/* gd_hdr.status of a reply to a request its server withdrew at a CANCEL
+ * (positive: never a river code) */
+enum { GD_CANCELLED = 1 };
 enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 
 #define GD_HDR 64          /* bytes before a block's records */
@@ -80,6 +105,9 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 #define GD_SEND_SLOTS 4    /* per local disk */
 #define GD_GAIN 0.01       /* allocator: integral gain per pick */
 #define GD_BIAS_CAP 20.0   /* allocator: most blocks of bias */
+#define GD_MOVE_GAIN 1.5  /* end game: withdraw a block from a busy copy
+                              when it would wait there this many times
+                              longer than at an idle copy */
 #define GD_RUN 2           /* a disk stays with a client until it leads the
                               laggard by this many blocks */
 
@@ -98,6 +126,9 @@ struct gd_req {
   int32_t partition, copy;
   uint64_t block, tried, missing;
   double progress;
+  int32_t target;          /* CANCEL: the copy whose request for `block`
+                              is withdrawn; else 0 */
+  int32_t pad;
 };
 
 struct gd_hdr {
@@ -111,6 +142,19 @@ struct gd_hdr {
 
 struct gd_retry {
   uint64_t block, tried, missing;
+  int prefer;              /* a withdrawn block: the idle copy to ask, if
+                              it may take it; else -1 */
+};
+
+/* A request out (sent, its reply not yet arrived): one per POSTED slot,
+ * so `nslots` of them at most. */
+struct gd_ask {
+  int partition;           /* -1: the entry is unused */
+  int copy;
+  uint64_t block, tried, missing;
+  uint64_t order;          /* when it was asked (the client's count) */
+  double at;               /* river_wtime() when it was asked */
+  int moved;               /* withdrawn once already: never again */
 };
 
 struct gd_part {
@@ -126,6 +170,15 @@ struct gd_part {
   struct gd_retry *retry;
   size_t nretry, capretry;
   int rr;                  /* BALANCED: where ties between copies start */
+  /* end game (BALANCED) */
+  double tblock[RIVER_GD_MAX_REPLICATION];  /* seconds a block of this
+                              partition takes at each copy (moving
+                              average; 0: not measured yet) */
+  double tlast[RIVER_GD_MAX_REPLICATION];   /* the copy's last arrival */
+  int cancelling;          /* the gd_ask a CANCEL is out for, or -1 */
+  int cancel_to;           /* ... and the idle copy its block goes to */
+  struct gd_req cmsg;      /* the CANCEL's buffer */
+  MPI_Request csreq;
 };
 
 struct gd_slot {
@@ -151,6 +204,11 @@ struct gd_stream {
   int partition, copy;
   struct gd_req *q;        /* ring of `outstanding` requests */
   int head, count;
+  struct gd_req *cq;       /* requests withdrawn by a CANCEL, awaiting
+                              their header-only reply; count + ncq <=
+                              `outstanding` (the client counts them out
+                              until the reply comes) */
+  int ncq;
 };
 
 struct gd_disk {
@@ -214,6 +272,8 @@ struct river_gd {
   int *local_of;           /* [npart] index into mine, or -1 */
   int nslots;
   struct gd_slot *slots;
+  struct gd_ask *asks;     /* [nslots]: the requests out */
+  uint64_t nasked;         /* requests sent so far (gd_ask.order) */
   MPI_Request *rreqs;      /* [nslots] copies for MPI_Testsome */
   int *idx;                /* [nslots] scratch */
   uint64_t dseq;           /* stream: next place in the sequence to deliver */

@@ -45,38 +45,78 @@ int river__gd_server_start(river_gd *gd)
   return RIVER_SUCCESS;
 }
 
+/* The stream of copy c of partition p at one of this rank's disks, or
+ * NULL if this rank does not serve it. */
+static struct gd_stream *stream_of(river_gd *gd, int p, int c)
+{
+  struct gd_disk *dk;
+  int d, i;
+
+  if (p < 0 || p >= gd->npart || c < 0 || c >= gd->repl
+      || (d = gd->disk_local[river__gd_disk_of(gd, p, c)]) < 0)
+    return NULL;
+  dk = &gd->disks[d];
+  for (i = 0; i < dk->nstreams; i++)
+    if (dk->streams[i].partition == p && dk->streams[i].copy == c)
+      return &dk->streams[i];
+  return NULL;
+}
+
+/* A CANCEL (m) from rank src: if the request it names still waits in its
+ * stream's ring (no disk has started it), take it out and queue its
+ * header-only GD_CANCELLED reply (send_cancelled); else do nothing, and
+ * the block goes out as usual. Either way the request gets one reply.
+ * MPI keeps one sender's messages on one tag in order, so the request
+ * arrived before its CANCEL. */
+static int withdraw(river_gd *gd, const struct gd_req *m, int src)
+{
+  struct gd_stream *st = stream_of(gd, m->partition, m->target);
+  int i, j;
+
+  if (st == NULL) {
+    river__error("%s: rank %d cancelled a request for partition %d copy "
+                 "%d, which this rank does not serve", gd->name, src,
+                 (int)m->partition, (int)m->target);
+    return RIVER_ESTATE;
+  }
+  for (i = 0; i < st->count; i++) {
+    struct gd_req *q = &st->q[(st->head + i) % gd->k];
+    if (q->block != m->block)
+      continue;
+    st->cq[st->ncq++] = *q;
+    /* Close the gap: later requests move up one place, keeping order. */
+    for (j = i; j + 1 < st->count; j++)
+      st->q[(st->head + j) % gd->k] = st->q[(st->head + j + 1) % gd->k];
+    st->count--;
+    return RIVER_SUCCESS;
+  }
+  return RIVER_SUCCESS;   /* started or sent already */
+}
+
 /* A request has arrived: note the progress, queue it at its stream. */
 static int enqueue(river_gd *gd, const struct gd_req *m, int src)
 {
-  struct gd_disk *dk;
-  struct gd_stream *st = NULL;
-  int d, i;
+  struct gd_stream *st;
 
   if (m->copy == GD_MSG_DONE) {
     gd->dones++;
     return RIVER_SUCCESS;
   }
+  if (m->copy == GD_MSG_CANCEL)
+    return withdraw(gd, m, src);
   if (m->copy == GD_MSG_PROGRESS && m->partition >= 0
       && m->partition < gd->npart) {
     if (m->progress > gd->progress[m->partition])
       gd->progress[m->partition] = m->progress;
     return RIVER_SUCCESS;
   }
-  if (m->partition < 0 || m->partition >= gd->npart || m->copy < 0
-      || m->copy >= gd->repl
-      || (d = gd->disk_local[river__gd_disk_of(gd, m->partition,
-                                               m->copy)]) < 0) {
+  if ((st = stream_of(gd, m->partition, m->copy)) == NULL) {
     river__error("%s: rank %d sent a request for partition %d copy %d, "
                  "which this rank does not serve", gd->name, src,
                  (int)m->partition, (int)m->copy);
     return RIVER_ESTATE;
   }
-  dk = &gd->disks[d];
-  for (i = 0; i < dk->nstreams; i++)
-    if (dk->streams[i].partition == m->partition
-        && dk->streams[i].copy == m->copy)
-      st = &dk->streams[i];
-  if (st == NULL || st->count >= gd->k) {
+  if (st->count + st->ncq >= gd->k) {
     river__error("%s: rank %d has more than %d requests out at partition "
                  "%d copy %d", gd->name, src, gd->k, (int)m->partition,
                  (int)m->copy);
@@ -260,6 +300,43 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   return RIVER_SUCCESS;
 }
 
+/* Reply GD_CANCELLED (a header, no records, no disk time) to the
+ * requests withdrawn at dk's streams, while send slots are free. */
+static int send_cancelled(river_gd *gd, struct gd_disk *dk, int *busy)
+{
+  struct gd_hdr h;
+  int i, j = 0;
+
+  for (i = 0; i < dk->nstreams; i++) {
+    struct gd_stream *st = &dk->streams[i];
+    while (st->ncq > 0) {
+      const struct gd_req *m = &st->cq[st->ncq - 1];
+      struct gd_send *sl = NULL;
+      for (; j < gd->nsend && sl == NULL; j++)
+        if (!gd->send[j].busy)
+          sl = &gd->send[j];
+      if (sl == NULL)
+        return RIVER_SUCCESS;
+      memset(&h, 0, sizeof h);
+      h.partition = m->partition;
+      h.copy = m->copy;
+      h.block = m->block;
+      h.tried = m->tried;
+      h.missing = m->missing;
+      h.status = GD_CANCELLED;
+      memcpy(sl->buf, &h, sizeof h);
+      sl->busy = 1;
+      sl->dest = gd->client_rank[m->partition];
+      sl->len = GD_HDR;
+      st->ncq--;
+      *busy = 1;
+      if (send_block(gd, sl) != RIVER_SUCCESS)
+        return RIVER_EMPI;
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
 /* Every client rank has said DONE: with no send left in flight and no
  * request left queued (a client asks nothing after DONE), stop. */
 static int server_finish(river_gd *gd)
@@ -271,7 +348,7 @@ static int server_finish(river_gd *gd)
       return RIVER_SUCCESS;
   for (i = 0; i < gd->nlocal; i++)
     for (j = 0; j < gd->disks[i].nstreams; j++)
-      if (gd->disks[i].streams[j].count) {
+      if (gd->disks[i].streams[j].count || gd->disks[i].streams[j].ncq) {
         river__error("%s: requests left at disk %d after every client "
                      "finished", gd->name, gd->disks[i].d);
         return RIVER_ESTATE;
@@ -288,7 +365,8 @@ int river__gd_server_step(river_gd *gd, int *busy)
   if ((rc = server_poll(gd, busy)) != RIVER_SUCCESS)
     return rc;
   for (i = 0; i < gd->nlocal; i++)
-    if ((rc = serve_one(gd, &gd->disks[i], busy)) != RIVER_SUCCESS)
+    if ((rc = send_cancelled(gd, &gd->disks[i], busy)) != RIVER_SUCCESS
+        || (rc = serve_one(gd, &gd->disks[i], busy)) != RIVER_SUCCESS)
       return rc;
   if (gd->dones == gd->nclients)
     return server_finish(gd);

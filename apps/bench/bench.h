@@ -28,6 +28,7 @@ struct bench {
   double seconds;          /* --seconds: target length of one run */
   int credits;             /* dq: --credits */
   size_t message_size;     /* dq: --message-size */
+  int message_size_set;    /* ... was given (overhead: that size only) */
   int outstanding;         /* gd: --outstanding, requests per mirror */
   size_t block_size;       /* gd: --block-size */
   double seek_ms;          /* gd: --seek-ms, the seek cost when on */
@@ -72,8 +73,9 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc);
  * failures are ignored. */
 void bench_rm_tree(const char *dir);
 
-/* Every rank of WORLD waits here, backing off (no spinning: ranks
- * outside a point take no CPU from it). */
+/* Every rank of WORLD waits here, backing off to 10 ms sleeps (no
+ * spinning: ranks outside a point take no CPU from it). Ranks leave up
+ * to 10 ms apart: a timed start needs a barrier after it. */
 void bench_world_wait(void);
 
 /* Sort v[0..n) and return its median (0 for n 0). */

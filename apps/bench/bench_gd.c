@@ -22,13 +22,23 @@
  *             (--perturb 'disk:0-3=0.5') a short run of clients is the
  *             bottleneck and the clients outside it finish early: the
  *             ideal is still n t*, but finish times spread by design
- *   lost      a real mirrored collection, read once whole, then with one
- *             disk's files deleted: every record delivered and checked
- *             (content checksums against what was written)
+ *   lost      a real mirrored collection, read whole, then with disk 0's
+ *             files gone (its directory moved away, and back for the next
+ *             repeat): every record delivered and checked (content
+ *             hashes against what was written); the summary says whether
+ *             lost >= (n-1)/n of whole held in every repeat
  *
  * scaling and read use a synthetic source (river_gd_create) whose blocks
- * carry record ids, checked exactly once at the clients; lost reads real
- * files through river_gd_open. All policies run the same code path.
+ * carry record ids; lost reads real files through river_gd_open. Every
+ * run checks that each record arrived exactly once: each client's count,
+ * XOR and sum of a per-record hash (of the id, or of the content for
+ * lost) against what its partition holds, so a dropped and a duplicated
+ * record cannot cancel. All policies run the same code path.
+ *
+ * read and lost run each point --repeats times (default 3), the policies
+ * interleaved (gd, baseline, gd, baseline, ...: lost alternates the whole
+ * collection and the one with disk 0's files moved away); every run is a
+ * row, and rank 0 prints each point's median and min..max.
  *
  * With RIVER_BENCH_VERBOSE set, every client's finish time is printed.
  *
@@ -152,7 +162,9 @@ struct gd_rank {
   river_pcoll *pc;                  /* lost: the real collection */
   river_gd *gd;
   river_gd_stats st;
-  uint64_t got, idsum;              /* clients: records, sum of ids/digests */
+  uint64_t got, hsum, hxor;         /* clients: records, sum and XOR of
+                                       their hashes */
+  uint64_t wrong;                   /* records of another partition */
 };
 
 /* Open r's GD: over the real collection c->coll if there is one, else
@@ -200,9 +212,21 @@ static int rank_open(const struct gd_cfg *c, MPI_Comm comm, struct gd_rank *r)
   return rc;
 }
 
-/* Read r's GD to the end, summing record ids (synthetic) or content
- * digests (real); a record in the wrong partition spoils the sum. Then
- * its statistics, and close it. */
+/* A record's hash for the exactly-once check: of its id (synthetic) or
+ * its content (real). */
+static uint64_t rec_hash(const struct gd_cfg *c, const unsigned char *rec)
+{
+  uint64_t id;
+
+  if (c->coll)
+    return rec_digest(rec);
+  memcpy(&id, rec, 8);
+  return river_hash64(id);
+}
+
+/* Read r's GD to the end, counting records and summing and XORing their
+ * hashes; a record of another partition is counted as wrong. Then its
+ * statistics, and close it. */
 static int drain(const struct gd_cfg *c, struct gd_rank *r)
 {
   const void *recs;
@@ -213,10 +237,11 @@ static int drain(const struct gd_cfg *c, struct gd_rank *r)
     for (j = 0; j < k; j++) {
       const unsigned char *rec = (const unsigned char *)recs + j * RS;
       uint64_t id;
+      uint64_t h = rec_hash(c, rec);
       memcpy(&id, rec, 8);
-      r->idsum += c->coll ? rec_digest(rec) : id;
-      if ((int)(id >> 40) != p)
-        r->idsum ^= 1;
+      r->hsum += h;
+      r->hxor ^= h;
+      r->wrong += (int)(id >> 40) != p;
     }
     r->got += k;
   }
@@ -226,19 +251,25 @@ static int drain(const struct gd_cfg *c, struct gd_rank *r)
   return river_gd_close(r->gd) != RIVER_SUCCESS ? RIVER_ECORRUPT : rc;
 }
 
-/* What partition p's client should have summed. */
-static uint64_t expected(const struct gd_cfg *c, int p)
+/* The sum and XOR of partition p's record hashes: what its client
+ * should have. */
+static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
+                     uint64_t *x)
 {
-  uint64_t N = c->records, j, want = 0;
+  uint64_t j;
   unsigned char rec[RS];
 
-  if (c->coll == NULL)
-    return N * rec_id(p, 0) + N * (N - 1) / 2;
-  for (j = 0; j < N; j++) {
-    make_rec(rec, p, j);
-    want += rec_digest(rec);
+  *sum = *x = 0;
+  for (j = 0; j < c->records; j++) {
+    uint64_t id = rec_id(p, j), h;
+    if (c->coll)
+      make_rec(rec, p, j);
+    else
+      memcpy(rec, &id, 8);
+    h = rec_hash(c, rec);
+    *sum += h;
+    *x ^= h;
   }
-  return want;
 }
 
 /* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
@@ -270,7 +301,7 @@ static void tally(const struct gd_cfg *c, MPI_Comm comm,
                   const struct gd_rank *r, int rc, struct bench_result *res)
 {
   int n = c->n, client = r->me >= n;
-  uint64_t sums[3], all[3];
+  uint64_t sums[4], all[4], xors[2] = {0, 0}, allx[2];
   double fin = client ? r->st.seconds : 0.0, tmax = 0, tmin = 0;
 
   print_finishes(c, comm, r->me, fin);
@@ -278,14 +309,19 @@ static void tally(const struct gd_cfg *c, MPI_Comm comm,
   fin = client ? r->st.seconds : INFINITY;
   MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
   sums[0] = r->got;
-  sums[1] = r->idsum;
-  sums[2] = client ? expected(c, r->me - n) : 0;
-  MPI_Reduce(sums, all, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  sums[1] = r->hsum;
+  sums[2] = 0;
+  sums[3] = r->wrong;
+  xors[0] = r->hxor;
+  if (client)
+    expected(c, r->me - n, &sums[2], &xors[1]);
+  MPI_Reduce(sums, all, 4, MPI_UINT64_T, MPI_SUM, 0, comm);
+  MPI_Reduce(xors, allx, 2, MPI_UINT64_T, MPI_BXOR, 0, comm);
   if (r->me == 0) {
     res->seconds = tmax;
     res->records = all[0];
     res->ok = rc == RIVER_SUCCESS && all[0] == c->records * (uint64_t)n
-              && all[1] == all[2];
+              && all[1] == all[2] && allx[0] == allx[1] && all[3] == 0;
     res->measured = tmax > 0 ? (double)all[0] * RS / tmax : 0;
     res->ideal = ideal_of(c);
     res->spread = tmax > 0 ? (tmax - tmin) / tmax : 0;
@@ -337,38 +373,75 @@ static void base_cfg(const struct bench *b, struct gd_cfg *c, const char *exp,
   c->policy_name = "gd";
 }
 
-static int run_row(struct bench *b, struct gd_cfg *c, int k, double factor)
+/* One run of c, a row; *ratio: its throughput over the fluid ideal. */
+static int run_row(struct bench *b, struct gd_cfg *c, int k, double factor,
+                   double *ratio)
 {
   struct bench_result r;
   int rc = run_gd(b, c, &r);
 
   bench_row(b, c->experiment, c->policy_name, c->n, c->n, k, factor, &r);
+  *ratio = r.ideal > 0 ? r.measured / r.ideal : 0;
   return rc;
 }
 
-/* c with policy gd, then the baseline `base` ("nomirror" reads a
+/* Set c's policy: gd, or the baseline `base` ("nomirror" reads a
  * non-mirrored layout, "mirror-nogd" one fixed mirror). */
+static void set_policy(struct gd_cfg *c, const char *name)
+{
+  c->policy_name = name;
+  c->policy = RIVER_GD_BALANCED;
+  c->repl = 2;
+  if (strcmp(name, "nomirror") == 0) {
+    c->policy = RIVER_GD_NOMIRROR;
+    c->repl = 1;
+  } else if (strcmp(name, "mirror-nogd") == 0) {
+    c->policy = RIVER_GD_MIRROR_NOGD;
+  }
+}
+
+/* c's point --repeats times, gd and the baseline `base` interleaved (gd,
+ * base, gd, base, ...), a row each; rank 0 prints the medians and
+ * min..max of their ratios to the fluid ideal. Collective over WORLD. */
 static int run_pair(struct bench *b, struct gd_cfg *c, const char *base,
                     int k, double factor)
 {
-  int rc;
+  const char *names[2] = {"gd", base};
+  double ratios[2][64];
+  int nrep = b->repeats < 64 ? b->repeats : 64, rep, pol,
+      rc = RIVER_SUCCESS;
 
-  c->policy = RIVER_GD_BALANCED;
-  c->policy_name = "gd";
-  c->repl = 2;
-  rc = run_row(b, c, k, factor);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  c->policy_name = base;
-  if (strcmp(base, "nomirror") == 0) {
-    c->policy = RIVER_GD_NOMIRROR;
-    c->repl = 1;
-  } else {
-    c->policy = RIVER_GD_MIRROR_NOGD;
+  for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++)
+    for (pol = 0; pol < 2 && rc == RIVER_SUCCESS; pol++) {
+      set_policy(c, names[pol]);
+      rc = run_row(b, c, k, factor, &ratios[pol][rep]);
+    }
+  set_policy(c, "gd");
+  if (rc == RIVER_SUCCESS && b->rank == 0) {
+    double m0 = bench_median(ratios[0], nrep),
+           m1 = bench_median(ratios[1], nrep);
+    printf("%-12s n=%-2d k=%-2d f=%.2f median of %d: gd %.1f%% "
+           "(%.1f..%.1f), %s %.1f%% (%.1f..%.1f) of the fluid ideal%s\n",
+           c->experiment, c->n, k, factor, nrep, 100 * m0,
+           100 * ratios[0][0], 100 * ratios[0][nrep - 1], base, 100 * m1,
+           100 * ratios[1][0], 100 * ratios[1][nrep - 1],
+           m0 < m1 ? " (gd below the baseline)" : "");
+    fflush(stdout);
   }
-  rc = run_row(b, c, k, factor);
-  c->repl = 2;
   return rc;
+}
+
+/* The slowest disk's factor at the start of a run under p (1: none). */
+static double slow_factor(const river_perturb *p, int n)
+{
+  double f, lo = 1.0;
+  int d;
+
+  for (d = 0; p && d < n; d++)
+    if (river_perturb_factor(p, RIVER_PERTURB_DISK, d, 0.0, &f)
+            == RIVER_SUCCESS && f < lo)
+      lo = f;
+  return lo;
 }
 
 /* The disks x clients of a sweep's largest run: the default if it fits,
@@ -438,7 +511,7 @@ static int exp_read(struct bench *b)
   if (b->perturb) {
     c.perturb = b->perturb;
     river_perturb_count(b->perturb, RIVER_PERTURB_DISK, &kk);
-    return run_pair(b, &c, "mirror-nogd", kk, kk ? 0.5 : 1.0);
+    return run_pair(b, &c, "mirror-nogd", kk, slow_factor(b->perturb, n));
   }
   for (k = 0; k <= n && rc == RIVER_SUCCESS; k++) {
     rc = spread_k(n, k, 0.5, &p);
@@ -496,8 +569,10 @@ static int exp_lost(struct bench *b)
   struct gd_cfg c;
   struct bench_result whole, lost;
   river_schema *schema = NULL;
-  char root[1024] = "";
-  int n = size_for(b, 14), rc, lost_disk = 0;
+  char root[1024] = "", dir[1100], gone[1100];
+  double pct[64], target;
+  int n = size_for(b, 14), rc, lost_disk = 0, rep, held = 1, verified = 1,
+      nrep = b->repeats < 64 ? b->repeats : 64;
 
   if (n < 2) {
     bench_usage("gd lost needs at least 4 ranks");
@@ -508,6 +583,7 @@ static int exp_lost(struct bench *b)
     return RIVER_EINVAL;
   }
   base_cfg(b, &c, "lost", n);
+  target = (double)(n - 1) / n;
   if (b->rank == 0) {
     const char *tmp = getenv("TMPDIR");
     snprintf(root, sizeof root, "%s/river-bench-lost-XXXXXX",
@@ -529,29 +605,41 @@ static int exp_lost(struct bench *b)
   if (rc == RIVER_SUCCESS)
     rc = write_lost(b, &c, schema);
   river_schema_destroy(schema);
-  if (rc == RIVER_SUCCESS)
+  snprintf(dir, sizeof dir, "%s/disk%d", root, lost_disk);
+  snprintf(gone, sizeof gone, "%s/disk%d.lost", root, lost_disk);
+  /* Whole, then lost (disk 0's directory and every file in it moved
+   * away, as if the disk were gone), --repeats times. */
+  for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++) {
+    c.lost_disk = -1;
     rc = run_gd(b, &c, &whole);
-  if (rc == RIVER_SUCCESS)
-    bench_row(b, "lost", "gd", n, n, 0, 1.0, &whole);
-  /* Lose disk 0: its directory and every file in it. */
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rc == RIVER_SUCCESS && b->rank == 0) {
-    char dir[1100];
-    snprintf(dir, sizeof dir, "%s/disk%d", root, lost_disk);
-    bench_rm_tree(dir);
+    if (rc == RIVER_SUCCESS)
+      bench_row(b, "lost", "gd", n, n, 0, 1.0, &whole);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rc == RIVER_SUCCESS && b->rank == 0 && rename(dir, gone) != 0)
+      river_log(RIVER_LOG_ERROR, "gd lost: cannot move %s away", dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+    c.lost_disk = lost_disk;
+    if (rc == RIVER_SUCCESS)
+      rc = run_gd(b, &c, &lost);
+    if (rc == RIVER_SUCCESS)
+      bench_row(b, "lost", "gd", n, n, 1, 0.0, &lost);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (b->rank == 0 && rename(gone, dir) != 0)
+      river_log(RIVER_LOG_ERROR, "gd lost: cannot move %s back", gone);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pct[rep] = whole.measured > 0 ? lost.measured / whole.measured : 0;
+    held = held && pct[rep] >= target;
+    verified = verified && lost.ok && whole.ok;
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  c.lost_disk = lost_disk;
-  if (rc == RIVER_SUCCESS)
-    rc = run_gd(b, &c, &lost);
-  if (rc == RIVER_SUCCESS) {
-    bench_row(b, "lost", "gd", n, n, 1, 0.0, &lost);
-    if (b->rank == 0)
-      printf("lost: with disk %d's files deleted, %.1f%% of the whole "
-             "collection's throughput (target >= (n-1)/n = %.1f%%); every "
-             "record %s\n", lost_disk,
-             100 * lost.measured / whole.measured, 100.0 * (n - 1) / n,
-             lost.ok ? "delivered once and verified" : "NOT verified");
+  if (rc == RIVER_SUCCESS && b->rank == 0) {
+    printf("lost: with disk %d's files gone, %d repeats: %.1f%% median "
+           "(%.1f..%.1f) of the whole collection's throughput; target >= "
+           "(n-1)/n = %.1f%% %s; every record %s\n", lost_disk, nrep,
+           100 * bench_median(pct, nrep), 100 * pct[0],
+           100 * pct[nrep - 1], 100 * target,
+           held ? "held in every repeat" : "MISSED in some repeat",
+           verified ? "delivered once and verified" : "NOT verified");
+    fflush(stdout);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (b->rank == 0)
@@ -571,7 +659,8 @@ const char bench_gd_usage[] =
     "scaling|read|lost\n"
     "         [--perturb SPEC] [--csv FILE] [--rate MBPS (40)]\n"
     "         [--seconds S (1.5)] [--outstanding K (2)]\n"
-    "         [--block-size BYTES (262144)] [--seek-ms MS (0.5)]\n";
+    "         [--block-size BYTES (262144)] [--seek-ms MS (0.5)]\n"
+    "         [--repeats R (3): runs of each policy, interleaved]\n";
 
 int bench_gd_known(const char *experiment)
 {

@@ -50,9 +50,9 @@
  * opts.pace seconds' worth of messages (never fewer than 2) be queued at
  * it: it holds back the credits of released messages beyond that, and
  * PUSH's least-loaded choice then sends elsewhere. Credits held back go
- * back as the consumer speeds up, when a producer's share is all held
- * back while this consumer has been idle for `pace`, or when the
- * producer closes. A fast consumer (a message in under
+ * back as the consumer speeds up, when producers close, and, a message
+ * at a time, while this consumer finds nothing to deliver (so held
+ * credits never starve it). A fast consumer (a message in under
  * pace / (credits x producers) seconds) never holds any back. Pacing
  * changes only when credits return: every guarantee above holds.
  *

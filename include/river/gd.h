@@ -141,6 +141,10 @@ typedef struct river_gd_stats {
   uint64_t seeks;            /* server: stream switches */
   double seconds;            /* client: from the start to its last block;
                                 0 on a rank with no partitions */
+  uint64_t cancels;          /* client, end game: blocks it asked a busy
+                                mirror to withdraw */
+  uint64_t cancelled;        /* ... of which withdrawn (not yet started)
+                                and asked of an idle mirror instead */
 } river_gd_stats;
 
 /*

@@ -13,20 +13,23 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-"$run" -n 4 "$bench" dq read --seconds 0.2 --rate 5 --csv "$tmp/r.csv" >"$tmp/out" 2>&1 \
+"$run" -n 4 "$bench" dq read --seconds 0.2 --rate 5 --repeats 2 --csv "$tmp/r.csv" >"$tmp/out" 2>&1 \
   || { fail "dq read failed"; cat "$tmp/out"; }
+# Each point's medians, over the repeats, with their spreads.
+[ "$(grep -c '^read .* median of 2: river [0-9.]*% ([0-9.]*\.\.[0-9.]*) static [0-9.]*% ([0-9.]*\.\.[0-9.]*) of the ideal$' "$tmp/out")" -eq 3 ] \
+  || fail "dq read medians"
 head -n 1 "$tmp/r.csv" | grep -qx \
   "experiment,policy,n_producers,n_consumers,k_perturbed,factor,measured_MBps,ideal_MBps,ratio,seconds,records" \
   || fail "CSV header"
-# 2 producers, 2 consumers: k = 0, 1, 2, two policies each.
-[ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 6 ] || fail "expected 6 rows"
-[ "$(grep -c '^read,river,2,2,' "$tmp/r.csv")" -eq 3 ] || fail "river rows"
-[ "$(grep -c '^read,static,2,2,' "$tmp/r.csv")" -eq 3 ] || fail "static rows"
+# 2 producers, 2 consumers: k = 0, 1, 2, two policies each, twice.
+[ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 12 ] || fail "expected 12 rows"
+[ "$(grep -c '^read,river,2,2,' "$tmp/r.csv")" -eq 6 ] || fail "river rows"
+[ "$(grep -c '^read,static,2,2,' "$tmp/r.csv")" -eq 6 ] || fail "static rows"
 awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0) { bad = 1 } END { exit bad }' \
   "$tmp/r.csv" || fail "ratio or record count out of range"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
 # One configuration with --perturb: two rows, k = 1.
-"$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --perturb 'disk:1=0.5' \
+"$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --repeats 1 --perturb 'disk:1=0.5' \
   --csv "$tmp/w.csv" >/dev/null 2>&1 || fail "dq write --perturb failed"
 [ "$(grep -c '^write,\(river\|static\),2,2,1,' "$tmp/w.csv")" -eq 2 ] || fail "perturbed write rows"
 # wait (6 s instead of 10) reports a CPU share.
@@ -35,7 +38,7 @@ grep -q "^wait: a consumer blocked [0-9.]* s in river_dq_get used [0-9.]*% of a 
   || fail "wait line"
 # GD: a read sweep on 4 ranks (2 disks, 2 clients): k = 0..2, gd and
 # mirror-nogd, the DQ columns plus finish_spread.
-"$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 65536 \
+"$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 65536 --repeats 1 \
   --csv "$tmp/g.csv" >"$tmp/out" 2>&1 || { fail "gd read failed"; cat "$tmp/out"; }
 head -n 1 "$tmp/g.csv" | grep -qx \
   "experiment,policy,n_producers,n_consumers,k_perturbed,factor,measured_MBps,ideal_MBps,ratio,seconds,records,finish_spread" \
@@ -47,17 +50,21 @@ awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0 && $12 >= 0 && $12 < 1) { bad =
 # 2 disks, one at half speed: the ideal is 3/4 of 2 x 5 MB/s.
 grep -q '^read,gd,2,2,1,0.500,[0-9.]*,7.500,' "$tmp/g.csv" || fail "gd ideal for k=1"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "gd exactly-once check failed"
+grep -q "^read .*k=1 .*f=0.50 median of 1: gd [0-9.]*% ([0-9.]*\.\.[0-9.]*), mirror-nogd" "$tmp/out" \
+  || fail "gd read: no median line"
 # scaling: gd and nomirror, without and with seeks, n = 2 only on 4 ranks.
-"$run" -n 4 "$bench" gd scaling --seconds 0.2 --rate 5 --block-size 65536 \
+"$run" -n 4 "$bench" gd scaling --seconds 0.2 --rate 5 --block-size 65536 --repeats 1 \
   --csv "$tmp/s.csv" >"$tmp/out" 2>&1 || { fail "gd scaling failed"; cat "$tmp/out"; }
 [ "$(grep -c '^scaling,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling rows"
 [ "$(grep -c '^scaling-seek,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling-seek rows"
 grep -q "scaling: n=4 skipped (needs 8 ranks, have 4)" "$tmp/out" || fail "skipped sizes not said"
 # lost: a real collection, disk 0 deleted, every record verified.
-TMPDIR=$tmp "$run" -n 6 "$bench" gd lost --seconds 0.2 --rate 5 --block-size 65536 \
+TMPDIR=$tmp "$run" -n 6 "$bench" gd lost --seconds 0.2 --rate 5 --block-size 65536 --repeats 2 \
   --csv "$tmp/l.csv" >"$tmp/out" 2>&1 || { fail "gd lost failed"; cat "$tmp/out"; }
-[ "$(grep -c '^lost,gd,3,3,' "$tmp/l.csv")" -eq 2 ] || fail "lost rows"
+[ "$(grep -c '^lost,gd,3,3,' "$tmp/l.csv")" -eq 4 ] || fail "lost rows"
 grep -q "every record delivered once and verified" "$tmp/out" || fail "lost: records not verified"
+grep -q "2 repeats: [0-9.]*% median ([0-9.]*\.\.[0-9.]*) .*(n-1)/n = 66.7% \(held in every repeat\|MISSED in some repeat\)" "$tmp/out" \
+  || fail "lost: no repeat summary"
 ls "$tmp"/river-bench-lost-* >/dev/null 2>&1 && fail "lost left its collection behind"
 "$run" -n 4 "$bench" gd read --perturb 'disk:5=0.5' >"$tmp/out" 2>&1 && fail "gd: disk 5 of 2 accepted"
 grep -q "names disk 5, but there are only 2 disks" "$tmp/out" || fail "gd: bad disk not named"

@@ -620,45 +620,129 @@ static void test_credits(MPI_Comm c)
   }
 }
 
+/* Pacing's idle rule, deterministically: producer X streams while
+ * producer Y puts nothing until X is done (Y's credits, exposed and
+ * unused, are all of the consumer's budget); the slow, paced consumer
+ * soon holds every credit of X's. Unless idling gives credits back, X
+ * waits for a credit, Y for X and the consumer for messages: a hang
+ * (the launcher's timeout). Every record must still arrive once. Group
+ * ranks 0 (X), 1 (Y) and 2 (the consumer); the others take no role. */
+static void test_paced_silent(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  struct sums put = {0, 0, 0}, got = {0, 0, 0}, all[2], *every;
+  struct rec r[4];
+  int grank, rc, i, j, role, go = 0, gsize_all;
+  const int nmsg_x = 120, nmsg_y = 10;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(c, &grank);
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = 2;
+  o.message_size = 4 * RS + 64; /* 4 records and a header */
+  o.pace = 0.002;               /* consumer: 1 ms a message, so L = 2 */
+  role = grank < 2 ? RIVER_DQ_PRODUCER : grank == 2 ? RIVER_DQ_CONSUMER : 0;
+  rc = river_dq_create(c, role, RS, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (grank < 2) {
+    MPI_Request req;
+    if (grank == 1) { /* Y: wait for X's word */
+      MPI_Irecv(&go, 1, MPI_INT, 0, 77, c, &req);
+      MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    }
+    for (i = 0; i < (grank == 0 ? nmsg_x : nmsg_y); i++) {
+      for (j = 0; j < 4; j++) {
+        rec_make(&r[j], (uint32_t)grank, (uint64_t)(i * 4 + j), 9);
+        sums_add(&put, &r[j]);
+      }
+      MT_CHECK_RC(river_dq_put(q, r, 4), RIVER_SUCCESS);
+    }
+    if (grank == 0) { /* X: every record put; now Y */
+      go = 1;
+      MPI_Isend(&go, 1, MPI_INT, 1, 77, c, &req);
+      MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else if (grank == 2) {
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      for (i = 0; i < (int)n; i++) {
+        struct rec x;
+        memcpy(&x, (const unsigned char *)recs + (size_t)i * RS, RS);
+        sums_add(&got, &x);
+      }
+      sleep_us(1000);
+    }
+    MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    MT_CHECK(st.credits_paced > 0);
+    MT_CHECK(got.count == (uint64_t)(nmsg_x + nmsg_y) * 4);
+    printf("paced-silent: %" PRIu64 " records, %" PRIu64 " credits held "
+           "back\n", got.count, st.credits_paced);
+  }
+  /* Exactly once: what X and Y put is what the consumer got. */
+  gsize_all = 0;
+  MPI_Comm_size(c, &gsize_all);
+  every = calloc((size_t)gsize_all, sizeof *every);
+  MT_CHECK(every != NULL);
+  if (every != NULL) {
+    struct sums *mine = grank < 2 ? &put : &got;
+    quiet_allgather(mine, every, 3, c);
+    all[0] = every[0];
+    all[1] = every[2];
+    all[0].count += every[1].count;
+    all[0].sum += every[1].sum;
+    all[0].xor ^= every[1].xor;
+    MT_CHECK(all[0].count == all[1].count && all[0].sum == all[1].sum
+             && all[0].xor == all[1].xor);
+    free(every);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* The rounds: each splits a copy of PATTERN ranks into groups of the
  * sizes sN, group g running scenario rN[g]. */
 static const struct scen r1[] = {
   {"push-tiny", "PC", RIVER_DQ_PUSH, 2, 2 * 64 - 1, 8000, 0, 0, 0, -1, 0,
-   40, NULL, 0, 0},
+   40, NULL, 0, 0, 0},
   {"static-3", "PCC", RIVER_DQ_STATIC, 2, 1024, 20000, 0, 0, 200, -1, 0, 50,
-   NULL, 0, 0},
+   NULL, 0, 0, 0},
   {"one-to-one-3", "BPC", RIVER_DQ_ONE_TO_ONE, 3, 2048, 15000, 0, 300, 100,
-   -1, 0, 30, NULL, 0, 0},
+   -1, 0, 30, NULL, 0, 0, 0},
 };
 static const struct scen r2[] = {
   {"exchange-1MiB", "PPCC", RIVER_DQ_EXCHANGE, 2, (size_t)1 << 20, 150000,
-   0, 0, 0, -1, 0, 5000, part_hash, 0, 0},
+   0, 0, 0, -1, 0, 5000, part_hash, 0, 0, 0},
   {"broadcast-4", "BPCC", RIVER_DQ_BROADCAST, 3, 4096, 20000, 0, 200, 100,
-   -1, 0, 60, NULL, 0, 0},
+   -1, 0, 60, NULL, 0, 0, 0},
 };
 static const struct scen r3[] = {
   {"push-slow", "PPPCCCCC", RIVER_DQ_PUSH, 4, 2048, 60000, 1, 50, 0, 0,
-   2000, 100, NULL, 0, 0},
+   2000, 100, NULL, 0, 0, 0},
 };
 static const struct scen r4[] = {
   {"exchange-range-all-both", "BBBBB", RIVER_DQ_EXCHANGE, 2, 1024,
-   12000, 0, 0, 50, -1, 0, 16, part_range, 0, 0},
+   12000, 0, 0, 50, -1, 0, 16, part_range, 0, 0, 0},
   {"push-both-credit1", "PBC", RIVER_DQ_PUSH, 1, 1024, 15000, 1, 500, 200,
-   -1, 0, 16, NULL, 0, 0},
+   -1, 0, 16, NULL, 0, 0, 0},
 };
 static const struct scen r5[] = {
   {"static-6", "PPCCCC", RIVER_DQ_STATIC, 3, 2048, 20000, 0, 200, 200, -1,
-   0, 50, NULL, 0, 0},
+   0, 50, NULL, 0, 0, 0},
   {"self-and-idle", "B-", RIVER_DQ_STATIC, 2, 4096, 20000, 0, 0, 0, -1, 0,
-   60, NULL, 0, 0},
+   60, NULL, 0, 0, 0},
 };
 static const struct scen r6[] = {
   {"one-to-one-7", "BBBPPCC", RIVER_DQ_ONE_TO_ONE, 2, 1024, 10000, 1, 200,
-   100, -1, 0, 16, NULL, 0, 0},
+   100, -1, 0, 16, NULL, 0, 0, 0},
   {"self-defaults", "B", RIVER_DQ_PUSH, 0, 0, 30000, 0, 0, 0, -1, 0, 500,
-   NULL, 1, 0},
+   NULL, 1, 0, 0},
 };
 static const struct scen r7[] = {
   {"push-paced", "PPCC", RIVER_DQ_PUSH, 4, 2048, 12000, 0, 300, 600, 0,
@@ -688,7 +772,7 @@ static void run_whole(void)
   static char roles[1024];
   int i, half = wsize / 2;
   struct scen whole = {"push-whole", roles, RIVER_DQ_PUSH, 2, 2048, 8000,
-                       1, 200, 100, -1, 0, 40, NULL, 0, 0};
+                       1, 200, 100, -1, 0, 40, NULL, 0, 0, 0};
 
   for (i = 0; i < wsize && i < (int)sizeof roles - 1; i++)
     roles[i] = i < half ? 'P' : 'C';
@@ -730,6 +814,8 @@ int main(int argc, char **argv)
   c = round_group(s4, 2, &g, &grank);
   if (g == 1)
     test_credits(c);
+  else
+    test_paced_silent(c);
   MPI_Comm_free(&c);
 
   return dqtest_end("test_dq_mpi", t0);

@@ -15,6 +15,11 @@
  *              GD the clients finish within a few percent of each other
  *              and the slow disk's neighbours serve more; with
  *              mirror-nogd the slow disk's client is left behind
+ *   end game   4 disks, 4 clients, disk 0 at 5% of the others' rate: the
+ *              blocks queued at the slow disk at the end are withdrawn
+ *              (CANCEL) and read from the idle mirror: cancels happen
+ *              (river_gd_stats), every record still comes exactly once,
+ *              in write order in stream mode, also with a lost disk
  *   failures   a block bad on one copy is served by the other; a block
  *              bad on every copy fails the read on every rank (close),
  *              with an error naming partition and block; nomirror does
@@ -455,6 +460,55 @@ static void test_balance(void)
   MPI_Comm_free(&c);
 }
 
+/* ----------------------------------------------------------- end game */
+
+/* 4 disks (ranks 0-3) and 4 clients (4-7), disk 0 at 5%: each client of
+ * a partition on disk 0 ends with blocks queued there while its other
+ * mirror runs dry, so the end game withdraws them. The exactly-once and
+ * order checks are read_source's; here, that cancels happened. */
+static void test_end_game(void)
+{
+  MPI_Comm c = group(NR);
+  int disk_ranks[4] = {0, 1, 2, 3}, client_ranks[4] = {4, 5, 6, 7};
+  int m, lost, p;
+  river_perturb *pt = NULL;
+
+  MT_CHECK_RC(river_perturb_parse("disk:0=0.05", &pt), RIVER_SUCCESS);
+  for (m = 0; m < 2; m++)
+    for (lost = 0; lost < 2; lost++) {
+      river_gd_opts o = RIVER_GD_OPTS_INIT;
+      struct source s;
+      struct outcome out;
+      uint64_t mine[2], all[2];
+      char what[96];
+      o.mode = m ? RIVER_GD_STREAM : RIVER_GD_UNORDERED;
+      o.disk_ranks = disk_ranks;
+      o.client_ranks = client_ranks;
+      o.outstanding = 4;   /* more queued at the slow disk */
+      o.disk_rate = 4e6;   /* 512-byte blocks: ~8000 blocks/s, disk 0 ~400 */
+      o.perturb = pt;
+      source_init(&s, 4, 4, 2);
+      for (p = 0; p < 4; p++)
+        s.nrec[p] = 300 * RPB + (uint64_t)p;   /* a short last block */
+      s.lost_disk = lost ? 2 : -1;
+      snprintf(what, sizeof what, "end game mode %d%s", m,
+               lost ? ", lost disk" : "");
+      read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+      mine[0] = out.st.cancels;
+      mine[1] = out.st.cancelled;
+      MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c);
+      if (wrank == 0 && (all[1] == 0 || all[1] > all[0]))
+        fprintf(stderr, "%s: %llu cancels, %llu withdrawn\n", what,
+                (unsigned long long)all[0], (unsigned long long)all[1]);
+      MT_CHECK(all[1] > 0 && all[1] <= all[0]);
+      /* Disks never cancel; a client's cancels are its own. */
+      if (wrank < 4)
+        MT_CHECK(out.st.cancels == 0 && out.st.cancelled == 0);
+    }
+  river_perturb_destroy(pt);
+  MPI_Comm_free(&c);
+}
+
 /* ----------------------------------------------------------- failures */
 
 static void test_failures(void)
@@ -830,6 +884,7 @@ int main(int argc, char **argv)
   test_source();
   test_roles();
   test_balance();
+  test_end_game();
   test_failures();
   test_collection();
   test_bad();
