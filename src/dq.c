@@ -172,7 +172,8 @@ static int alloc_buffers(river_dq *q)
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
     q->nrslots = q->credits * np;
     q->nrreq = q->nrslots + np;
-    q->rbuf = malloc((size_t)q->nrreq * q->stride);
+    q->rbuf = malloc(((size_t)q->nrreq + 1) * q->stride);
+    q->rptr = calloc((size_t)q->nrreq, sizeof *q->rptr);
     q->rreq = calloc((size_t)q->nrreq, sizeof(MPI_Request));
     q->ridx = calloc((size_t)q->nrreq, sizeof(int));
     q->rstat = calloc((size_t)q->nrreq, sizeof(MPI_Status));
@@ -180,14 +181,17 @@ static int alloc_buffers(river_dq *q)
     q->next = calloc((size_t)np * 4, sizeof(uint64_t));
     q->eos_full = calloc((size_t)np, 1);
     q->held_by = calloc((size_t)np, sizeof(int));
-    ok = q->rbuf && q->rreq && q->ridx && q->rstat && q->ring && q->next
-         && q->eos_full && q->held_by;
+    ok = q->rbuf && q->rptr && q->rreq && q->ridx && q->rstat && q->ring
+         && q->next && q->eos_full && q->held_by;
     if (ok) {
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
       q->msgs_from = q->next + 3 * np;
       for (k = 0; k < q->nrslots; k++)
         q->ring[k] = -1;
+      for (k = 0; k < q->nrreq; k++)
+        q->rptr[k] = q->rbuf + (size_t)k * q->stride;
+      q->spare = q->rbuf + (size_t)q->nrreq * q->stride;
       for (k = 0; k < q->nrreq; k++)
         q->rreq[k] = MPI_REQUEST_NULL;
       for (p = 0; p < np; p++)
@@ -223,6 +227,7 @@ static void free_queue(river_dq *q)
   free(q->sent);
   free(q->count);
   free(q->rbuf);
+  free(q->rptr);
   free(q->rreq);
   free(q->ridx);
   free(q->rstat);

@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Receive slot k's buffer. */
+/* Receive slot k's buffer (slots swap buffers with the spare: deliver). */
 static unsigned char *recv_slot(const river_dq *q, int k)
 {
-  return q->rbuf + (size_t)k * q->stride;
+  return q->rptr[k];
 }
 
 /* Post receive slot k: a slot below nrslots takes DATA from any
@@ -111,7 +111,7 @@ static int pace_settle(river_dq *q)
   return rc;
 }
 
-/* The credit of producer p's message, just released: held or returned
+/* The credit of producer p's message, just taken by get: held or returned
  * (pacing), then held credits over the bound returned. */
 static int pace_credit(river_dq *q, int p)
 {
@@ -274,21 +274,19 @@ static int all_done(const river_dq *q)
   return 1;
 }
 
-/* Give back the message lent out by get: re-post its receive, then
- * return the credit (an EOS's records took none), or hold it (pacing). */
+/* Give back the message lent out by get: a DATA message's buffer
+ * becomes the spare again (its slot was re-posted, and its credit
+ * returned, when get took it: deliver); an EOS buffer is not used
+ * again. Never waits. */
 static int release_held(river_dq *q)
 {
-  int k = q->held;
-
-  if (k < 0)
+  if (q->held < 0)
     return RIVER_SUCCESS;
+  if (q->held < q->nrslots)
+    q->spare = q->lent;
   q->held = -1;
-  if (k >= q->nrslots)
-    return RIVER_SUCCESS;
-  if (post_recv(q, k) != RIVER_SUCCESS)
-    return RIVER_EMPI;
-  return q->pace > 0.0 ? pace_credit(q, q->held_p)
-                       : return_credits(q, q->held_p, 1);
+  q->lent = NULL;
+  return RIVER_SUCCESS;
 }
 
 /* Pacing: the processing time of the message got last, from get
@@ -308,18 +306,30 @@ static void pace_measure(river_dq *q)
 }
 
 /* Lend out producer p's next message, in receive slot k; *hp gets its
- * header. */
-static void deliver(river_dq *q, int p, int k,
-                    struct dq_hdr *hp, const void **records,
-                             size_t *nrecords, int *from)
+ * header. A DATA message's buffer leaves its slot, which is re-posted at
+ * once with the spare buffer, and its credit goes back (or is held:
+ * pacing) now, not when the caller releases it: credits count messages
+ * in flight or waiting, so the one the caller works on does not hold the
+ * producer back (at 1 x 1 with 2 credits, it halved the pipeline). */
+static int deliver(river_dq *q, int p, int k,
+                   struct dq_hdr *hp, const void **records,
+                   size_t *nrecords, int *from)
 {
   struct dq_hdr h;
+  int rc = RIVER_SUCCESS;
 
-  memcpy(&h, recv_slot(q, k), sizeof h);
+  q->lent = recv_slot(q, k);
+  memcpy(&h, q->lent, sizeof h);
   *hp = h;
   if (k < q->nrslots) {
     q->ring[p * q->credits + q->next[p] % q->credits] = -1;
     q->next[p]++;
+    q->rptr[k] = q->spare; /* not NULL: get released what it lent */
+    q->spare = NULL;
+    if (post_recv(q, k) != RIVER_SUCCESS)
+      rc = RIVER_EMPI;
+    else
+      rc = q->pace > 0.0 ? pace_credit(q, p) : return_credits(q, p, 1);
   } else {
     q->eos_full[p] = 0;
   }
@@ -333,10 +343,11 @@ static void deliver(river_dq *q, int p, int k,
   q->msgs_from[p]++;
   q->g_tag = h.tag;
   q->g_tagged = 1;
-  *records = recv_slot(q, k) + DQ_HDR_SIZE;
+  *records = q->lent + DQ_HDR_SIZE;
   *nrecords = (size_t)h.nrecords;
   if (from != NULL)
     *from = p;
+  return rc;
 }
 
 /* PULL, idle consumer: try to claim the next unclaimed unit of some
@@ -402,7 +413,9 @@ static int step_pull(river_dq *q, const void **records,
   if (q->cur_p < 0 && (rc = claim_unit(q)) != RIVER_SUCCESS)
     return rc;
   if (q->cur_p >= 0 && (k = next_in_order(q, q->cur_p)) >= 0) {
-    deliver(q, q->cur_p, k, &h, records, nrecords, from);
+    if ((rc = deliver(q, q->cur_p, k, &h, records, nrecords, from))
+        != RIVER_SUCCESS)
+      return rc;
     q->g_unit = ((uint64_t)q->cur_p << RIVER_DQ_UNIT_SHIFT) | q->cur_u;
     q->g_first = (h.kind & DQ_FIRST) != 0;
     q->g_last = (h.kind & DQ_LAST) != 0;
@@ -434,8 +447,7 @@ static int step_get(river_dq *q, const void **records,
     p = (q->last_p + i) % q->nprod;
     if ((k = next_in_order(q, p)) < 0)
       continue;
-    deliver(q, p, k, &h, records, nrecords, from);
-    return RIVER_SUCCESS;
+    return deliver(q, p, k, &h, records, nrecords, from);
   }
   if (all_done(q)) {
     q->eos_seen = 1;

@@ -70,9 +70,14 @@
  * waits in its producer's ring of `credits` places (index seq mod
  * credits) until its seq is next; get delivers round-robin over
  * producers that have their next message, so MPI completing receives out
- * of order cannot break FIFO per pair. Release re-posts the receive
- * first, then adds 1 to the producer's window slot (MPI_Accumulate SUM +
- * MPI_Win_flush: passive target, no help from the producer needed). A
+ * of order cannot break FIFO per pair. Get lends the message's buffer
+ * out and at once swaps the consumer's one spare buffer into its receive
+ * slot, re-posts the receive, and adds 1 to the producer's window slot
+ * (MPI_Accumulate SUM + MPI_Win_flush: passive target, no help from the
+ * producer needed); release (or the next get) makes the lent buffer the
+ * spare again. So credits count messages in flight or waiting, never the
+ * one the caller works on: returned at release, that one message halved
+ * a 1 -> 1 pipeline of 2 credits. A
  * producer is done at a consumer when its EOS has come and every message
  * up to it was delivered; get returns RIVER_EOS when all are done.
  *
@@ -105,12 +110,12 @@
  *
  * Why no message waits for a receive (bounded memory, no unexpected
  * queue): a producer sends DATA to consumer c only while sent - returned
- * < credits, and c returns a credit only after re-posting the buffer, so
- * DATA messages from one producer in flight or held at c never exceed
+ * < credits, and c returns a credit only after re-posting the slot, so
+ * DATA messages from one producer in flight or waiting at c never exceed
  * credits; c has credits x nproducers DATA receives, so one is always
  * posted for each DATA message in flight, and each producer's one EOS has
  * its own. Memory: a producer holds (credits x targets + nfill) messages,
- * a consumer (credits + 1) x nproducers.
+ * a consumer (credits + 1) x nproducers + 1 (the spare).
  *
  * Why no deadlock: close and destroy wait only for sends to complete,
  * which needs nothing but MPI progress at the receivers (every River wait
@@ -277,7 +282,11 @@ struct river_dq {
 
   /* consumer */
   int nrslots, nrreq;           /* DATA slots; + one EOS slot per producer */
-  unsigned char *rbuf;          /* nrreq x stride */
+  unsigned char *rbuf;          /* (nrreq + 1) x stride */
+  unsigned char **rptr;         /* nrreq: the buffer receive slot k uses */
+  unsigned char *spare;         /* the buffer not in a slot: NULL while
+                                   get has lent it out */
+  unsigned char *lent;          /* the buffer get lent out, or NULL */
   MPI_Request *rreq;
   int *ridx;
   MPI_Status *rstat;

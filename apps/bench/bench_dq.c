@@ -669,7 +669,7 @@ static int exp_overhead(struct bench *b)
         continue;  /* --message-size: just that size (for profiling) */
       c.nprod = c.ncons = n;
       c.message_size = sizes_[i];
-      c.bytes_per_producer = (uint64_t)(1u << 30) / (uint64_t)n;
+      c.bytes_per_producer = ((uint64_t)4 << 30) / (uint64_t)n;
       c.lean = 1;
       for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++) {
         rc = overhead_once(b, &c, credits, two);

@@ -14,10 +14,12 @@
  *     posted receives out of order (River checks sequence numbers);
  *   - end of stream only after all data: river_dq_get returns RIVER_EOS
  *     once every producer has closed and every message has been delivered;
- *   - bounded memory: at most `credits` unreleased messages per (producer,
- *     consumer) pair, plus the last one, which river_dq_close sends with
- *     the end-of-stream without waiting for a credit; so at most
- *     (credits + 1) x message_size per peer;
+ *   - bounded memory: at most `credits` messages per (producer, consumer)
+ *     pair in flight or waiting at the consumer, plus the last one, which
+ *     river_dq_close sends with the end-of-stream without waiting for a
+ *     credit; so at most (credits + 1) x message_size per peer, and one
+ *     more message per consumer for the one river_dq_get has lent out
+ *     (its credit goes back when get takes it, not at release);
  *   - no spinning: blocked calls test and sleep with backoff
  *     (river/wait.h), so a blocked rank uses a few percent of a core.
  *
