@@ -632,11 +632,13 @@ static int exp_lost(struct bench *b)
     verified = verified && lost.ok && whole.ok;
   }
   if (rc == RIVER_SUCCESS && b->rank == 0) {
+    /* bench_median sorts pct: min and max after it, not in the same
+     * argument list (their order of evaluation is unspecified) */
+    double median = bench_median(pct, nrep);
     printf("lost: with disk %d's files gone, %d repeats: %.1f%% median "
            "(%.1f..%.1f) of the whole collection's throughput; target >= "
            "(n-1)/n = %.1f%% %s; every record %s\n", lost_disk, nrep,
-           100 * bench_median(pct, nrep), 100 * pct[0],
-           100 * pct[nrep - 1], 100 * target,
+           100 * median, 100 * pct[0], 100 * pct[nrep - 1], 100 * target,
            held ? "held in every repeat" : "MISSED in some repeat",
            verified ? "delivered once and verified" : "NOT verified");
     fflush(stdout);
