@@ -340,6 +340,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
       free_queue(q);
     return rc;
   }
+  river__dq_pace_register(q);
   *out = q;
   return RIVER_SUCCESS;
 }
@@ -382,6 +383,7 @@ int river_dq_destroy(river_dq *q)
 
   if (q == NULL)
     return RIVER_SUCCESS;
+  river__dq_pace_unregister(q);
   if ((q->role & RIVER_DQ_PRODUCER) && !q->closed) {
     river__error("dq destroy: producer %d did not close", q->pidx);
     rc = RIVER_ESTATE;

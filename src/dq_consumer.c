@@ -5,8 +5,9 @@
  * producer. A DATA message that completes waits in its producer's ring
  * (q->ring, index seq mod credits) until it is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out
- * one message at a time, and release (or the next get) re-posts a DATA
- * message's receive and returns its credit to the producer's window.
+ * one message at a time, re-posts its slot with the spare buffer and
+ * returns its credit to the producer's window (or holds it: pacing);
+ * release (or the next get) makes the lent buffer the spare again.
  * PULL's consumer half is here too: an idle consumer claims a producer's
  * next unit and takes only that producer's messages until the unit's
  * last.
@@ -60,13 +61,62 @@ static int return_one_held(river_dq *q)
   for (i = 0; i < q->nprod; i++) {
     p = (q->held_cur + i) % q->nprod;
     if (q->held_by[p] > 0) {
-      q->held_by[p]--;
-      q->nheld--;
-      q->held_cur = (p + 1) % q->nprod;
-      return return_credits(q, p, 1);
+      int rc = return_credits(q, p, 1);
+      if (rc == RIVER_SUCCESS) {
+        q->held_by[p]--;
+        q->nheld--;
+        q->held_cur = (p + 1) % q->nprod;
+      }
+      return rc;
     }
   }
   return RIVER_SUCCESS;
+}
+
+/* The rank's paced consumer queues: while it waits anywhere in River
+ * (river__backoff), a queue whose consumer has been out of get for
+ * longer than pace and than two of its message times gives back every
+ * credit it holds, so a consumer waiting on another queue or input
+ * never holds a producer up for good (dq_internal.h). River's handles
+ * are not thread-safe; neither is this list. */
+static river_dq *paced_queues;
+
+static int return_one_held(river_dq *q);
+static double pace_msg_time(const river_dq *q);
+
+static void pace_tick(void)
+{
+  river_dq *q;
+  double now = river_wtime();
+
+  for (q = paced_queues; q != NULL; q = q->paced_next)
+    if (!q->in_get && q->nheld > 0 && now - q->t_left >= q->pace
+        && now - q->t_left >= 2.0 * pace_msg_time(q))
+      while (q->nheld > 0 && return_one_held(q) == RIVER_SUCCESS)
+        ;
+}
+
+void river__dq_pace_register(river_dq *q)
+{
+  if (q->pace <= 0.0 || !(q->role & RIVER_DQ_CONSUMER))
+    return;
+  q->t_left = river_wtime();
+  q->paced_next = paced_queues;
+  paced_queues = q;
+  river__backoff_hook = pace_tick;
+}
+
+void river__dq_pace_unregister(river_dq *q)
+{
+  river_dq **pp;
+
+  for (pp = &paced_queues; *pp != NULL; pp = &(*pp)->paced_next)
+    if (*pp == q) {
+      *pp = q->paced_next;
+      break;
+    }
+  if (paced_queues == NULL)
+    river__backoff_hook = NULL;
 }
 
 /* Pacing: the time this consumer takes for a full message, or 0 while
@@ -124,9 +174,8 @@ static int pace_credit(river_dq *q, int p)
   hold = pace_hold(q, l);
   if (hold == 0 && q->nheld == 0)
     return return_credits(q, p, 1); /* the common case: not paced */
-  /* Hold p's credit and return the next held one in turn, so that the
-   * held credits rotate over the producers rather than shut some out
-   * for good. */
+  /* Hold p's credit and return held ones in turn, so that the held
+   * credits rotate over the producers. */
   q->held_by[p]++;
   q->nheld++;
   q->credits_paced++;
@@ -302,7 +351,9 @@ static void pace_measure(river_dq *q)
   if (q->got_bytes == 0)
     return;
   spb = dt / (double)q->got_bytes;
-  q->spb = q->nsamples++ == 0 ? spb : q->spb + (spb - q->spb) / 8.0;
+  q->spb = q->nsamples == 0 ? spb : q->spb + (spb - q->spb) / 8.0;
+  if (q->nsamples < 4)
+    q->nsamples++; /* 4 is all pace_msg_time asks: no overflow */
 }
 
 /* Lend out producer p's next message, in receive slot k; *hp gets its
@@ -321,6 +372,7 @@ static int deliver(river_dq *q, int p, int k,
   q->lent = recv_slot(q, k);
   memcpy(&h, q->lent, sizeof h);
   *hp = h;
+  q->nwaiting--;
   if (k < q->nrslots) {
     q->ring[p * q->credits + q->next[p] % q->credits] = -1;
     q->next[p]++;
@@ -333,7 +385,6 @@ static int deliver(river_dq *q, int p, int k,
   } else {
     q->eos_full[p] = 0;
   }
-  q->nwaiting--;
   q->held = k;
   q->held_p = p;
   q->last_p = p;
@@ -471,6 +522,7 @@ static int get_common(river_dq *q, const void **records,
     return rc;
   if (q->eos_seen)
     return RIVER_EOS;
+  q->in_get = 1;
   while ((rc = step_get(q, records, nrecords, from)) == RIVER_EAGAIN) {
     if (q->pace > 0.0 && (rc = pace_idle(q)) != RIVER_SUCCESS)
       break;
@@ -483,8 +535,10 @@ static int get_common(river_dq *q, const void **records,
   }
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;
+  q->in_get = 0;
+  q->t_left = river_wtime();
   if (rc == RIVER_SUCCESS && q->pace > 0.0) {
-    q->t_got = river_wtime();
+    q->t_got = q->t_left;
     q->got_bytes = *nrecords * q->record_size;
     q->t_idle = 0.0;
   }

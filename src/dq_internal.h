@@ -88,25 +88,31 @@
  * message)) messages queued or in flight at it. Credits of p's messages
  * at c are at most `credits`, so holding back W = live x credits - L of
  * them (live: producers whose EOS has not come) bounds what can be
- * queued at c by L (+ extra, below). Release of p's message (p live):
+ * queued at c by L (+ extra, below). Get taking p's message (p live):
  * p's credit is held (held[p] += 1; held[p] <= credits, as p's
  * unreturned credits at c are), then held credits are returned, taking
  * producers in turn, while more than W are held: so the held credits
- * rotate over the producers. A producer's EOS drops its held credits
+ * rotate over the producers. The tick: held credits bound a producer
+ * only while c keeps coming back to this queue; a consumer that waits on
+ * another queue (or input) for something its producer sends only after
+ * more messages here would wait for good (the review of issue 13 found
+ * it). So every paced consumer queue is on a rank-wide list, and every
+ * River wait step (river__backoff's hook) returns all the credits held
+ * by a queue whose consumer has been out of get for longer than pace
+ * and two message times. A producer's EOS drops its held credits
  * (nothing more comes from it) and returns those over the new, smaller
  * W. The idle rule: the budget is counted over every live producer, so
  * a producer that sends nothing for a while can sit on exposed credits
- * while another, streaming, has all of its held: c would starve, and if
- * the silent one waits for the streaming one, nothing moves again. So
+ * while another, streaming, has all of its held: c would starve while
+ * it waits in this very get (the tick leaves it be there). So
  * when c finds nothing to deliver while it holds credits, for every
  * full message's time (at its rate; `pace` before it is measured) it
  * lets one more message in (extra += 1) and returns a held credit;
- * extra shrinks by one per release while L or more messages wait at c,
+ * extra shrinks by one per message taken while L or more wait at c,
  * so it stays only while c would otherwise starve. Nothing else
  * changes: exactly-once, FIFO and the memory bound do not depend on
- * when credits return. Tests: push-paced, push-paced-1 and
- * test_paced_silent in tests/mpi/test_dq_mpi.c (the last hangs without
- * the idle rule).
+ * when credits return. Tests: push-paced, push-paced-1,
+ * test_paced_silent and test_paced_two_queues in tests/mpi/test_dq_mpi.c.
  *
  * Why no message waits for a receive (bounded memory, no unexpected
  * queue): a producer sends DATA to consumer c only while sent - returned
@@ -314,6 +320,9 @@ struct river_dq {
   int nwaiting;                 /* messages arrived, not yet got */
   int *held_by;                 /* per producer: its credits held here */
   uint64_t credits_paced;
+  double t_left;                /* when get last returned */
+  int in_get;                   /* inside get: the tick leaves it be */
+  struct river_dq *paced_next;  /* the rank's paced queues (a list) */
 
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;
@@ -332,5 +341,9 @@ int river__dq_recv_progress(river_dq *q);
 /* dq_consumer.c: cancel and complete this rank's posted receives (none
  * can match any more when this is called). */
 int river__dq_cancel_recvs(river_dq *q);
+/* dq_consumer.c: a paced consumer joins (at create) or leaves (at
+ * destroy) the rank's list of paced queues. */
+void river__dq_pace_register(river_dq *q);
+void river__dq_pace_unregister(river_dq *q);
 
 #endif /* RIVER_DQ_INTERNAL_H */

@@ -44,6 +44,10 @@ size_t river__schema_record_size(const river_schema *s);
  * long ns = RIVER_BACKOFF_START. */
 #define RIVER_BACKOFF_START 0L
 void river__backoff(long *ns);
+/* Called at every backoff step, if set (src/dq_consumer.c sets it while
+ * some queue paces: a rank waiting anywhere in River gives back the
+ * credits its paced queues hold). */
+extern void (*river__backoff_hook)(void);
 
 /* River's collectives (src/agree.c): the MPI collective of the same name,
  * started nonblocking and waited for with river_wait, so that ranks

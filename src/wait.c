@@ -67,7 +67,7 @@ static long env_count(const char *name)
  * Decided once per process (the header comment). */
 static double spin_seconds(void)
 {
-  static double spin = -1.0;
+  static _Thread_local double spin = -1.0;
   long us, ranks, cpus;
 
   if (spin >= 0.0)
@@ -86,12 +86,16 @@ static double spin_seconds(void)
   return spin;
 }
 
+void (*river__backoff_hook)(void);
+
 void river__backoff(long *ns)
 {
-  static double spin_end; /* the yield phase's end, when spinning */
+  static _Thread_local double spin_end; /* the yield phase's end */
   struct timespec ts;
   double spin;
 
+  if (river__backoff_hook != NULL)
+    river__backoff_hook();
   if (river__sched_current() != NULL) {  /* in a task: let others run */
     river__sched_yield(1);
     return;

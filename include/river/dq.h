@@ -26,7 +26,7 @@
  * Flow control (all policies): every producer owns an RMA window
  * (MPI_Win_allocate, passive target, locked once with MPI_Win_lock_all)
  * holding, per consumer, the number of messages that consumer has
- * finished with; consumers add to it with MPI_Accumulate. A producer sends
+ * taken (got); consumers add to it with MPI_Accumulate. A producer sends
  * to consumer c only while sent[c] - returned[c] < credits.
  *
  * Policies (how a producer picks the consumer of a full message):
@@ -50,13 +50,20 @@
  * tail. So each PUSH consumer measures its drain rate (the time from
  * get returning a message to the next get, per byte) and lets at most
  * opts.pace seconds' worth of messages (never fewer than 2) be queued at
- * it: it holds back the credits of released messages beyond that, and
- * PUSH's least-loaded choice then sends elsewhere. Credits held back go
- * back as the consumer speeds up, when producers close, and, a message
- * at a time, while this consumer finds nothing to deliver (so held
- * credits never starve it). A fast consumer (a message in under
- * pace / (credits x producers) seconds) never holds any back. Pacing
- * changes only when credits return: every guarantee above holds.
+ * it: it holds back the credits of the messages it takes beyond that,
+ * and PUSH's least-loaded choice then sends elsewhere. Credits held
+ * back go back as the consumer speeds up, when producers close, a
+ * message at a time while this consumer finds nothing to deliver (so
+ * they never starve it), and all at once when the rank waits anywhere
+ * else in River (another queue's get, a put, a collective) after
+ * being out of this queue's get for longer than pace and two of its
+ * message times: a consumer that waits on another queue never holds a
+ * producer up for good. A consumer that may wait outside River (its
+ * own MPI calls) while its producers need more than one message
+ * buffered at it should set pace < 0. A fast consumer
+ * (a message in under pace / (credits x producers) seconds) never holds
+ * any back. Pacing changes only when credits return: every guarantee
+ * above holds.
  *
  * RIVER_DQ_PULL (unit-level pull, for large ordered units such as a
  * sorted run of many MB). A producer's records form units: the records
@@ -137,8 +144,9 @@ typedef int (*river_dq_partition_fn)(const void *record, int nconsumers,
 
 typedef struct river_dq_opts {
   river_dq_policy policy;
-  int credits;            /* messages per (producer, consumer) not yet
-                             released; 0 = RIVER_DQ_DEFAULT_CREDITS */
+  int credits;            /* messages per (producer, consumer) in flight
+                             or waiting, not yet got;
+                             0 = RIVER_DQ_DEFAULT_CREDITS */
   size_t message_size;    /* bytes per message (whole records fit);
                              0 = RIVER_DQ_DEFAULT_MESSAGE_SIZE */
   uint64_t seed;          /* for RIVER_DQ_PUSH's random choices */
@@ -241,8 +249,9 @@ RIVER_API int river_dq_try_close(river_dq *q);
 
 /*
  * Get the next message (consumer): *records points at *nrecords whole
- * records, borrowed until river_dq_release or the next get. Releasing
- * (explicitly or by the next get) returns the credit to its producer.
+ * records, borrowed until river_dq_release or the next get. Getting a
+ * message returns its credit to its producer (unless pacing holds it):
+ * the consumer keeps a spare buffer for the one it has lent out.
  * Returns RIVER_EOS when every producer has closed and all data has been
  * delivered (and again on later calls). If from is not NULL it gets the
  * producer index. Outputs are set only on RIVER_SUCCESS. RIVER_EINVAL on
@@ -255,9 +264,8 @@ RIVER_API int river_dq_get(river_dq *q, const void **records,
 RIVER_API int river_dq_try_get(river_dq *q, const void **records,
                                size_t *nrecords, int *from);
 
-/* Give back the message from the last get (no-op if none is held).
- * Never waits for this rank's peers (returning the credit is an RMA
- * accumulate). */
+/* Give back the message from the last get (no-op if none is held): its
+ * buffer becomes the consumer's spare again. Never waits. */
 RIVER_API int river_dq_release(river_dq *q);
 
 /*

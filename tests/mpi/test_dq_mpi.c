@@ -26,10 +26,9 @@
  *                producers = 8 would), it held credits back, and the
  *                flow checks above all hold; producers finish at
  *                different times
- *   push-paced-1 one consumer, three producers with one credit each,
+ *   push-paced-1 one consumer, three producers with two credits each,
  *                finishing at different times: credits held back at the
- *                only consumer must come back (the idle rule of
- *                dq_internal.h) or the run hangs
+ *                only consumer come back as producers close
  *   push-slow    PUSH with one consumer sleeping 2 ms per message gets
  *                less than its 1/n share and less than every fast one
  *   static       every consumer gets its round-robin share from each
@@ -620,13 +619,14 @@ static void test_credits(MPI_Comm c)
   }
 }
 
-/* Pacing's idle rule, deterministically: producer X streams while
- * producer Y puts nothing until X is done (Y's credits, exposed and
- * unused, are all of the consumer's budget); the slow, paced consumer
- * soon holds every credit of X's. Unless idling gives credits back, X
- * waits for a credit, Y for X and the consumer for messages: a hang
- * (the launcher's timeout). Every record must still arrive once. Group
- * ranks 0 (X), 1 (Y) and 2 (the consumer); the others take no role. */
+/* Pacing with a silent producer: producer X streams while producer Y
+ * puts nothing until X is done (Y's credits, exposed and unused, are
+ * the consumer's whole budget), so the slow, paced consumer holds all
+ * the credits of X's it may: all but one (never a producer's last; with
+ * all of them held, X would wait for a credit, Y for X and the consumer
+ * for messages: a hang, the launcher's timeout), and the idle rule lets
+ * more in while it waits. Every record must arrive once. Group ranks 0
+ * (X), 1 (Y) and 2 (the consumer); the others take no role. */
 static void test_paced_silent(MPI_Comm c)
 {
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
@@ -641,7 +641,7 @@ static void test_paced_silent(MPI_Comm c)
 
   MPI_Comm_rank(c, &grank);
   o.policy = RIVER_DQ_PUSH;
-  o.credits = 2;
+  o.credits = 3;
   o.message_size = 4 * RS + 64; /* 4 records and a header */
   o.pace = 0.002;               /* consumer: 1 ms a message, so L = 2 */
   role = grank < 2 ? RIVER_DQ_PRODUCER : grank == 2 ? RIVER_DQ_CONSUMER : 0;
@@ -704,6 +704,97 @@ static void test_paced_silent(MPI_Comm c)
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
+/* Pacing with a consumer that alternates two queues (the hang a review
+ * found): Q1 (PUSH, paced, 2 credits) has producers X and Y (silent
+ * but open until X is done, so the consumer's budget is all X's and
+ * both of X's credits get held), Q0 carries X's word for a round after
+ * X's next two Q1 messages. The
+ * consumer gets from Q1 until it has taken both of X's messages of the
+ * round, then waits in get on Q0 for the word X writes after its next
+ * two. Without pacing X has both credits back by then; with the credits
+ * held at the consumer, X would wait in put and the consumer in get on
+ * Q0 for good, unless waiting anywhere in River gives held credits back
+ * (the rank's pacing tick, dq_internal.h). Every record of
+ * both queues must arrive once. Group ranks 0 (X), 1 (Y), 2 (the
+ * consumer); the others take no role. */
+static void test_paced_two_queues(MPI_Comm c)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q1 = NULL, *q0 = NULL;
+  struct rec r[4];
+  uint64_t got1 = 0, got0 = 0;
+  int grank, rc, i, j, from = -1, role1, role0;
+  const int rounds = 60, y_msgs = 200;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(c, &grank);
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = 2;
+  o.message_size = 4 * RS + 64; /* 4 records and a header */
+  o.pace = 0.001;
+  role1 = grank < 2 ? RIVER_DQ_PRODUCER : grank == 2 ? RIVER_DQ_CONSUMER : 0;
+  role0 = grank == 0 ? RIVER_DQ_PRODUCER : grank == 2 ? RIVER_DQ_CONSUMER : 0;
+  rc = river_dq_create(c, role1, RS, &o, &q1);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  o.pace = -1.0;
+  o.message_size = RS + 64; /* one record a message: each word goes now */
+  if (rc == RIVER_SUCCESS)
+    MT_CHECK_RC(rc = river_dq_create(c, role0, RS, &o, &q0), RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (grank == 0 || grank == 1) {
+    int m = grank == 0 ? rounds : y_msgs, go = 0;
+    MPI_Request req;
+    if (grank == 1) { /* Y: silent (but open) until X is done */
+      MPI_Irecv(&go, 1, MPI_INT, 0, 78, c, &req);
+      MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+    }
+    for (i = 0; i < m; i++) {
+      for (j = 0; j < 4; j++)
+        rec_make(&r[j], (uint32_t)grank, (uint64_t)(i * 4 + j), 3);
+      MT_CHECK_RC(river_dq_put(q1, r, 4), RIVER_SUCCESS);
+      if (grank == 0) { /* a second message, then the last round's word */
+        MT_CHECK_RC(river_dq_put(q1, r, 4), RIVER_SUCCESS);
+        if (i > 0)
+          MT_CHECK_RC(river_dq_put(q0, r, 1), RIVER_SUCCESS);
+      }
+    }
+    if (grank == 0) /* the last round's word */
+      MT_CHECK_RC(river_dq_put(q0, r, 1), RIVER_SUCCESS);
+    if (grank == 0) {
+      go = 1;
+      MPI_Isend(&go, 1, MPI_INT, 1, 78, c, &req);
+      MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_close(q0), RIVER_SUCCESS);
+    }
+    MT_CHECK_RC(river_dq_close(q1), RIVER_SUCCESS);
+  } else if (grank == 2) {
+    for (i = 0; i < rounds; i++) {
+      int xs = 0;
+      do { /* Q1 until both of X's, slowly (1 ms a message) */
+        MT_CHECK_RC(rc = river_dq_get(q1, &recs, &n, &from), RIVER_SUCCESS);
+        got1 += rc == RIVER_SUCCESS ? n : 0;
+        xs += rc == RIVER_SUCCESS && from == 0;
+        sleep_us(1000);
+      } while (rc == RIVER_SUCCESS && xs < 2);
+      if (rc != RIVER_SUCCESS)
+        break;
+      MT_CHECK_RC(river_dq_get(q0, &recs, &n, NULL), RIVER_SUCCESS);
+      got0 += n;
+    }
+    while (river_dq_get(q1, &recs, &n, NULL) == RIVER_SUCCESS)
+      got1 += n;
+    MT_CHECK_RC(river_dq_get(q0, &recs, &n, NULL), RIVER_EOS);
+    MT_CHECK(got1 == (uint64_t)(2 * rounds + y_msgs) * 4);
+    MT_CHECK(got0 == (uint64_t)rounds);
+    printf("paced-two-queues: %" PRIu64 " + %" PRIu64 " records\n", got1,
+           got0);
+  }
+  MT_CHECK_RC(river_dq_destroy(q0), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_destroy(q1), RIVER_SUCCESS);
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* The rounds: each splits a copy of PATTERN ranks into groups of the
@@ -747,7 +838,7 @@ static const struct scen r6[] = {
 static const struct scen r7[] = {
   {"push-paced", "PPCC", RIVER_DQ_PUSH, 4, 2048, 12000, 0, 300, 600, 0,
    3000, 40, NULL, 0, 0, 0.004},
-  {"push-paced-1", "PPPC", RIVER_DQ_PUSH, 1, 1024, 3000, 0, 3000, 0, 0,
+  {"push-paced-1", "PPPC", RIVER_DQ_PUSH, 2, 1024, 3000, 0, 3000, 0, 0,
    500, 20, NULL, 0, 0, 0.001},
 };
 static const int s1[] = {2, 3, 3}, s2[] = {4, 4}, s3[] = {8},
@@ -816,6 +907,10 @@ int main(int argc, char **argv)
     test_credits(c);
   else
     test_paced_silent(c);
+  MPI_Comm_free(&c);
+  c = round_group(s4, 2, &g, &grank);
+  if (g == 0)
+    test_paced_two_queues(c);
   MPI_Comm_free(&c);
 
   return dqtest_end("test_dq_mpi", t0);
