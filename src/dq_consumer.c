@@ -372,7 +372,6 @@ static int deliver(river_dq *q, int p, int k,
   q->lent = recv_slot(q, k);
   memcpy(&h, q->lent, sizeof h);
   *hp = h;
-  q->nwaiting--;
   if (k < q->nrslots) {
     q->ring[p * q->credits + q->next[p] % q->credits] = -1;
     q->next[p]++;
@@ -385,6 +384,7 @@ static int deliver(river_dq *q, int p, int k,
   } else {
     q->eos_full[p] = 0;
   }
+  q->nwaiting--; /* after the credit: pace_credit counts this one */
   q->held = k;
   q->held_p = p;
   q->last_p = p;
