@@ -81,7 +81,6 @@ static int return_one_held(river_dq *q)
  * are not thread-safe; neither is this list. */
 static river_dq *paced_queues;
 
-static int return_one_held(river_dq *q);
 static double pace_msg_time(const river_dq *q);
 
 static void pace_tick(void)
@@ -386,7 +385,6 @@ static int deliver(river_dq *q, int p, int k,
   }
   q->nwaiting--; /* after the credit: pace_credit counts this one */
   q->held = k;
-  q->held_p = p;
   q->last_p = p;
   q->records_in += h.nrecords;
   q->bytes_in += h.nrecords * q->record_size;
@@ -536,7 +534,8 @@ static int get_common(river_dq *q, const void **records,
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;
   q->in_get = 0;
-  q->t_left = river_wtime();
+  if (q->pace > 0.0)
+    q->t_left = river_wtime();
   if (rc == RIVER_SUCCESS && q->pace > 0.0) {
     q->t_got = q->t_left;
     q->got_bytes = *nrecords * q->record_size;

@@ -299,7 +299,7 @@ struct river_dq {
   int *ring;                    /* nprod x credits: slot of seq, or -1 */
   uint64_t *next, *eos_seq, *arrived, *msgs_from; /* per producer */
   unsigned char *eos_full;      /* EOS records not yet delivered */
-  int held, held_p, last_p;     /* slot lent out by get (-1: none) */
+  int held, last_p;             /* slot lent out by get (-1: none) */
   int eos_seen;
   int cur_p;                    /* PULL: producer of the unit in progress */
   uint64_t cur_u;               /* PULL: its unit number */

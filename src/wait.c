@@ -50,7 +50,7 @@
 
 #define RIVER_SPIN_DEFAULT_US 100
 
-/* A positive integer from environment variable name, or -1. */
+/* A non-negative integer from environment variable name, or -1. */
 static long env_count(const char *name)
 {
   const char *v = getenv(name);

@@ -619,6 +619,42 @@ static void test_credits(MPI_Comm c)
   }
 }
 
+/* Exactly once over group c for the paced tests: group ranks 0 and 1
+ * put `put`, rank 2 got `got`; rank 2 checks their count, sum and xor. */
+static void paced_check_once(MPI_Comm c, int grank, const struct sums *put,
+                             const struct sums *got)
+{
+  struct sums *every, all;
+  int gsize = 0;
+
+  MPI_Comm_size(c, &gsize);
+  every = calloc((size_t)gsize, sizeof *every);
+  MT_CHECK(every != NULL);
+  if (every == NULL)
+    return;
+  quiet_allgather(grank < 2 ? put : got, every, 3, c);
+  all = every[0];
+  all.count += every[1].count;
+  all.sum += every[1].sum;
+  all.xor ^= every[1].xor;
+  if (grank == 2)
+    MT_CHECK(all.count == every[2].count && all.sum == every[2].sum
+             && all.xor == every[2].xor);
+  free(every);
+}
+
+/* The records of a get, into s. */
+static void paced_add(struct sums *s, const void *recs, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    struct rec x;
+    memcpy(&x, (const unsigned char *)recs + i * RS, RS);
+    sums_add(s, &x);
+  }
+}
+
 /* Pacing with a silent producer: producer X streams while producer Y
  * puts nothing until X is done (Y's credits, exposed and unused, are
  * the consumer's whole budget), so the slow, paced consumer holds all
@@ -632,9 +668,9 @@ static void test_paced_silent(MPI_Comm c)
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
   river_dq_stats st;
-  struct sums put = {0, 0, 0}, got = {0, 0, 0}, all[2], *every;
+  struct sums put = {0, 0, 0}, got = {0, 0, 0};
   struct rec r[4];
-  int grank, rc, i, j, role, go = 0, gsize_all;
+  int grank, rc, i, j, role, go = 0;
   const int nmsg_x = 120, nmsg_y = 10;
   const void *recs;
   size_t n;
@@ -670,11 +706,7 @@ static void test_paced_silent(MPI_Comm c)
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
   } else if (grank == 2) {
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
-      for (i = 0; i < (int)n; i++) {
-        struct rec x;
-        memcpy(&x, (const unsigned char *)recs + (size_t)i * RS, RS);
-        sums_add(&got, &x);
-      }
+      paced_add(&got, recs, n);
       sleep_us(1000);
     }
     MT_CHECK_RC(rc, RIVER_EOS);
@@ -684,23 +716,7 @@ static void test_paced_silent(MPI_Comm c)
     printf("paced-silent: %" PRIu64 " records, %" PRIu64 " credits held "
            "back\n", got.count, st.credits_paced);
   }
-  /* Exactly once: what X and Y put is what the consumer got. */
-  gsize_all = 0;
-  MPI_Comm_size(c, &gsize_all);
-  every = calloc((size_t)gsize_all, sizeof *every);
-  MT_CHECK(every != NULL);
-  if (every != NULL) {
-    struct sums *mine = grank < 2 ? &put : &got;
-    quiet_allgather(mine, every, 3, c);
-    all[0] = every[0];
-    all[1] = every[2];
-    all[0].count += every[1].count;
-    all[0].sum += every[1].sum;
-    all[0].xor ^= every[1].xor;
-    MT_CHECK(all[0].count == all[1].count && all[0].sum == all[1].sum
-             && all[0].xor == all[1].xor);
-    free(every);
-  }
+  paced_check_once(c, grank, &put, &got);
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
@@ -722,8 +738,9 @@ static void test_paced_two_queues(MPI_Comm c)
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q1 = NULL, *q0 = NULL;
   struct rec r[4];
-  uint64_t got1 = 0, got0 = 0;
-  int grank, rc, i, j, from = -1, role1, role0;
+  struct sums put = {0, 0, 0}, got = {0, 0, 0};
+  uint64_t got1 = 0, got0 = 0, seq = 0;
+  int grank, rc, i, j, k, from = -1, role1, role0;
   const int rounds = 60, y_msgs = 200;
   const void *recs;
   size_t n;
@@ -751,14 +768,15 @@ static void test_paced_two_queues(MPI_Comm c)
       MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
     }
     for (i = 0; i < m; i++) {
-      for (j = 0; j < 4; j++)
-        rec_make(&r[j], (uint32_t)grank, (uint64_t)(i * 4 + j), 3);
-      MT_CHECK_RC(river_dq_put(q1, r, 4), RIVER_SUCCESS);
-      if (grank == 0) { /* a second message, then the last round's word */
+      for (k = 0; k < (grank == 0 ? 2 : 1); k++) { /* X: two messages */
+        for (j = 0; j < 4; j++) {
+          rec_make(&r[j], (uint32_t)grank, seq++, 3);
+          sums_add(&put, &r[j]);
+        }
         MT_CHECK_RC(river_dq_put(q1, r, 4), RIVER_SUCCESS);
-        if (i > 0)
-          MT_CHECK_RC(river_dq_put(q0, r, 1), RIVER_SUCCESS);
       }
+      if (grank == 0 && i > 0) /* then the last round's word */
+        MT_CHECK_RC(river_dq_put(q0, r, 1), RIVER_SUCCESS);
     }
     if (grank == 0) /* the last round's word */
       MT_CHECK_RC(river_dq_put(q0, r, 1), RIVER_SUCCESS);
@@ -774,6 +792,8 @@ static void test_paced_two_queues(MPI_Comm c)
       int xs = 0;
       do { /* Q1 until both of X's, slowly (1 ms a message) */
         MT_CHECK_RC(rc = river_dq_get(q1, &recs, &n, &from), RIVER_SUCCESS);
+        if (rc == RIVER_SUCCESS)
+          paced_add(&got, recs, n);
         got1 += rc == RIVER_SUCCESS ? n : 0;
         xs += rc == RIVER_SUCCESS && from == 0;
         sleep_us(1000);
@@ -783,14 +803,17 @@ static void test_paced_two_queues(MPI_Comm c)
       MT_CHECK_RC(river_dq_get(q0, &recs, &n, NULL), RIVER_SUCCESS);
       got0 += n;
     }
-    while (river_dq_get(q1, &recs, &n, NULL) == RIVER_SUCCESS)
+    while (river_dq_get(q1, &recs, &n, NULL) == RIVER_SUCCESS) {
+      paced_add(&got, recs, n);
       got1 += n;
+    }
     MT_CHECK_RC(river_dq_get(q0, &recs, &n, NULL), RIVER_EOS);
     MT_CHECK(got1 == (uint64_t)(2 * rounds + y_msgs) * 4);
     MT_CHECK(got0 == (uint64_t)rounds);
     printf("paced-two-queues: %" PRIu64 " + %" PRIu64 " records\n", got1,
            got0);
   }
+  paced_check_once(c, grank, &put, &got); /* Q1's records, once */
   MT_CHECK_RC(river_dq_destroy(q0), RIVER_SUCCESS);
   MT_CHECK_RC(river_dq_destroy(q1), RIVER_SUCCESS);
 }
