@@ -277,7 +277,7 @@ struct river_dq {
   uint64_t *winmem;             /* window: returned credits (RMA only) */
   uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
   size_t *count;                /* EXCHANGE: records per consumer */
-  int rr;                       /* STATIC: next consumer */
+  int rr;                       /* STATIC: next consumer; PUSH: where ties start */
   int unit_open;                /* PULL: the current unit has records */
   size_t reserved;              /* river_dq_reserve's *max, 0: none */
   int owner;                    /* PULL: its claimer, or -1 not known */

@@ -156,9 +156,15 @@ static int choose_consumer(river_dq *q, int b, int *c)
     switch (q->policy) {
     case RIVER_DQ_PUSH: {
       /* The least loaded: among the consumers with the most free
-       * credits, one at random. Unless some consumer is known to have
-       * every credit free, read the window first (a local atomic): a
-       * stale view would keep queueing at slow consumers. */
+       * credits, the next in round-robin order from this producer's
+       * own start (as STATIC's). When no consumer lags, every credit
+       * is free at each choice and the shares come out exactly
+       * static's (random ties left each consumer up to a message
+       * over or under, a tail of one message time at the end: River
+       * 0.2-0.3 points under static with all consumers equal). Unless
+       * some consumer is known to have every credit free, read the
+       * window first (a local atomic): a stale view would keep
+       * queueing at slow consumers. */
       uint64_t most = 0, f;
       for (i = 0; i < q->ncons; i++)
         if ((f = free_credits(q, i)) > most)
@@ -167,14 +173,13 @@ static int choose_consumer(river_dq *q, int b, int *c)
         continue;
       if (most == 0)
         break;
-      for (i = 0, n = 0; i < q->ncons; i++)
-        n += free_credits(q, i) == most;
-      k = (int)(((next_random(&q->rng) >> 32) * (uint64_t)n) >> 32);
-      for (i = 0; i < q->ncons; i++)
-        if (free_credits(q, i) == most && k-- == 0) {
+      for (n = 0; n < q->ncons; n++) {
+        i = (q->rr + n) % q->ncons;
+        if (free_credits(q, i) == most) {
           *c = i;
           return RIVER_SUCCESS;
         }
+      }
       break;
     }
     case RIVER_DQ_PULL:
@@ -268,8 +273,8 @@ static int step_send(river_dq *q, int b)
     q->msgs_to[c]++;
     q->messages_out++;
   }
-  if (q->policy == RIVER_DQ_STATIC)
-    q->rr = (q->rr + 1) % q->ncons;
+  if (q->policy == RIVER_DQ_STATIC || q->policy == RIVER_DQ_PUSH)
+    q->rr = (lo + 1) % q->ncons;
   q->unit_first = 0;
   fill_done(q, b);
   return RIVER_SUCCESS;

@@ -31,7 +31,9 @@
  *
  * Policies (how a producer picks the consumer of a full message):
  *   RIVER_DQ_PUSH        the least loaded consumer (the most free
- *                        credits; at random among equals): faster
+ *                        credits; among equals the next in round-robin
+ *                        order, so with no consumer lagging the shares
+ *                        are exactly STATIC's): faster
  *                        consumers return credits sooner and so receive
  *                        more (River's adaptive default);
  *   RIVER_DQ_STATIC      round-robin by message, waiting for the chosen
@@ -149,7 +151,8 @@ typedef struct river_dq_opts {
                              0 = RIVER_DQ_DEFAULT_CREDITS */
   size_t message_size;    /* bytes per message (whole records fit);
                              0 = RIVER_DQ_DEFAULT_MESSAGE_SIZE */
-  uint64_t seed;          /* for RIVER_DQ_PUSH's random choices */
+  uint64_t seed;          /* RIVER_DQ_PUSH: picks the consumer of a
+                             final message when none has a credit */
   river_dq_partition_fn partition; /* RIVER_DQ_EXCHANGE only */
   void *partition_ctx;
   double pace;            /* RIVER_DQ_PUSH: seconds of work a consumer

@@ -602,13 +602,25 @@ static void test_credits(MPI_Comm c)
     MT_CHECK(st.put_wait_seconds > 0.1);
     total = seq;
   } else {
+    uint64_t off_turn = 0;
+
     sleep_us(200000);
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      for (i = 0; i < (int)n; i++) {
+        uint64_t s = ((const struct rec *)recs)[i].seq;
+        /* The 6 messages put before anyone got: every credit free at
+         * each choice, so PUSH went round-robin from the producer's
+         * start (consumer 0): message j (records 4j..4j+3) to consumer
+         * j mod 2, exactly static's shares. */
+        if (got + (uint64_t)i < 3 * per
+            && (s / per) % 2 != (uint64_t)(grank - 1))
+          off_turn++;
+        sum += s + 1;
+      }
       got += n;
-      for (i = 0; i < (int)n; i++)
-        sum += ((const struct rec *)recs)[i].seq + 1;
     }
     MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK(off_turn == 0);
   }
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
   {
