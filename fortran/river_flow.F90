@@ -23,6 +23,7 @@ submodule (river) river_flow_impl
     integer(c_int) :: to_input = -1
     type(c_ptr) :: filter = c_null_ptr
     integer(c_int) :: filter_at = RIVER_FILTER_AT_SOURCE
+    real(c_double) :: pace = 0.0_c_double
   end type edge_opts_c
 
   ! edge_opts_c must be the size of C's river_edge_opts (see layout_ok in
@@ -198,6 +199,7 @@ contains
     if (present(to_input)) opts%to_input = int(to_input, c_int)
     if (present(filter)) call c_str_ptr(filter, filter_c, opts%filter)
     if (present(filter_at)) opts%filter_at = int(filter_at, c_int)
+    if (present(pace)) opts%pace = pace
     call river_check(river_flow_attach_c(flow%ptr, c_str(from), c_str(to), &
                                          opts), 'river_flow_attach', ierr)
   end procedure river_flow_attach

@@ -299,8 +299,13 @@ void river__edge_describe(const river_edge_opts *o, char *buf, size_t len)
 {
   switch (o->kind) {
   case RIVER_EDGE_DQ:
-    snprintf(buf, len, "dq %s", o->policy == RIVER_DQ_PULL ? "pull"
-             : o->policy == RIVER_DQ_STATIC ? "static" : "push");
+    if (o->policy == RIVER_DQ_PUSH && o->pace < 0)
+      snprintf(buf, len, "dq push, no pacing");
+    else if (o->policy == RIVER_DQ_PUSH && o->pace > 0)
+      snprintf(buf, len, "dq push, pace %g ms", o->pace * 1e3);
+    else
+      snprintf(buf, len, "dq %s", o->policy == RIVER_DQ_PULL ? "pull"
+               : o->policy == RIVER_DQ_STATIC ? "static" : "push");
     break;
   case RIVER_EDGE_EXCHANGE:
     snprintf(buf, len, "exchange %s on %.40s",
@@ -331,6 +336,11 @@ static int opts_ok(river_flow *f, const char *edge, const river_edge_opts *o)
     bad = "the key is not a field name";
   else if (o->credits < 0)
     bad = "credits must not be negative";
+  else if (!(o->pace >= -1e6 && o->pace <= 1e6)) /* NaN too */
+    bad = "pace must be a number of seconds";
+  else if (o->pace != 0
+           && (o->kind != RIVER_EDGE_DQ || o->policy != RIVER_DQ_PUSH))
+    bad = "pace is for push dq edges only";
   else if (o->from_output < -1 || o->to_input < -1)
     bad = "a port index must be -1 (the next free) or at least 0";
   else if (o->filter_at != RIVER_FILTER_AT_SOURCE

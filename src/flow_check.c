@@ -406,6 +406,7 @@ static uint64_t hash_int(uint64_t h, int64_t v)
 static uint64_t flow_hash(const river_flow *f)
 {
   uint64_t h = 0xcbf29ce484222325ULL;
+  int64_t bits;
   int i, k;
 
   for (i = 0; i < f->nstages; i++) {
@@ -428,6 +429,8 @@ static uint64_t flow_hash(const river_flow *f)
     h = hash_int(hash_int(h, (int64_t)o->message_size), o->from_output);
     h = hash_int(hash_int(h, o->to_input), o->filter_at);
     h = hash_str(h, o->filter ? o->filter : "\001");
+    memcpy(&bits, &o->pace, sizeof bits);
+    h = hash_int(h, bits);
   }
   return h;
 }

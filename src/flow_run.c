@@ -153,6 +153,7 @@ static int make_queue(river_flow *f, struct river__run *r, int i)
   river_schema_record_size(s, &rsize);
   o.credits = e->opts.credits;
   o.message_size = e->opts.message_size;
+  o.pace = e->opts.pace;
   o.seed = (uint64_t)i * 0x9e3779b97f4a7c15u + 1;
   switch (e->opts.kind) {
   case RIVER_EDGE_DQ: o.policy = e->opts.policy; break;

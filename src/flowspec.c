@@ -515,6 +515,42 @@ static int choice(struct spec *sp, yaml_node_t *n, const char *what,
   return rc;
 }
 
+/* An edge's pace: seconds, or with a unit (20ms, 500us, 0.02s); a
+ * negative number or "off" turns pacing off. For push dq edges only. */
+static int pace(struct spec *sp, const yaml_node_t *n, river_edge_opts *o)
+{
+  char *s, *end;
+  double x, unit = 1.0;
+  int rc = scalar(sp, n, "pace", &s);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (strcmp(s, "off") == 0) {
+    x = -1.0;
+  } else {
+    x = strtod(s, &end);
+    if (strcmp(end, "ms") == 0)
+      unit = 1e-3;
+    else if (strcmp(end, "us") == 0)
+      unit = 1e-6;
+    else if (strcmp(end, "s") == 0 || *end == '\0')
+      unit = 1.0;
+    else
+      end = s;   /* not a duration */
+    x *= unit;
+    if (end == s || !(x >= -1e6 && x <= 1e6))
+      rc = err(sp, n, "pace: expected seconds (e.g. 0.02, 20ms) or off, "
+               "got '%.80s'", s);
+  }
+  if (rc == RIVER_SUCCESS
+      && (o->kind != RIVER_EDGE_DQ || o->policy != RIVER_DQ_PUSH))
+    rc = err(sp, n, "pace is for push dq edges only");
+  if (rc == RIVER_SUCCESS)
+    o->pace = x;
+  free(s);
+  return rc;
+}
+
 /* Edge options from v[] (the keys of read_edge) into o. */
 static int edge_opts(struct spec *sp, yaml_node_t *const v[],
                      river_edge_opts *o, char **key, char **filter)
@@ -568,6 +604,8 @@ static int edge_opts(struct spec *sp, yaml_node_t *const v[],
       && (rc = choice(sp, v[11], "filter_at", ats, "source or sink", &i))
              == RIVER_SUCCESS)
     o->filter_at = (river_filter_at)i;
+  if (rc == RIVER_SUCCESS && v[12])
+    rc = pace(sp, v[12], o);
   return rc;
 }
 
@@ -589,15 +627,15 @@ static int read_edge(struct spec *sp, yaml_node_t *n)
   static const char *const keys[] = {"from", "to", "kind", "policy", "by",
                                      "key", "credits", "message_size",
                                      "from_output", "to_input", "filter",
-                                     "filter_at", NULL};
+                                     "filter_at", "pace", NULL};
   river_edge_opts o = RIVER_EDGE_OPTS_INIT;
-  yaml_node_t *v[12];
+  yaml_node_t *v[13];
   char *from = NULL, *to = NULL, *key = NULL, *filter = NULL;
   int rc, i;
 
   if ((rc = mapping(sp, n, "an edge", keys, v)) != RIVER_SUCCESS)
     return rc;
-  for (i = 2; i < 12; i++)   /* an empty option is one not given */
+  for (i = 2; i < 13; i++)   /* an empty option is one not given */
     if (v[i] && (rc = drop_if_empty(sp, &v[i], keys[i])) != RIVER_SUCCESS)
       return rc;
   if (v[0] == NULL || v[1] == NULL)

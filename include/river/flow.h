@@ -80,11 +80,15 @@ typedef struct river_edge_opts {
                                as the filter module takes them; VALUE is
                                the rest of the text); NULL: every record */
   river_filter_at filter_at; /* where the others are dropped */
+  double pace;              /* RIVER_EDGE_DQ with RIVER_DQ_PUSH: the
+                               consumers' pacing, river_dq_opts.pace
+                               (seconds; 0: the DQ default, 20 ms; < 0:
+                               off); 0 on every other edge */
 } river_edge_opts;
 
 #define RIVER_EDGE_OPTS_INIT \
   {RIVER_EDGE_DQ, RIVER_DQ_PUSH, RIVER_BY_HASH, NULL, 0, 0, -1, -1, NULL, \
-   RIVER_FILTER_AT_SOURCE}
+   RIVER_FILTER_AT_SOURCE, 0.0}
 
 /* Per-stage totals after a run (river_flow_stage_stats, collective). */
 typedef struct river_stage_stats {

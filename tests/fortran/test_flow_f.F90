@@ -496,7 +496,8 @@ contains
     call river_flow_place(f, 'sink', 'fsink', [0, 1, 2, 3], ierr)
     call check(ierr == RIVER_SUCCESS, 'built: place sink')
     call river_flow_attach(f, 'gen', 'copy', credits=2, &
-                           message_size=4096_c_size_t, ierr=ierr)
+                           message_size=4096_c_size_t, ierr=ierr, &
+                           pace=0.005_c_double)
     call check(ierr == RIVER_SUCCESS, 'built: attach gen copy')
     call river_flow_attach(f, 'copy', 'sink', kind=RIVER_EDGE_EXCHANGE, &
                            by=RIVER_BY_HASH, key='key', from_output=0, &
@@ -514,6 +515,7 @@ contains
     call river_flow_dot(f, dot, ierr)
     call check(ierr == RIVER_SUCCESS .and. index(dot, 'digraph') > 0 .and. &
                index(dot, 'fcopy') > 0, 'built: dot')
+    call check(index(dot, 'dq push, pace 5 ms') > 0, 'built: the pace')
     call river_flow_check(f, ierr)
     call check(ierr == RIVER_SUCCESS, 'built: check')
 
@@ -748,6 +750,9 @@ contains
     call check(ierr == RIVER_EINVAL, 'bad: self-edge')
     call river_flow_attach(f, 'gen', 'sink', key='key', ierr=ierr)
     call check(ierr == RIVER_EINVAL, 'bad: key on a dq edge')
+    call river_flow_attach(f, 'gen', 'sink', policy=RIVER_DQ_PULL, &
+                           ierr=ierr, pace=0.02_c_double)
+    call check(ierr == RIVER_EINVAL, 'bad: pace on a pull edge')
     call river_flow_attach(f, 'gen', 'sink', from_output=1, ierr=ierr)
     call check(ierr == RIVER_EINVAL, 'bad: output out of range')
     call river_flow_attach(f, 'gen', 'sink', kind=RIVER_EDGE_ONE_TO_ONE, &

@@ -304,6 +304,12 @@ static void flows_on(MPI_Comm comm, int n)
   e.credits = 2;
   snprintf(what, sizeof what, "shared chain on %d", n);
   shared_flow(comm, n, &e, 1, what);
+  e.pace = 0.001;          /* consumers hold back all but ~1 ms of work */
+  snprintf(what, sizeof what, "shared chain paced 1 ms on %d", n);
+  shared_flow(comm, n, &e, 1, what);
+  e.pace = -1;
+  snprintf(what, sizeof what, "shared chain unpaced on %d", n);
+  shared_flow(comm, n, &e, 1, what);
 }
 
 /* A module failing on one instance fails the flow on every rank. */

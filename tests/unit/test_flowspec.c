@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <river.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,26 @@ static void test_flowspec_good_pipeline(void **state)
   assert_int_equal(river_flow_check(f), RIVER_SUCCESS);
   assert_stage(f, 1, "work", "t_pass", r2, 1);
   assert_stage(f, 2, "out", "t_sink", r34, 2);
+  river_flow_destroy(f);
+  assert_string_equal(logbuf, "");
+}
+
+/* An edge's pace reaches its options (the dot labels show it): a
+ * duration with a unit, "off", and an empty value (the default). */
+static void test_flowspec_good_paced(void **state)
+{
+  char path[512];
+  river_flow *f = NULL;
+
+  (void)state;
+  spec_path(path, sizeof path, "good/paced.yaml");
+  assert_int_equal(river_flow_load_plan(path, 4, NULL, 0, &f), RIVER_SUCCESS);
+  assert_int_equal(river_flow_check(f), RIVER_SUCCESS);
+  assert_non_null(strstr(dot(f), "\"a\" -> \"b\" [label=\"dq push, pace 5 "
+                                 "ms\"]"));
+  assert_non_null(strstr(dot(f), "\"b\" -> \"c\" [label=\"dq push, no "
+                                 "pacing\"]"));
+  assert_non_null(strstr(dot(f), "\"c\" -> \"d\" [label=\"dq push\"]"));
   river_flow_destroy(f);
   assert_string_equal(logbuf, "");
 }
@@ -376,6 +397,20 @@ static void test_flow_api_build(void **state)
   o.key = NULL;
   assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
   o = (river_edge_opts)RIVER_EDGE_OPTS_INIT;
+  o.pace = NAN;
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "edge c -> b: pace must be a number of "
+                                 "seconds"));
+  o.pace = INFINITY;
+  logbuf[0] = '\0';
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "pace must be a number of seconds"));
+  o.pace = 0.01;
+  o.policy = RIVER_DQ_STATIC;
+  assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
+  assert_non_null(strstr(logbuf, "edge c -> b: pace is for push dq edges "
+                                 "only"));
+  o = (river_edge_opts)RIVER_EDGE_OPTS_INIT;
   o.filter = "x < 5";
   o.filter_at = (river_filter_at)7;
   assert_int_equal(river_flow_attach(f, "c", "b", &o), RIVER_EINVAL);
@@ -527,6 +562,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_flowspec_good_pipeline, setup,
+                                    teardown),
+    cmocka_unit_test_setup_teardown(test_flowspec_good_paced, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_flowspec_good_shared, setup,
                                     teardown),
