@@ -157,8 +157,8 @@ static int choose_consumer(river_dq *q, int b, int *c)
     case RIVER_DQ_PUSH: {
       /* The least loaded: among the consumers with the most free
        * credits, the next in round-robin order from this producer's
-       * own start (as STATIC's). When no consumer lags, every credit
-       * is free at each choice and the shares come out exactly
+       * own start (as STATIC's). When no consumer lags, each has the
+       * most free credits in turn and the shares come out exactly
        * static's (random ties left each consumer up to a message
        * over or under, a tail of one message time at the end: River
        * 0.2-0.3 points under static with all consumers equal). Unless

@@ -338,9 +338,9 @@ static int opts_ok(river_flow *f, const char *edge, const river_edge_opts *o)
     bad = "credits must not be negative";
   else if (!(o->pace >= -1e6 && o->pace <= 1e6)) /* NaN too */
     bad = "pace must be a number of seconds";
-  else if (o->pace != 0
+  else if (o->pace > 0
            && (o->kind != RIVER_EDGE_DQ || o->policy != RIVER_DQ_PUSH))
-    bad = "pace is for push dq edges only";
+    bad = "pace is for push dq edges only (off, < 0, fits any)";
   else if (o->from_output < -1 || o->to_input < -1)
     bad = "a port index must be -1 (the next free) or at least 0";
   else if (o->filter_at != RIVER_FILTER_AT_SOURCE

@@ -407,6 +407,7 @@ static uint64_t flow_hash(const river_flow *f)
 {
   uint64_t h = 0xcbf29ce484222325ULL;
   int64_t bits;
+  double pace;
   int i, k;
 
   for (i = 0; i < f->nstages; i++) {
@@ -429,7 +430,9 @@ static uint64_t flow_hash(const river_flow *f)
     h = hash_int(hash_int(h, (int64_t)o->message_size), o->from_output);
     h = hash_int(hash_int(h, o->to_input), o->filter_at);
     h = hash_str(h, o->filter ? o->filter : "\001");
-    memcpy(&bits, &o->pace, sizeof bits);
+    /* every pace < 0 is off, and -0.0 is 0 (the default) */
+    pace = o->pace < 0 ? -1.0 : o->pace > 0 ? o->pace : 0.0;
+    memcpy(&bits, &pace, sizeof bits);
     h = hash_int(h, bits);
   }
   return h;

@@ -515,36 +515,41 @@ static int choice(struct spec *sp, yaml_node_t *n, const char *what,
   return rc;
 }
 
-/* An edge's pace: seconds, or with a unit (20ms, 500us, 0.02s); a
- * negative number or "off" turns pacing off. For push dq edges only. */
+/* An edge's pace: seconds, plain or with a unit (0.02, 20ms, 500us,
+ * 0.02s), > 0; "off" (or a negative number) turns pacing off. 0 is
+ * refused: in the API it means the default, which a spec gets by leaving
+ * the key out, and a reader would take it for off. Decimal only (no hex,
+ * no inf or nan). A pace > 0 is for push dq edges only; off fits any
+ * edge (a template can pass it to whatever the edge becomes). */
 static int pace(struct spec *sp, const yaml_node_t *n, river_edge_opts *o)
 {
   char *s, *end;
-  double x, unit = 1.0;
+  double x = -1.0, unit = 1.0;
+  size_t num;
   int rc = scalar(sp, n, "pace", &s);
 
   if (rc != RIVER_SUCCESS)
     return rc;
-  if (strcmp(s, "off") == 0) {
-    x = -1.0;
-  } else {
-    x = strtod(s, &end);
+  if (strcmp(s, "off") != 0) {
+    num = strspn(s, "0123456789.eE+-");
+    end = s + num;
     if (strcmp(end, "ms") == 0)
       unit = 1e-3;
     else if (strcmp(end, "us") == 0)
       unit = 1e-6;
-    else if (strcmp(end, "s") == 0 || *end == '\0')
-      unit = 1.0;
-    else
-      end = s;   /* not a duration */
-    x *= unit;
-    if (end == s || !(x >= -1e6 && x <= 1e6))
-      rc = err(sp, n, "pace: expected seconds (e.g. 0.02, 20ms) or off, "
-               "got '%.80s'", s);
+    else if (strcmp(end, "s") != 0 && *end != '\0')
+      num = 0;   /* not a duration */
+    errno = 0;
+    if (num > 0)
+      x = strtod(s, &end) * unit;
+    if (num == 0 || end != s + num || errno == ERANGE
+        || !(x >= -1e6 && x <= 1e6) || x == 0)
+      rc = err(sp, n, "pace: expected seconds > 0 (e.g. 0.02, 20ms) or "
+               "off, got '%.80s'", s);
   }
-  if (rc == RIVER_SUCCESS
+  if (rc == RIVER_SUCCESS && x > 0
       && (o->kind != RIVER_EDGE_DQ || o->policy != RIVER_DQ_PUSH))
-    rc = err(sp, n, "pace is for push dq edges only");
+    rc = err(sp, n, "pace is for push dq edges only (off fits any)");
   if (rc == RIVER_SUCCESS)
     o->pace = x;
   free(s);

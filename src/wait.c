@@ -21,18 +21,27 @@
  * CPUs as MPI ranks (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS or
  * SLURM_NTASKS_PER_NODE against the online CPUs), the yield phase lasts
  * RIVER_SPIN_US microseconds (default 1000) instead: waits shorter than
- * that never sleep. 100 us was enough where Open MPI moves a large
- * message in one kernel copy (CMA), but where it cannot (a kernel or
- * container that refuses process_vm_readv, as on a 16-core Firecracker
- * VM here) a 1 MiB message travels in 32 KiB fragments, each needing
- * both ranks inside MPI: a sleep stalls the pipeline, and a 1 -> 1 queue
- * of 1 MiB `put`s fell to 5% of raw MPI (0.4 against 7.6 GB/s; 0.2 GB/s
- * on this 2-core VM with CMA switched off). Spinning 1 ms brought it to
- * 67-76% (put, which copies) and 96-112% (reserve) with CMA off. Oversubscribed (more ranks than CPUs, as in the
+ * that never sleep. 100 us was not enough for large messages: on a
+ * 16-core VM a 1 -> 1 queue of 1 MiB `put`s ran at 5% of raw MPI with it
+ * (0.4 against 7.6 GB/s; cause there not established), and here, with
+ * Open MPI's single-copy path (CMA) off, as in a container that forbids
+ * process_vm_readv, a 1 MiB message moves in 32 KiB fragments that each
+ * need both ranks inside MPI, so a sleep stalls it: put 0.22 GB/s,
+ * reserve 0.37 GB/s; with a 1 ms spin 67% and 112% of raw
+ * (doc/results/dq-spin-cma-off.txt). The price, on a core that is the
+ * rank's own: waits a little longer than the spin are spun through
+ * first (`river-bench dq wait`: a consumer fed a message every 2 ms used
+ * 58% of a core, 16% with a 100 us spin, 12% with none); set
+ * RIVER_SPIN_US lower where that matters more than large messages. A
+ * spin that adapted (halved when it caught nothing) cut that to 15% but
+ * let the 1 MiB stream with CMA off collapse again (6-34% of raw), so
+ * the spin is fixed. Oversubscribed (more ranks than CPUs, as in the
  * emulated benchmarks: 30 ranks on 2 cores), it stays 64 yields, where
  * spinning would take the CPU from ranks with work. RIVER_SPIN_US set
  * (0 = never) decides either way. A blocked rank still sleeps after at
- * most that long, so its CPU share stays under the target.
+ * most that long, so a long wait costs little (2.5-3% of a core).
+ * The online CPUs, not this process's affinity mask: launchers bind
+ * each rank to one core, which would count as one CPU.
  *
  * Called from a task of the cooperative scheduler (a module instance of
  * a flow, src/sched.c), a backoff step yields to the rank's other tasks

@@ -36,6 +36,10 @@ grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
 "$run" -n 2 "$bench" dq wait --seconds 6 --csv "$tmp/wait.csv" >"$tmp/out" 2>&1 || fail "dq wait"
 grep -q "^wait: a consumer blocked [0-9.]* s in river_dq_get used [0-9.]*% of a core" "$tmp/out" \
   || fail "wait line"
+grep -q "^wait: a consumer fed a message every 2 ms used [0-9.]*% of a core" "$tmp/out" \
+  || fail "wait trickle line"
+grep -q "^wait-trickle,river,1,1,0,1.000,[0-9.]*,0,0,[0-9.]*,1500$" "$tmp/wait.csv" \
+  || fail "wait trickle row (1500 records, every one got)"
 # GD: a read sweep on 4 ranks (2 disks, 2 clients): k = 0..2, gd and
 # mirror-nogd, the DQ columns plus finish_spread.
 "$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 65536 --repeats 1 \

@@ -608,10 +608,12 @@ static void test_credits(MPI_Comm c)
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
       for (i = 0; i < (int)n; i++) {
         uint64_t s = ((const struct rec *)recs)[i].seq;
-        /* The 6 messages put before anyone got: every credit free at
-         * each choice, so PUSH went round-robin from the producer's
-         * start (consumer 0): message j (records 4j..4j+3) to consumer
-         * j mod 2, exactly static's shares. */
+        /* The 6 messages put before anyone got: at messages 0, 2 and 4
+         * both consumers had the most free credits, and PUSH breaks
+         * such ties round-robin from the producer's start (consumer 0);
+         * 1, 3 and 5 went by load. So message j (records 4j..4j+3) went
+         * to consumer j mod 2, exactly static's shares (a random tie
+         * pick passes this one time in 8). */
         if (got + (uint64_t)i < 3 * per
             && (s / per) % 2 != (uint64_t)(grank - 1))
           off_turn++;

@@ -121,7 +121,8 @@ static void test_flowspec_good_pipeline(void **state)
 }
 
 /* An edge's pace reaches its options (the dot labels show it): a
- * duration with a unit, "off", and an empty value (the default). */
+ * duration with a unit, "off", an empty value (the default), and off on
+ * a pull edge (accepted, nothing to turn off). */
 static void test_flowspec_good_paced(void **state)
 {
   char path[512];
@@ -129,13 +130,14 @@ static void test_flowspec_good_paced(void **state)
 
   (void)state;
   spec_path(path, sizeof path, "good/paced.yaml");
-  assert_int_equal(river_flow_load_plan(path, 4, NULL, 0, &f), RIVER_SUCCESS);
+  assert_int_equal(river_flow_load_plan(path, 5, NULL, 0, &f), RIVER_SUCCESS);
   assert_int_equal(river_flow_check(f), RIVER_SUCCESS);
   assert_non_null(strstr(dot(f), "\"a\" -> \"b\" [label=\"dq push, pace 5 "
                                  "ms\"]"));
   assert_non_null(strstr(dot(f), "\"b\" -> \"c\" [label=\"dq push, no "
                                  "pacing\"]"));
   assert_non_null(strstr(dot(f), "\"c\" -> \"d\" [label=\"dq push\"]"));
+  assert_non_null(strstr(dot(f), "\"d\" -> \"e\" [label=\"dq pull\"]"));
   river_flow_destroy(f);
   assert_string_equal(logbuf, "");
 }

@@ -2,7 +2,7 @@
 # Build a chroot bundle with Open MPI + River's bench binary for the device machine.
 set -e
 R=${REPO:-/work/main}/.devmpi/root  # run from the repository root, after a build
-rm -rf /work/main/.devmpi; mkdir -p $R/usr/bin $R/usr/lib; ln -s usr/bin $R/bin; ln -s usr/lib $R/lib; ln -s usr/sbin $R/sbin
+rm -rf $R; mkdir -p $R/usr/bin $R/usr/lib; ln -s usr/bin $R/bin; ln -s usr/lib $R/lib; ln -s usr/sbin $R/sbin
 files=$( (dpkg -L openmpi-bin libopenmpi3:amd64 openmpi-common libpmix2:amd64; ) | while read f; do [ -f "$f" ] && echo "$f"; done)
 extra="/usr/bin/false /usr/bin/true /usr/bin/mkdir /usr/bin/rm /usr/bin/sh /bin/dash /usr/bin/env /etc/passwd /etc/group /etc/hosts /etc/nsswitch.conf /usr/bin/cat /usr/bin/ls"
 cp_one() { [ -e "$R$1" ] && return 0; mkdir -p "$R$(dirname "$1")"; if [ -L "$1" ]; then cp -a "$1" "$R$1" 2>/dev/null || true; cp_one "$(readlink -f "$1")"; else cp -a "$1" "$R$1" 2>/dev/null || true; fi; }
