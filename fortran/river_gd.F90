@@ -21,6 +21,7 @@ submodule (river) river_gd_impl
     real(c_double) :: disk_rate = 0.0_c_double
     real(c_double) :: seek_seconds = 0.0_c_double
     type(c_ptr) :: perturb = c_null_ptr
+    integer(c_int) :: run_blocks = 0
   end type gd_opts_c
 
   ! gd_opts_c must be the size of C's river_gd_opts (see layout_ok in
@@ -132,6 +133,7 @@ contains
     if (present(disk_rate)) opts%disk_rate = disk_rate
     if (present(seek_seconds)) opts%seek_seconds = seek_seconds
     if (present(perturb)) opts%perturb = perturb%ptr
+    if (present(run_blocks)) opts%run_blocks = int(run_blocks, c_int)
     out = c_null_ptr
     rc = river_gd_open_c(int(comm%MPI_VAL, c_int), pc%ptr, opts, out)
     if (rc == RIVER_SUCCESS) then

@@ -165,6 +165,11 @@ static int gd_check_opts(const river_gd_opts *o, const river_gd_layout *l,
                      ? ": a seek cost needs an emulated disk rate" : "");
     return RIVER_EINVAL;
   }
+  if (o->run_blocks < 0 || o->run_blocks > RIVER_GD_MAX_RUN_BLOCKS) {
+    river__error("gd create: bad option run_blocks %d: must be 0..%d",
+                 o->run_blocks, RIVER_GD_MAX_RUN_BLOCKS);
+    return RIVER_EINVAL;
+  }
   for (i = 0; o->disk_ranks && i < l->ndisks; i++)
     if (o->disk_ranks[i] < 0 || o->disk_ranks[i] >= size) {
       river__error("gd create: disk %d's rank %d is not in the "
@@ -425,10 +430,10 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
   static const char *const names[] = {
     "npartitions", "ndisks", "replication", "record_size",
     "records_per_block", "policy", "mode", "outstanding", "window",
-    "disk_rate", "seek_seconds", "layout and rank arrays"};
+    "disk_rate", "seek_seconds", "run_blocks", "layout and rank arrays"};
   river_gd_opts o = RIVER_GD_OPTS_INIT;
   river_gd *gd = NULL;
-  uint64_t v[12];
+  uint64_t v[13];
   int rc = RIVER_SUCCESS, size = 0, init = 0, fin = 0;
 
   if (out)
@@ -465,6 +470,7 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     gd->k = o.outstanding ? o.outstanding : RIVER_GD_DEFAULT_OUTSTANDING;
     gd->rate = o.disk_rate;
     gd->seek = o.seek_seconds;
+    gd->run_blocks = o.run_blocks;
     gd->perturb = o.perturb;
     gd->read = read;
     gd->ctx = ctx;
@@ -490,9 +496,10 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     v[8] = gd->window;
     memcpy(&v[9], &rate, sizeof rate);
     memcpy(&v[10], &seek, sizeof seek);
-    v[11] = gd_hash(gd) ^ (uint64_t)layout->order;
+    v[11] = (uint64_t)o.run_blocks;
+    v[12] = gd_hash(gd) ^ (uint64_t)layout->order;
   }
-  rc = river__agree_same(comm, "gd create", rc, 12, names, v);
+  rc = river__agree_same(comm, "gd create", rc, 13, names, v);
   if (rc == RIVER_SUCCESS && river__comm_dup(comm, &gd->comm) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
   if (rc == RIVER_SUCCESS)

@@ -71,9 +71,10 @@
  * Each local disk keeps a queue per stream (partition copy it stores);
  * the allocator (river__gd_pick_balanced, src/gd_alloc.c) picks the
  * stream to serve from the clients' latest reported progress: the
- * laggard's, but it stays with the stream it served last until that
- * client leads by GD_RUN blocks, so streams alternate in runs, not block
- * by block (fewer seeks on a spinning disk). A block is read through the
+ * laggard's; with river_gd_opts.run_blocks > 0 it stays with the stream
+ * it served last until that client leads by that many blocks, so streams
+ * alternate in runs, not block by block (fewer seeks on a spinning disk).
+ * A block is read through the
  * handle's source (a gd_source_fn) into a send slot, passes the disk's
  * token bucket when rates are emulated (plus a seek's worth of time when
  * the disk switches streams), and goes out with MPI_Isend. The server is
@@ -108,8 +109,6 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 #define GD_MOVE_GAIN 1.5  /* end game: withdraw a block from a busy copy
                               when it would wait there this many times
                               longer than at an idle copy */
-#define GD_RUN 2           /* a disk stays with a client until it leads the
-                              laggard by this many blocks */
 
 /*
  * Where a server's blocks come from: river_gd_read_fn (river/gd.h) plus
@@ -263,6 +262,7 @@ struct river_gd {
   int k;
   uint64_t window;
   double rate, seek;
+  int run_blocks;          /* river_gd_opts.run_blocks */
   const river_perturb *perturb;
   double t0;
   double next_due;         /* the earliest held send's send_at; 0: none */

@@ -203,8 +203,9 @@ static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
 }
 
 /* The stream disk dk serves next, by the policy, or -1 if none has a
- * request. BALANCED stays with the last stream for up to GD_RUN blocks
- * of lead; the baselines take turns. */
+ * request. BALANCED stays with the last stream for up to run_blocks
+ * blocks of lead (river_gd_opts; 0 by default); the baselines take
+ * turns. */
 static int pick_stream(river_gd *gd, struct gd_disk *dk)
 {
   int i, last = dk->last_stream;
@@ -216,7 +217,7 @@ static int pick_stream(river_gd *gd, struct gd_disk *dk)
   }
   if (gd->policy != RIVER_GD_BALANCED)
     return river__gd_pick(NULL, dk->pend, dk->nstreams, &dk->cursor);
-  margin = last >= 0 ? (double)GD_RUN
+  margin = last >= 0 ? (double)gd->run_blocks
                            / (double)(gd->pnblocks[dk->streams[last]
                                           .partition] + 1)
                      : 0.0;

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #define RS 100   /* record size: gensort's */
+#define BENCH_SPINNING_RUN 2  /* river_gd_opts.run_blocks for disks that seek */
 
 struct gd_cfg {
   const char *experiment;
@@ -193,6 +194,9 @@ static int rank_open(const struct gd_cfg *c, MPI_Comm comm, struct gd_rank *r)
   o.client_ranks = r->client_ranks;
   o.disk_rate = c->rate;
   o.seek_seconds = c->seek;
+  /* Disks that seek are spinning disks: run in blocks' lead, as a user
+   * of such disks would (river_gd_opts.run_blocks). */
+  o.run_blocks = c->seek > 0 ? BENCH_SPINNING_RUN : 0;
   o.perturb = c->perturb;
   memset(&l, 0, sizeof l);
   l.npartitions = l.ndisks = n;
@@ -275,22 +279,30 @@ static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
 /* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
  * disks), printed by comm's rank 0 (collective over comm). */
 static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
-                           double fin)
+                           double fin, uint64_t served)
 {
   double *all_fin;
+  uint64_t *all_served;
   int i;
 
   if (!getenv("RIVER_BENCH_VERBOSE"))
     return;
   all_fin = me == 0 ? malloc(2 * (size_t)c->n * sizeof *all_fin) : NULL;
+  all_served = me == 0 ? malloc(2 * (size_t)c->n * sizeof *all_served)
+                       : NULL;
   MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
-  if (all_fin) {
+  MPI_Gather(&served, 1, MPI_UINT64_T, all_served, 1, MPI_UINT64_T, 0, comm);
+  if (all_fin && all_served) {
     printf("  finish (s) by client:");
     for (i = c->n; i < 2 * c->n; i++)
       printf(" %.3f", all_fin[i]);
+    printf("\n  blocks served by disk:");
+    for (i = 0; i < c->n; i++)
+      printf(" %llu", (unsigned long long)all_served[i]);
     printf("\n");
-    free(all_fin);
   }
+  free(all_fin);
+  free(all_served);
 }
 
 /* The run's outcome, in res on comm's rank 0 (collective over comm): the
@@ -304,7 +316,7 @@ static void tally(const struct gd_cfg *c, MPI_Comm comm,
   uint64_t sums[4], all[4], xors[2] = {0, 0}, allx[2];
   double fin = client ? r->st.seconds : 0.0, tmax = 0, tmin = 0;
 
-  print_finishes(c, comm, r->me, fin);
+  print_finishes(c, comm, r->me, fin, client ? 0 : r->st.blocks_served);
   MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   fin = client ? r->st.seconds : INFINITY;
   MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);

@@ -94,10 +94,20 @@ typedef struct river_gd_opts {
   const river_perturb *perturb; /* "disk:..." factors on disk_rate, times
                                from the end of river_gd_open/create;
                                borrowed until river_gd_close */
+  int run_blocks;           /* BALANCED: a disk keeps serving the client
+                               it served last until that client leads the
+                               laggard by this many blocks, so it switches
+                               streams (a seek on a spinning disk) less
+                               often, at some cost in balance; 0 (the
+                               default) = none; at most
+                               RIVER_GD_MAX_RUN_BLOCKS; 2 suits spinning
+                               disks */
 } river_gd_opts;
 
+#define RIVER_GD_MAX_RUN_BLOCKS 1024
+
 #define RIVER_GD_OPTS_INIT                                                   \
-  {RIVER_GD_BALANCED, RIVER_GD_UNORDERED, 0, 0, NULL, NULL, 0.0, 0.0, NULL}
+  {RIVER_GD_BALANCED, RIVER_GD_UNORDERED, 0, 0, NULL, NULL, 0.0, 0.0, NULL, 0}
 
 /* What a custom source looks like (river_gd_create); river_gd_open takes
  * it from the collection. Partition p's copy c is on disk

@@ -211,11 +211,12 @@ program test_gd_f
   call gd_round('interleaved unordered bytes', RIVER_GD_BALANCED, &
                 RIVER_GD_UNORDERED, .false., interleaved=.true.)
   call river_pcoll_close(pci)
-  ! Emulated disks: 2 MB/s, disk 3 at half speed, a seek cost.
+  ! Emulated disks: 2 MB/s, disk 3 at half speed, a seek cost (and runs
+  ! of 2 blocks' lead, as for spinning disks).
   call river_perturb_parse('disk:3=0.5', pert)
   call gd_round('emulated balanced unordered', RIVER_GD_BALANCED, &
                 RIVER_GD_UNORDERED, .true., rate=2.0e6_c_double, &
-                seek=1.0e-4_c_double, pert=pert)
+                seek=1.0e-4_c_double, pert=pert, run=2)
   call gd_round('emulated mirror_nogd stream', RIVER_GD_MIRROR_NOGD, &
                 RIVER_GD_STREAM, .false., rate=2.0e6_c_double, pert=pert)
   call river_perturb_destroy(pert)
@@ -386,7 +387,7 @@ contains
   ! stripe by stripe) instead of the partitioned one.
   subroutine gd_round(tag, policy, mode, use_ptr, outstanding, window, &
                       clients, disks, rate, seek, pert, damaged, nsub, &
-                      interleaved)
+                      interleaved, run)
     character(len=*), intent(in) :: tag
     integer, intent(in) :: policy, mode
     logical, intent(in) :: use_ptr
@@ -397,11 +398,12 @@ contains
     logical, optional, intent(in) :: damaged
     integer, optional, intent(in) :: nsub
     logical, optional, intent(in) :: interleaved
+    integer, optional, intent(in) :: run
     type(round_t) :: rd
     call round_plan(rd, tag, mode, clients, disks, damaged, nsub, &
                     interleaved)
     call round_read(rd, policy, mode, use_ptr, outstanding, window, &
-                    clients, disks, rate, seek, pert)
+                    clients, disks, rate, seek, pert, run)
     call round_check_stats(rd, policy)
     call round_check_totals(rd, rate)
   end subroutine gd_round
@@ -481,11 +483,11 @@ contains
   ! the sub-communicator with nsub), a GD handle over it, every block
   ! (drain), then the stats and the close (close_gd).
   subroutine round_read(rd, policy, mode, use_ptr, outstanding, window, &
-                        clients, disks, rate, seek, pert)
+                        clients, disks, rate, seek, pert, run)
     type(round_t), intent(inout) :: rd
     integer, intent(in) :: policy, mode
     logical, intent(in) :: use_ptr
-    integer, optional, intent(in) :: outstanding, window
+    integer, optional, intent(in) :: outstanding, window, run
     integer, optional, intent(in) :: clients(:), disks(:)
     real(c_double), optional, intent(in) :: rate, seek
     type(river_perturb), optional, intent(in) :: pert
@@ -515,7 +517,7 @@ contains
                          outstanding=outstanding, window=window, &
                          disk_ranks=disks, client_ranks=clients, &
                          disk_rate=rate, seek_seconds=seek, perturb=pert, &
-                         ierr=ierr)
+                         run_blocks=run, ierr=ierr)
       call check(ierr == RIVER_SUCCESS, &
                  rd%t // 'open: ' // river_err_name(ierr))
       if (ierr /= RIVER_SUCCESS) exit read   ! on every rank of comm
@@ -790,6 +792,9 @@ contains
     call expect_einval('window=-1', window=-1)
     call expect_einval('disk_rate=-1', rate=-1.0_c_double)
     call expect_einval('seek without a rate', seek=0.01_c_double)
+    call expect_einval('run_blocks=-1', run=-1)
+    call expect_einval('run_blocks over the most', &
+                       run=RIVER_GD_MAX_RUN_BLOCKS + 1)
     call expect_einval('disk_ranks too short', disks=[0, 1])
     call expect_einval('client rank 4', clients=[0, 1, 2, 4])
     call expect_einval('disk rank -1', disks=[0, 1, -1, 3])
@@ -810,9 +815,9 @@ contains
   end subroutine bad_arguments
 
   subroutine expect_einval(what, policy, mode, outstanding, window, rate, &
-                           seek, disks, clients)
+                           seek, disks, clients, run)
     character(len=*), intent(in) :: what
-    integer, optional, intent(in) :: policy, mode, outstanding, window
+    integer, optional, intent(in) :: policy, mode, outstanding, window, run
     real(c_double), optional, intent(in) :: rate, seek
     integer, optional, intent(in) :: disks(:), clients(:)
     type(river_gd) :: gd
@@ -821,7 +826,7 @@ contains
     call river_gd_open(MPI_COMM_WORLD, pc, gd, policy=policy, mode=mode, &
                        outstanding=outstanding, window=window, &
                        disk_rate=rate, seek_seconds=seek, disk_ranks=disks, &
-                       client_ranks=clients, ierr=ierr)
+                       client_ranks=clients, run_blocks=run, ierr=ierr)
     e = ierr
     call MPI_Allreduce(e, lo, 1, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
     call MPI_Allreduce(e, hi, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)

@@ -323,6 +323,13 @@ static void test_source(void)
         source_init(&s, n, n, 2);
         snprintf(what, sizeof what, "n=%d mode %d perturbed", n, m);
         read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+        /* Spinning disks: runs of 2 blocks' lead; still exactly once. */
+        o.run_blocks = 2;
+        source_init(&s, n, n, 2);
+        snprintf(what, sizeof what, "n=%d mode %d perturbed, runs of 2", n,
+                 m);
+        read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+        o.run_blocks = 0;
         o.perturb = NULL;
         o.disk_rate = 0;
         o.seek_seconds = 0;
@@ -811,6 +818,21 @@ static void test_bad(void)
   MT_CHECK(mt_logged("error|", "a seek cost needs an emulated disk rate",
                      NULL));
   o.seek_seconds = 0;
+  o.run_blocks = -1;
+  mt_log_clear();
+  MT_CHECK_RC(river_gd_create(c, &l, src_read, &s, &o, &gd), RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "bad option run_blocks -1: must be 0..1024",
+                     NULL));
+  o.run_blocks = RIVER_GD_MAX_RUN_BLOCKS + 1;
+  mt_log_clear();
+  MT_CHECK_RC(river_gd_create(c, &l, src_read, &s, &o, &gd), RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "bad option run_blocks 1025", NULL));
+  /* Ranks that disagree on it are refused too, naming it. */
+  o.run_blocks = wrank == 0 ? 2 : 0;
+  mt_log_clear();
+  MT_CHECK_RC(river_gd_create(c, &l, src_read, &s, &o, &gd), RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "ranks passed different run_blocks", NULL));
+  o.run_blocks = 0;
   o.disk_ranks = ranks;
   mt_log_clear();
   MT_CHECK_RC(river_gd_create(c, &l, src_read, &s, &o, &gd), RIVER_EINVAL);

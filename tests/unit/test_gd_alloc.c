@@ -27,8 +27,9 @@
  *             mirror (`delay` later); disks pick with
  *             river__gd_pick_balanced: progress plus an integral bias
  *             per stream, staying with the stream they served last while
- *             it leads the laggard by under GD_RUN_MODEL blocks (gd.c's
- *             GD_RUN, GD_GAIN, GD_BIAS_CAP);
+ *             it leads the laggard by under `run` blocks
+ *             (river_gd_opts.run_blocks: 0, the default, and 2, for
+ *             spinning disks; gd.c's GD_GAIN, GD_BIAS_CAP);
  *   NOGD      progress == NULL (the baselines: plain round robin).
  * Rates are measured over a window after a warm-up, in blocks per unit
  * time, and compared with the fluid ideal.
@@ -53,7 +54,6 @@
 #define QCAP 4096          /* messages in flight, at most */
 #define WARM 2000.0        /* time before the window */
 #define WINDOW 20000.0     /* time rates are measured over */
-#define GD_RUN_MODEL 2.0   /* blocks of lead a disk tolerates (gd.c) */
 #define GD_GAIN_MODEL 0.01 /* the allocator's integral gain (gd.c) */
 #define GD_CAP_MODEL 20.0  /* and its cap, in blocks (gd.c) */
 
@@ -68,6 +68,8 @@ struct model {
   double rate[MAXN];
   enum feedback fb;
   double delay;                /* REPORTED: one-way latency */
+  double run;                  /* ENGINE: blocks of lead a disk tolerates
+                                  (river_gd_opts.run_blocks) */
   /* out, over the window */
   double client[MAXN];         /* client p's blocks per unit time */
   double share[MAXN][MAXR];    /* disk d's fraction to its stream j */
@@ -214,7 +216,7 @@ static void ring_disk_picks(struct ring *s, const struct model *m, int d,
                              : s->view[d][j];
   if (m->fb == ENGINE)
     s->cur[d] = river__gd_pick_balanced(prog, s->pend, m->r, &s->cursor[d],
-                                        s->cur[d], GD_RUN_MODEL / NBLOCKS,
+                                        s->cur[d], m->run / NBLOCKS,
                                         s->bias[d], GD_GAIN_MODEL,
                                         GD_CAP_MODEL / NBLOCKS);
   else
@@ -300,7 +302,7 @@ static void run_model(struct model *m)
 }
 
 static void setup_model(struct model *m, int n, int r, const double *rate,
-                        enum feedback fb, double delay)
+                        enum feedback fb, double delay, double run)
 {
   memset(m, 0, sizeof *m);
   m->n = n;
@@ -308,6 +310,7 @@ static void setup_model(struct model *m, int n, int r, const double *rate,
   memcpy(m->rate, rate, (size_t)n * sizeof *rate);
   m->fb = fb;
   m->delay = delay;
+  m->run = run;
 }
 
 static void print_rates(const char *what, const struct model *m)
@@ -319,9 +322,9 @@ static void print_rates(const char *what, const struct model *m)
   for (p = 0; p < m->n && at < sizeof line - 16; p++)
     at += (size_t)snprintf(line + at, sizeof line - at, " %.4f",
                            m->client[p]);
-  print_message("%s (%s, delay %g): clients%s; total %.4f; %ld blocks "
-                "apart\n", what, fb_name[m->fb], m->delay, line, m->total,
-                m->spread);
+  print_message("%s (%s, delay %g, run %g): clients%s; total %.4f; %ld "
+                "blocks apart\n", what, fb_name[m->fb], m->delay, m->run,
+                line, m->total, m->spread);
 }
 
 /* Every client within frac of want. */
@@ -354,15 +357,17 @@ static void assert_clients_equal(const struct model *m, double frac)
 
 /* The feedback variants every GD requirement must hold under: the
  * idealised one; reports on requests only (gd.c's first version) and
- * gd.c's reports to every mirror with the sticky pick, each with no
- * latency, half a block time and two block times (of a fast disk) each
- * way. */
+ * gd.c's reports to every mirror, picking by the laggard (run 0, the
+ * default) and with runs of 2 blocks' lead (spinning disks), each with
+ * no latency, half a block time and two block times (of a fast disk)
+ * each way. */
 static const struct {
   enum feedback fb;
-  double delay;
-} variants[] = {{FRESH, 0},    {REPORTED, 0}, {REPORTED, 0.5},
-                {REPORTED, 2}, {ENGINE, 0},   {ENGINE, 0.5},
-                {ENGINE, 2}};
+  double delay, run;
+} variants[] = {{FRESH, 0, 0},    {REPORTED, 0, 0}, {REPORTED, 0.5, 0},
+                {REPORTED, 2, 0}, {ENGINE, 0, 0},   {ENGINE, 0.5, 0},
+                {ENGINE, 2, 0},   {ENGINE, 0, 2},   {ENGINE, 0.5, 2},
+                {ENGINE, 2, 2}};
 
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 
@@ -399,7 +404,8 @@ static void test_ring_slow_disk(void **state)
                    RIVER_SUCCESS);
   assert_true(fabs(per - 0.875) < 1e-12 && fabs(total - 3.5) < 1e-12);
   for (v = 0; v < NVARIANTS; v++) {
-    setup_model(&m, 4, 2, rate, variants[v].fb, variants[v].delay);
+    setup_model(&m, 4, 2, rate, variants[v].fb, variants[v].delay,
+                variants[v].run);
     run_model(&m);
     print_rates("4 disks, disk 1 at 0.5", &m);
     print_message("  disk 0 to client 0: %.4f, disk 2 to client 1: %.4f, "
@@ -449,7 +455,8 @@ static void test_ring_lost_disk(void **state)
                    RIVER_SUCCESS);
   assert_true(fabs(per - 0.75) < 1e-12);
   for (v = 0; v < NVARIANTS; v++) {
-    setup_model(&m, 4, 2, rate, variants[v].fb, variants[v].delay);
+    setup_model(&m, 4, 2, rate, variants[v].fb, variants[v].delay,
+                variants[v].run);
     run_model(&m);
     print_rates("4 disks, disk 1 lost", &m);
     assert_clients_near(&m, 0.75, 0.05);
@@ -502,7 +509,7 @@ static void test_ring_14_disks(void **state)
     for (v = 0; v < NVARIANTS; v++) {
       char what[64];
       setup_model(&m, 14, cases[c].r, rate, variants[v].fb,
-                  variants[v].delay);
+                  variants[v].delay, variants[v].run);
       run_model(&m);
       snprintf(what, sizeof what, "14 disks, r %d, %d slow (ideal %.4f)",
                cases[c].r, cases[c].k, per);
@@ -510,6 +517,7 @@ static void test_ring_14_disks(void **state)
       assert_clients_near(&m, per, 0.05);
       /* gd.c's allocator keeps the clients together, with no gradient
        * round the ring: a handful of blocks apart (at most 15 measured,
+       * with runs of 0 and of 2,
        * at two block times of latency; reports on requests alone drift
        * up to 137 apart). */
       if (variants[v].fb == ENGINE)
@@ -541,7 +549,8 @@ static void test_ring_binding_run(void **state)
                    RIVER_SUCCESS);
   assert_true(fabs(per - 0.2) < 1e-12);
   for (v = 0; v < NVARIANTS; v++) {
-    setup_model(&m, 6, 2, rate, variants[v].fb, variants[v].delay);
+    setup_model(&m, 6, 2, rate, variants[v].fb, variants[v].delay,
+                variants[v].run);
     run_model(&m);
     print_rates("6 disks, disks 2 and 3 at 0.1", &m);
     assert_true(fabs(m.client[2] - per) < 0.05 * per);
@@ -589,7 +598,8 @@ static void test_ring_random(void **state)
       continue;   /* two adjacent lost disks at r = 2: a partition gone */
     for (v = 0; v < NVARIANTS; v++) {
       char what[64];
-      setup_model(&m, n, r, rate, variants[v].fb, variants[v].delay);
+      setup_model(&m, n, r, rate, variants[v].fb, variants[v].delay,
+                variants[v].run);
       run_model(&m);
       snprintf(what, sizeof what, "random %d disks, r %d (ideal %.4f)", n, r,
                per);
@@ -619,7 +629,7 @@ static void test_ring_no_gd(void **state)
   struct model m;
   int p;
 
-  setup_model(&m, 4, 2, slow, NOGD, 0);
+  setup_model(&m, 4, 2, slow, NOGD, 0, 0);
   run_model(&m);
   print_rates("4 disks, disk 1 at 0.5", &m);
   for (p = 0; p < 4; p++)
@@ -627,7 +637,7 @@ static void test_ring_no_gd(void **state)
   assert_true(m.client[0] < 0.95 * 0.875 && m.client[1] < 0.95 * 0.875);
   assert_true(fabs(m.share[0][0] - 0.5) < 0.001);
 
-  setup_model(&m, 4, 2, lost, NOGD, 0);
+  setup_model(&m, 4, 2, lost, NOGD, 0, 0);
   run_model(&m);
   print_rates("4 disks, disk 1 lost", &m);
   for (p = 0; p < 4; p++)
