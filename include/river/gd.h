@@ -75,6 +75,7 @@ typedef enum river_gd_mode {
 
 #define RIVER_GD_DEFAULT_OUTSTANDING 2
 #define RIVER_GD_MAX_REPLICATION 64
+#define RIVER_GD_MAX_RUN_BLOCKS 1024
 
 typedef struct river_gd_opts {
   river_gd_policy policy;
@@ -94,17 +95,16 @@ typedef struct river_gd_opts {
   const river_perturb *perturb; /* "disk:..." factors on disk_rate, times
                                from the end of river_gd_open/create;
                                borrowed until river_gd_close */
-  int run_blocks;           /* BALANCED: a disk keeps serving the client
-                               it served last until that client leads the
-                               laggard by this many blocks, so it switches
-                               streams (a seek on a spinning disk) less
-                               often, at some cost in balance; 0 (the
-                               default) = none; at most
-                               RIVER_GD_MAX_RUN_BLOCKS; 2 suits spinning
-                               disks */
+  int run_blocks;           /* used by BALANCED only: a disk keeps
+                               serving the client it served last until
+                               that client leads the laggard by this many
+                               blocks, so it switches streams (a seek on a
+                               spinning disk) less often, at some cost in
+                               balance. 0 (the default): it serves the
+                               laggard, staying only on an exact tie. 2
+                               suits spinning disks; at most
+                               RIVER_GD_MAX_RUN_BLOCKS */
 } river_gd_opts;
-
-#define RIVER_GD_MAX_RUN_BLOCKS 1024
 
 #define RIVER_GD_OPTS_INIT                                                   \
   {RIVER_GD_BALANCED, RIVER_GD_UNORDERED, 0, 0, NULL, NULL, 0.0, 0.0, NULL, 0}

@@ -213,7 +213,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_gd *gd = NULL;
   const void *recs;
   MPI_Comm comm;
-  uint64_t b, rate = 0;
+  uint64_t b, rate = 0, run = 0;
   size_t n;
   int ninst, p, rc;
 
@@ -221,6 +221,13 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_ctx_instance(ctx, NULL, &ninst);
   river_pcoll_info_get(pc, &info);
   river_arg_uint(ctx, "disk_rate", &rate);
+  river_arg_uint(ctx, "run_blocks", &run);
+  if (run > RIVER_GD_MAX_RUN_BLOCKS) {   /* every instance alike */
+    river__error("stage %s: argument 'run_blocks': %llu is over %d",
+                 river_ctx_stage(ctx), (unsigned long long)run,
+                 RIVER_GD_MAX_RUN_BLOCKS);
+    return RIVER_EINVAL;
+  }
   rc = river__agree(comm, river__stage_perturb(ctx, &pert)); /* before a collective */
   if (rc != RIVER_SUCCESS) {
     river_perturb_destroy(pert);
@@ -228,6 +235,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   }
   o.policy = (river_gd_policy)policy;
   o.disk_rate = (double)rate;
+  o.run_blocks = (int)run;
   o.perturb = rate > 0 ? pert : NULL;
   o.mode = stream ? RIVER_GD_STREAM : RIVER_GD_UNORDERED;
   if (stream && ninst == 1)
@@ -400,7 +408,7 @@ void river__module_coll_read(void)
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,order:str=unordered,policy:str=gd,"
-           "disk_rate:size=0,schema:str=";
+           "disk_rate:size=0,schema:str=,run_blocks:uint=0";
   d.schema = read_schema;
   d.doc = "read a parallel collection (through GD: every mirror at once; "
           "order unordered or stream), or a flat file of records, coll "

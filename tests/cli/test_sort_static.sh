@@ -8,8 +8,9 @@
 #    fluid ideal, which the measured time does not beat;
 #  - a stage's cpu_rate slows it (a run takes at least bytes / rate)
 #    and changes nothing in what it gets;
-#  - bad --perturb, --disk-rate and read_policy values fail on every
-#    rank naming the option or argument, and leave no OUT.
+#  - bad --perturb, --disk-rate, read_policy and coll_read run_blocks
+#    values fail on every rank naming the option or argument, and leave
+#    no OUT; coll_read with run_blocks 2 reads every record once.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 N=20000
@@ -99,6 +100,23 @@ printf '%s\n' 'stages:' \
   'edges: [{from: src, to: out}]' >"$tmp/w.yaml"
 expect_fail 3 "stage out: argument 'perturb' names disk 3; the stage has disks 0..2" \
   run "$tmp/w.yaml"
+# coll_read's run_blocks (river_gd_opts.run_blocks): over the most is
+# refused on every rank, naming it; 2 (spinning disks) reads every
+# record once (the copy, sorted, has IN's count and checksum).
+runs_spec() {
+  printf '%s\n' 'stages:' \
+    "  - {name: in, module: coll_read, ranks: rest, args: {coll: in2, run_blocks: $1}}" \
+    "  - {name: out, module: coll_write, ranks: rest, args: {coll: $2}}" \
+    'edges: [{from: in, to: out}]' >"$tmp/rb.yaml"
+}
+runs_spec 2000 bad10
+expect_fail 2 "stage in: argument 'run_blocks': 2000 is over 1024" \
+  run "$tmp/rb.yaml"
+runs_spec 2 rb2
+r 2 run "$tmp/rb.yaml" >/dev/null 2>&1 || fail "coll_read run_blocks 2"
+r 2 sort rb2 rb2s >/dev/null 2>&1 || fail "sort of the run_blocks 2 copy"
+r 2 valsort rb2s --input in2 >/dev/null 2>&1 \
+  || fail "coll_read run_blocks 2: the copy is not IN's records"
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed sort left a collection"
 
 # The sort's writers begin a partition per run (river_pcoll_begin_partition):
