@@ -71,14 +71,15 @@
  * Each local disk keeps a queue per stream (partition copy it stores);
  * the allocator (river__gd_pick_balanced, src/gd_alloc.c) picks the
  * stream to serve from the clients' latest reported progress: the
- * laggard's; with river_gd_opts.run_blocks > 0 it stays with the stream
- * it served last until that client leads by that many blocks, so streams
- * alternate in runs, not block by block (fewer seeks on a spinning disk).
- * A block is read through the
- * handle's source (a gd_source_fn) into a send slot, passes the disk's
- * token bucket when rates are emulated (plus a seek's worth of time when
- * the disk switches streams), and goes out with MPI_Isend. The server is
- * done when every client rank has said DONE and its sends have completed.
+ * laggard's (staying with the stream it served last on an exact tie);
+ * with river_gd_opts.run_blocks > 0 it stays with that stream until its
+ * client leads by that many blocks, so streams alternate in runs, not
+ * block by block (fewer seeks on a spinning disk). A block is read
+ * through the handle's source (a gd_source_fn) into a send slot, passes
+ * the disk's token bucket when rates are emulated (plus a seek's worth
+ * of time when the disk switches streams), and goes out with MPI_Isend.
+ * The server is done when every client rank has said DONE and its sends
+ * have completed.
  *
  * Progress (river_gd_next) alternates server and client steps, testing
  * MPI requests; with nothing to do it backs off (river__backoff). Its one

@@ -40,7 +40,8 @@
  * collection and the one with disk 0's files moved away); every run is a
  * row, and rank 0 prints each point's median and min..max.
  *
- * With RIVER_BENCH_VERBOSE set, every client's finish time is printed.
+ * With RIVER_BENCH_VERBOSE set, every client's finish time and every
+ * disk's count of blocks served are printed.
  *
  * Columns as the dq suite's, plus finish_spread: (last - first client's
  * finish) / last. ideal is the fluid ideal of the configured disk rates
@@ -194,8 +195,8 @@ static int rank_open(const struct gd_cfg *c, MPI_Comm comm, struct gd_rank *r)
   o.client_ranks = r->client_ranks;
   o.disk_rate = c->rate;
   o.seek_seconds = c->seek;
-  /* Disks that seek are spinning disks: run in blocks' lead, as a user
-   * of such disks would (river_gd_opts.run_blocks). */
+  /* Disks that seek are spinning disks: runs of 2 blocks' lead, as a
+   * user of such disks would set (river_gd_opts.run_blocks). */
   o.run_blocks = c->seek > 0 ? BENCH_SPINNING_RUN : 0;
   o.perturb = c->perturb;
   memset(&l, 0, sizeof l);
@@ -277,7 +278,8 @@ static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
 }
 
 /* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
- * disks), printed by comm's rank 0 (collective over comm). */
+ * disks) and every disk's blocks served (served, 0 on clients), printed
+ * by comm's rank 0 (collective over comm). */
 static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
                            double fin, uint64_t served)
 {

@@ -520,9 +520,8 @@ static void test_ring_14_disks(void **state)
       assert_clients_near(&m, per, 0.05);
       /* gd.c's allocator keeps the clients together, with no gradient
        * round the ring: a handful of blocks apart (at most 15 measured,
-       * with runs of 0 and of 2,
-       * at two block times of latency; reports on requests alone drift
-       * up to 137 apart). */
+       * with runs of 0 and of 2, at two block times of latency; reports
+       * on requests alone drift up to 137 apart). */
       if (variants[v].fb == ENGINE)
         assert_true(m.spread <= 24);
     }
