@@ -37,6 +37,8 @@
  *             ("river") and with reserve/commit ("river-reserve"); then
  *             8 x 8
  *   wait      CPU time of a consumer blocked for 10 s
+ * With RIVER_BENCH_VERBOSE set, every rank's end (s from the start) and
+ * every consumer's records are printed after each run.
  * A sweep uses subsets of the ranks for smaller sizes and skips sizes that
  * need more ranks than it has; with fewer ranks than an experiment's
  * default, producers and consumers split the ranks evenly. --perturb runs
@@ -315,6 +317,32 @@ static int consume(const struct dq_cfg *c, struct dq_rank *r)
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
+/* With RIVER_BENCH_VERBOSE set: every rank's end (s after t0) and every
+ * consumer's records, printed by comm's rank 0 (collective over comm). */
+static void print_ends(const struct dq_cfg *c, MPI_Comm comm,
+                       const struct dq_rank *r, double t1)
+{
+  double v[2] = {t1 - r->t0, r->is_prod ? -1.0 : (double)r->got}, *all;
+  int n = c->nprod + c->ncons, i;
+
+  if (!getenv("RIVER_BENCH_VERBOSE"))
+    return;
+  all = r->me == 0 ? malloc(2 * (size_t)n * sizeof *all) : NULL;
+  MPI_Gather(v, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, comm);
+  if (all == NULL)
+    return;
+  printf("  end (s) by producer:");
+  for (i = 0; i < n; i++)
+    if (all[2 * i + 1] < 0)
+      printf(" %.3f", all[2 * i]);
+  printf("\n  end (s) / records by consumer:");
+  for (i = 0; i < n; i++)
+    if (all[2 * i + 1] >= 0)
+      printf(" %.3f/%.0f", all[2 * i], all[2 * i + 1]);
+  printf("\n");
+  free(all);
+}
+
 /* The run's outcome, in res on comm's rank 0 (collective over comm): the
  * time to the last rank's end t1, and exactly once: the counts, and the
  * sums and XORs of the records' hashes, put and got, must match. */
@@ -325,6 +353,7 @@ static void tally(const struct dq_cfg *c, MPI_Comm comm,
   uint64_t sums[4] = {0, 0, 0, 0}, all[4], xors[2] = {0, 0}, xall[2];
   double tmax;
 
+  print_ends(c, comm, r, t1);
   MPI_Reduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   sums[r->is_prod ? 0 : 1] = r->is_prod ? r->sent : r->got;
   sums[r->is_prod ? 2 : 3] = r->hsum;
