@@ -35,7 +35,9 @@
  *             with --message-size), against a raw
  *             MPI_Isend/MPI_Irecv stream in the same run, with put
  *             ("river") and with reserve/commit ("river-reserve"); then
- *             8 x 8
+ *             8 x 8, which also runs "raw-wide": raw-hot's pairs, each
+ *             receiver cycling through as many buffers as the queue's
+ *             consumers do (what that working set alone costs)
  *   wait      CPU time of a consumer blocked for 10 s
  * With RIVER_BENCH_VERBOSE set, every rank's end (s from the start) and
  * every consumer's records are printed after each run.
@@ -600,24 +602,26 @@ static int exp_scaling(struct bench *b)
 
 /* A raw MPI stream: producers 0..n-1 send `bytes` each to consumer n+i in
  * `msg`-byte messages, `depth` in flight; returns the aggregate B/s.
- * Senders cycle through a 64 MiB source, or (hot) through `depth`
- * buffers, as a queue's own message buffers are. */
+ * Senders cycle through a 64 MiB source, as the DQ's producers do in
+ * this experiment, or (hot) through `depth` buffers, as a queue's
+ * producer reuses its few free message buffers; receivers cycle through
+ * nrcv buffers: depth, or (raw-wide) as many as an n x n queue's
+ * consumer, whose receives are posted in a ring of a buffer per credit
+ * per producer (and one spare). */
 static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
-                         int depth, int hot)
+                         int depth, int hot, size_t nrcv)
 {
   int me = b->rank, i, active = me < 2 * n, peer = me < n ? me + n : me - n;
   MPI_Request *req = calloc((size_t)depth, sizeof *req);
-  /* Senders cycle through a 64 MiB source, as the DQ's producers do in
-   * this experiment; receivers land in `depth` buffers. */
   size_t nsrc = !hot && ((size_t)64 << 20) / msg > (size_t)depth
                     ? ((size_t)64 << 20) / msg : (size_t)depth;
-  char *buf = malloc(nsrc * msg);
+  char *buf = malloc((me < n ? nsrc : nrcv) * msg);
   uint64_t count = bytes / msg, done;
   double t0, t1, tmax;
 
   for (i = 0; i < depth; i++)
     req[i] = MPI_REQUEST_NULL;
-  memset(buf, 1, nsrc * msg);
+  memset(buf, 1, (me < n ? nsrc : nrcv) * msg);
   bench_world_wait();
   MPI_Barrier(MPI_COMM_WORLD); /* a common start: all are here now */
   t0 = river_wtime();
@@ -628,8 +632,8 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
       MPI_Isend(buf + (size_t)(done % nsrc) * msg, (int)msg, MPI_BYTE, peer,
                 9, MPI_COMM_WORLD, &req[s]);
     else
-      MPI_Irecv(buf + (size_t)s * msg, (int)msg, MPI_BYTE, peer, 9,
-                MPI_COMM_WORLD, &req[s]);
+      MPI_Irecv(buf + (size_t)(done % nrcv) * msg, (int)msg, MPI_BYTE,
+                peer, 9, MPI_COMM_WORLD, &req[s]);
   }
   MPI_Waitall(depth, req, MPI_STATUSES_IGNORE);
   t1 = active ? river_wtime() : 0.0;
@@ -641,10 +645,13 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
 }
 
 /* One overhead repeat at one size: raw, river (put), raw-hot,
- * river-reserve, a row each; ratio[0] = put / raw, ratio[1] = reserve /
- * raw-hot. */
+ * river-reserve, a row each, and at n x n > 1 x 1 raw-wide (raw-hot's
+ * pairs, each receiver cycling through as many buffers as a consumer of
+ * the queue does, credits x n + 1: the cost of that working set alone);
+ * ratio[0] = put / raw, ratio[1] = reserve / raw-hot, ratio[2] =
+ * raw-wide / raw-hot (0 at 1 x 1). */
 static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
-                         double ratio[2])
+                         double ratio[3])
 {
   struct bench_result raw = {0}, r;
   uint64_t bytes = c->bytes_per_producer;
@@ -654,7 +661,8 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
     /* With reserve/commit records are not copied, and what goes out is
      * the queue's own few message buffers: compared with raw MPI sending
      * from as few buffers ("raw-hot"). */
-    raw.measured = raw_stream(b, n, bytes, c->message_size, credits, hot);
+    raw.measured = raw_stream(b, n, bytes, c->message_size, credits, hot,
+                              (size_t)credits);
     raw.ideal = raw.measured;
     raw.ok = 1;
     raw.seconds = (double)bytes * n / raw.measured;
@@ -669,6 +677,17 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
     csv_row(b, c, hot ? "river-reserve" : "river", 0,
             (double)c->message_size / 1024, &r);
     ratio[hot] = r.measured / raw.measured;
+  }
+  ratio[2] = 0;
+  if (n > 1 && rc == RIVER_SUCCESS) {
+    struct bench_result wide = raw;
+    double hot_rate = raw.measured;
+    wide.measured = raw_stream(b, n, bytes, c->message_size, credits, 1,
+                               (size_t)credits * (size_t)n + 1);
+    wide.ideal = hot_rate;
+    wide.seconds = (double)bytes * n / wide.measured;
+    csv_row(b, c, "raw-wide", 0, (double)c->message_size / 1024, &wide);
+    ratio[2] = wide.measured / hot_rate;
   }
   return rc;
 }
@@ -693,7 +712,7 @@ static int exp_overhead(struct bench *b)
     }
     for (i = 0; i < sizeof sizes_ / sizeof sizes_[0] && rc == RIVER_SUCCESS;
          i++) {
-      double ratio[2][64], two[2];
+      double ratio[3][64], three[3];
       if (b->message_size_set && sizes_[i] != b->message_size)
         continue;  /* --message-size: just that size (for profiling) */
       c.nprod = c.ncons = n;
@@ -701,15 +720,18 @@ static int exp_overhead(struct bench *b)
       c.bytes_per_producer = ((uint64_t)4 << 30) / (uint64_t)n;
       c.lean = 1;
       for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++) {
-        rc = overhead_once(b, &c, credits, two);
-        ratio[0][rep] = two[0];
-        ratio[1][rep] = two[1];
+        rc = overhead_once(b, &c, credits, three);
+        ratio[0][rep] = three[0];
+        ratio[1][rep] = three[1];
+        ratio[2][rep] = three[2];
       }
       if (rc == RIVER_SUCCESS && b->rank == 0) {
         printf("overhead  %dx%d %4zu KiB median of %d:", n, n,
                sizes_[i] >> 10, nrep);
         print_spread("put/raw", ratio[0], nrep);
         print_spread("reserve/raw-hot", ratio[1], nrep);
+        if (n > 1)
+          print_spread("raw-wide/raw-hot", ratio[2], nrep);
         printf("\n");
         fflush(stdout);
       }
