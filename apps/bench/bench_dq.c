@@ -36,8 +36,9 @@
  *             MPI_Isend/MPI_Irecv stream in the same run, with put
  *             ("river") and with reserve/commit ("river-reserve"); then
  *             8 x 8, which also runs "raw-wide": raw-hot's pairs, each
- *             receiver cycling through as many buffers as the queue's
- *             consumers do (what that working set alone costs)
+ *             rank cycling through as many buffers as the queue's ranks
+ *             do (what that working set alone costs; its CSV ratio is
+ *             to raw-hot)
  *   wait      CPU time of a consumer blocked for 10 s
  * With RIVER_BENCH_VERBOSE set, every rank's end (s from the start) and
  * every consumer's records are printed after each run.
@@ -324,12 +325,16 @@ static int consume(const struct dq_cfg *c, struct dq_rank *r)
 static void print_ends(const struct dq_cfg *c, MPI_Comm comm,
                        const struct dq_rank *r, double t1)
 {
-  double v[2] = {t1 - r->t0, r->is_prod ? -1.0 : (double)r->got}, *all;
-  int n = c->nprod + c->ncons, i;
+  double v[2] = {t1 - r->t0, r->is_prod ? -1.0 : (double)r->got};
+  double *all = NULL;
+  int n = c->nprod + c->ncons, i, on = 0;
 
-  if (!getenv("RIVER_BENCH_VERBOSE"))
+  /* Rank 0 decides, so every rank makes the same collective calls. */
+  if (r->me == 0 && getenv("RIVER_BENCH_VERBOSE"))
+    on = (all = malloc(2 * (size_t)n * sizeof *all)) != NULL;
+  MPI_Bcast(&on, 1, MPI_INT, 0, comm);
+  if (!on)
     return;
-  all = r->me == 0 ? malloc(2 * (size_t)n * sizeof *all) : NULL;
   MPI_Gather(v, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, comm);
   if (all == NULL)
     return;
@@ -602,26 +607,35 @@ static int exp_scaling(struct bench *b)
 
 /* A raw MPI stream: producers 0..n-1 send `bytes` each to consumer n+i in
  * `msg`-byte messages, `depth` in flight; returns the aggregate B/s.
- * Senders cycle through a 64 MiB source, as the DQ's producers do in
- * this experiment, or (hot) through `depth` buffers, as a queue's
- * producer reuses its few free message buffers; receivers cycle through
- * nrcv buffers: depth, or (raw-wide) as many as an n x n queue's
- * consumer, whose receives are posted in a ring of a buffer per credit
- * per producer (and one spare). */
+ * Senders cycle through a 64 MiB source (nsnd 0), as the DQ's producers
+ * do in this experiment, or through nsnd buffers; receivers through nrcv.
+ * raw-hot: depth each, a pair's own few buffers. raw-wide: as many as the
+ * ranks of an n x n queue cycle through, a buffer per credit per peer
+ * and one more (a consumer's ring of posted receives and its spare; a
+ * producer's message slots, up to credits x n of them in flight). Ranks
+ * outside the stream allocate nothing. */
 static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
-                         int depth, int hot, size_t nrcv)
+                         int depth, size_t nsnd, size_t nrcv)
 {
   int me = b->rank, i, active = me < 2 * n, peer = me < n ? me + n : me - n;
   MPI_Request *req = calloc((size_t)depth, sizeof *req);
-  size_t nsrc = !hot && ((size_t)64 << 20) / msg > (size_t)depth
+  size_t nsrc = nsnd ? nsnd
+                : ((size_t)64 << 20) / msg > (size_t)depth
                     ? ((size_t)64 << 20) / msg : (size_t)depth;
-  char *buf = malloc((me < n ? nsrc : nrcv) * msg);
+  size_t nb = !active ? 0 : me < n ? nsrc : nrcv;
+  char *buf = nb ? malloc(nb * msg) : NULL;
   uint64_t count = bytes / msg, done;
   double t0, t1, tmax;
 
   for (i = 0; i < depth; i++)
     req[i] = MPI_REQUEST_NULL;
-  memset(buf, 1, (me < n ? nsrc : nrcv) * msg);
+  if (nb && buf == NULL) {
+    fprintf(stderr, "river-bench: no memory for %zu buffers of %zu bytes\n",
+            nb, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (buf)
+    memset(buf, 1, nb * msg);
   bench_world_wait();
   MPI_Barrier(MPI_COMM_WORLD); /* a common start: all are here now */
   t0 = river_wtime();
@@ -646,8 +660,10 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
 
 /* One overhead repeat at one size: raw, river (put), raw-hot,
  * river-reserve, a row each, and at n x n > 1 x 1 raw-wide (raw-hot's
- * pairs, each receiver cycling through as many buffers as a consumer of
- * the queue does, credits x n + 1: the cost of that working set alone);
+ * pairs and depth, each rank cycling through as many buffers as a rank
+ * of the queue does, credits x n + 1: the cost of that working set
+ * alone; its CSV row's ideal is raw-hot's rate, so its ratio is
+ * raw-wide / raw-hot, where the other raw rows have ratio 1);
  * ratio[0] = put / raw, ratio[1] = reserve / raw-hot, ratio[2] =
  * raw-wide / raw-hot (0 at 1 x 1). */
 static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
@@ -661,8 +677,8 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
     /* With reserve/commit records are not copied, and what goes out is
      * the queue's own few message buffers: compared with raw MPI sending
      * from as few buffers ("raw-hot"). */
-    raw.measured = raw_stream(b, n, bytes, c->message_size, credits, hot,
-                              (size_t)credits);
+    raw.measured = raw_stream(b, n, bytes, c->message_size, credits,
+                              hot ? (size_t)credits : 0, (size_t)credits);
     raw.ideal = raw.measured;
     raw.ok = 1;
     raw.seconds = (double)bytes * n / raw.measured;
@@ -682,8 +698,9 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
   if (n > 1 && rc == RIVER_SUCCESS) {
     struct bench_result wide = raw;
     double hot_rate = raw.measured;
-    wide.measured = raw_stream(b, n, bytes, c->message_size, credits, 1,
-                               (size_t)credits * (size_t)n + 1);
+    size_t wbuf = (size_t)credits * (size_t)n + 1;
+    wide.measured = raw_stream(b, n, bytes, c->message_size, credits, wbuf,
+                               wbuf);
     wide.ideal = hot_rate;
     wide.seconds = (double)bytes * n / wide.measured;
     csv_row(b, c, "raw-wide", 0, (double)c->message_size / 1024, &wide);

@@ -283,15 +283,22 @@ static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
 static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
                            double fin, uint64_t served)
 {
-  double *all_fin;
-  uint64_t *all_served;
-  int i;
+  double *all_fin = NULL;
+  uint64_t *all_served = NULL;
+  int i, on = 0;
 
-  if (!getenv("RIVER_BENCH_VERBOSE"))
+  /* Rank 0 decides, so every rank makes the same collective calls. */
+  if (me == 0 && getenv("RIVER_BENCH_VERBOSE")) {
+    all_fin = malloc(2 * (size_t)c->n * sizeof *all_fin);
+    all_served = malloc(2 * (size_t)c->n * sizeof *all_served);
+    on = all_fin != NULL && all_served != NULL;
+  }
+  MPI_Bcast(&on, 1, MPI_INT, 0, comm);
+  if (!on) {
+    free(all_fin);
+    free(all_served);
     return;
-  all_fin = me == 0 ? malloc(2 * (size_t)c->n * sizeof *all_fin) : NULL;
-  all_served = me == 0 ? malloc(2 * (size_t)c->n * sizeof *all_served)
-                       : NULL;
+  }
   MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
   MPI_Gather(&served, 1, MPI_UINT64_T, all_served, 1, MPI_UINT64_T, 0, comm);
   if (all_fin && all_served) {
