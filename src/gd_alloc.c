@@ -101,6 +101,37 @@ int river__gd_pick_balanced(double *progress, const int *pending, int n,
   return river__gd_pick_sticky(progress, pending, n, cursor, last, margin);
 }
 
+/*
+ * The end game's test (gd_client.c end_game): is a block that waits
+ * behind `out` requests at a busy copy (measured block time tbusy) worth
+ * withdrawing and asking of an idle copy (tidle)? 0 means not measured
+ * yet, and an unmeasured copy is taken to be as fast as the other. Move
+ * only when both hold:
+ *   - the block would wait there longer than `gain` block times of the
+ *     idle copy (out x tbusy > gain x tidle), and
+ *   - the busy copy is slower, not merely busier: tbusy > slower x tidle
+ *     (when both are measured). At equal speeds (every disk serving two
+ *     clients in lockstep) the "idle" copy is busy with its other client,
+ *     so moving gains nothing and only unbalances the disks' counts; and
+ *     with one slow disk the idle copy may be the slow one, which the
+ *     first test alone would let take a block from a fast copy.
+ */
+int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
+                           double slower)
+{
+  int measured = tbusy > 0 && tidle > 0;
+
+  if (out <= 0 || !(gain > 0) || !(slower >= 1))
+    return 0;
+  if (tidle <= 0)
+    tidle = tbusy;
+  if (tbusy <= 0)
+    tbusy = tidle;
+  if (!((double)out * tbusy > gain * tidle))
+    return 0;
+  return !measured || tbusy > slower * tidle;
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

@@ -491,16 +491,16 @@ static int ask_new(river_gd *gd, int i, int *busy)
 /* The end game (BALANCED): mp has asked for every block and has none to
  * ask again, so a copy with nothing out stays idle while another copy's
  * queue finishes the partition. Withdraw the block asked last at the
- * busy copy (a CANCEL to its server) when it would wait longer there,
- * behind out[b] blocks of GD_MOVE_GAIN x the idle copy's block time,
- * than one block takes at the idle copy; the reply (GD_CANCELLED, or
+ * busy copy (a CANCEL to its server) when it would wait there, behind
+ * out[b] blocks, longer than GD_MOVE_GAIN block times of the idle copy,
+ * and the busy copy is slower than the idle one by GD_SLOWER, not merely
+ * busier (river__gd_worth_moving); the reply (GD_CANCELLED, or
  * the block if the disk had started it) ends the CANCEL, and a
  * withdrawn block is asked of the idle copy (push_retry). One CANCEL
  * per partition at a time, and each block is withdrawn at most once. */
 static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
 {
   const struct gd_ask *best = NULL;
-  double tidle, tb;
   int c, idle = -1, j, flag, server;
 
   if (gd->policy != RIVER_GD_BALANCED || mp->next < mp->nblocks
@@ -523,11 +523,8 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
   }
   if (best == NULL)
     return RIVER_SUCCESS;
-  tb = mp->tblock[best->copy];
-  tidle = mp->tblock[idle] > 0 ? mp->tblock[idle] : tb;
-  if (tb <= 0)
-    tb = tidle;
-  if ((double)mp->out[best->copy] * tb <= GD_MOVE_GAIN * tidle)
+  if (!river__gd_worth_moving(mp->out[best->copy], mp->tblock[best->copy],
+                              mp->tblock[idle], GD_MOVE_GAIN, GD_SLOWER))
     return RIVER_SUCCESS;
   if (mp->csreq != MPI_REQUEST_NULL) {
     if (MPI_Test(&mp->csreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)

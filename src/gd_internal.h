@@ -30,7 +30,8 @@
  * with nothing out and another with requests out: the client sends a
  * CANCEL for the block it asked last at the busy copy, if that block
  * would wait there (out x the copy's measured block time) longer than
- * GD_MOVE_GAIN block times of the idle copy. The server, if the request
+ * GD_MOVE_GAIN block times of the idle copy and the busy copy is slower
+ * (its block time over GD_SLOWER x the idle copy's), not merely busier. The server, if the request
  * still waits in its stream's ring (no disk started it), moves it to the
  * stream's cq and soon replies GD_CANCELLED (send_cancelled, no disk
  * time); else it ignores the CANCEL and the block comes as usual. Either
@@ -110,6 +111,8 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
 #define GD_MOVE_GAIN 1.5  /* end game: withdraw a block from a busy copy
                               when it would wait there this many times
                               longer than at an idle copy */
+#define GD_SLOWER 1.5     /* ... and the busy copy's block time is this
+                              many times the idle copy's */
 
 /*
  * Where a server's blocks come from: river_gd_read_fn (river/gd.h) plus

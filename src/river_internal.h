@@ -194,6 +194,12 @@ int river__gd_pick_balanced(double *progress, const int *pending, int n,
                             int *cursor, int last, double margin,
                             double *bias, double gain, double cap);
 
+/* GD's end game: whether a block queued behind `out` requests at a copy
+ * with block time tbusy is worth moving to an idle copy with block time
+ * tidle (0: not measured); see src/gd_alloc.c. */
+int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
+                           double slower);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

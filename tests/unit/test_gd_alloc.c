@@ -723,6 +723,39 @@ static void test_pick_skips_idle_streams(void **state)
     assert_int_equal(river__gd_pick(NULL, rr, 4, &cursor), order[i % 3]);
 }
 
+/* --------------------------------------------- river__gd_worth_moving */
+
+static void test_move_only_from_slower(void **state)
+{
+  (void)state;
+  /* One disk at 10%: its block takes 10 of the idle copy's; even the
+   * one block out there moves. */
+  assert_true(river__gd_worth_moving(1, 0.65, 0.065, 1.5, 1.5));
+  assert_true(river__gd_worth_moving(3, 0.65, 0.065, 1.5, 1.5));
+  /* Equal speeds, two blocks out (the lockstep case): the copy is busier,
+   * not slower; the wait test alone would move (2 x 13 ms > 1.5 x 13). */
+  assert_false(river__gd_worth_moving(2, 0.013, 0.013, 1.5, 1.5));
+  assert_false(river__gd_worth_moving(8, 0.013, 0.013, 1.5, 1.5));
+  assert_false(river__gd_worth_moving(8, 0.019, 0.013, 1.5, 1.5));
+  assert_true(river__gd_worth_moving(8, 0.0196, 0.013, 1.5, 1.5));
+  /* Never to a slower copy: the idle copy is the slow disk. */
+  assert_false(river__gd_worth_moving(4, 0.065, 0.65, 1.5, 1.5));
+  /* Slower, but the wait is short: one block at 1.6x waits 1.6 < 2. */
+  assert_false(river__gd_worth_moving(1, 0.016, 0.01, 2.0, 1.5));
+  /* Not measured: the other copy's time stands in; moves once the wait
+   * alone says so. */
+  assert_false(river__gd_worth_moving(1, 0.01, 0, 1.5, 1.5));
+  assert_true(river__gd_worth_moving(2, 0.01, 0, 1.5, 1.5));
+  assert_true(river__gd_worth_moving(2, 0, 0.01, 1.5, 1.5));
+  assert_false(river__gd_worth_moving(2, 0, 0, 1.5, 1.5));
+  /* Nonsense: nothing out, no gain, a slower factor under 1. */
+  assert_false(river__gd_worth_moving(0, 1.0, 0.01, 1.5, 1.5));
+  assert_false(river__gd_worth_moving(-1, 1.0, 0.01, 1.5, 1.5));
+  assert_false(river__gd_worth_moving(4, 1.0, 0.01, 0, 1.5));
+  assert_false(river__gd_worth_moving(4, 1.0, 0.01, 1.5, 0.5));
+  assert_false(river__gd_worth_moving(4, 1.0, 0.01, NAN, 1.5));
+}
+
 /* ------------------------------------------------ river_gd_fluid_ideal */
 
 static void ideal_is(const double *rates, int n, int r, double per)
@@ -821,6 +854,7 @@ int main(void)
     cmocka_unit_test(test_pick_lowest_progress),
     cmocka_unit_test(test_pick_ties_round_robin),
     cmocka_unit_test(test_pick_skips_idle_streams),
+    cmocka_unit_test(test_move_only_from_slower),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
