@@ -132,6 +132,28 @@ int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
   return !measured || tbusy > slower * tidle;
 }
 
+/*
+ * Don't start what can't finish in time: would the n-th block queued at
+ * a copy (block time tslow) arrive later than the client's other copy
+ * (block time tfast) could deliver everything else, that block included?
+ * `left` is the partition's blocks not yet received (those out
+ * anywhere, and those not asked yet), the n at this copy among them; if
+ * the n-th went to the other copy instead, it would deliver left - n + 1
+ * of them. Only for a copy measured slower than the other by `slower`
+ * (so of two copies at one speed, neither is ever refused, and the
+ * faster of two is never refused at all): a disk at 10% then stops
+ * taking a client's blocks in the last block times it cannot fill, and
+ * no client waits at the end for a slow disk's last block.
+ */
+int river__gd_too_late(int n, double tslow, uint64_t left, double tfast,
+                       double slower)
+{
+  if (n < 1 || (uint64_t)n > left || !(tslow > 0) || !(tfast > 0)
+      || !(slower >= 1) || !(tslow > slower * tfast))
+    return 0;
+  return (double)n * tslow > (double)(left - (uint64_t)n + 1) * tfast;
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

@@ -116,10 +116,67 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
  * are `tried`, by the policy (`prefer` first, if it may: the idle copy a
  * withdrawn block goes to; -1 for none); -1 if none now. *left: whether
  * some copy could take it later (not tried, not dead). */
+/* Copy c's block time for mp as of now: the measured average, or, if
+ * the copy has requests out and has delivered none for longer than
+ * that, the time it has been silent (so a copy that stalls stops
+ * counting as fast before its next block comes); 0: not measured. */
+static double block_time(const river_gd *gd, const struct gd_part *mp,
+                         int c, double now)
+{
+  double t = mp->tblock[c], from = now;
+  int j;
+
+  if (t <= 0 || mp->out[c] == 0)
+    return t;
+  /* Waiting since its last block if a request was out then, else since
+   * the first request after it. */
+  for (j = 0; j < gd->nslots; j++) {
+    const struct gd_ask *a = &gd->asks[j];
+    if (a->partition == mp->p && a->copy == c) {
+      double since = a->at > mp->tlast[c] ? a->at : mp->tlast[c];
+      if (since < from)
+        from = since;
+    }
+  }
+  return now - from > t ? now - from : t;
+}
+
+/* BALANCED: of mp's copies that may serve a block whose failed copies
+ * are `tried`, the one with the shortest block time (block_time, into
+ * t[]); -1 if none is measured. */
+static int fastest_copy(const river_gd *gd, const struct gd_part *mp,
+                        uint64_t tried, double *t)
+{
+  double now = river_wtime();
+  int c, fast = -1;
+
+  for (c = 0; c < gd->repl; c++) {
+    t[c] = block_time(gd, mp, c, now);
+    if (!((tried >> c) & 1) && !mp->dead[c] && t[c] > 0
+        && (fast < 0 || t[c] < t[fast]))
+      fast = c;
+  }
+  return fast;
+}
+
+/* Whether the n-th block out at copy c of mp would come after the
+ * fastest copy `fast` could deliver all the rest (river__gd_too_late;
+ * t: the copies' block times). */
+static int too_late(const struct gd_part *mp, const double *t, int c, int n,
+                    int fast)
+{
+  return fast >= 0 && c != fast
+         && river__gd_too_late(n, t[c], mp->nblocks - mp->received, t[fast],
+                               GD_SLOWER);
+}
+
 static int choose_copy(const river_gd *gd, struct gd_part *mp,
                        uint64_t tried, int prefer, int *left)
 {
+  double t[RIVER_GD_MAX_REPLICATION];
   int c, best = -1, j;
+  int fast = gd->policy == RIVER_GD_BALANCED
+             ? fastest_copy(gd, mp, tried, t) : -1;
 
   if (prefer >= 0 && !((tried >> prefer) & 1) && !mp->dead[prefer]
       && mp->out[prefer] < gd->k) {
@@ -138,7 +195,10 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
       /* One fixed mirror: the first usable copy, and wait for it. */
       return mp->out[c] < gd->k ? c : -1;
     }
-    if (mp->out[c] < gd->k && (best < 0 || mp->out[c] < mp->out[best]))
+    /* A copy that would deliver this block only after the fastest
+     * could deliver the rest gets no more (it may later: *left). */
+    if (mp->out[c] < gd->k && !too_late(mp, t, c, mp->out[c] + 1, fast)
+        && (best < 0 || mp->out[c] < mp->out[best]))
       best = c;
   }
   if (best >= 0)
@@ -498,33 +558,56 @@ static int ask_new(river_gd *gd, int i, int *busy)
  * the block if the disk had started it) ends the CANCEL, and a
  * withdrawn block is asked of the idle copy (push_retry). One CANCEL
  * per partition at a time, and each block is withdrawn at most once. */
-static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
+/* The request of mp asked last at a copy other than `to`, not withdrawn
+ * before and never failed at `to`; NULL if none. c >= 0: at copy c
+ * only. */
+static const struct gd_ask *last_ask(const river_gd *gd,
+                                     const struct gd_part *mp, int to, int c)
 {
   const struct gd_ask *best = NULL;
-  int c, idle = -1, j, flag, server;
+  int j;
 
-  if (gd->policy != RIVER_GD_BALANCED || mp->next < mp->nblocks
-      || mp->nretry > 0 || mp->cancelling >= 0)
-    return RIVER_SUCCESS;
-  for (c = 0; c < gd->repl; c++)
-    if (!mp->dead[c] && mp->out[c] == 0
-        && (idle < 0 || (mp->tblock[c] > 0
-                         && (mp->tblock[idle] <= 0
-                             || mp->tblock[c] < mp->tblock[idle]))))
-      idle = c;
-  if (idle < 0)
-    return RIVER_SUCCESS;
   for (j = 0; j < gd->nslots; j++) {
     const struct gd_ask *a = &gd->asks[j];
-    if (a->partition == mp->p && a->copy != idle && !a->moved
-        && !((a->tried >> idle) & 1)
+    if (a->partition == mp->p && a->copy != to && (c < 0 || a->copy == c)
+        && !a->moved && !((a->tried >> to) & 1)
         && (best == NULL || a->order > best->order))
       best = a;
   }
-  if (best == NULL)
+  return best;
+}
+
+static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
+{
+  const struct gd_ask *best = NULL;
+  double t[RIVER_GD_MAX_REPLICATION];
+  int c, idle = -1, flag, server;
+
+  if (gd->policy != RIVER_GD_BALANCED || mp->nretry > 0
+      || mp->cancelling >= 0)
     return RIVER_SUCCESS;
-  if (!river__gd_worth_moving(mp->out[best->copy], mp->tblock[best->copy],
-                              mp->tblock[idle], GD_MOVE_GAIN, GD_SLOWER))
+  /* Every block asked, a copy idle, a slower copy's queue finishing the
+   * partition: move the last block queued there. */
+  if (mp->next == mp->nblocks) {
+    for (c = 0; c < gd->repl; c++)
+      if (!mp->dead[c] && mp->out[c] == 0
+          && (idle < 0 || (mp->tblock[c] > 0
+                           && (mp->tblock[idle] <= 0
+                               || mp->tblock[c] < mp->tblock[idle]))))
+        idle = c;
+    if (idle >= 0 && (best = last_ask(gd, mp, idle, -1)) != NULL
+        && !river__gd_worth_moving(mp->out[best->copy],
+                                   mp->tblock[best->copy], mp->tblock[idle],
+                                   GD_MOVE_GAIN, GD_SLOWER))
+      best = NULL;
+  }
+  /* Or, at any time, a slower copy's last block would come only after
+   * the fastest copy could deliver all the rest: move it there. */
+  if (best == NULL && (idle = fastest_copy(gd, mp, 0, t)) >= 0)
+    for (c = 0; c < gd->repl && best == NULL; c++)
+      if (mp->out[c] > 0 && too_late(mp, t, c, mp->out[c], idle))
+        best = last_ask(gd, mp, idle, c);
+  if (best == NULL)
     return RIVER_SUCCESS;
   if (mp->csreq != MPI_REQUEST_NULL) {
     if (MPI_Test(&mp->csreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)

@@ -31,7 +31,13 @@
  * CANCEL for the block it asked last at the busy copy, if that block
  * would wait there (out x the copy's measured block time) longer than
  * GD_MOVE_GAIN block times of the idle copy and the busy copy is slower
- * (its block time over GD_SLOWER x the idle copy's), not merely busier. The server, if the request
+ * (its block time over GD_SLOWER x the idle copy's), not merely busier.
+ * At any time, too, a copy slower than the partition's fastest by
+ * GD_SLOWER gets no request whose block would arrive after the fastest
+ * could deliver all the rest (river__gd_too_late; choose_copy), and the
+ * last request queued there is withdrawn the same way when it fails that
+ * test: a slow disk never starts a block that would end the run late.
+ * The server, if the request
  * still waits in its stream's ring (no disk started it), moves it to the
  * stream's cq and soon replies GD_CANCELLED (send_cancelled, no disk
  * time); else it ignores the CANCEL and the block comes as usual. Either

@@ -200,6 +200,12 @@ int river__gd_pick_balanced(double *progress, const int *pending, int n,
 int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
                            double slower);
 
+/* GD: whether the n-th of a partition's `left` blocks queued at a copy
+ * slower than the other (block times tslow, tfast) would arrive after
+ * the other copy could deliver the rest; see src/gd_alloc.c. */
+int river__gd_too_late(int n, double tslow, uint64_t left, double tfast,
+                       double slower);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

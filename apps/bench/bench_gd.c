@@ -278,13 +278,15 @@ static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
 }
 
 /* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
- * disks) and every disk's blocks served (served, 0 on clients), printed
- * by comm's rank 0 (collective over comm). */
+ * disks), every disk's blocks served (served, 0 on clients) and the end
+ * game's CANCELs sent and blocks withdrawn (cancels[2], the clients'
+ * stats, summed), printed by comm's rank 0 (collective over comm). */
 static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
-                           double fin, uint64_t served)
+                           double fin, uint64_t served,
+                           const uint64_t *cancels)
 {
   double *all_fin = NULL;
-  uint64_t *all_served = NULL;
+  uint64_t *all_served = NULL, sum[2] = {0, 0};
   int i, on = 0;
 
   /* Rank 0 decides, so every rank makes the same collective calls. */
@@ -301,6 +303,7 @@ static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
   }
   MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
   MPI_Gather(&served, 1, MPI_UINT64_T, all_served, 1, MPI_UINT64_T, 0, comm);
+  MPI_Reduce(cancels, sum, 2, MPI_UINT64_T, MPI_SUM, 0, comm);
   if (all_fin && all_served) {
     printf("  finish (s) by client:");
     for (i = c->n; i < 2 * c->n; i++)
@@ -308,7 +311,8 @@ static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
     printf("\n  blocks served by disk:");
     for (i = 0; i < c->n; i++)
       printf(" %llu", (unsigned long long)all_served[i]);
-    printf("\n");
+    printf("\n  end game: %llu cancels sent, %llu blocks withdrawn\n",
+           (unsigned long long)sum[0], (unsigned long long)sum[1]);
   }
   free(all_fin);
   free(all_served);
@@ -325,7 +329,12 @@ static void tally(const struct gd_cfg *c, MPI_Comm comm,
   uint64_t sums[4], all[4], xors[2] = {0, 0}, allx[2];
   double fin = client ? r->st.seconds : 0.0, tmax = 0, tmin = 0;
 
-  print_finishes(c, comm, r->me, fin, client ? 0 : r->st.blocks_served);
+  {
+    uint64_t cancels[2] = {client ? r->st.cancels : 0,
+                           client ? r->st.cancelled : 0};
+    print_finishes(c, comm, r->me, fin, client ? 0 : r->st.blocks_served,
+                   cancels);
+  }
   MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   fin = client ? r->st.seconds : INFINITY;
   MPI_Reduce(&fin, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);

@@ -756,6 +756,39 @@ static void test_move_only_from_slower(void **state)
   assert_false(river__gd_worth_moving(4, 1.0, 0.01, NAN, 1.5));
 }
 
+/* ------------------------------------------------- river__gd_too_late */
+
+static void test_too_late(void **state)
+{
+  uint64_t left;
+  int n;
+
+  (void)state;
+  /* A disk at 10%: with 30 blocks left, a 3rd block queued there would
+   * come after 3 x 0.65 = 1.95 s; the fast copy delivers the 28 others in
+   * 1.82 s: refused. A 2nd (1.3 s against 29 x 0.065 = 1.885) is not. */
+  assert_true(river__gd_too_late(3, 0.65, 30, 0.065, 1.5));
+  assert_false(river__gd_too_late(2, 0.65, 30, 0.065, 1.5));
+  /* The partition's last block never goes to the slow copy ... */
+  assert_true(river__gd_too_late(1, 0.65, 1, 0.065, 1.5));
+  /* ... and early on it takes its share. */
+  assert_false(river__gd_too_late(2, 0.65, 200, 0.065, 1.5));
+  /* The faster copy, and copies of one speed, are never refused. */
+  for (left = 1; left <= 64; left++)
+    for (n = 1; n <= (int)left && n <= 8; n++) {
+      assert_false(river__gd_too_late(n, 0.065, left, 0.65, 1.5));
+      assert_false(river__gd_too_late(n, 0.013, left, 0.013, 1.5));
+      assert_false(river__gd_too_late(n, 0.0194, left, 0.013, 1.5));
+    }
+  /* Not measured, or nonsense: no. */
+  assert_false(river__gd_too_late(1, 0, 1, 0.065, 1.5));
+  assert_false(river__gd_too_late(1, 0.65, 1, 0, 1.5));
+  assert_false(river__gd_too_late(0, 0.65, 1, 0.065, 1.5));
+  assert_false(river__gd_too_late(2, 0.65, 1, 0.065, 1.5));
+  assert_false(river__gd_too_late(1, NAN, 1, 0.065, 1.5));
+  assert_false(river__gd_too_late(1, 0.65, 1, 0.065, 0.5));
+}
+
 /* ------------------------------------------------ river_gd_fluid_ideal */
 
 static void ideal_is(const double *rates, int n, int r, double per)
@@ -855,6 +888,7 @@ int main(void)
     cmocka_unit_test(test_pick_ties_round_robin),
     cmocka_unit_test(test_pick_skips_idle_streams),
     cmocka_unit_test(test_move_only_from_slower),
+    cmocka_unit_test(test_too_late),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
