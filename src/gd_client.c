@@ -112,10 +112,6 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   return RIVER_SUCCESS;
 }
 
-/* A copy that may take one more request for a block whose failed copies
- * are `tried`, by the policy (`prefer` first, if it may: the idle copy a
- * withdrawn block goes to; -1 for none); -1 if none now. *left: whether
- * some copy could take it later (not tried, not dead). */
 /* Copy c's block time for mp as of now: the measured average, or, if
  * the copy has requests out and has delivered none for longer than
  * that, the time it has been silent (so a copy that stalls stops
@@ -142,8 +138,9 @@ static double block_time(const river_gd *gd, const struct gd_part *mp,
 }
 
 /* BALANCED: of mp's copies that may serve a block whose failed copies
- * are `tried`, the one with the shortest block time (block_time, into
- * t[]); -1 if none is measured. */
+ * are `tried`, the one with the shortest block time as of now
+ * (block_time, into t[]: a copy that stalls stops being the fastest);
+ * -1 if none is measured. */
 static int fastest_copy(const river_gd *gd, const struct gd_part *mp,
                         uint64_t tried, double *t)
 {
@@ -160,29 +157,35 @@ static int fastest_copy(const river_gd *gd, const struct gd_part *mp,
 }
 
 /* Whether the n-th block out at copy c of mp would come after the
- * fastest copy `fast` could deliver all the rest (river__gd_too_late;
- * t: the copies' block times). */
+ * fastest copy `fast` could deliver all the rest (river__gd_too_late):
+ * c at its average block time (its silence is not counted against it,
+ * so copies of one speed are never refused), the fastest at t[fast]
+ * (block_time: silence counts, the safe way). */
 static int too_late(const struct gd_part *mp, const double *t, int c, int n,
                     int fast)
 {
   return fast >= 0 && c != fast
-         && river__gd_too_late(n, t[c], mp->nblocks - mp->received, t[fast],
-                               GD_SLOWER);
+         && river__gd_too_late(n, mp->tblock[c], mp->nblocks - mp->received,
+                               t[fast], GD_SLOWER);
 }
 
+/* A copy that may take one more request for a block whose failed copies
+ * are `tried`, by the policy; -1 if none now. `prefer` (-1: none): the
+ * copy a withdrawn block goes to, waited for while it may still take
+ * the block (so the block never returns to the copy it left). *left:
+ * whether some copy could take it later (not tried, not dead). */
 static int choose_copy(const river_gd *gd, struct gd_part *mp,
                        uint64_t tried, int prefer, int *left)
 {
   double t[RIVER_GD_MAX_REPLICATION];
-  int c, best = -1, j;
-  int fast = gd->policy == RIVER_GD_BALANCED
-             ? fastest_copy(gd, mp, tried, t) : -1;
+  int c, best = -1, j, fast;
 
-  if (prefer >= 0 && !((tried >> prefer) & 1) && !mp->dead[prefer]
-      && mp->out[prefer] < gd->k) {
+  if (prefer >= 0 && !((tried >> prefer) & 1) && !mp->dead[prefer]) {
     *left = 1;
-    return prefer;
+    return mp->out[prefer] < gd->k ? prefer : -1;
   }
+  fast = gd->policy == RIVER_GD_BALANCED ? fastest_copy(gd, mp, tried, t)
+                                         : -1;
   *left = 0;
   for (j = 0; j < gd->repl; j++) {
     c = (mp->rr + j) % gd->repl;
@@ -359,7 +362,7 @@ static void warn_dead(const river_gd *gd, const struct gd_part *mp, int c,
 /* Put a block on mp's list of blocks to ask again (prefer: as
  * choose_copy's). The list holds at most the blocks that were out. */
 static int push_retry(struct gd_part *mp, uint64_t block, uint64_t tried,
-                      uint64_t missing, int prefer)
+                      uint64_t missing, int prefer, int moved)
 {
   if (mp->nretry == mp->capretry) {
     size_t cap = mp->capretry ? 2 * mp->capretry : 8;
@@ -373,13 +376,16 @@ static int push_retry(struct gd_part *mp, uint64_t block, uint64_t tried,
   mp->retry[mp->nretry].tried = tried;
   mp->retry[mp->nretry].missing = missing;
   mp->retry[mp->nretry].prefer = prefer;
+  mp->retry[mp->nretry].moved = moved;
   mp->nretry++;
   return RIVER_SUCCESS;
 }
 
 /* A block failed at copy h->copy of mine[i]: mark the copy dead if the
- * server says so, and retry the block elsewhere or fail it. */
-static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
+ * server says so, and retry the block elsewhere or fail it (moved: it
+ * had been withdrawn once; it stays so). */
+static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h,
+                  int moved)
 {
   int left;
 
@@ -398,12 +404,14 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h)
     return fail_block(gd, mp, h->block, h->tried, h->missing);
   if (gd->client_rc != RIVER_SUCCESS)
     return RIVER_SUCCESS;  /* failing already: ask nothing more */
-  return push_retry(mp, h->block, h->tried, h->missing, -1);
+  return push_retry(mp, h->block, h->tried, h->missing, -1, moved);
 }
 
 /* The reply h (to mp) has come: take its request off the table of
- * requests out, end the CANCEL that named it, and time its copy. */
-static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h)
+ * requests out (*moved: whether it had been withdrawn once), end the
+ * CANCEL that named it, and time its copy. */
+static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
+                    int *moved)
 {
   struct gd_ask *a = NULL;
   double now, from, t;
@@ -422,6 +430,7 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h)
   if (mp->cancelling == (int)(a - gd->asks))
     mp->cancelling = -1;
   a->partition = -1;
+  *moved = a->moved;
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
   /* A block's time at this copy: from when the copy last delivered, or
@@ -442,7 +451,7 @@ static int arrived(river_gd *gd, int s)
   struct gd_hdr h;
   struct gd_part *mp;
   uint64_t want;
-  int i, rc;
+  int i, rc, moved;
 
   memcpy(&h, sl->buf, sizeof h);
   gd->posted--;
@@ -455,18 +464,18 @@ static int arrived(river_gd *gd, int s)
   }
   mp = &gd->mine[i];
   mp->out[h.copy]--;
-  if ((rc = answered(gd, mp, &h)) != RIVER_SUCCESS)
+  if ((rc = answered(gd, mp, &h, &moved)) != RIVER_SUCCESS)
     return rc;
   if (h.status == GD_CANCELLED) {
     sl->state = SLOT_FREE;
     gd->stats.cancelled++;
     if (gd->client_rc != RIVER_SUCCESS)
       return RIVER_SUCCESS;  /* failing already: ask nothing more */
-    return push_retry(mp, h.block, h.tried, h.missing, mp->cancel_to);
+    return push_retry(mp, h.block, h.tried, h.missing, mp->cancel_to, 1);
   }
   if (h.status != RIVER_SUCCESS) {
     sl->state = SLOT_FREE;
-    return failed(gd, mp, &h);
+    return failed(gd, mp, &h, moved);
   }
   want = h.block + 1 < mp->nblocks ? gd->rpb
                                    : gd->nrecords[mp->p] - h.block * gd->rpb;
@@ -513,7 +522,7 @@ static int ask_retries(river_gd *gd, struct gd_part *mp, int *busy)
       continue;
     }
     if ((rc = ask(gd, mp, s, c, rt->block, rt->tried, rt->missing,
-                  rt->prefer >= 0)) != RIVER_SUCCESS)
+                  rt->moved)) != RIVER_SUCCESS)
       return rc;
     *busy = 1;
     mp->retry[r] = mp->retry[--mp->nretry];
@@ -548,16 +557,6 @@ static int ask_new(river_gd *gd, int i, int *busy)
   return RIVER_SUCCESS;
 }
 
-/* The end game (BALANCED): mp has asked for every block and has none to
- * ask again, so a copy with nothing out stays idle while another copy's
- * queue finishes the partition. Withdraw the block asked last at the
- * busy copy (a CANCEL to its server) when it would wait there, behind
- * out[b] blocks, longer than GD_MOVE_GAIN block times of the idle copy,
- * and the busy copy is slower than the idle one by GD_SLOWER, not merely
- * busier (river__gd_worth_moving); the reply (GD_CANCELLED, or
- * the block if the disk had started it) ends the CANCEL, and a
- * withdrawn block is asked of the idle copy (push_retry). One CANCEL
- * per partition at a time, and each block is withdrawn at most once. */
 /* The request of mp asked last at a copy other than `to`, not withdrawn
  * before and never failed at `to`; NULL if none. c >= 0: at copy c
  * only. */
@@ -577,6 +576,20 @@ static const struct gd_ask *last_ask(const river_gd *gd,
   return best;
 }
 
+/* The end game (BALANCED), two cases, with no block of mp to ask again:
+ * (1) mp has asked for every block, so a copy with nothing out stays
+ * idle while another copy's queue finishes the partition: withdraw the
+ * block asked last at the busy copy when it would wait there, behind
+ * out[b] blocks, longer than GD_MOVE_GAIN block times of the idle copy,
+ * and the busy copy is slower than the idle one by GD_SLOWER, not merely
+ * busier (river__gd_worth_moving); (2) at any time, a copy's last block
+ * would come only after the fastest copy could deliver all the rest
+ * (too_late): withdraw it. A CANCEL goes to the busy copy's server; the
+ * reply (GD_CANCELLED, or the block if the disk had started it) ends
+ * the CANCEL, and a withdrawn block is asked of the copy it was moved
+ * to (push_retry with prefer), waiting for it if it is full. One CANCEL
+ * per partition at a time, and each block is withdrawn at most once
+ * (moved, kept across a failure). */
 static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
 {
   const struct gd_ask *best = NULL;

@@ -151,8 +151,9 @@ struct gd_hdr {
 
 struct gd_retry {
   uint64_t block, tried, missing;
-  int prefer;              /* a withdrawn block: the idle copy to ask, if
-                              it may take it; else -1 */
+  int prefer;              /* a withdrawn block: the copy to ask (waited
+                              for while it lives); else -1 */
+  int moved;               /* withdrawn once already: never again */
 };
 
 /* A request out (sent, its reply not yet arrived): one per POSTED slot,

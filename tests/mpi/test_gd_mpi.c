@@ -112,6 +112,7 @@ struct source {
   int bad_disk;           /* (bad_disk, bad_part, bad_block): ECORRUPT */
   int bad_part;
   uint64_t bad_block;
+  uint64_t bad_last;      /* > bad_block: blocks bad_block..bad_last */
   int bad_all;            /* that block is bad on every copy */
   river_layout order;     /* stream order of the layout */
   int wrong_disk;         /* set if a read arrived at the wrong disk */
@@ -129,7 +130,9 @@ static int src_read(void *ctx, int p, int c, int disk, uint64_t block,
     s->wrong_disk = 1;
   if (disk == s->lost_disk)
     return RIVER_ENOTFOUND;
-  if (p == s->bad_part && block == s->bad_block
+  if (p == s->bad_part
+      && (block == s->bad_block
+          || (block > s->bad_block && block <= s->bad_last))
       && (s->bad_all || disk == s->bad_disk))
     return RIVER_ECORRUPT;
   if (bufsize < RPB * RS || first >= s->nrec[p])
@@ -495,7 +498,11 @@ static void test_balance(void)
 /* 4 disks (ranks 0-3) and 4 clients (4-7), disk 0 at 5%: each client of
  * a partition on disk 0 ends with blocks queued there while its other
  * mirror runs dry, so the end game withdraws them. The exactly-once and
- * order checks are read_source's; here, that cancels happened. */
+ * order checks are read_source's; here, that cancels happened. lost 2:
+ * the fast copy of partition 0 (disk 1) fails its last 4 blocks, so the
+ * slow copy, which the end game refuses such late blocks, must serve
+ * them: the refusal must only compare copies that may serve the block,
+ * else the read would hang. */
 static void test_end_game(void)
 {
   MPI_Comm c = group(NR);
@@ -505,7 +512,7 @@ static void test_end_game(void)
 
   MT_CHECK_RC(river_perturb_parse("disk:0=0.05", &pt), RIVER_SUCCESS);
   for (m = 0; m < 2; m++)
-    for (lost = 0; lost < 2; lost++) {
+    for (lost = 0; lost < 3; lost++) {
       river_gd_opts o = RIVER_GD_OPTS_INIT;
       struct source s;
       struct outcome out;
@@ -520,10 +527,23 @@ static void test_end_game(void)
       source_init(&s, 4, 4, 2);
       for (p = 0; p < 4; p++)
         s.nrec[p] = 300 * RPB + (uint64_t)p;   /* a short last block */
-      s.lost_disk = lost ? 2 : -1;
+      s.lost_disk = lost == 1 ? 2 : -1;
+      if (lost == 2) {
+        s.bad_part = 0;
+        s.bad_disk = 1;   /* partition 0's second copy, the fast one */
+        s.bad_block = 296;
+        s.bad_last = 299; /* its last 4 of 300 blocks */
+      }
       snprintf(what, sizeof what, "end game mode %d%s", m,
-               lost ? ", lost disk" : "");
+               lost == 1 ? ", lost disk"
+               : lost == 2 ? ", fast copy fails the last blocks" : "");
       read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+      if (lost == 2) {  /* the fast copy was asked, failed, and the slow
+                           one served what it failed */
+        mine[0] = out.st.failovers;
+        MPI_Allreduce(mine, all, 1, MPI_UINT64_T, MPI_SUM, c);
+        MT_CHECK(all[0] >= 1 && all[0] <= 4);
+      }
       mine[0] = out.st.cancels;
       mine[1] = out.st.cancelled;
       MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c);

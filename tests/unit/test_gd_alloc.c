@@ -780,6 +780,16 @@ static void test_too_late(void **state)
       assert_false(river__gd_too_late(n, 0.013, left, 0.013, 1.5));
       assert_false(river__gd_too_late(n, 0.0194, left, 0.013, 1.5));
     }
+  /* The formula's edges, in values exact in binary: the n-th block at
+   * the slow copy against left - n + 1 at the fast one, strictly. */
+  assert_false(river__gd_too_late(1, 1.0, 8, 0.125, 1.5));   /* 1 = 8/8 */
+  assert_true(river__gd_too_late(1, 1.0, 7, 0.125, 1.5));
+  assert_false(river__gd_too_late(2, 1.0, 9, 0.25, 1.5));    /* 2 = 8/4 */
+  assert_true(river__gd_too_late(2, 1.0, 8, 0.25, 1.5));
+  /* ... and the threshold: 1.5 x 0.5 = 0.75 is not slower, 0.8125 is. */
+  assert_false(river__gd_too_late(1, 0.75, 1, 0.5, 1.5));
+  assert_true(river__gd_too_late(1, 0.8125, 1, 0.5, 1.5));
+  assert_false(river__gd_too_late(1, 0.8125, 1, 0.5, 2.0));
   /* Not measured, or nonsense: no. */
   assert_false(river__gd_too_late(1, 0, 1, 0.065, 1.5));
   assert_false(river__gd_too_late(1, 0.65, 1, 0, 1.5));
