@@ -154,6 +154,51 @@ int river__gd_too_late(int n, double tslow, uint64_t left, double tfast,
   return (double)n * tslow > (double)(left - (uint64_t)n + 1) * tfast;
 }
 
+int river__gd_fastest(int repl, const unsigned char *usable,
+                      const double *tnow)
+{
+  int c, fast = -1;
+
+  for (c = 0; c < repl; c++)
+    if (usable[c] && tnow[c] > 0 && (fast < 0 || tnow[c] < tnow[fast]))
+      fast = c;
+  return fast;
+}
+
+/*
+ * BALANCED's choice of the copy to ask for one more block: among the
+ * usable copies (not failed for this block, not dead) with fewer than k
+ * requests out, the one with the fewest out, ties from `rr` on; except
+ * that a copy is passed over while its next block would be too late
+ * (river__gd_too_late: at its average block time tavg, against the
+ * fastest usable copy at tnow, the block time as of now). -1 if none
+ * may take it now; *could: whether some copy is usable at all (it may
+ * take it later).
+ */
+int river__gd_choose_copy(int repl, int k, const int *out,
+                          const unsigned char *usable, const double *tavg,
+                          const double *tnow, uint64_t left, int rr,
+                          double slower, int *could)
+{
+  int c, j, best = -1, fast = river__gd_fastest(repl, usable, tnow);
+
+  *could = 0;
+  for (j = 0; j < repl; j++) {
+    c = (rr + j) % repl;
+    if (!usable[c])
+      continue;
+    *could = 1;
+    if (out[c] >= k
+        || (fast >= 0 && c != fast
+            && river__gd_too_late(out[c] + 1, tavg[c], left, tnow[fast],
+                                  slower)))
+      continue;
+    if (best < 0 || out[c] < out[best])
+      best = c;
+  }
+  return best;
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

@@ -137,23 +137,21 @@ static double block_time(const river_gd *gd, const struct gd_part *mp,
   return now - from > t ? now - from : t;
 }
 
-/* BALANCED: of mp's copies that may serve a block whose failed copies
- * are `tried`, the one with the shortest block time as of now
- * (block_time, into t[]: a copy that stalls stops being the fastest);
- * -1 if none is measured. */
+/* BALANCED: each copy's block time as of now (block_time, into t[]: a
+ * copy that stalls stops being the fastest) and whether it may serve a
+ * block whose failed copies are `tried` (usable[]); returns the usable
+ * copy with the shortest, -1 if none is measured. */
 static int fastest_copy(const river_gd *gd, const struct gd_part *mp,
-                        uint64_t tried, double *t)
+                        uint64_t tried, double *t, unsigned char *usable)
 {
   double now = river_wtime();
-  int c, fast = -1;
+  int c;
 
   for (c = 0; c < gd->repl; c++) {
     t[c] = block_time(gd, mp, c, now);
-    if (!((tried >> c) & 1) && !mp->dead[c] && t[c] > 0
-        && (fast < 0 || t[c] < t[fast]))
-      fast = c;
+    usable[c] = !((tried >> c) & 1) && !mp->dead[c];
   }
-  return fast;
+  return river__gd_fastest(gd->repl, usable, t);
 }
 
 /* Whether the n-th block out at copy c of mp would come after the
@@ -178,35 +176,35 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
                        uint64_t tried, int prefer, int *left)
 {
   double t[RIVER_GD_MAX_REPLICATION];
-  int c, best = -1, j, fast;
+  unsigned char usable[RIVER_GD_MAX_REPLICATION];
+  int c, best, j;
 
   if (prefer >= 0 && !((tried >> prefer) & 1) && !mp->dead[prefer]) {
     *left = 1;
     return mp->out[prefer] < gd->k ? prefer : -1;
   }
-  fast = gd->policy == RIVER_GD_BALANCED ? fastest_copy(gd, mp, tried, t)
-                                         : -1;
+  if (gd->policy == RIVER_GD_BALANCED) {
+    /* The fewest out, passing over a copy whose block would come only
+     * after the fastest could deliver the rest (it may later: *left). */
+    (void)fastest_copy(gd, mp, tried, t, usable);
+    best = river__gd_choose_copy(gd->repl, gd->k, mp->out, usable,
+                                 mp->tblock, t, mp->nblocks - mp->received,
+                                 mp->rr, GD_SLOWER, left);
+    if (best >= 0)
+      mp->rr = (best + 1) % gd->repl;
+    return best;
+  }
+  /* One fixed mirror: the first usable copy, and wait for it. */
   *left = 0;
   for (j = 0; j < gd->repl; j++) {
     c = (mp->rr + j) % gd->repl;
-    if ((tried >> c) & 1 || mp->dead[c])
-      continue;
-    if (gd->policy == RIVER_GD_NOMIRROR && c != 0)
+    if ((tried >> c) & 1 || mp->dead[c]
+        || (gd->policy == RIVER_GD_NOMIRROR && c != 0))
       continue;
     *left = 1;
-    if (gd->policy != RIVER_GD_BALANCED) {
-      /* One fixed mirror: the first usable copy, and wait for it. */
-      return mp->out[c] < gd->k ? c : -1;
-    }
-    /* A copy that would deliver this block only after the fastest
-     * could deliver the rest gets no more (it may later: *left). */
-    if (mp->out[c] < gd->k && !too_late(mp, t, c, mp->out[c] + 1, fast)
-        && (best < 0 || mp->out[c] < mp->out[best]))
-      best = c;
+    return mp->out[c] < gd->k ? c : -1;
   }
-  if (best >= 0)
-    mp->rr = (best + 1) % gd->repl;
-  return best;
+  return -1;
 }
 
 /* Block `block` of mp has no copy left. The first such failure stops the
@@ -594,6 +592,7 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
 {
   const struct gd_ask *best = NULL;
   double t[RIVER_GD_MAX_REPLICATION];
+  unsigned char usable[RIVER_GD_MAX_REPLICATION];
   int c, idle = -1, flag, server;
 
   if (gd->policy != RIVER_GD_BALANCED || mp->nretry > 0
@@ -616,7 +615,7 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
   }
   /* Or, at any time, a slower copy's last block would come only after
    * the fastest copy could deliver all the rest: move it there. */
-  if (best == NULL && (idle = fastest_copy(gd, mp, 0, t)) >= 0)
+  if (best == NULL && (idle = fastest_copy(gd, mp, 0, t, usable)) >= 0)
     for (c = 0; c < gd->repl && best == NULL; c++)
       if (mp->out[c] > 0 && too_late(mp, t, c, mp->out[c], idle))
         best = last_ask(gd, mp, idle, c);

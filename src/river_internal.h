@@ -206,6 +206,15 @@ int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
 int river__gd_too_late(int n, double tslow, uint64_t left, double tfast,
                        double slower);
 
+/* GD: the usable copy with the shortest block time (tnow > 0), or -1;
+ * and BALANCED's choice of a copy for one more block (src/gd_alloc.c). */
+int river__gd_fastest(int repl, const unsigned char *usable,
+                      const double *tnow);
+int river__gd_choose_copy(int repl, int k, const int *out,
+                          const unsigned char *usable, const double *tavg,
+                          const double *tnow, uint64_t left, int rr,
+                          double slower, int *could);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

@@ -294,6 +294,7 @@ static void test_source(void)
   static const river_gd_policy pols[] = {RIVER_GD_BALANCED,
                                          RIVER_GD_MIRROR_NOGD,
                                          RIVER_GD_NOMIRROR};
+  uint64_t seeks_all[2] = {0, 0};   /* rank 0: over every n */
   int n, m, pi;
 
   for (n = 2; n <= NR; n++) {
@@ -334,7 +335,11 @@ static void test_source(void)
         read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
         /* run_blocks reaches the disks: with the most lead they switch
          * streams (count seeks) less often than with none, where equal
-         * clients take turns block by block. */
+         * clients take turns block by block. Checked on the sum over
+         * every n: at n = 2 (one disk of 2 at 50%) the clients stop
+         * asking the slow disk near the end (river__gd_too_late), and
+         * with blocks of a few microseconds that can leave both counts
+         * small and within the scatter (7 against 8 once in CI). */
         if (m == RIVER_GD_UNORDERED) {
           uint64_t seeks[2];
           int v, q;
@@ -353,7 +358,8 @@ static void test_source(void)
             printf("n=%d: seeks %llu with run_blocks 0, %llu with %d\n", n,
                    (unsigned long long)seeks[0],
                    (unsigned long long)seeks[1], RIVER_GD_MAX_RUN_BLOCKS);
-          MT_CHECK(seeks[1] < seeks[0]);
+          seeks_all[0] += seeks[0];
+          seeks_all[1] += seeks[1];
         }
         o.run_blocks = 0;
         o.perturb = NULL;
@@ -388,6 +394,12 @@ static void test_source(void)
       read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
     }
     MPI_Comm_free(&c);
+  }
+  if (wrank == 0) {
+    printf("every n: seeks %llu with run_blocks 0, %llu with %d\n",
+           (unsigned long long)seeks_all[0], (unsigned long long)seeks_all[1],
+           RIVER_GD_MAX_RUN_BLOCKS);
+    MT_CHECK(seeks_all[1] < seeks_all[0] / 2);
   }
 }
 

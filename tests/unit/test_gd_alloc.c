@@ -799,6 +799,74 @@ static void test_too_late(void **state)
   assert_false(river__gd_too_late(1, 0.65, 1, 0.065, 0.5));
 }
 
+/* -------------------------------------------- river__gd_choose_copy */
+
+static void test_choose_copy(void **state)
+{
+  const unsigned char both[2] = {1, 1}, only0[2] = {1, 0}, none[2] = {0, 0};
+  /* copy 0 a disk at 10% (0.65 s a block), copy 1 fast (0.065 s) */
+  const double tslow[2] = {0.65, 0.065};
+  const double teq[2] = {0.013, 0.013};
+  int out[2], could = -1;
+
+  (void)state;
+  /* Equal speeds: the fewest out, ties from rr; never a refusal, to the
+   * last block. */
+  out[0] = 2; out[1] = 1;
+  assert_int_equal(river__gd_choose_copy(2, 2, out, both, teq, teq, 1, 0,
+                                         1.5, &could), 1);
+  assert_int_equal(could, 1);
+  out[0] = 0; out[1] = 0;
+  assert_int_equal(river__gd_choose_copy(2, 2, out, both, teq, teq, 1, 1,
+                                         1.5, &could), 1);
+  assert_int_equal(river__gd_choose_copy(2, 2, out, both, teq, teq, 1, 0,
+                                         1.5, &could), 0);
+  /* Early in a partition the slow copy takes its share (fewer out). */
+  out[0] = 0; out[1] = 2;
+  assert_int_equal(river__gd_choose_copy(2, 4, out, both, tslow, tslow,
+                                         200, 0, 1.5, &could), 0);
+  /* Near the end it is passed over: 3 left, the fast copy delivers them
+   * all in 0.195 s, the slow one's block would take 0.65 s. */
+  assert_int_equal(river__gd_choose_copy(2, 4, out, both, tslow, tslow, 3,
+                                         0, 1.5, &could), 1);
+  /* ... and if the fast copy is full, the block waits for it. */
+  out[1] = 4;
+  assert_int_equal(river__gd_choose_copy(2, 4, out, both, tslow, tslow, 3,
+                                         0, 1.5, &could), -1);
+  assert_int_equal(could, 1);
+  /* A block the fast copy failed (not usable) goes to the slow one, the
+   * last block too. */
+  out[0] = 1; out[1] = 4;
+  assert_int_equal(river__gd_choose_copy(2, 4, out, only0, tslow, tslow, 1,
+                                         1, 1.5, &could), 0);
+  /* The fast copy stalled: silent for 2 s, its block time as of now is
+   * 2 s, and the slow copy is no longer refused. */
+  {
+    const double tnow[2] = {0.65, 2.0};
+    out[0] = 0; out[1] = 4;
+    assert_int_equal(river__gd_choose_copy(2, 8, out, both, tslow, tnow, 3,
+                                           0, 1.5, &could), 0);
+  }
+  /* Full everywhere: -1, but it may go later. No usable copy: never. */
+  out[0] = 2; out[1] = 2;
+  assert_int_equal(river__gd_choose_copy(2, 2, out, both, teq, teq, 9, 0,
+                                         1.5, &could), -1);
+  assert_int_equal(could, 1);
+  assert_int_equal(river__gd_choose_copy(2, 2, out, none, teq, teq, 9, 0,
+                                         1.5, &could), -1);
+  assert_int_equal(could, 0);
+  /* Not measured: no refusal. */
+  {
+    const double zero[2] = {0, 0};
+    out[0] = 0; out[1] = 1;
+    assert_int_equal(river__gd_choose_copy(2, 2, out, both, zero, zero, 1,
+                                           1, 1.5, &could), 0);
+  }
+  assert_int_equal(river__gd_fastest(2, both, tslow), 1);
+  assert_int_equal(river__gd_fastest(2, only0, tslow), 0);
+  assert_int_equal(river__gd_fastest(2, none, tslow), -1);
+}
+
 /* ------------------------------------------------ river_gd_fluid_ideal */
 
 static void ideal_is(const double *rates, int n, int r, double per)
@@ -899,6 +967,7 @@ int main(void)
     cmocka_unit_test(test_pick_skips_idle_streams),
     cmocka_unit_test(test_move_only_from_slower),
     cmocka_unit_test(test_too_late),
+    cmocka_unit_test(test_choose_copy),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
