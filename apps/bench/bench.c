@@ -144,6 +144,18 @@ double bench_median(double *v, int n)
   return v[n / 2];
 }
 
+double bench_slowest_factor(const river_perturb *p, int kind, int n)
+{
+  double f, lo = 1.0;
+  int i;
+
+  for (i = 0; p && i < n; i++)
+    if (river_perturb_factor(p, kind, i, 0.0, &f) == RIVER_SUCCESS
+        && f < lo)
+      lo = f;
+  return lo;
+}
+
 int bench_make_root(char *root, size_t len, const char *what)
 {
   int rank;

@@ -81,6 +81,10 @@ void bench_world_wait(void);
 /* Sort v[0..n) and return its median (0 for n 0). */
 double bench_median(double *v, int n);
 
+/* The smallest factor a --perturb spec gives indices 0..n-1 of `kind`
+ * at the start (1.0 if none): the factor a row is labelled with. */
+double bench_slowest_factor(const river_perturb *p, int kind, int n);
+
 /* A temporary root for a suite's data (rank 0 makes it under $TMPDIR or
  * /tmp, named for `what`; every rank gets it). RIVER_EIO, said, if it
  * cannot be made. Collective over WORLD. */

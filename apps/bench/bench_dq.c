@@ -514,7 +514,7 @@ static int exp_perturbed(struct bench *b, const char *exp, int kind,
   if (b->perturb) {
     c.perturb = b->perturb;
     river_perturb_count(b->perturb, kind, &kk);
-    return run_pair(b, &c, kk, factor);
+    return run_pair(b, &c, kk, bench_slowest_factor(b->perturb, kind, nc));
   }
   for (k = 0; k <= nc && rc == RIVER_SUCCESS; k++) {
     rc = first_k(kind, k, factor, &p);

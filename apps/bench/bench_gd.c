@@ -461,19 +461,6 @@ static int run_pair(struct bench *b, struct gd_cfg *c, const char *base,
   return rc;
 }
 
-/* The slowest disk's factor at the start of a run under p (1: none). */
-static double slow_factor(const river_perturb *p, int n)
-{
-  double f, lo = 1.0;
-  int d;
-
-  for (d = 0; p && d < n; d++)
-    if (river_perturb_factor(p, RIVER_PERTURB_DISK, d, 0.0, &f)
-            == RIVER_SUCCESS && f < lo)
-      lo = f;
-  return lo;
-}
-
 /* The disks x clients of a sweep's largest run: the default if it fits,
  * else half the ranks each. */
 static int size_for(const struct bench *b, int want)
@@ -541,7 +528,8 @@ static int exp_read(struct bench *b)
   if (b->perturb) {
     c.perturb = b->perturb;
     river_perturb_count(b->perturb, RIVER_PERTURB_DISK, &kk);
-    return run_pair(b, &c, "mirror-nogd", kk, slow_factor(b->perturb, n));
+    return run_pair(b, &c, "mirror-nogd", kk,
+                    bench_slowest_factor(b->perturb, RIVER_PERTURB_DISK, n));
   }
   for (k = 0; k <= n && rc == RIVER_SUCCESS; k++) {
     rc = spread_k(n, k, 0.5, &p);

@@ -28,10 +28,11 @@ head -n 1 "$tmp/r.csv" | grep -qx \
 awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0) { bad = 1 } END { exit bad }' \
   "$tmp/r.csv" || fail "ratio or record count out of range"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
-# One configuration with --perturb: two rows, k = 1.
-"$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --repeats 1 --perturb 'disk:1=0.5' \
+# One configuration with --perturb: two rows, k = 1, labelled with the
+# spec's factor (not the sweep's 0.5).
+"$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --repeats 1 --perturb 'disk:1=0.25' \
   --csv "$tmp/w.csv" >/dev/null 2>&1 || fail "dq write --perturb failed"
-[ "$(grep -c '^write,\(river\|static\),2,2,1,' "$tmp/w.csv")" -eq 2 ] || fail "perturbed write rows"
+[ "$(grep -c '^write,\(river\|static\),2,2,1,0.250,' "$tmp/w.csv")" -eq 2 ] || fail "perturbed write rows"
 # wait (6 s instead of 10) reports a CPU share.
 "$run" -n 2 "$bench" dq wait --seconds 6 --csv "$tmp/wait.csv" >"$tmp/out" 2>&1 || fail "dq wait"
 grep -q "^wait: a consumer blocked [0-9.]* s in river_dq_get used [0-9.]*% of a core" "$tmp/out" \
