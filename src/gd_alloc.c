@@ -112,9 +112,9 @@ int river__gd_pick_balanced(double *progress, const int *pending, int n,
  *   - the busy copy is slower, not merely busier: tbusy > slower x tidle
  *     (when both are measured). At equal speeds (every disk serving two
  *     clients in lockstep) the "idle" copy is busy with its other client,
- *     so moving gains nothing and only unbalances the disks' counts; and
- *     with one slow disk the idle copy may be the slow one, which the
- *     first test alone would let take a block from a fast copy.
+ *     so moving gains nothing. Measured (issue 13): with one disk at 10%
+ *     of 14, 96.1% of the fluid ideal with the first test alone, 99.3%
+ *     with both (medians of 6, interleaved).
  */
 int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
                            double slower)
