@@ -512,8 +512,8 @@ static void test_balance(void)
  * mirror runs dry, so the end game withdraws them. The exactly-once and
  * order checks are read_source's; here, that cancels happened. lost 2:
  * the fast copy of partition 0 (disk 1) fails its last 4 blocks, so the
- * slow copy, which the end game refuses such late blocks, must serve
- * them: the refusal must only compare copies that may serve the block,
+ * slow copy, which is otherwise refused blocks this late, must serve
+ * them: the refusal must compare only copies that may serve the block,
  * else the read would hang. */
 static void test_end_game(void)
 {
