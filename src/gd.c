@@ -267,6 +267,8 @@ static int gd_setup_client(river_gd *gd)
       seq += mp->nblocks;
       mp->cancelling = -1;
       mp->csreq = MPI_REQUEST_NULL;
+      mp->dormant = gd->policy == RIVER_GD_BALANCED && gd->repl > 1;
+      mp->probe_at = 1;
     }
   if (gd->mode == RIVER_GD_STREAM)
     want = (size_t)gd->window + 1;

@@ -199,6 +199,63 @@ int river__gd_choose_copy(int repl, int k, const int *out,
   return best;
 }
 
+/*
+ * Dormant partitions (BALANCED; gd_client.c). While nothing is known to
+ * be slow a partition reads its first copy, as MIRROR_NOGD does: at equal
+ * speeds every disk then serves exactly its own partition and all end
+ * together, where progress feedback ends a block or two apart (issue 13:
+ * 99.5% of the fluid ideal against the fixed mirror's 99.9% at k = 0).
+ * It probes its other copies, one block in `every`, each partition
+ * alike, so the disks' loads stay equal, and it wakes (BALANCED from then
+ * on) when river__gd_first_slower says so, when a read fails, or when its
+ * first copy's disk is shared with a woken partition.
+ *
+ * river__gd_first_slower: whether the first copy is slower than the
+ * fastest other live copy whose disk time is known (tserve, seconds per
+ * block as the disks report them; 0: not known): by `slower` times its
+ * block time, or silent (no block for `silent` seconds while requests
+ * are out) for `silent_x` of its block times. 0 while no other copy's
+ * time is known.
+ */
+int river__gd_first_slower(int repl, const double *tserve,
+                           const unsigned char *dead, double silent,
+                           double slower, double silent_x)
+{
+  double other = 0;
+  int c;
+
+  for (c = 1; c < repl; c++)
+    if (!dead[c] && tserve[c] > 0 && (other == 0 || tserve[c] < other))
+      other = tserve[c];
+  if (!(other > 0))
+    return 0;
+  return tserve[0] > slower * other || silent > silent_x * other;
+}
+
+/*
+ * river__gd_choose_dormant: the copy a dormant partition asks for its
+ * next new block (`next`): a probe of another copy when one is due (next
+ * >= probe_at) and no copy but the first has a request out, the copies
+ * taken in turn from the `probes` asked so far, skipping dead and full
+ * ones; else the first copy if it has fewer than k out; else -1 (wait).
+ */
+int river__gd_choose_dormant(int repl, int k, const int *out,
+                             const unsigned char *dead, uint64_t next,
+                             uint64_t probe_at, int probes)
+{
+  int c, j, probing = 0;
+
+  for (c = 1; c < repl; c++)
+    probing += out[c];
+  if (!probing && next >= probe_at && repl > 1)
+    for (j = 0; j < repl - 1; j++) {
+      c = 1 + (probes + j) % (repl - 1);
+      if (!dead[c] && out[c] < k)
+        return c;
+    }
+  return out[0] < k ? 0 : -1;
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

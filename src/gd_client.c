@@ -98,6 +98,11 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   sl->msg.missing = missing;
   sl->msg.progress = mp->nblocks ? (double)mp->received / (double)mp->nblocks
                                  : 1.0;
+  if (mp->dormant && c != 0) {
+    sl->msg.flags = GD_REQ_PROBE;
+    mp->probe_at = b + GD_PROBE_EVERY;
+    mp->probes++;
+  }
   if (MPI_Irecv(sl->buf, (int)(GD_HDR + gd->block_bytes), MPI_BYTE,
                 MPI_ANY_SOURCE, GD_TAG_DATA, gd->comm, &sl->rreq)
           != MPI_SUCCESS
@@ -112,20 +117,14 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   return RIVER_SUCCESS;
 }
 
-/* Copy c's block time for mp as of now: the measured average, or, if
- * the copy has requests out and has delivered none for longer than
- * that, the time it has been silent (so a copy that stalls stops
- * counting as fast before its next block comes); 0: not measured. */
-static double block_time(const river_gd *gd, const struct gd_part *mp,
-                         int c, double now)
+/* How long copy c of mp has been silent: since its last block, or since
+ * the first request out after it; 0 with nothing out. */
+static double silent_for(const river_gd *gd, const struct gd_part *mp, int c,
+                         double now)
 {
-  double t = mp->tblock[c], from = now;
+  double from = now;
   int j;
 
-  if (t <= 0 || mp->out[c] == 0)
-    return t;
-  /* Waiting since its last block if a request was out then, else since
-   * the first request after it. */
   for (j = 0; j < gd->nslots; j++) {
     const struct gd_ask *a = &gd->asks[j];
     if (a->partition == mp->p && a->copy == c) {
@@ -134,7 +133,22 @@ static double block_time(const river_gd *gd, const struct gd_part *mp,
         from = since;
     }
   }
-  return now - from > t ? now - from : t;
+  return now - from;
+}
+
+/* Copy c's block time for mp as of now: the measured average, or, if
+ * the copy has requests out and has delivered none for longer than
+ * that, the time it has been silent (so a copy that stalls stops
+ * counting as fast before its next block comes); 0: not measured. */
+static double block_time(const river_gd *gd, const struct gd_part *mp,
+                         int c, double now)
+{
+  double t = mp->tblock[c], silent;
+
+  if (t <= 0 || mp->out[c] == 0)
+    return t;
+  silent = silent_for(gd, mp, c, now);
+  return silent > t ? silent : t;
 }
 
 /* BALANCED: each copy's block time as of now (block_time, into t[]: a
@@ -167,6 +181,23 @@ static int too_late(const struct gd_part *mp, const double *t, int c, int n,
                                t[fast], GD_SLOWER);
 }
 
+/* A dormant partition (river__gd_first_slower in src/gd_alloc.c says
+ * why) wakes, and is BALANCED from then on. */
+static void wake(struct gd_part *mp)
+{
+  mp->dormant = 0;
+}
+
+/* Wake mp if its first copy is slower than another or has gone silent. */
+static void check_wake(const river_gd *gd, struct gd_part *mp)
+{
+  if (mp->dormant
+      && river__gd_first_slower(gd->repl, mp->tserve, mp->dead,
+                                silent_for(gd, mp, 0, river_wtime()),
+                                GD_WAKE_SLOWER, GD_WAKE_SILENT))
+    wake(mp);
+}
+
 /* A copy that may take one more request for a block whose failed copies
  * are `tried`, by the policy; -1 if none now. `prefer` (-1: none): the
  * copy a withdrawn block goes to, waited for while it may still take
@@ -183,6 +214,14 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
     *left = 1;
     return mp->out[prefer] < gd->k ? prefer : -1;
   }
+  check_wake(gd, mp);
+  if (mp->dormant && tried == 0 && !mp->dead[0]) {
+    *left = 1;
+    return river__gd_choose_dormant(gd->repl, gd->k, mp->out, mp->dead,
+                                    mp->next, mp->probe_at, mp->probes);
+  }
+  if (mp->dormant)
+    wake(mp);   /* a retry, or the first copy died */
   if (gd->policy == RIVER_GD_BALANCED) {
     /* The fewest out, passing over a copy whose block would come only
      * after the fastest could deliver the rest (it may later: *left). */
@@ -429,6 +468,14 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
     mp->cancelling = -1;
   a->partition = -1;
   *moved = a->moved;
+  if (h->tserve > 0)
+    mp->tserve[h->copy] = h->tserve;
+  /* Dormant: a read failed, or the first copy's disk is shared with a
+   * woken partition (it will serve this one less), or is slower. */
+  if (mp->dormant && ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
+                      || (h->copy == 0 && h->shared)))
+    wake(mp);
+  check_wake(gd, mp);
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
   /* A block's time at this copy: from when the copy last delivered, or

@@ -5,7 +5,7 @@
  *
  * Messages, on a duplicate of the caller's communicator:
  *   REQ  (tag 1) client -> server: {partition, copy, block, tried,
- *        missing, progress}. `tried` and `missing` are bit sets of the
+ *        missing, progress, target, flags}. `tried` and `missing` are bit sets of the
  *        copies that already failed for this block (missing: with
  *        RIVER_ENOTFOUND); the server echoes them, so the client keeps no
  *        table of what it asked. progress is the client's fraction of the
@@ -21,9 +21,28 @@
  *        A third, CANCEL (copy = GD_MSG_CANCEL, target = the copy, and
  *        partition, block), withdraws a request the client sent earlier
  *        to that server (so it has arrived: same tag, same order).
+ *        flags GD_REQ_PROBE: a dormant partition's probe (below).
  *   DATA (tag 2) server -> client: a 64-byte header {partition, copy,
- *        block, tried, missing, status, dead, nrecords} then the records.
- *        status GD_CANCELLED: no records; the request was withdrawn.
+ *        block, tried, missing, status, dead, nrecords, tserve, shared}
+ *        then the records. status GD_CANCELLED: no records; the request
+ *        was withdrawn. tserve: the disk's seconds per block (its
+ *        emulated rate's, or its measured reads'); shared: the disk has
+ *        had a request that was neither for a first copy nor a probe.
+ *
+ * Dormant partitions (BALANCED; gd_client.c choose_copy, wake;
+ * river__gd_first_slower, river__gd_choose_dormant in src/gd_alloc.c).
+ * A partition starts dormant: it asks its first copy for every block, as
+ * MIRROR_NOGD does, except one block in GD_PROBE_EVERY (from block 1),
+ * which it asks of another copy as a probe, to learn that disk's tserve.
+ * At equal speeds every partition does the same, so every disk serves
+ * exactly one partition's worth and they all end together. It wakes, and
+ * is BALANCED for the rest of the read, when its first copy's disk is
+ * slower than another's by GD_WAKE_SLOWER or silent for GD_WAKE_SILENT
+ * of its block times, when a read fails or the first copy is dead, or
+ * when a reply from its first copy says `shared`: a woken partition now
+ * reads there too, so this one will get less of that disk and must
+ * spread in turn. Waking so passes round the ring as far as a slowdown
+ * needs.
  *
  * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
  * partition with every block asked and none to retry, one live copy
@@ -65,8 +84,8 @@
  * partitions before any block b + 1).
  * Each partition keeps at most `outstanding` requests at each live copy.
  * New blocks go in ascending order to the copy with the fewest requests
- * out (BALANCED), or to the first live copy (MIRROR_NOGD) or copy 0 only
- * (NOMIRROR). A failed block goes on the partition's retry list with the
+ * out (BALANCED, once woken), or to the first live copy (MIRROR_NOGD) or
+ * copy 0 only (NOMIRROR). A failed block goes on the partition's retry list with the
  * failed copies marked, and is asked of a copy not yet tried; a copy the
  * server reports dead (file missing or unusable) gets no more requests.
  * PROGRESS reports have one buffer per (partition, copy): while one is
@@ -108,6 +127,8 @@ enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2, GD_MSG_CANCEL = -3 };
  * (positive: never a river code) */
 enum { GD_CANCELLED = 1 };
 enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
+/* gd_req.flags */
+enum { GD_REQ_PROBE = 1 };
 
 #define GD_HDR 64          /* bytes before a block's records */
 #define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
@@ -119,6 +140,12 @@ enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
                               longer than at an idle copy */
 #define GD_SLOWER 1.5     /* ... and the busy copy's block time is this
                               many times the idle copy's */
+#define GD_PROBE_EVERY 16 /* a dormant partition asks one block in this
+                              many of a copy other than its first */
+#define GD_WAKE_SLOWER 1.01 /* ... and wakes when its first copy's disk
+                              is this many times slower than another */
+#define GD_WAKE_SILENT 10.0 /* ... or its first copy has been silent for
+                              this many of the other's block times */
 
 /*
  * Where a server's blocks come from: river_gd_read_fn (river/gd.h) plus
@@ -137,7 +164,8 @@ struct gd_req {
   double progress;
   int32_t target;          /* CANCEL: the copy whose request for `block`
                               is withdrawn; else 0 */
-  int32_t pad;
+  int32_t flags;           /* GD_REQ_PROBE: a dormant partition's probe
+                              of a copy other than its first */
 };
 
 struct gd_hdr {
@@ -145,7 +173,15 @@ struct gd_hdr {
   uint64_t block, tried, missing;
   int32_t status, dead;
   uint64_t nrecords;
+  double tserve;           /* the sending disk's seconds per block (its
+                              emulated time, or its measured read time;
+                              0: none served yet) */
+  int32_t shared;          /* the disk has had a request for a copy other
+                              than a first one that was not a probe */
+  int32_t pad;
 };
+_Static_assert(sizeof(struct gd_hdr) <= GD_HDR,
+               "a block's header must fit in GD_HDR bytes");
 
 /* ----------------------------------------------------------- client side */
 
@@ -185,6 +221,13 @@ struct gd_part {
                               partition takes at each copy (moving
                               average; 0: not measured yet) */
   double tlast[RIVER_GD_MAX_REPLICATION];   /* the copy's last arrival */
+  /* dormant (BALANCED): nothing is known to be slow, so the partition
+   * reads its first copy, as MIRROR_NOGD does, and probes the others */
+  int dormant;
+  uint64_t probe_at;       /* the next probe: when `next` reaches it */
+  int probes;              /* probes asked (picks the copy to probe) */
+  double tserve[RIVER_GD_MAX_REPLICATION];  /* each copy's disk's seconds
+                              per block, as it last said (gd_hdr) */
   int cancelling;          /* the gd_ask a CANCEL is out for, or -1 */
   int cancel_to;           /* ... and the idle copy its block goes to */
   struct gd_req cmsg;      /* the CANCEL's buffer */
@@ -231,6 +274,9 @@ struct gd_disk {
   river_throttle *thr;     /* emulated rate, or NULL */
   double ready_at;         /* emulated: river_wtime() when the disk is
                               done with the block it reads now */
+  double tserve;           /* seconds per block (moving average; 0: none
+                              served yet), sent to clients in gd_hdr */
+  int shared;              /* gd_hdr.shared */
   double *prog;            /* scratch: progress per stream */
   int *pend;               /* scratch: pending per stream */
   double *bias;            /* allocator's integral term per stream */
@@ -247,6 +293,8 @@ struct gd_send {
   int held;
   double send_at;
   int dest, len;
+  int disk;                /* the local disk it is from (index into
+                              disks) */
 };
 
 struct river_gd {

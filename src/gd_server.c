@@ -124,14 +124,28 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   }
   st->q[(st->head + st->count) % gd->k] = *m;
   st->count++;
+  /* Another partition's reader now shares the disk (a woken partition
+   * of a copy other than its first): say so to the first copy's
+   * reader, whom it slows, so that it wakes too. */
+  if (m->copy > 0 && !(m->flags & GD_REQ_PROBE))
+    gd->disks[gd->disk_local[river__gd_disk_of(gd, m->partition, m->copy)]]
+        .shared = 1;
   if (m->progress > gd->progress[m->partition])
     gd->progress[m->partition] = m->progress;
   return RIVER_SUCCESS;
 }
 
-/* Send slot sl's block (its header and records) to its client. */
+/* Send slot sl's block (its header and records) to its client, with
+ * its disk's state as of now (gd_hdr.tserve, shared). */
 static int send_block(river_gd *gd, struct gd_send *sl)
 {
+  const struct gd_disk *dk = &gd->disks[sl->disk];
+  struct gd_hdr h;
+
+  memcpy(&h, sl->buf, sizeof h);
+  h.tserve = dk->tserve;
+  h.shared = dk->shared;
+  memcpy(sl->buf, &h, sizeof h);
   sl->held = 0;
   if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
                 &sl->req) != MPI_SUCCESS)
@@ -186,7 +200,7 @@ static int server_poll(river_gd *gd, int *busy)
 static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
                         size_t n)
 {
-  double f = 1.0, extra = 0;
+  double f = 1.0, extra = 0, t, start = river_wtime();
 
   if (dk->last >= 0 && dk->last != partition) {
     gd->stats.seeks++;
@@ -197,8 +211,15 @@ static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
     return river_wtime();
   if (gd->perturb)
     river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
-                         river_wtime() - gd->t0, &f);
+                         start - gd->t0, &f);
   river_throttle_set_factor(dk->thr, f);
+  /* The disk's time for these bytes at its emulated rate: its speed, so
+   * neither the bucket's head start nor the seek (a cost of switching
+   * streams, not of the disk) counts. */
+  if (n > 0) {
+    t = (double)n / (gd->rate * f);
+    dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * t : t;
+  }
   return river__throttle_take(dk->thr, n + (size_t)(extra * gd->rate * f));
 }
 
@@ -265,9 +286,10 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   struct gd_req m;
   struct gd_hdr h;
   size_t bytes;
+  double start = river_wtime(), took;
   int i, s;
 
-  if (dk->thr != NULL && river_wtime() < dk->ready_at)
+  if (dk->thr != NULL && start < dk->ready_at)
     return RIVER_SUCCESS;   /* the emulated disk is still at work */
   for (i = 0; i < gd->nsend && sl == NULL; i++)
     if (!gd->send[i].busy)
@@ -286,7 +308,13 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   sl->busy = 1;
   sl->dest = gd->client_rank[m.partition];
   sl->len = (int)(GD_HDR + bytes);
+  sl->disk = (int)(dk - gd->disks);
   sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes);
+  /* A real disk's time for a block: its read's (disk_take times an
+   * emulated one). */
+  if (dk->thr == NULL && h.status == RIVER_SUCCESS
+      && (took = sl->send_at - start) > 0)
+    dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * took : took;
   if (dk->thr != NULL) {
     sl->held = 1;   /* sent by server_poll once the disk is done */
     if (gd->next_due == 0 || sl->send_at < gd->next_due)
@@ -329,6 +357,7 @@ static int send_cancelled(river_gd *gd, struct gd_disk *dk, int *busy)
       sl->busy = 1;
       sl->dest = gd->client_rank[m->partition];
       sl->len = GD_HDR;
+      sl->disk = (int)(dk - gd->disks);
       st->ncq--;
       *busy = 1;
       if (send_block(gd, sl) != RIVER_SUCCESS)

@@ -215,6 +215,16 @@ int river__gd_choose_copy(int repl, int k, const int *out,
                           const double *tnow, uint64_t left, int rr,
                           double slower, int *could);
 
+/* GD's dormant partitions (src/gd_alloc.c): whether the first copy is
+ * slower than another (disk block times tserve, 0: unknown; or silent
+ * for `silent` seconds), and the copy to ask next while dormant. */
+int river__gd_first_slower(int repl, const double *tserve,
+                           const unsigned char *dead, double silent,
+                           double slower, double silent_x);
+int river__gd_choose_dormant(int repl, int k, const int *out,
+                             const unsigned char *dead, uint64_t next,
+                             uint64_t probe_at, int probes);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

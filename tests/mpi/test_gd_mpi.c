@@ -15,6 +15,10 @@
  *              GD the clients finish within a few percent of each other
  *              and the slow disk's neighbours serve more; with
  *              mirror-nogd the slow disk's client is left behind
+ *   dormant    4 disks, 4 clients at one speed: each disk serves exactly
+ *              its partition's share and switches streams only for the
+ *              probes; with disk 0 at 50% every partition that needs to
+ *              wakes and the clients finish together
  *   end game   4 disks, 4 clients, disk 0 at 5% of the others' rate: the
  *              blocks queued at the slow disk at the end are withdrawn
  *              (CANCEL) and read from the idle mirror: cancels happen
@@ -505,6 +509,90 @@ static void test_balance(void)
   MPI_Comm_free(&c);
 }
 
+/* ------------------------------------------------------------ dormant */
+
+/* 4 disks (ranks 0-3) and 4 clients (4-7) at one emulated speed: the
+ * partitions stay dormant, each reading its first copy and probing the
+ * other one block in 16, so every disk serves exactly its partition's
+ * share (the probes it serves for its neighbour make up for those its
+ * own client sends away) and switches streams only for the probes; a
+ * GD woken at equal speeds switches at nearly every block. Then disk 0
+ * at 50%: partition 0 wakes (its first copy is slower), and the
+ * partitions whose first copy it comes to share wake in turn, so disk 0
+ * serves well under its share and the clients still finish together. */
+static void test_dormant(void)
+{
+  MPI_Comm c = group(NR);
+  int disk_ranks[4] = {0, 1, 2, 3}, client_ranks[4] = {4, 5, 6, 7};
+  int slow, p, attempt, done;
+  river_perturb *pt = NULL;
+
+  MT_CHECK_RC(river_perturb_parse("disk:0=0.5", &pt), RIVER_SUCCESS);
+  for (slow = 0; slow < 2; slow++) {
+    /* Timing-driven (a rank held off its core for 10 block times looks
+     * like a stalled disk and wakes its partition): up to 3 attempts,
+     * checked on the first that passes or on the last. */
+    for (attempt = 1, done = 0; attempt <= 3 && !done; attempt++) {
+      river_gd_opts o = RIVER_GD_OPTS_INIT;
+      struct source s;
+      struct outcome out;
+      uint64_t served[NR], seeks[NR];
+      double secs[NR];
+      char what[64];
+      o.disk_ranks = disk_ranks;
+      o.client_ranks = client_ranks;
+      o.disk_rate = 102400;   /* 512-byte blocks: 5 ms each */
+      o.perturb = slow ? pt : NULL;
+      source_init(&s, 4, 4, 2);
+      for (p = 0; p < 4; p++)
+        s.nrec[p] = 64 * RPB;
+      snprintf(what, sizeof what, "dormant, %s", slow ? "disk 0 at 50%"
+                                                      : "equal speeds");
+      read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+      MPI_Allgather(&out.st.blocks_served, 1, MPI_UINT64_T, served, 1,
+                    MPI_UINT64_T, c);
+      MPI_Allgather(&out.st.seeks, 1, MPI_UINT64_T, seeks, 1, MPI_UINT64_T,
+                    c);
+      MPI_Allgather(&out.st.seconds, 1, MPI_DOUBLE, secs, 1, MPI_DOUBLE, c);
+      if (wrank == 0) {
+        uint64_t nseeks = seeks[0] + seeks[1] + seeks[2] + seeks[3];
+        double lo = secs[4], hi = secs[4];
+        int eq = 1;
+        for (p = 0; p < 4; p++) {
+          eq = eq && served[p] == 64;
+          lo = secs[4 + p] < lo ? secs[4 + p] : lo;
+          hi = secs[4 + p] > hi ? secs[4 + p] : hi;
+        }
+        if (getenv("RIVER_TEST_VERBOSE") || attempt == 3)
+          fprintf(stderr, "%s, attempt %d: served %llu %llu %llu %llu, "
+                          "%llu seeks, clients %.3f..%.3f s\n", what,
+                  attempt, (unsigned long long)served[0],
+                  (unsigned long long)served[1],
+                  (unsigned long long)served[2],
+                  (unsigned long long)served[3],
+                  (unsigned long long)nseeks, lo, hi);
+        /* Equal: 4 probes a partition (blocks 1, 17, 33, 49), at most 2
+         * switches each, per disk. Slow: disk 0 has 4/7 of a share of
+         * work to do (0.5 of 3.5 disks), the clients end within 15%. */
+        done = slow ? served[0] < 48 && hi - lo < 0.15 * hi
+                    : eq && nseeks <= 4 * 8;
+        if (done || attempt == 3) {
+          if (slow) {
+            MT_CHECK(served[0] < 48);
+            MT_CHECK(hi - lo < 0.15 * hi);
+          } else {
+            MT_CHECK(eq);
+            MT_CHECK(nseeks <= 4 * 8);
+          }
+        }
+      }
+      MPI_Bcast(&done, 1, MPI_INT, 0, c);
+    }
+  }
+  river_perturb_destroy(pt);
+  MPI_Comm_free(&c);
+}
+
 /* ----------------------------------------------------------- end game */
 
 /* 4 disks (ranks 0-3) and 4 clients (4-7), disk 0 at 5%: each client of
@@ -961,6 +1049,7 @@ int main(int argc, char **argv)
   test_source();
   test_roles();
   test_balance();
+  test_dormant();
   test_end_game();
   test_failures();
   test_collection();

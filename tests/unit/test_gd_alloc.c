@@ -880,6 +880,78 @@ static void ideal_is(const double *rates, int n, int r, double per)
              "%.15g", n, r, pc, tot, per, n * per);
 }
 
+/* A dormant partition's wake test: the first copy against the fastest
+ * other live copy whose disk time is known. */
+static void test_first_slower(void **state)
+{
+  const unsigned char alive[3] = {0, 0, 0}, dead1[3] = {0, 1, 0};
+  (void)state;
+  /* Equal speeds, and within the margin: stay dormant. */
+  {
+    const double t[2] = {0.0065, 0.0065}, t1[2] = {0.00656, 0.0065};
+    assert_int_equal(river__gd_first_slower(2, t, alive, 0, 1.01, 10), 0);
+    assert_int_equal(river__gd_first_slower(2, t1, alive, 0, 1.01, 10), 0);
+  }
+  /* Slower by more than 1.01 (a disk at 50%, or at 98%): wake. */
+  {
+    const double t50[2] = {0.013, 0.0065}, t98[2] = {0.00664, 0.0065};
+    assert_int_equal(river__gd_first_slower(2, t50, alive, 0, 1.01, 10), 1);
+    assert_int_equal(river__gd_first_slower(2, t98, alive, 0, 1.01, 10), 1);
+  }
+  /* Faster than the other: stay. Nothing known of the other: stay, even
+   * silent for long (there is nothing to compare with). */
+  {
+    const double tf[2] = {0.0065, 0.013}, tu[2] = {0.013, 0};
+    assert_int_equal(river__gd_first_slower(2, tf, alive, 0, 1.01, 10), 0);
+    assert_int_equal(river__gd_first_slower(2, tu, alive, 5.0, 1.01, 10), 0);
+  }
+  /* Silent for more than 10 of the other's block times: wake; for less,
+   * not; also when the first copy's own time is not known yet. */
+  {
+    const double t[2] = {0, 0.0065};
+    assert_int_equal(river__gd_first_slower(2, t, alive, 0.066, 1.01, 10), 1);
+    assert_int_equal(river__gd_first_slower(2, t, alive, 0.064, 1.01, 10), 0);
+  }
+  /* Three copies: the fastest live other counts; a dead one does not. */
+  {
+    const double t[3] = {0.010, 0.0065, 0.0100};
+    assert_int_equal(river__gd_first_slower(3, t, alive, 0, 1.01, 10), 1);
+    assert_int_equal(river__gd_first_slower(3, t, dead1, 0, 1.01, 10), 0);
+  }
+}
+
+/* A dormant partition's next ask: the first copy, a probe when due. */
+static void test_choose_dormant(void **state)
+{
+  const unsigned char alive[3] = {0, 0, 0}, dead1[3] = {0, 1, 0};
+  int out[3] = {0, 0, 0};
+  (void)state;
+  /* Block 0: the first copy; block 1 (probe_at 1): a probe of copy 1. */
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 0, 1, 0), 0);
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 1, 1, 0), 1);
+  /* A probe out: no second one; the first copy until it is full. */
+  out[1] = 1;
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 20, 17, 1), 0);
+  out[0] = 2;
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 20, 17, 1),
+                   -1);
+  /* Not due yet: the first copy, or wait for it. */
+  out[1] = 0;
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 5, 17, 1), -1);
+  out[0] = 1;
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 5, 17, 1), 0);
+  /* Due with the first copy full: the probe goes (it adds a request). */
+  out[0] = 2;
+  assert_int_equal(river__gd_choose_dormant(2, 2, out, alive, 17, 17, 1), 1);
+  /* Three copies: probes take turns, a dead copy is skipped. */
+  out[0] = 0;
+  assert_int_equal(river__gd_choose_dormant(3, 2, out, alive, 1, 1, 0), 1);
+  assert_int_equal(river__gd_choose_dormant(3, 2, out, alive, 17, 17, 1), 2);
+  assert_int_equal(river__gd_choose_dormant(3, 2, out, dead1, 1, 1, 0), 2);
+  /* One copy: never a probe. */
+  assert_int_equal(river__gd_choose_dormant(1, 2, out, alive, 1, 1, 0), 0);
+}
+
 static void test_ideal_cases(void **state)
 {
   static const double eq[5] = {0.8, 0.8, 0.8, 0.8, 0.8},
@@ -968,6 +1040,8 @@ int main(void)
     cmocka_unit_test(test_move_only_from_slower),
     cmocka_unit_test(test_too_late),
     cmocka_unit_test(test_choose_copy),
+    cmocka_unit_test(test_first_slower),
+    cmocka_unit_test(test_choose_dormant),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
