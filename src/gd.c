@@ -242,8 +242,41 @@ static int gd_copy_layout(river_gd *gd, const river_gd_layout *l,
   return RIVER_SUCCESS;
 }
 
+/* Whether partitions may start dormant (src/gd_internal.h): only where
+ * reading every partition's first copy is balanced by construction, so
+ * that dormancy has nothing to lose while the disks run at one speed:
+ * every disk holds the first copy of exactly one partition, every
+ * partition has one number of blocks, and every client reads all its
+ * partitions at once (unordered: at most GD_MAX_ACTIVE of them; stream
+ * mode reads them one after another: one). Else the partitions start
+ * awake: with two first copies on a disk, partitions of different
+ * sizes, or a client reading fewer partitions at once than it has, the
+ * fixed mirror would leave disks idle that BALANCED uses. 0 also when
+ * memory runs short (awake is always correct). */
+static int dormant_ok(const river_gd *gd)
+{
+  int p, ok = gd->policy == RIVER_GD_BALANCED && gd->repl > 1
+              && gd->npart == gd->ndisks;
+  int most = gd->mode == RIVER_GD_STREAM ? 1 : GD_MAX_ACTIVE;
+  int *firsts, *reads;
+
+  if (!ok)
+    return 0;
+  firsts = calloc((size_t)gd->ndisks, sizeof *firsts);
+  reads = calloc((size_t)gd->size, sizeof *reads);
+  ok = firsts != NULL && reads != NULL;
+  for (p = 0; p < gd->npart && ok; p++)
+    ok = gd->pnblocks[p] == gd->pnblocks[0]
+         && ++firsts[gd->first_disk[p]] == 1
+         && ++reads[gd->client_rank[p]] <= most;
+  free(firsts);
+  free(reads);
+  return ok;
+}
+
 static int gd_setup_client(river_gd *gd)
 {
+  int dormant = dormant_ok(gd);
   int p, i, n = 0, r, *isserver;
   uint64_t seq = 0;
   size_t want;
@@ -267,7 +300,7 @@ static int gd_setup_client(river_gd *gd)
       seq += mp->nblocks;
       mp->cancelling = -1;
       mp->csreq = MPI_REQUEST_NULL;
-      mp->dormant = gd->policy == RIVER_GD_BALANCED && gd->repl > 1;
+      mp->dormant = dormant;
       mp->probe_at = 1;
     }
   if (gd->mode == RIVER_GD_STREAM)

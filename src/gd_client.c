@@ -83,9 +83,10 @@ static void note_ask(river_gd *gd, int p, int c, uint64_t b, uint64_t tried,
 
 /* Ask copy c of partition mp for block b from slot s (the caller found
  * the slot with free_slot and checked the copy may take another
- * request). moved: the block was withdrawn from another copy. */
+ * request). moved: the block was withdrawn from another copy; probe: a
+ * dormant partition's probe. */
 static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
-               uint64_t tried, uint64_t missing, int moved)
+               uint64_t tried, uint64_t missing, int moved, int probe)
 {
   struct gd_slot *sl = &gd->slots[s];
   int server = gd->disk_rank[river__gd_disk_of(gd, mp->p, c)];
@@ -98,7 +99,7 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   sl->msg.missing = missing;
   sl->msg.progress = mp->nblocks ? (double)mp->received / (double)mp->nblocks
                                  : 1.0;
-  if (mp->dormant && c != 0) {
+  if (probe) {
     sl->msg.flags = GD_REQ_PROBE;
     mp->probe_at = b + GD_PROBE_EVERY;
     mp->probes++;
@@ -188,12 +189,17 @@ static void wake(struct gd_part *mp)
   mp->dormant = 0;
 }
 
-/* Wake mp if its first copy is slower than another or has gone silent. */
+/* Wake mp if its first copy's disk is slower than another's, or, before
+ * that copy has delivered anything (so before its disk's time is known),
+ * has been silent too long. Silence is not counted later: replies wait
+ * in MPI while the application works between river_gd_next calls, and
+ * a disk that slows says so in every reply. */
 static void check_wake(const river_gd *gd, struct gd_part *mp)
 {
+  double silent = mp->tlast[0] > 0 ? 0 : silent_for(gd, mp, 0, river_wtime());
+
   if (mp->dormant
-      && river__gd_first_slower(gd->repl, mp->tserve, mp->dead,
-                                silent_for(gd, mp, 0, river_wtime()),
+      && river__gd_first_slower(gd->repl, mp->tserve, mp->dead, silent,
                                 GD_WAKE_SLOWER, GD_WAKE_SILENT))
     wake(mp);
 }
@@ -471,11 +477,14 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
   if (h->tserve > 0)
     mp->tserve[h->copy] = h->tserve;
   /* Dormant: a read failed, or the first copy's disk is shared with a
-   * woken partition (it will serve this one less), or is slower. */
-  if (mp->dormant && ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
-                      || (h->copy == 0 && h->shared)))
+   * woken partition (it will serve this one less), or is slower
+   * (silence is choose_copy's to judge). */
+  if (mp->dormant
+      && ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
+          || (h->copy == 0 && h->shared)
+          || river__gd_first_slower(gd->repl, mp->tserve, mp->dead, 0,
+                                    GD_WAKE_SLOWER, GD_WAKE_SILENT)))
     wake(mp);
-  check_wake(gd, mp);
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
   /* A block's time at this copy: from when the copy last delivered, or
@@ -567,7 +576,7 @@ static int ask_retries(river_gd *gd, struct gd_part *mp, int *busy)
       continue;
     }
     if ((rc = ask(gd, mp, s, c, rt->block, rt->tried, rt->missing,
-                  rt->moved)) != RIVER_SUCCESS)
+                  rt->moved, 0)) != RIVER_SUCCESS)
       return rc;
     *busy = 1;
     mp->retry[r] = mp->retry[--mp->nretry];
@@ -594,7 +603,8 @@ static int ask_new(river_gd *gd, int i, int *busy)
       return fail_block(gd, mp, mp->next, 0, 0);
     if (c < 0)
       break;
-    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0, 0)) != RIVER_SUCCESS)
+    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0, 0, mp->dormant && c != 0))
+        != RIVER_SUCCESS)
       return rc;
     *busy = 1;
     mp->next++;
@@ -685,6 +695,7 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
     return RIVER_EMPI;
   mp->cancelling = (int)(best - gd->asks);
   mp->cancel_to = idle;
+  wake(mp);   /* moving blocks: awake from now on */
   gd->stats.cancels++;
   *busy = 1;
   return RIVER_SUCCESS;

@@ -213,11 +213,11 @@ static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
     river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
                          start - gd->t0, &f);
   river_throttle_set_factor(dk->thr, f);
-  /* The disk's time for these bytes at its emulated rate: its speed, so
-   * neither the bucket's head start nor the seek (a cost of switching
-   * streams, not of the disk) counts. */
+  /* The disk's time for a whole block at its emulated rate: its speed,
+   * so neither the bucket's head start, nor the seek (a cost of switching
+   * streams, not of the disk), nor a short last block counts. */
   if (n > 0) {
-    t = (double)n / (gd->rate * f);
+    t = (double)gd->block_bytes / (gd->rate * f);
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * t : t;
   }
   return river__throttle_take(dk->thr, n + (size_t)(extra * gd->rate * f));
@@ -310,11 +310,13 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   sl->len = (int)(GD_HDR + bytes);
   sl->disk = (int)(dk - gd->disks);
   sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes);
-  /* A real disk's time for a block: its read's (disk_take times an
-   * emulated one). */
-  if (dk->thr == NULL && h.status == RIVER_SUCCESS
-      && (took = sl->send_at - start) > 0)
+  /* A real disk's time for a whole block: its read's, scaled up for a
+   * short last block (disk_take times an emulated one). */
+  if (dk->thr == NULL && h.status == RIVER_SUCCESS && bytes > 0
+      && (took = sl->send_at - start) > 0) {
+    took *= (double)gd->block_bytes / (double)bytes;
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * took : took;
+  }
   if (dk->thr != NULL) {
     sl->held = 1;   /* sent by server_poll once the disk is done */
     if (gd->next_due == 0 || sl->send_at < gd->next_due)

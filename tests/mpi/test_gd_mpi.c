@@ -18,7 +18,9 @@
  *   dormant    4 disks, 4 clients at one speed: each disk serves exactly
  *              its partition's share and switches streams only for the
  *              probes; with disk 0 at 50% every partition that needs to
- *              wakes and the clients finish together
+ *              wakes and the clients finish together; layouts where
+ *              the fixed mirror is unbalanced (uneven partitions, a
+ *              client reading 2 of 4 disks' partitions) start awake
  *   end game   4 disks, 4 clients, disk 0 at 5% of the others' rate: the
  *              blocks queued at the slow disk at the end are withdrawn
  *              (CANCEL) and read from the idle mirror: cancels happen
@@ -593,6 +595,54 @@ static void test_dormant(void)
   MPI_Comm_free(&c);
 }
 
+/* Layouts where reading first copies is not balanced at equal speeds
+ * start awake (gd.c dormant_ok), so GD beats the fixed mirror by using
+ * the disks it would leave idle: (a) partition 0 twice the others' size
+ * (the fixed mirror takes 128 block times, GD about 80); (b) one client
+ * rank reading 2 partitions of 4 disks (the fixed mirror reads 2 disks,
+ * GD 3: about 2/3 of the time). Dormant there, GD would take the fixed
+ * mirror's time. Rank 0 checks; the slower run at most 0.85 of nogd's. */
+static void test_awake_layouts(void)
+{
+  MPI_Comm c = group(NR);
+  int disk_ranks[4] = {0, 1, 2, 3}, client_ranks[4] = {4, 5, 6, 7};
+  int lone[2] = {4, 4}, v, pol, p, attempt, done;
+
+  for (v = 0; v < 2; v++)
+    for (attempt = 1, done = 0; attempt <= 3 && !done; attempt++) {
+      double secs[2] = {0, 0};
+      for (pol = 0; pol < 2; pol++) {
+        river_gd_opts o = RIVER_GD_OPTS_INIT;
+        struct source s;
+        struct outcome out;
+        double all[NR];
+        o.policy = pol ? RIVER_GD_MIRROR_NOGD : RIVER_GD_BALANCED;
+        o.disk_ranks = disk_ranks;
+        o.client_ranks = v ? lone : client_ranks;
+        o.disk_rate = 102400;   /* 512-byte blocks: 5 ms each */
+        source_init(&s, v ? 2 : 4, 4, 2);
+        for (p = 0; p < s.npart; p++)
+          s.nrec[p] = (p == 0 && v == 0 ? 128 : 64) * RPB;
+        read_source(c, &s, &o, RIVER_SUCCESS, &out,
+                    v ? "lone client" : "uneven partitions");
+        MPI_Allgather(&out.st.seconds, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, c);
+        for (p = 4; p < NR; p++)
+          secs[pol] = all[p] > secs[pol] ? all[p] : secs[pol];
+      }
+      if (wrank == 0) {
+        if (getenv("RIVER_TEST_VERBOSE") || attempt == 3)
+          fprintf(stderr, "%s, attempt %d: gd %.3f s, nogd %.3f s\n",
+                  v ? "lone client" : "uneven partitions", attempt, secs[0],
+                  secs[1]);
+        done = secs[0] < 0.85 * secs[1];
+        if (attempt == 3)
+          MT_CHECK(done);
+      }
+      MPI_Bcast(&done, 1, MPI_INT, 0, c);
+    }
+  MPI_Comm_free(&c);
+}
+
 /* ----------------------------------------------------------- end game */
 
 /* 4 disks (ranks 0-3) and 4 clients (4-7), disk 0 at 5%: each client of
@@ -1050,6 +1100,7 @@ int main(int argc, char **argv)
   test_roles();
   test_balance();
   test_dormant();
+  test_awake_layouts();
   test_end_game();
   test_failures();
   test_collection();
