@@ -29,20 +29,26 @@
  *        emulated rate's, or its measured reads'); shared: the disk has
  *        had a request that was neither for a first copy nor a probe.
  *
- * Dormant partitions (BALANCED; gd_client.c choose_copy, wake;
- * river__gd_first_slower, river__gd_choose_dormant in src/gd_alloc.c).
- * A partition starts dormant: it asks its first copy for every block, as
- * MIRROR_NOGD does, except one block in GD_PROBE_EVERY (from block 1),
- * which it asks of another copy as a probe, to learn that disk's tserve.
- * At equal speeds every partition does the same, so every disk serves
- * exactly one partition's worth and they all end together. It wakes, and
- * is BALANCED for the rest of the read, when its first copy's disk is
- * slower than another's by GD_WAKE_SLOWER or silent for GD_WAKE_SILENT
- * of its block times, when a read fails or the first copy is dead, or
- * when a reply from its first copy says `shared`: a woken partition now
- * reads there too, so this one will get less of that disk and must
- * spread in turn. Waking so passes round the ring as far as a slowdown
- * needs.
+ * Dormant partitions (BALANCED; gd.c dormant_ok, gd_client.c
+ * choose_copy, check_wake; river__gd_first_slower and
+ * river__gd_choose_dormant in src/gd_alloc.c). Where reading every
+ * partition's first copy is balanced by construction (each disk holds
+ * one partition's first copy, every partition has one number of blocks,
+ * every client reads all its partitions at once) a partition starts
+ * dormant: it asks its first copy for every block, as MIRROR_NOGD does,
+ * except one block in GD_PROBE_EVERY (from block 1), which it asks of
+ * another copy as a probe (flags GD_REQ_PROBE), to learn that disk's
+ * tserve. At equal speeds every partition does the same, so every disk
+ * serves exactly one partition's worth and all end together. It wakes,
+ * and is BALANCED for the rest of the read, when its first copy's disk
+ * is slower than another's by GD_WAKE_SLOWER (or, before the first copy
+ * has delivered a block, silent for GD_WAKE_SILENT of the other's block
+ * times), when a read fails or the first copy is dead, when the end
+ * game moves one of its blocks, or when a reply from its first copy
+ * says `shared`: a woken partition now reads there too, so this one
+ * will get less of that disk and must spread in turn. Waking so passes
+ * round the ring, and once one partition wakes every one does. Other
+ * layouts start awake.
  *
  * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
  * partition with every block asked and none to retry, one live copy
@@ -144,8 +150,9 @@ enum { GD_REQ_PROBE = 1 };
                               many of a copy other than its first */
 #define GD_WAKE_SLOWER 1.01 /* ... and wakes when its first copy's disk
                               is this many times slower than another */
-#define GD_WAKE_SILENT 10.0 /* ... or its first copy has been silent for
-                              this many of the other's block times */
+#define GD_WAKE_SILENT 10.0 /* ... or its first copy, before its first
+                              block, has been silent for this many of
+                              the other's block times */
 
 /*
  * Where a server's blocks come from: river_gd_read_fn (river/gd.h) plus

@@ -60,6 +60,13 @@
 extern "C" {
 #endif
 
+/* BALANCED reads every copy of a partition at once, each disk biased
+ * toward the client that lags. Where reading first copies alone is
+ * balanced (one first copy per disk, partitions of one size, every
+ * client reading all its partitions at once) it reads them alone, as
+ * MIRROR_NOGD does, probing the other copies one block in 16, until a
+ * disk is measured 1% slower than another, fails, or is shared: at
+ * equal speeds every disk then serves exactly its share. */
 typedef enum river_gd_policy {
   RIVER_GD_BALANCED = 0,     /* graduated declustering (the default) */
   RIVER_GD_MIRROR_NOGD = 1,  /* one fixed mirror, failover, no bias */
