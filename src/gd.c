@@ -247,17 +247,18 @@ static int gd_copy_layout(river_gd *gd, const river_gd_layout *l,
  * that dormancy has nothing to lose while the disks run at one speed:
  * every disk holds the first copy of exactly one partition, every
  * partition has one number of blocks, and every client reads all its
- * partitions at once (unordered: at most GD_MAX_ACTIVE of them; stream
- * mode reads them one after another: one). Else the partitions start
- * awake: with two first copies on a disk, partitions of different
- * sizes, or a client reading fewer partitions at once than it has, the
- * fixed mirror would leave disks idle that BALANCED uses. 0 also when
- * memory runs short (awake is always correct). */
+ * partitions at once (at most GD_MAX_ACTIVE of them). Else the
+ * partitions start awake: with two first copies on a disk, partitions
+ * of different sizes, or a client reading fewer partitions at once than
+ * it has, the fixed mirror would leave disks idle that BALANCED uses.
+ * Unordered mode only: in stream mode a probe that waits at its disk
+ * (which serves the client that lags first) holds up delivery, so the
+ * window fills and the first copy's disk could idle; not measured, so
+ * not done. 0 also when memory runs short (awake is always correct). */
 static int dormant_ok(const river_gd *gd)
 {
   int p, ok = gd->policy == RIVER_GD_BALANCED && gd->repl > 1
-              && gd->npart == gd->ndisks;
-  int most = gd->mode == RIVER_GD_STREAM ? 1 : GD_MAX_ACTIVE;
+              && gd->mode == RIVER_GD_UNORDERED && gd->npart == gd->ndisks;
   int *firsts, *reads;
 
   if (!ok)
@@ -268,7 +269,7 @@ static int dormant_ok(const river_gd *gd)
   for (p = 0; p < gd->npart && ok; p++)
     ok = gd->pnblocks[p] == gd->pnblocks[0]
          && ++firsts[gd->first_disk[p]] == 1
-         && ++reads[gd->client_rank[p]] <= most;
+         && ++reads[gd->client_rank[p]] <= GD_MAX_ACTIVE;
   free(firsts);
   free(reads);
   return ok;

@@ -183,10 +183,20 @@ static int too_late(const struct gd_part *mp, const double *t, int c, int n,
 }
 
 /* A dormant partition (river__gd_first_slower in src/gd_alloc.c says
- * why) wakes, and is BALANCED from then on. */
-static void wake(struct gd_part *mp)
+ * why) wakes, and is BALANCED from then on. The other copies' block
+ * times so far are its probes', each measured from its ask and so
+ * counting the wait at a disk that served its own client first: they
+ * would make those copies look slow to BALANCED (too_late, the end
+ * game), so they start again unmeasured. */
+static void wake(const river_gd *gd, struct gd_part *mp)
 {
+  int c;
+
+  if (!mp->dormant)
+    return;
   mp->dormant = 0;
+  for (c = 1; c < gd->repl; c++)
+    mp->tblock[c] = 0;
 }
 
 /* Wake mp if its first copy's disk is slower than another's, or, before
@@ -201,7 +211,7 @@ static void check_wake(const river_gd *gd, struct gd_part *mp)
   if (mp->dormant
       && river__gd_first_slower(gd->repl, mp->tserve, mp->dead, silent,
                                 GD_WAKE_SLOWER, GD_WAKE_SILENT))
-    wake(mp);
+    wake(gd, mp);
 }
 
 /* A copy that may take one more request for a block whose failed copies
@@ -227,7 +237,7 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
                                     mp->next, mp->probe_at, mp->probes);
   }
   if (mp->dormant)
-    wake(mp);   /* a retry, or the first copy died */
+    wake(gd, mp);   /* a retry, or the first copy died */
   if (gd->policy == RIVER_GD_BALANCED) {
     /* The fewest out, passing over a copy whose block would come only
      * after the fastest could deliver the rest (it may later: *left). */
@@ -484,7 +494,7 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
           || (h->copy == 0 && h->shared)
           || river__gd_first_slower(gd->repl, mp->tserve, mp->dead, 0,
                                     GD_WAKE_SLOWER, GD_WAKE_SILENT)))
-    wake(mp);
+    wake(gd, mp);
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
   /* A block's time at this copy: from when the copy last delivered, or
@@ -695,7 +705,7 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
     return RIVER_EMPI;
   mp->cancelling = (int)(best - gd->asks);
   mp->cancel_to = idle;
-  wake(mp);   /* moving blocks: awake from now on */
+  wake(gd, mp);   /* moving blocks: awake from now on */
   gd->stats.cancels++;
   *busy = 1;
   return RIVER_SUCCESS;

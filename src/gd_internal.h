@@ -34,7 +34,8 @@
  * river__gd_choose_dormant in src/gd_alloc.c). Where reading every
  * partition's first copy is balanced by construction (each disk holds
  * one partition's first copy, every partition has one number of blocks,
- * every client reads all its partitions at once) a partition starts
+ * every client reads all its partitions at once; unordered mode only)
+ * a partition starts
  * dormant: it asks its first copy for every block, as MIRROR_NOGD does,
  * except one block in GD_PROBE_EVERY (from block 1), which it asks of
  * another copy as a probe (flags GD_REQ_PROBE), to learn that disk's
@@ -47,8 +48,9 @@
  * game moves one of its blocks, or when a reply from its first copy
  * says `shared`: a woken partition now reads there too, so this one
  * will get less of that disk and must spread in turn. Waking so passes
- * round the ring, and once one partition wakes every one does. Other
- * layouts start awake.
+ * round the ring, and once one partition wakes every one does. On
+ * waking, the other copies' block times (their probes', counting the
+ * wait) are forgotten. Other layouts start awake.
  *
  * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
  * partition with every block asked and none to retry, one live copy

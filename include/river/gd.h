@@ -63,7 +63,8 @@ extern "C" {
 /* BALANCED reads every copy of a partition at once, each disk biased
  * toward the client that lags. Where reading first copies alone is
  * balanced (one first copy per disk, partitions of one size, every
- * client reading all its partitions at once) it reads them alone, as
+ * client reading all its partitions at once, unordered mode) it reads
+ * them alone, as
  * MIRROR_NOGD does, probing the other copies one block in 16, until a
  * disk is measured 1% slower than another, fails, or is shared: at
  * equal speeds every disk then serves exactly its share. */
