@@ -47,9 +47,12 @@
  * many messages it has released; the producer reads it atomically with
  * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
  * shows no credit (PUSH: no consumer with every credit free). PUSH picks
- * the least loaded consumer (most free credits), at random among equals,
- * with a hand-written splitmix64 (seedable, per queue, the same on
- * every platform: rand() is global, random_r is glibc's); STATIC goes
+ * the least loaded consumer (most free credits), ties round-robin from
+ * the consumer after the one it sent to last (so with no consumer
+ * lagging the shares come out exactly STATIC's); the partial message a
+ * PUSH producer's EOS carries goes, when no consumer has a free credit,
+ * to one drawn with a hand-written splitmix64 (seedable, per queue, the
+ * same on every platform: rand() is global, random_r is glibc's); STATIC goes
  * round-robin by message starting at producer index mod nconsumers and
  * waits for that consumer; ONE_TO_ONE sends to consumer pidx; BROADCAST
  * sends each message to every consumer and needs a credit at each (every
