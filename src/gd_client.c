@@ -199,18 +199,22 @@ static void wake(const river_gd *gd, struct gd_part *mp)
     mp->tblock[c] = 0;
 }
 
-/* Wake mp if its first copy's disk is slower than another's, or, before
- * that copy has delivered anything (so before its disk's time is known),
- * has been silent too long. Silence is not counted later: replies wait
- * in MPI while the application works between river_gd_next calls, and
- * a disk that slows says so in every reply. */
-static void check_wake(const river_gd *gd, struct gd_part *mp)
+/* Wake mp if its first copy's disk is slower than another's, or (with
+ * `silence`), before that copy has delivered anything (so before its
+ * disk's time is known), has been silent too long. Silence is not
+ * counted later: replies wait in MPI while the application works
+ * between river_gd_next calls, and a disk that slows says so in every
+ * reply. */
+static void check_wake(const river_gd *gd, struct gd_part *mp, int silence)
 {
-  double silent = mp->tlast[0] > 0 ? 0 : silent_for(gd, mp, 0, river_wtime());
+  double silent = 0;
 
-  if (mp->dormant
-      && river__gd_first_slower(gd->repl, mp->tserve, mp->dead, silent,
-                                GD_WAKE_SLOWER, GD_WAKE_SILENT))
+  if (!mp->dormant)
+    return;
+  if (silence && mp->tlast[0] <= 0)
+    silent = silent_for(gd, mp, 0, river_wtime());
+  if (river__gd_first_slower(gd->repl, mp->tserve, mp->dead, silent,
+                             GD_WAKE_SLOWER, GD_WAKE_SILENT))
     wake(gd, mp);
 }
 
@@ -230,7 +234,7 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
     *left = 1;
     return mp->out[prefer] < gd->k ? prefer : -1;
   }
-  check_wake(gd, mp);
+  check_wake(gd, mp, 1);
   if (mp->dormant && tried == 0 && !mp->dead[0]) {
     *left = 1;
     return river__gd_choose_dormant(gd->repl, gd->k, mp->out, mp->dead,
@@ -489,12 +493,10 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
   /* Dormant: a read failed, or the first copy's disk is shared with a
    * woken partition (it will serve this one less), or is slower
    * (silence is choose_copy's to judge). */
-  if (mp->dormant
-      && ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
-          || (h->copy == 0 && h->shared)
-          || river__gd_first_slower(gd->repl, mp->tserve, mp->dead, 0,
-                                    GD_WAKE_SLOWER, GD_WAKE_SILENT)))
+  if ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
+      || (h->copy == 0 && h->shared))
     wake(gd, mp);
+  check_wake(gd, mp, 0);
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
   /* A block's time at this copy: from when the copy last delivered, or
