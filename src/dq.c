@@ -153,9 +153,10 @@ static int alloc_buffers(river_dq *q)
     q->eos_hdr = calloc((size_t)nc, sizeof *q->eos_hdr);
     q->sent = calloc((size_t)nc * 5, sizeof(uint64_t));
     q->count = calloc((size_t)nc, sizeof(size_t));
+    q->code = calloc((size_t)nc, sizeof *q->code);
     ok = q->sbuf && q->slot_refs && q->slot_fill && q->fill && q->fill_n
          && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->sent
-         && q->count;
+         && q->count && q->code;
     if (ok) {
       q->returned = q->sent + nc;
       q->zeros = q->sent + 2 * nc;
@@ -167,6 +168,7 @@ static int alloc_buffers(river_dq *q)
         q->sreq[k] = MPI_REQUEST_NULL;
       q->rr = q->pidx % nc;
       q->rng = q->seed ^ (RIVER_MIX64_STEP * (uint64_t)(q->pidx + 1));
+      q->dormant = q->policy == RIVER_DQ_PUSH && nc > 1;
     }
   }
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
@@ -181,8 +183,9 @@ static int alloc_buffers(river_dq *q)
     q->next = calloc((size_t)np * 4, sizeof(uint64_t));
     q->eos_full = calloc((size_t)np, 1);
     q->held_by = calloc((size_t)np, sizeof(int));
+    q->code_sent = calloc((size_t)np, sizeof *q->code_sent);
     ok = q->rbuf && q->rptr && q->rreq && q->ridx && q->rstat && q->ring
-         && q->next && q->eos_full && q->held_by;
+         && q->next && q->eos_full && q->held_by && q->code_sent;
     if (ok) {
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
@@ -226,6 +229,7 @@ static void free_queue(river_dq *q)
   free(q->eos_hdr);
   free(q->sent);
   free(q->count);
+  free(q->code);
   free(q->rbuf);
   free(q->rptr);
   free(q->rreq);
@@ -235,6 +239,7 @@ static void free_queue(river_dq *q)
   free(q->next);
   free(q->eos_full);
   free(q->held_by);
+  free(q->code_sent);
   free(q);
 }
 
@@ -262,7 +267,8 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   rc = alloc_buffers(q);
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
             ? ((size_t)q->ncons + (q->policy == RIVER_DQ_PULL
-                                   ? (size_t)q->ncons + 3 : 0))
+                                   ? (size_t)q->ncons + 3
+                                   : q->policy == RIVER_DQ_PUSH))
               * sizeof(uint64_t) : 0;
   /* The counters start at zero, and that is visible to RMA before any
    * rank leaves river__win_allocate: a consumer returns its first credit
@@ -427,6 +433,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->producer_index = q->pidx;
   stats->consumer_index = q->cidx;
   stats->credits_paced = q->credits_paced;
+  stats->messages_static = q->messages_static;
   for (p = 0; q->ring != NULL && p < q->nrslots; p++)
     stats->messages_waiting += q->ring[p] >= 0;
   for (p = 0; q->eos_full != NULL && p < q->nprod; p++)

@@ -14,6 +14,7 @@
  */
 #include "dq_internal.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -38,12 +39,70 @@ static int post_recv(river_dq *q, int k)
   return RIVER_SUCCESS;
 }
 
+/* PUSH: this consumer's drain rate as a credit word's 24-bit field
+ * (dq_internal.h): the code once DQ_CODE_MIN messages are measured,
+ * firm from DQ_CODE_AVG on; idle once DQ_CODE_MIN messages are got
+ * while more than half of its recent gets waited. */
+static uint32_t rate_code(const river_dq *q)
+{
+  double c;
+  uint32_t f = 0;
+
+  if (q->policy != RIVER_DQ_PUSH)
+    return 0;
+  if (q->messages_in >= DQ_CODE_MIN && q->waited_avg > 0.5)
+    f |= DQ_RATE_IDLE;
+  if (q->nslow < DQ_CODE_MIN || !(q->spb_slow > 0.0))
+    return f;
+  if (q->nslow >= DQ_CODE_AVG)
+    f |= DQ_RATE_FIRM;
+  c = 1.0 - log2(q->spb_slow) * DQ_CODE_SCALE;
+  if (!(c >= 1.0))
+    return f | 1u;
+  return f | (c >= (double)DQ_CODE_MAX ? DQ_CODE_MAX : (uint32_t)(c + 0.5));
+}
+
+/* PUSH: tell every producer this consumer's rate field (return_credits
+ * with no credit) when it first has one, when its code becomes firm
+ * and when it becomes idle or busy (at most once per DQ_CODE_MIN
+ * messages), rather than with the next credit each gets back: a
+ * dormant producer decides by it (dq_internal.h), and a slow consumer
+ * returns its next credit late. The code's later drift goes with the
+ * credits. */
+static int return_credits(river_dq *q, int p, uint64_t n);
+static int tell_code(river_dq *q)
+{
+  uint32_t f = rate_code(q), told = q->code_told;
+  int p, rc, first, firm, idle;
+
+  if (f == 0 || f == told)
+    return RIVER_SUCCESS;
+  first = told == 0 || (DQ_RATE_CODE(told) == 0 && DQ_RATE_CODE(f) != 0);
+  firm = ((f ^ told) & DQ_RATE_FIRM) != 0;
+  idle = ((f ^ told) & DQ_RATE_IDLE) != 0
+         && q->messages_in - q->told_at >= DQ_CODE_MIN;
+  if (!first && !firm && !idle)
+    return RIVER_SUCCESS;
+  q->code_told = f;
+  q->told_at = q->messages_in;
+  for (p = 0; p < q->nprod; p++)
+    if (q->code_sent[p] != f && q->eos_seq[p] == DQ_UNKNOWN
+        && (rc = return_credits(q, p, 0)) != RIVER_SUCCESS)
+      return rc;
+  return RIVER_SUCCESS;
+}
+
 /* Return n credits to producer p (add to its window slot for this
- * consumer). */
+ * consumer), and with them (PUSH) the change in this consumer's rate
+ * code since p's slot last heard it: one word, one MPI_Accumulate. The
+ * sum wraps modulo 2^64, so the code's field takes the difference. */
 static int return_credits(river_dq *q, int p, uint64_t n)
 {
   int r = q->prod_rank[p];
+  uint32_t code = rate_code(q);
 
+  n += ((uint64_t)code - (uint64_t)q->code_sent[p]) << DQ_COUNT_BITS;
+  q->code_sent[p] = code;
   if (MPI_Accumulate(&n, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
                      MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
       || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
@@ -183,6 +242,21 @@ static int pace_credit(river_dq *q, int p)
   return rc;
 }
 
+/* The credit of producer p's message, just taken by get, when it is
+ * not paced (no pacing, or p sent it dormant: DQ_STATIC): returned, and
+ * with it any held from p before. A dormant producer waits for the
+ * consumer whose turn it is, as STATIC does; credits held from it
+ * would stall it, and the consumers behind it in its order would run
+ * dry (dq_internal.h). */
+static int unpaced_credit(river_dq *q, int p)
+{
+  uint64_t n = 1 + (uint64_t)q->held_by[p];
+
+  q->nheld -= q->held_by[p];
+  q->held_by[p] = 0;
+  return return_credits(q, p, n);
+}
+
 /* Pacing, nothing to deliver while credits are held: for every full
  * message's time of that, let one more message in (extra) and return a
  * held credit, taking producers in turn (the idle rule of
@@ -212,16 +286,18 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
   struct dq_hdr h;
   int bytes = 0, eos = k >= q->nrslots;
   uint64_t p;
+  uint32_t flags;
 
   memcpy(&h, recv_slot(q, k), sizeof h);
   MPI_Get_count(st, MPI_BYTE, &bytes);
+  flags = q->policy == RIVER_DQ_PULL ? DQ_FIRST | DQ_LAST
+          : q->policy == RIVER_DQ_PUSH && !eos ? DQ_STATIC : 0u;
   p = h.producer;
   if (bytes < (int)DQ_HDR_SIZE || p >= (uint64_t)q->nprod
       || q->prod_rank[p] != st->MPI_SOURCE
       || (h.kind & DQ_KIND_MASK)
          != (eos ? DQ_KIND_EOS : DQ_KIND_DATA)
-      || (h.kind & ~(DQ_KIND_MASK | DQ_FIRST | DQ_LAST))
-      || (q->policy != RIVER_DQ_PULL && h.kind > DQ_KIND_MASK)
+      || (h.kind & ~(DQ_KIND_MASK | flags))
       || (eos && p != (uint64_t)(k - q->nrslots))
       || h.nrecords > q->per_msg || (!eos && h.nrecords == 0)
       || (uint64_t)bytes != DQ_HDR_SIZE + h.nrecords * q->record_size
@@ -337,13 +413,14 @@ static int release_held(river_dq *q)
   return RIVER_SUCCESS;
 }
 
-/* Pacing: the processing time of the message got last, from get
- * returning it to this call (at the start of a get). */
+/* PUSH (pacing, and the rate code producers wake by): the processing
+ * time of the message got last, from get returning it to this call (at
+ * the start of a get). */
 static void pace_measure(river_dq *q)
 {
   double dt, spb;
 
-  if (q->pace <= 0.0 || q->t_got == 0.0)
+  if (q->t_got == 0.0)
     return;
   dt = river_wtime() - q->t_got;
   q->t_got = 0.0;
@@ -353,6 +430,18 @@ static void pace_measure(river_dq *q)
   q->spb = q->nsamples == 0 ? spb : q->spb + (spb - q->spb) / 8.0;
   if (q->nsamples < 4)
     q->nsamples++; /* 4 is all pace_msg_time asks: no overflow */
+  /* The rate code's average leaves out a message got after waiting,
+   * and the first one (before it, the rank was outside get): an
+   * emulated rate's tokens pile up while idle, and they made the first
+   * codes of equal consumers differ by up to 30%. */
+  if (q->messages_in <= 1)
+    return;
+  q->waited_avg += ((double)q->got_waited - q->waited_avg) / 16.0;
+  if (q->got_waited)
+    return;
+  if (q->nslow < DQ_CODE_AVG)
+    q->nslow++;
+  q->spb_slow += (spb - q->spb_slow) / (double)q->nslow;
 }
 
 /* Lend out producer p's next message, in receive slot k; *hp gets its
@@ -379,7 +468,8 @@ static int deliver(river_dq *q, int p, int k,
     if (post_recv(q, k) != RIVER_SUCCESS)
       rc = RIVER_EMPI;
     else
-      rc = q->pace > 0.0 ? pace_credit(q, p) : return_credits(q, p, 1);
+      rc = q->pace > 0.0 && !(h.kind & DQ_STATIC) ? pace_credit(q, p)
+           : unpaced_credit(q, p);
   } else {
     q->eos_full[p] = 0;
   }
@@ -516,7 +606,8 @@ static int get_common(river_dq *q, const void **records,
       || !(q->role & RIVER_DQ_CONSUMER))
     return RIVER_EINVAL;
   pace_measure(q);
-  if ((rc = release_held(q)) != RIVER_SUCCESS)
+  if ((rc = release_held(q)) != RIVER_SUCCESS
+      || (rc = tell_code(q)) != RIVER_SUCCESS)
     return rc;
   if (q->eos_seen)
     return RIVER_EOS;
@@ -534,11 +625,12 @@ static int get_common(river_dq *q, const void **records,
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;
   q->in_get = 0;
-  if (q->pace > 0.0)
+  if (q->policy == RIVER_DQ_PUSH)
     q->t_left = river_wtime();
-  if (rc == RIVER_SUCCESS && q->pace > 0.0) {
+  if (rc == RIVER_SUCCESS && q->policy == RIVER_DQ_PUSH) {
     q->t_got = q->t_left;
     q->got_bytes = *nrecords * q->record_size;
+    q->got_waited = t0 != 0.0;
     q->t_idle = 0.0;
   }
   return rc;

@@ -232,11 +232,36 @@
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
 #define DQ_FIRST 0x100u       /* PULL: the unit's first message */
 #define DQ_LAST 0x200u        /* PULL: the unit's last message */
+#define DQ_STATIC 0x400u      /* PUSH: sent dormant, in static's order */
+/* A credit word: the consumer's released messages in the low 40 bits;
+ * above them (PUSH) 24 bits about its drain rate: a code, 1 + log2(bytes
+ * per second of processing) x DQ_CODE_SCALE (0: not measured), a bit
+ * set once the code is averaged over DQ_CODE_AVG messages (firm), and a
+ * bit set while most of its gets wait for a message (idle). */
+#define DQ_COUNT_BITS 40
+#define DQ_COUNT_MASK ((UINT64_C(1) << DQ_COUNT_BITS) - 1)
+#define DQ_RATE_CODE(f) ((f) & 0x3fffffu)       /* f: the 24-bit field */
+#define DQ_RATE_IDLE 0x400000u
+#define DQ_RATE_FIRM 0x800000u
+#define DQ_CODE_MAX 0x3fffffu
+#define DQ_CODE_SCALE 65536.0 /* codes per doubling of the rate */
+#define DQ_CODE_MIN 8         /* messages measured before a first code */
+#define DQ_CODE_AVG 256       /* ... before a firm one; then an EWMA of
+                                 1 / this */
+/* PUSH, dormant: wake when the consumer whose turn it is drains slower
+ * than the mean of those with a free credit by this much (both codes
+ * firm; DQ_WAKE_EARLY if either is not), or has held the producer up
+ * for DQ_WAKE_SILENT seconds while another had a credit. */
+#define DQ_WAKE_SLOWER 1.05
+#define DQ_WAKE_EARLY 1.5
+#define DQ_WAKE_SILENT 1.0
 /* A producer's window: ncons credit counters (consumer c's released
  * messages at c), then, for PULL only, these words: */
 #define DQ_W_CLAIM(q) ((MPI_Aint)(q)->ncons)     /* units claimed */
 #define DQ_W_ANN(q) ((MPI_Aint)(q)->ncons + 1)   /* units announced */
-/* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0 */
+/* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0;
+ * PUSH's instead: one word, not 0 once some producer woke */
+#define DQ_W_WAKE(q) ((MPI_Aint)(q)->ncons)
 #define DQ_W_OWNER(q, u)                                                   \
   ((MPI_Aint)(q)->ncons + 2 + (MPI_Aint)((u) % ((uint64_t)(q)->ncons + 1)))
 
@@ -287,6 +312,12 @@ struct river_dq {
   int unit_first, unit_last;    /* PULL: flags for the next message */
   uint64_t nunits;              /* PULL: units opened (announced) */
   uint64_t rng;                 /* PUSH: splitmix64 state */
+  int dormant;                  /* PUSH: still in static's order */
+  double t_stall;               /* PUSH, dormant: since when the turn's
+                                   consumer has held it up, or 0 */
+  uint32_t *code;               /* PUSH: each consumer's rate field */
+  int tell_wake;                /* PUSH: it woke; tell the others */
+  uint64_t messages_static;     /* PUSH: sent while dormant */
   uint64_t tag;                 /* river_dq_set_tag's, for messages sent */
 
   /* consumer */
@@ -313,6 +344,15 @@ struct river_dq {
   /* consumer pacing (PUSH): protocol comment above */
   double pace;                  /* seconds of work to let queue; 0: off */
   double spb;                   /* EWMA of processing seconds per byte */
+  double spb_slow;              /* the same, averaged longer: the rate
+                                   code's (a plain mean of the first
+                                   DQ_CODE_AVG samples, then an EWMA) */
+  int nslow;                    /* samples in it, up to DQ_CODE_AVG */
+  int got_waited;               /* get waited before returning it */
+  double waited_avg;            /* EWMA (1/16) of got_waited */
+  uint32_t code_told;           /* the rate field last told every
+                                   producer (tell_code), or 0 */
+  uint64_t told_at;             /* messages_in then */
   double t_got;                 /* when get last returned records, or 0 */
   double t_idle;                /* since when get has found nothing, or 0 */
   size_t got_bytes;             /* bytes of that message */
@@ -322,6 +362,8 @@ struct river_dq {
   int extra;                    /* messages over L let in after idling */
   int nwaiting;                 /* messages arrived, not yet got */
   int *held_by;                 /* per producer: its credits held here */
+  uint32_t *code_sent;          /* PUSH: the rate code each producer's
+                                   window has from this consumer */
   uint64_t credits_paced;
   double t_left;                /* when get last returned */
   int in_get;                   /* inside get: the tick leaves it be */

@@ -13,6 +13,7 @@
  */
 #include "dq_internal.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -34,17 +35,146 @@ static uint64_t free_credits(const river_dq *q, int c)
   return (uint64_t)q->credits - (q->sent[c] - q->returned[c]);
 }
 
-/* Refresh q->returned from this producer's window (atomic reads). */
+/* Refresh q->returned, and (PUSH) each consumer's rate code, from this
+ * producer's window (atomic reads). */
 static int read_credits(river_dq *q)
 {
+  uint64_t woke = 0;
+  int c;
+
   if (MPI_Get_accumulate(q->zeros, q->ncons, MPI_UINT64_T, q->returned,
                          q->ncons, MPI_UINT64_T, q->rank, 0, q->ncons,
                          MPI_UINT64_T, MPI_NO_OP, q->win) != MPI_SUCCESS
+      || (q->dormant
+          && MPI_Get_accumulate(q->zeros, 1, MPI_UINT64_T, &woke, 1,
+                                MPI_UINT64_T, q->rank, DQ_W_WAKE(q), 1,
+                                MPI_UINT64_T, MPI_NO_OP, q->win)
+             != MPI_SUCCESS)
       || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
     river__error("dq: reading the credit window failed");
     return RIVER_EMPI;
   }
+  for (c = 0; c < q->ncons; c++) {
+    q->code[c] = (uint32_t)(q->returned[c] >> DQ_COUNT_BITS);
+    q->returned[c] &= DQ_COUNT_MASK;
+  }
+  if (woke != 0)
+    q->dormant = 0; /* another producer woke: so does this one */
   return RIVER_SUCCESS;
+}
+
+/* PUSH: this producer woke; wake every other one too (add 1 to the wake
+ * word of each window), so that none stays in static's order while the
+ * others are not: its messages, unpaced, would fill the consumers'
+ * queues and pacing would then hold back the producers that woke. */
+static int tell_wake(river_dq *q)
+{
+  uint64_t one = 1;
+  int p;
+
+  q->tell_wake = 0;
+  for (p = 0; p < q->nprod; p++)
+    if (p != q->pidx
+        && MPI_Accumulate(&one, 1, MPI_UINT64_T, q->prod_rank[p],
+                          DQ_W_WAKE(q), 1, MPI_UINT64_T, MPI_SUM, q->win)
+           != MPI_SUCCESS) {
+      river__error("dq: telling producer %d to wake failed", p);
+      return RIVER_EMPI;
+    }
+  if (MPI_Win_flush_all(q->win) != MPI_SUCCESS) {
+    river__error("dq: telling the producers to wake failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* PUSH, dormant: how far consumer c is behind static's schedule for
+ * the next message, n messages having gone (planned: more to count as
+ * sent, or NULL). STATIC sends message j to consumer (pidx + j) mod
+ * ncons. */
+static int64_t dormant_owed(const river_dq *q, int c, uint64_t n,
+                            const size_t *planned)
+{
+  uint64_t r = (uint64_t)((c - q->pidx % q->ncons + q->ncons) % q->ncons);
+  uint64_t due = n + 1 > r ? (n - r) / (uint64_t)q->ncons + 1 : 0;
+
+  return (int64_t)due
+         - (int64_t)(q->sent[c] + (planned != NULL ? planned[c] : 0));
+}
+
+/* PUSH, dormant: the consumer for the next message, or -1 to wait.
+ * avail (or NULL: free_credits) gives the credits, planned (or NULL)
+ * messages to count as sent already (try_put's plan); *turn (or NULL)
+ * gets t. Its turn, t, is the consumer furthest behind static's
+ * schedule (ties: the schedule's own consumer first): with no detour
+ * exactly STATIC's, and after detours the consumers passed over catch
+ * up, so the shares end as STATIC's. When t has no free credit: with
+ * decide 0, -1 (read the window first); else, if some consumer has one
+ * (d: the furthest behind of them), it wakes, PUSH for the rest of the
+ * queue, when t drains slower than the mean of the other consumers
+ * measured by DQ_WAKE_SLOWER (DQ_WAKE_EARLY while a code is not firm)
+ * or has held it up for DQ_WAKE_SILENT (t may be busy elsewhere for
+ * good: a consumer waiting on another queue); it waits for t, as
+ * STATIC would, when every code is firm; else it detours to d. */
+static int dormant_choose(river_dq *q, const uint64_t *avail,
+                          const size_t *planned, int decide, int *turn)
+{
+  uint64_t n = 0;
+  int64_t most = INT64_MIN, most_d = INT64_MIN, o;
+  double sum = 0.0, now, slower;
+  int c, i, k, t = 0, d = -1, nm = 0, firm = 1, idle = 0;
+  uint32_t f;
+
+  for (c = 0; c < q->ncons; c++)
+    n += q->sent[c] + (planned != NULL ? planned[c] : 0);
+  k = (int)((q->pidx + n) % (uint64_t)q->ncons);
+  for (i = 0; i < q->ncons; i++) {
+    c = (k + i) % q->ncons;
+    o = dormant_owed(q, c, n, planned);
+    if (o > most) {
+      most = o;
+      t = c;
+    }
+    if (o > most_d && (avail != NULL ? avail[c] : free_credits(q, c)) > 0) {
+      most_d = o;
+      d = c;
+    }
+  }
+  if (turn != NULL)
+    *turn = t;
+  if (d == t)
+    return t;
+  if (!decide || d < 0)
+    return -1; /* nobody has a credit: nothing to learn while waiting */
+  f = q->code[t];
+  if (DQ_RATE_CODE(f) == 0)
+    return d; /* t not measured yet */
+  for (c = 0; c < q->ncons; c++) {
+    if (c == t)
+      continue;
+    if ((q->code[c] & DQ_RATE_IDLE) && !(f & DQ_RATE_IDLE)
+        && (avail != NULL ? avail[c] : free_credits(q, c)) > 0)
+      idle = 1; /* c waits for messages while t has all it can take */
+    if (DQ_RATE_CODE(q->code[c]) != 0) {
+      sum += DQ_RATE_CODE(q->code[c]);
+      nm++;
+      firm &= (q->code[c] & DQ_RATE_FIRM) != 0;
+    }
+  }
+  if (nm == 0 && !idle)
+    return d; /* no other consumer measured yet */
+  firm &= (f & DQ_RATE_FIRM) != 0;
+  slower = log2(firm ? DQ_WAKE_SLOWER : DQ_WAKE_EARLY) * DQ_CODE_SCALE;
+  now = river_wtime();
+  if (q->t_stall == 0.0)
+    q->t_stall = now;
+  if (idle || sum / nm - (double)DQ_RATE_CODE(f) > slower
+      || now - q->t_stall > DQ_WAKE_SILENT) {
+    q->dormant = 0;
+    q->tell_wake = 1;
+    return d;
+  }
+  return firm ? -1 : d;
 }
 
 /* PULL: learn who claimed the open unit (q->owner), if anyone has. */
@@ -155,6 +285,19 @@ static int choose_consumer(river_dq *q, int b, int *c)
       return rc;
     switch (q->policy) {
     case RIVER_DQ_PUSH: {
+      if (q->dormant) { /* static's order until a consumer is slower */
+        int d = dormant_choose(q, NULL, NULL, pass, NULL);
+        if (q->tell_wake && (rc = tell_wake(q)) != RIVER_SUCCESS)
+          return rc;
+        if (d >= 0) {
+          *c = d;
+          return RIVER_SUCCESS;
+        }
+        if (pass == 0)
+          continue;
+        if (q->dormant)
+          break;
+      } /* awake: least loaded */
       /* The least loaded: among the consumers with the most free
        * credits, the next in round-robin order from this producer's
        * own start (as STATIC's). When no consumer lags, each has the
@@ -251,10 +394,12 @@ static int step_send(river_dq *q, int b)
   }
   if (rc != RIVER_SUCCESS)
     return rc;
+  q->t_stall = 0.0;
+  q->messages_static += q->dormant;
   lo = c < 0 ? 0 : c;
   hi = c < 0 ? q->ncons : c + 1;
   buf = send_slot(q, s);
-  h.kind = DQ_KIND_DATA;
+  h.kind = DQ_KIND_DATA | (q->dormant ? DQ_STATIC : 0u);
   if (q->policy == RIVER_DQ_PULL)
     h.kind |= (q->unit_first ? DQ_FIRST : 0u)
               | (q->unit_last ? DQ_LAST : 0u);
@@ -368,10 +513,30 @@ static uint64_t messages_needed(const river_dq *q, int b, size_t k,
   return m;
 }
 
+/* PUSH, dormant: whether m messages can go now, each to the consumer
+ * choose_consumer would take (its turn, or a detour), by the credits in
+ * q->avail; q->count (EXCHANGE's) counts the plan. fresh: the credits
+ * were just read (else a turn with no credit says 0: read first). */
+static int dormant_fits(river_dq *q, uint64_t m, int fresh)
+{
+  int d;
+
+  memset(q->count, 0, (size_t)q->ncons * sizeof *q->count);
+  for (; m > 0; m--) {
+    d = dormant_choose(q, q->avail, q->count, fresh, NULL);
+    if (d < 0 || !q->dormant)
+      return 0; /* wait, or woke: plan again, awake */
+    q->avail[d]--;
+    q->count[d]++;
+  }
+  return 1;
+}
+
 /* Whether n records (EXCHANGE: as counted in q->count) can be taken
  * without waiting, by the credits in q->returned and the free slots:
- * 1 yes, 0 short of credits, -1 short of slots. */
-static int fits_now(river_dq *q, size_t n)
+ * 1 yes, 0 short of credits, -1 short of slots. fresh: as
+ * dormant_fits's. */
+static int fits_now(river_dq *q, size_t n, int fresh)
 {
   uint64_t m, sum = 0, lo = UINT64_MAX, slots = 0;
   int b, c;
@@ -399,7 +564,7 @@ static int fits_now(river_dq *q, size_t n)
       return m == 0;
     return m <= q->avail[q->owner];
   case RIVER_DQ_PUSH:
-    return m <= sum;
+    return q->dormant ? dormant_fits(q, m, fresh) : m <= sum;
   case RIVER_DQ_BROADCAST:
     return m <= lo;
   case RIVER_DQ_ONE_TO_ONE:
@@ -444,16 +609,22 @@ static int ever_fits(river_dq *q, size_t n)
  * if credits are short, a stall counted for the buffers that wait). */
 static int plan_try_put(river_dq *q, size_t n)
 {
-  int b, rc, fit;
+  int b, rc, fit, dormant;
 
   if ((rc = ever_fits(q, n)) != RIVER_SUCCESS)
     return rc;
-  if (fits_now(q, n) == 1)
+  if (fits_now(q, n, 0) == 1)
     return RIVER_SUCCESS;
   if ((rc = read_credits(q)) != RIVER_SUCCESS
       || (rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
-  if ((fit = fits_now(q, n)) == 1)
+  dormant = q->dormant;
+  fit = fits_now(q, n, 1);
+  if (q->tell_wake && (rc = tell_wake(q)) != RIVER_SUCCESS)
+    return rc;
+  if (fit == 0 && dormant && !q->dormant)
+    fit = fits_now(q, n, 1); /* PUSH woke in the plan: plan again */
+  if (fit == 1)
     return RIVER_SUCCESS;
   for (b = 0; fit == 0 && b < q->nfill; b++)
     if ((q->policy != RIVER_DQ_EXCHANGE || q->count[b] > 0)
@@ -650,6 +821,11 @@ static int final_target(river_dq *q, int b)
 
   switch (q->policy) {
   case RIVER_DQ_PUSH:
+    if (q->dormant) {
+      q->messages_static++;
+      (void)dormant_choose(q, NULL, NULL, 0, &c);
+      return c; /* its turn, as STATIC's: the EOS needs no credit */
+    }
     if (choose_consumer(q, b, &c) == RIVER_SUCCESS)
       return c;
     return (int)(((next_random(&q->rng) >> 32) * (uint64_t)q->ncons) >> 32);

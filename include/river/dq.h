@@ -180,6 +180,9 @@ typedef struct river_dq_stats {
                                    (pacing, RIVER_DQ_PUSH) */
   uint64_t messages_waiting;    /* messages arrived at this consumer and
                                    not yet got, now */
+  uint64_t messages_static;     /* RIVER_DQ_PUSH producer: messages sent
+                                   in static's order, before a consumer
+                                   was measured slower (below) */
 } river_dq_stats;
 
 typedef struct river_dq river_dq;

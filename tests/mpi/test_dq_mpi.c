@@ -253,10 +253,20 @@ static int flow_put_step(struct flow *f)
   return 0;
 }
 
+/* Gets of a paced slow consumer before its queue is bounded: its first
+ * 8 messages measure its rate (src/dq_internal.h's DQ_CODE_MIN) while
+ * the producers are dormant, in static's order, and do not pace; up to
+ * credits x producers messages queue at it meanwhile; they drain; the
+ * next 8 measure its pace. */
+static uint64_t paced_warmup(const struct flow *f)
+{
+  return (uint64_t)(2 * f->nprod * f->sc->credits + 16);
+}
+
 /* A paced slow consumer, after each get: once its first messages are
- * through (the drain rate measured, the queue built before it drained),
- * at most L + producers messages wait at it, L = max(2, ceil(pace /
- * slow_us)) (the idle rule may give back a credit per producer). */
+ * through (paced_warmup), at most L + producers messages wait at it,
+ * L = max(2, ceil(pace / slow_us)) (the idle rule may give back a
+ * credit per producer). */
 static void check_paced(struct flow *f)
 {
   const struct scen *sc = f->sc;
@@ -265,7 +275,7 @@ static void check_paced(struct flow *f)
   uint64_t bound = (uint64_t)(l <= 2 ? 2 : (uint64_t)l + 1)
                    + (uint64_t)f->nprod;
 
-  if (++f->paced_gets <= (uint64_t)(f->nprod * sc->credits + 8))
+  if (++f->paced_gets <= paced_warmup(f))
     return;
   MT_CHECK_RC(river_dq_stats_get(f->q, &st), RIVER_SUCCESS);
   if (st.messages_waiting > f->paced_max)
@@ -358,10 +368,10 @@ static void flow_report(struct flow *f, uint64_t *mine)
   MT_CHECK_RC(river_dq_stats_get(f->q, &st), RIVER_SUCCESS);
   if (f->sc->pace > 0 && f->cidx >= 0 && f->cidx == f->sc->slow) {
     MT_CHECK(st.credits_paced > 0);
-    MT_CHECK(f->paced_gets > (uint64_t)(f->nprod * f->sc->credits + 8));
+    MT_CHECK(f->paced_gets > paced_warmup(f));
     printf("%s: the paced consumer held back %" PRIu64 " credits; at most "
-           "%" PRIu64 " messages waited at it after %d\n", f->sc->name,
-           st.credits_paced, f->paced_max, f->nprod * f->sc->credits + 8);
+           "%" PRIu64 " messages waited at it after %" PRIu64 "\n",
+           f->sc->name, st.credits_paced, f->paced_max, paced_warmup(f));
   }
   memset(mine, 0, F_N * sizeof *mine);
   mine[F_ROLE] = (uint64_t)f->role;
