@@ -44,9 +44,11 @@
  * consumer, else nconsumers); a slot is reused once MPI_Testsome says its
  * sends completed. Send requests have fixed places, slot x fanout + j,
  * then one EOS request per consumer. The window holds, per consumer, how
- * many messages it has released; the producer reads it atomically with
+ * many messages it has released (PUSH: and its rate, below); the
+ * producer reads it atomically with
  * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
- * shows no credit (PUSH: no consumer with every credit free). PUSH picks
+ * shows no credit (PUSH: no consumer with every credit free). PUSH, once
+ * awake (dormant PUSH, below), picks
  * the least loaded consumer (most free credits), ties round-robin from
  * the consumer after the one it sent to last (so with no consumer
  * lagging the shares come out exactly STATIC's); the partial message a
@@ -116,6 +118,45 @@
  * changes: exactly-once, FIFO and the memory bound do not depend on
  * when credits return. Tests: push-paced, push-paced-1,
  * test_paced_silent and test_paced_two_queues in tests/mpi/test_dq_mpi.c.
+ *
+ * Dormant PUSH (river/dq.h). A PUSH producer starts dormant (with more
+ * than one consumer). Its turn for the next message, after n sent, is
+ * the consumer furthest behind STATIC's schedule (message j to (pidx +
+ * j) mod ncons; ties: the schedule's own consumer first), so with no
+ * detour it is exactly STATIC's, and after detours the consumers passed
+ * over catch up. If that consumer t has a free credit it gets the
+ * message. If not, the producer reads its window and, if some consumer
+ * has a credit (d: the furthest behind of them), it wakes when t's rate
+ * code is DQ_WAKE_SLOWER under the mean of the other consumers' (both
+ * firm; DQ_WAKE_EARLY if not), when t is busy while a consumer with a
+ * credit is idle, or when t has held it up for DQ_WAKE_SILENT; it waits
+ * for t when every code it compared is firm; otherwise (t or every
+ * other consumer not measured yet, or not firm) it sends to d. Waking is
+ * for the rest of the queue, and the producer adds 1 to the wake word
+ * of every other producer's window, which each reads with its credits:
+ * a producer left dormant among woken ones would send unpaced messages
+ * that fill the consumers' queues, and pacing would then hold back the
+ * woken producers' credits. The EOS's partial message goes to t (no
+ * credit needed), as STATIC's does. try_put plans the same choices on
+ * its copy of the credits (dormant_fits).
+ *
+ * Rates. A PUSH consumer keeps, beside pacing's, a longer average of
+ * its processing time per byte: a plain mean of its first DQ_CODE_AVG
+ * samples, then an EWMA of 1 / DQ_CODE_AVG, leaving out the first
+ * message and any got after get waited (an emulated rate's tokens pile
+ * up while it is idle; those samples made equal consumers' first codes
+ * differ by up to 30%). It sends the code, with a firm bit (DQ_CODE_AVG
+ * samples) and an idle bit (most of its last gets waited), in the top
+ * 24 bits of each credit word it adds to, as the difference from what
+ * that word holds (only this consumer adds to it, and the sum wraps
+ * modulo 2^64), and to every producer at once when the code is first
+ * measured, turns firm, or the idle bit flips (at most once per
+ * DQ_CODE_MIN messages). A message sent dormant carries DQ_STATIC; its
+ * credit is never held, and those held from its producer before are
+ * returned with it: a dormant producer waits for its turn's consumer,
+ * and held credits there would stall it while the consumers after it
+ * in its order run dry (measured: 15 ms of idle per consumer in a 4 s
+ * run, and 1 s stalls).
  *
  * Why no message waits for a receive (bounded memory, no unexpected
  * queue): a producer sends DATA to consumer c only while sent - returned

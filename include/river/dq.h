@@ -32,10 +32,11 @@
  * Policies (how a producer picks the consumer of a full message):
  *   RIVER_DQ_PUSH        the least loaded consumer (the most free
  *                        credits; among equals the next in round-robin
- *                        order, so with no consumer lagging the shares
- *                        are exactly STATIC's): faster
- *                        consumers return credits sooner and so receive
- *                        more (River's adaptive default);
+ *                        order): faster consumers return credits sooner
+ *                        and so receive more (River's adaptive default).
+ *                        A producer starts dormant, in STATIC's order,
+ *                        and stays so while no consumer is measured
+ *                        slower (below);
  *   RIVER_DQ_STATIC      round-robin by message, waiting for the chosen
  *                        consumer's credit: the static-partition baseline,
  *                        on the same code path;
@@ -66,6 +67,27 @@
  * (a message in under pace / (credits x producers) seconds) never holds
  * any back. Pacing changes only when credits return: every guarantee
  * above holds.
+ *
+ * Dormant until a consumer is slower (RIVER_DQ_PUSH). With every
+ * consumer at one speed, STATIC's equal shares end together; PUSH's,
+ * which follow whichever credit came back first, do not quite (0.2-0.3
+ * points of a 15 x 15 run). So a PUSH producer starts in STATIC's
+ * order: message j to consumer (its index + j) mod consumers. While a
+ * consumer's turn comes and it has no free credit, the producer sends
+ * elsewhere (the consumer passed over catches up later, so the shares
+ * still end as STATIC's) as long as the consumers' drain rates are not
+ * yet measured well (256 messages each), and waits for it, as STATIC
+ * does, once they are and it is within 5% of the others. It wakes, PUSH
+ * with pacing for the rest of the queue, when that consumer is 5%
+ * slower than the mean of the others (50% before 256 messages), is busy
+ * while another with a free credit waits for messages, or has held the
+ * producer up for 1 s while another had a credit (a consumer busy
+ * elsewhere for good: another queue). One producer waking wakes every
+ * producer of the queue. Consumers send their rates with their credits
+ * (the same RMA word, no extra message), and to every producer when
+ * first measured. Messages sent dormant are not paced: a dormant
+ * producer waits for its turn's consumer, and credits held there would
+ * stall it. river_dq_stats' messages_static counts them.
  *
  * RIVER_DQ_PULL (unit-level pull, for large ordered units such as a
  * sorted run of many MB). A producer's records form units: the records

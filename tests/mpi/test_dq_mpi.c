@@ -31,6 +31,11 @@
  *                only consumer come back as producers close
  *   push-slow    PUSH with one consumer sleeping 2 ms per message gets
  *                less than its 1/n share and less than every fast one
+ *   dormant      PUSH producers start in STATIC's order: with the
+ *                producer the bottleneck they never wake and the shares
+ *                are exactly STATIC's; one slow consumer wakes them; a
+ *                consumer that stops getting (waiting on something else)
+ *                wakes them too, or the run would hang (test_dormant)
  *   static       every consumer gets its round-robin share from each
  *                producer, within one message
  *   exchange     every record reaches consumer partition(record) only
@@ -842,6 +847,144 @@ static void test_paced_two_queues(MPI_Comm c)
   MT_CHECK_RC(river_dq_destroy(q1), RIVER_SUCCESS);
 }
 
+/* ------------------------------------------------------------ dormant */
+
+/* One PUSH run for the dormancy tests, on a group of 3: rank 0 produces
+ * nmsg messages of 4 records (sleeping prod_us after each), ranks 1 and
+ * 2 consume, sleeping cons_us[c] per message; consumer 0 also stops
+ * after stop_after messages until consumer 1 has got stop_until more
+ * (0: never), telling it by an MPI message on c. Exactly once is
+ * checked; *st gets this rank's stats, before destroy. */
+struct dormant_run {
+  int nmsg;
+  long prod_us, cons_us[2];
+  int stop_after, stop_until;
+};
+
+static void dormant_flow(MPI_Comm c, const struct dormant_run *dr,
+                         river_dq_stats *st, uint64_t *from_p0)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  struct sums put = {0, 0, 0}, got = {0, 0, 0}, every[3];
+  struct rec r[4];
+  MPI_Request req = MPI_REQUEST_NULL;
+  int grank, rc, i, j, cidx, word = 0, done = 0;
+  uint64_t msgs = 0;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(c, &grank);
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = 4;
+  o.message_size = 4 * RS + 64; /* 4 records and a header */
+  rc = river_dq_create(c, grank == 0 ? RIVER_DQ_PRODUCER
+                                     : RIVER_DQ_CONSUMER, RS, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  cidx = grank - 1;
+  if (grank == 0) {
+    for (i = 0; i < dr->nmsg; i++) {
+      int k = i < dr->nmsg - 1 ? 4 : 3; /* the last: partial, with EOS */
+      for (j = 0; j < k; j++) {
+        rec_make(&r[j], 0, (uint64_t)(i * 4 + j), 11);
+        sums_add(&put, &r[j]);
+      }
+      MT_CHECK_RC(river_dq_put(q, r, (size_t)k), RIVER_SUCCESS);
+      if (dr->prod_us)
+        sleep_us(dr->prod_us);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else {
+    if (cidx == 0 && dr->stop_until > 0)
+      MPI_Irecv(&word, 1, MPI_INT, 2, 78, c, &req);
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      paced_add(&got, recs, n);
+      msgs++;
+      sleep_us(dr->cons_us[cidx]);
+      if (cidx == 0 && dr->stop_until > 0 && msgs == (uint64_t)dr->stop_after)
+        MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+      if (cidx == 1 && dr->stop_until > 0 && !done
+          && msgs >= (uint64_t)(dr->stop_after + dr->stop_until)) {
+        MPI_Send(&done, 1, MPI_INT, 1, 78, c); /* consumer 0, go on */
+        done = 1;
+      }
+    }
+    MT_CHECK_RC(rc, RIVER_EOS);
+    if (cidx == 1 && dr->stop_until > 0 && !done) /* it never got them */
+      MPI_Send(&done, 1, MPI_INT, 1, 78, c);
+    if (req != MPI_REQUEST_NULL)
+      river_wait(&req, MPI_STATUS_IGNORE);
+  }
+  MT_CHECK_RC(river_dq_stats_get(q, st), RIVER_SUCCESS);
+  if (grank > 0 && st->msgs_from != NULL)
+    *from_p0 = st->msgs_from[0];
+  quiet_allgather(grank == 0 ? &put : &got, every, 3, c);
+  if (grank == 0)
+    MT_CHECK(every[0].count == every[1].count + every[2].count
+             && every[0].sum == every[1].sum + every[2].sum
+             && every[0].xor == (every[1].xor ^ every[2].xor));
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
+/* PUSH producers start dormant, in STATIC's order (dq_internal.h), on a
+ * group of 3 (a producer, two consumers):
+ *   equal      the producer is the bottleneck (it sleeps 1 ms a message,
+ *              the consumers not at all): it never wakes, and each
+ *              consumer gets exactly STATIC's share, message by message
+ *              (the last, partial one too)
+ *   slow       consumer 0 sleeps 2 ms a message, consumer 1 0.2 ms: the
+ *              producer wakes once consumer 0's rate is measured (8
+ *              messages; it detours around it until then), well before
+ *              a quarter of its messages, and consumer 0 gets fewer
+ *   stopped    both consumers sleep 1 ms a message, so the producer has
+ *              every reason to wait for each in turn; then consumer 0
+ *              stops getting until consumer 1 has got 24 more messages,
+ *              which only a producer that woke can send it: the
+ *              producer waits, wakes (DQ_WAKE_SILENT: with that rule
+ *              taken out the test hung), and the run ends (a hang is
+ *              the launcher's timeout) */
+static void test_dormant(MPI_Comm c)
+{
+  static const struct dormant_run equal = {300, 1000, {0, 0}, 0, 0},
+                                  slow = {1000, 0, {2000, 200}, 0, 0},
+                                  stopped = {900, 0, {1000, 1000}, 300, 24};
+  river_dq_stats st;
+  uint64_t from = 0, all[3];
+  int grank;
+
+  MPI_Comm_rank(c, &grank);
+  memset(&st, 0, sizeof st);
+  dormant_flow(c, &equal, &st, &from);
+  quiet_allgather(&from, all, 1, c);
+  if (grank == 0) {
+    /* 300 messages from producer 0: consumer 0 gets j = 0, 2, ... */
+    MT_CHECK(st.messages_out == 300 && st.messages_static == 300);
+    MT_CHECK(all[1] == 150 && all[2] == 150);
+    printf("dormant-equal: %" PRIu64 " of %" PRIu64 " messages in static's "
+           "order; consumers got %" PRIu64 " and %" PRIu64 "\n",
+           st.messages_static, st.messages_out, all[1], all[2]);
+  }
+  dormant_flow(c, &slow, &st, &from);
+  quiet_allgather(&from, all, 1, c);
+  if (grank == 0) {
+    MT_CHECK(st.messages_static * 4 < st.messages_out);
+    MT_CHECK(all[1] < all[2]);
+    printf("dormant-slow: woke after %" PRIu64 " of %" PRIu64 " messages; "
+           "the slow consumer got %" PRIu64 ", the other %" PRIu64 "\n",
+           st.messages_static, st.messages_out, all[1], all[2]);
+  }
+  dormant_flow(c, &stopped, &st, &from);
+  quiet_allgather(&from, all, 1, c);
+  if (grank == 0) {
+    MT_CHECK(st.messages_static < st.messages_out);
+    printf("dormant-stopped: woke after %" PRIu64 " of %" PRIu64 " messages; "
+           "consumers got %" PRIu64 " and %" PRIu64 "\n",
+           st.messages_static, st.messages_out, all[1], all[2]);
+  }
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* The rounds: each splits a copy of PATTERN ranks into groups of the
@@ -958,6 +1101,8 @@ int main(int argc, char **argv)
   c = round_group(s4, 2, &g, &grank);
   if (g == 0)
     test_paced_two_queues(c);
+  else
+    test_dormant(c);
   MPI_Comm_free(&c);
 
   return dqtest_end("test_dq_mpi", t0);
