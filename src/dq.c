@@ -184,8 +184,10 @@ static int alloc_buffers(river_dq *q)
     q->eos_full = calloc((size_t)np, 1);
     q->held_by = calloc((size_t)np, sizeof(int));
     q->code_sent = calloc((size_t)np, sizeof *q->code_sent);
+    q->released = calloc((size_t)np, sizeof *q->released);
     ok = q->rbuf && q->rptr && q->rreq && q->ridx && q->rstat && q->ring
-         && q->next && q->eos_full && q->held_by && q->code_sent;
+         && q->next && q->eos_full && q->held_by && q->code_sent
+         && q->released;
     if (ok) {
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
@@ -240,6 +242,7 @@ static void free_queue(river_dq *q)
   free(q->eos_full);
   free(q->held_by);
   free(q->code_sent);
+  free(q->released);
   free(q);
 }
 

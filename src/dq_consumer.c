@@ -100,15 +100,21 @@ static int return_credits(river_dq *q, int p, uint64_t n)
 {
   int r = q->prod_rank[p];
   uint32_t code = rate_code(q);
+  uint64_t add = n, low = q->released[p] & DQ_COUNT_MASK;
 
-  n += ((uint64_t)code - (uint64_t)q->code_sent[p]) << DQ_COUNT_BITS;
-  q->code_sent[p] = code;
-  if (MPI_Accumulate(&n, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
+  /* The count is modulo 2^DQ_COUNT_BITS: its carry must not reach the
+   * rate field (after 2^40 messages on one pair). */
+  if (low + n > DQ_COUNT_MASK)
+    add -= UINT64_C(1) << DQ_COUNT_BITS;
+  add += ((uint64_t)code - (uint64_t)q->code_sent[p]) << DQ_COUNT_BITS;
+  if (MPI_Accumulate(&add, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
                      MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
       || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
     river__error("dq: returning a credit to rank %d failed", r);
     return RIVER_EMPI;
   }
+  q->released[p] += n;
+  q->code_sent[p] = code;
   return RIVER_SUCCESS;
 }
 
@@ -240,21 +246,6 @@ static int pace_credit(river_dq *q, int p)
   while (rc == RIVER_SUCCESS && q->nheld > hold)
     rc = return_one_held(q);
   return rc;
-}
-
-/* The credit of producer p's message, just taken by get, when it is
- * not paced (no pacing, or p sent it dormant: DQ_STATIC): returned, and
- * with it any held from p before. A dormant producer waits for the
- * consumer whose turn it is, as STATIC does; credits held from it
- * would stall it, and the consumers behind it in its order would run
- * dry (dq_internal.h). */
-static int unpaced_credit(river_dq *q, int p)
-{
-  uint64_t n = 1 + (uint64_t)q->held_by[p];
-
-  q->nheld -= q->held_by[p];
-  q->held_by[p] = 0;
-  return return_credits(q, p, n);
 }
 
 /* Pacing, nothing to deliver while credits are held: for every full
@@ -468,8 +459,13 @@ static int deliver(river_dq *q, int p, int k,
     if (post_recv(q, k) != RIVER_SUCCESS)
       rc = RIVER_EMPI;
     else
+      /* A message p sent dormant (DQ_STATIC) is not paced: p waits for
+       * the consumer whose turn it is, as STATIC does, and a credit
+       * held here would stall it while the consumers after this one in
+       * its order ran dry (dq_internal.h). None of p's was held before:
+       * p sends dormant only before it ever sends awake. */
       rc = q->pace > 0.0 && !(h.kind & DQ_STATIC) ? pace_credit(q, p)
-           : unpaced_credit(q, p);
+                                                  : return_credits(q, p, 1);
   } else {
     q->eos_full[p] = 0;
   }
@@ -624,13 +620,16 @@ static int get_common(river_dq *q, const void **records,
   }
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;
+  if (rc == RIVER_EAGAIN)
+    q->try_waited = 1; /* try_get found nothing: as a get that waited */
   q->in_get = 0;
   if (q->policy == RIVER_DQ_PUSH)
     q->t_left = river_wtime();
   if (rc == RIVER_SUCCESS && q->policy == RIVER_DQ_PUSH) {
     q->t_got = q->t_left;
     q->got_bytes = *nrecords * q->record_size;
-    q->got_waited = t0 != 0.0;
+    q->got_waited = t0 != 0.0 || q->try_waited;
+    q->try_waited = 0;
     q->t_idle = 0.0;
   }
   return rc;

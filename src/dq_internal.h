@@ -138,12 +138,15 @@
  * that fill the consumers' queues, and pacing would then hold back the
  * woken producers' credits. The EOS's partial message goes to t (no
  * credit needed), as STATIC's does. try_put plans the same choices on
- * its copy of the credits (dormant_fits).
+ * its copy of the credits (dormant_fits; a consumer short of credits
+ * only in the plan is passed over), and the sends that follow never
+ * wait (q->planned), whatever the window says by then.
  *
  * Rates. A PUSH consumer keeps, beside pacing's, a longer average of
  * its processing time per byte: a plain mean of its first DQ_CODE_AVG
  * samples, then an EWMA of 1 / DQ_CODE_AVG, leaving out the first
- * message and any got after get waited (an emulated rate's tokens pile
+ * message and any got after get waited or try_get said EAGAIN (an
+ * emulated rate's tokens pile
  * up while it is idle; those samples made equal consumers' first codes
  * differ by up to 30%). It sends the code, with a firm bit (DQ_CODE_AVG
  * samples) and an idle bit (most of its last gets waited), in the top
@@ -151,9 +154,13 @@
  * that word holds (only this consumer adds to it, and the sum wraps
  * modulo 2^64), and to every producer at once when the code is first
  * measured, turns firm, or the idle bit flips (at most once per
- * DQ_CODE_MIN messages). A message sent dormant carries DQ_STATIC; its
- * credit is never held, and those held from its producer before are
- * returned with it: a dormant producer waits for its turn's consumer,
+ * DQ_CODE_MIN messages). The count below the field is modulo
+ * 2^DQ_COUNT_BITS: the consumer takes the carry out (released[]), the
+ * producer compares counts modulo the same. A message sent dormant
+ * carries DQ_STATIC; its credit is never held (none of its producer's
+ * was before: a producer sends dormant only before it ever sends
+ * awake, and per-pair FIFO delivers in that order): a dormant producer
+ * waits for its turn's consumer,
  * and held credits there would stall it while the consumers after it
  * in its order run dry (measured: 15 ms of idle per consumer in a 4 s
  * run, and 1 s stalls).
@@ -290,9 +297,9 @@
 #define DQ_CODE_AVG 256       /* ... before a firm one; then an EWMA of
                                  1 / this */
 /* PUSH, dormant: wake when the consumer whose turn it is drains slower
- * than the mean of those with a free credit by this much (both codes
- * firm; DQ_WAKE_EARLY if either is not), or has held the producer up
- * for DQ_WAKE_SILENT seconds while another had a credit. */
+ * than the mean of the other consumers measured by this much (every
+ * code compared firm; DQ_WAKE_EARLY if not), or has held the producer
+ * up for DQ_WAKE_SILENT seconds while another had a credit. */
 #define DQ_WAKE_SLOWER 1.05
 #define DQ_WAKE_EARLY 1.5
 #define DQ_WAKE_SILENT 1.0
@@ -358,7 +365,9 @@ struct river_dq {
                                    consumer has held it up, or 0 */
   uint32_t *code;               /* PUSH: each consumer's rate field */
   int tell_wake;                /* PUSH: it woke; tell the others */
-  uint64_t messages_static;     /* PUSH: sent while dormant */
+  int planned;                  /* try_put's plan holds: never wait */
+  uint64_t messages_static;     /* PUSH: sent while dormant (detours
+                                   and the EOS's last message too) */
   uint64_t tag;                 /* river_dq_set_tag's, for messages sent */
 
   /* consumer */
@@ -389,7 +398,9 @@ struct river_dq {
                                    code's (a plain mean of the first
                                    DQ_CODE_AVG samples, then an EWMA) */
   int nslow;                    /* samples in it, up to DQ_CODE_AVG */
-  int got_waited;               /* get waited before returning it */
+  int got_waited;               /* get waited before returning it (or
+                                   try_get said EAGAIN since the last) */
+  int try_waited;               /* try_get said EAGAIN since then */
   double waited_avg;            /* EWMA (1/16) of got_waited */
   uint32_t code_told;           /* the rate field last told every
                                    producer (tell_code), or 0 */
@@ -405,6 +416,7 @@ struct river_dq {
   int *held_by;                 /* per producer: its credits held here */
   uint32_t *code_sent;          /* PUSH: the rate code each producer's
                                    window has from this consumer */
+  uint64_t *released;           /* credits returned to each producer */
   uint64_t credits_paced;
   double t_left;                /* when get last returned */
   int in_get;                   /* inside get: the tick leaves it be */

@@ -32,7 +32,9 @@ static unsigned char *send_slot(const river_dq *q, int s)
 /* Credits consumer c has free, by the last read of the window. */
 static uint64_t free_credits(const river_dq *q, int c)
 {
-  return (uint64_t)q->credits - (q->sent[c] - q->returned[c]);
+  /* The window's count is modulo 2^DQ_COUNT_BITS (dq_internal.h). */
+  return (uint64_t)q->credits
+         - ((q->sent[c] - q->returned[c]) & DQ_COUNT_MASK);
 }
 
 /* Refresh q->returned, and (PUSH) each consumer's rate code, from this
@@ -115,7 +117,9 @@ static int64_t dormant_owed(const river_dq *q, int c, uint64_t n,
  * measured by DQ_WAKE_SLOWER (DQ_WAKE_EARLY while a code is not firm)
  * or has held it up for DQ_WAKE_SILENT (t may be busy elsewhere for
  * good: a consumer waiting on another queue); it waits for t, as
- * STATIC would, when every code is firm; else it detours to d. */
+ * STATIC would, when every code compared is firm (decide 2: never,
+ * after try_put's plan); else it detours to d. With avail (the plan),
+ * a t short of credits only in the plan's own copy is passed over. */
 static int dormant_choose(river_dq *q, const uint64_t *avail,
                           const size_t *planned, int decide, int *turn)
 {
@@ -146,6 +150,8 @@ static int dormant_choose(river_dq *q, const uint64_t *avail,
     return t;
   if (!decide || d < 0)
     return -1; /* nobody has a credit: nothing to learn while waiting */
+  if (avail != NULL && free_credits(q, t) > 0)
+    return d; /* try_put's plan used t's credits itself: go on */
   f = q->code[t];
   if (DQ_RATE_CODE(f) == 0)
     return d; /* t not measured yet */
@@ -174,7 +180,7 @@ static int dormant_choose(river_dq *q, const uint64_t *avail,
     q->tell_wake = 1;
     return d;
   }
-  return firm ? -1 : d;
+  return firm && decide != 2 ? -1 : d;
 }
 
 /* PULL: learn who claimed the open unit (q->owner), if anyone has. */
@@ -286,7 +292,8 @@ static int choose_consumer(river_dq *q, int b, int *c)
     switch (q->policy) {
     case RIVER_DQ_PUSH: {
       if (q->dormant) { /* static's order until a consumer is slower */
-        int d = dormant_choose(q, NULL, NULL, pass, NULL);
+        int d = dormant_choose(q, NULL, NULL,
+                               pass == 0 ? 0 : q->planned ? 2 : 1, NULL);
         if (q->tell_wake && (rc = tell_wake(q)) != RIVER_SUCCESS)
           return rc;
         if (d >= 0) {
@@ -723,10 +730,15 @@ static int put_common(river_dq *q, const void *records,
   }
   /* The plan said nothing below waits: take_records cannot block for
    * try_put (were it ever wrong, it would wait briefly, never take a
-   * part). */
-  if ((rc = take_records(q, records, nrecords)) != RIVER_SUCCESS)
-    return rc;
-  return send_full(q, block);
+   * part). A dormant PUSH producer does not wait for its turn's
+   * consumer here, whatever the window says now (planned): the plan
+   * found a consumer with a credit for every message. */
+  q->planned = !block;
+  rc = take_records(q, records, nrecords);
+  if (rc == RIVER_SUCCESS)
+    rc = send_full(q, block);
+  q->planned = 0;
+  return rc;
 }
 
 static int reserve_common(river_dq *q, void **buf, size_t *max, int block)

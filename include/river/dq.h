@@ -63,7 +63,8 @@
  * message times: a consumer that waits on another queue never holds a
  * producer up for good. A consumer that may wait outside River (its
  * own MPI calls) while its producers need more than one message
- * buffered at it should set pace < 0. A fast consumer
+ * buffered at it should set pace < 0 (a dormant producer, below, may
+ * still wait up to 1 s for it, once per queue). A fast consumer
  * (a message in under pace / (credits x producers) seconds) never holds
  * any back. Pacing changes only when credits return: every guarantee
  * above holds.
@@ -75,9 +76,10 @@
  * order: message j to consumer (its index + j) mod consumers. While a
  * consumer's turn comes and it has no free credit, the producer sends
  * elsewhere (the consumer passed over catches up later, so the shares
- * still end as STATIC's) as long as the consumers' drain rates are not
- * yet measured well (256 messages each), and waits for it, as STATIC
- * does, once they are and it is within 5% of the others. It wakes, PUSH
+ * still end as STATIC's) as long as the drain rates it compares are
+ * not yet measured well (256 messages each), and waits for it, as
+ * STATIC does, once they are and it is within 5% of the others (try_put
+ * never waits: it planned with the credits it read). It wakes, PUSH
  * with pacing for the rest of the queue, when that consumer is 5%
  * slower than the mean of the others (50% before 256 messages), is busy
  * while another with a free credit waits for messages, or has held the
@@ -85,9 +87,12 @@
  * elsewhere for good: another queue). One producer waking wakes every
  * producer of the queue. Consumers send their rates with their credits
  * (the same RMA word, no extra message), and to every producer when
- * first measured. Messages sent dormant are not paced: a dormant
- * producer waits for its turn's consumer, and credits held there would
- * stall it. river_dq_stats' messages_static counts them.
+ * first measured, when firm, and when they start or stop waiting for
+ * messages. Messages sent dormant are not paced: a dormant producer
+ * waits for its turn's consumer, and credits held there would stall
+ * it. river_dq_stats' messages_static counts them. The credit counts
+ * in the window are modulo 2^40 messages per (producer, consumer)
+ * pair, far more than can be in flight.
  *
  * RIVER_DQ_PULL (unit-level pull, for large ordered units such as a
  * sorted run of many MB). A producer's records form units: the records
@@ -203,8 +208,9 @@ typedef struct river_dq_stats {
   uint64_t messages_waiting;    /* messages arrived at this consumer and
                                    not yet got, now */
   uint64_t messages_static;     /* RIVER_DQ_PUSH producer: messages sent
-                                   in static's order, before a consumer
-                                   was measured slower (below) */
+                                   dormant, before a consumer was
+                                   measured slower (above; detours and
+                                   the last, with the EOS, included) */
 } river_dq_stats;
 
 typedef struct river_dq river_dq;
