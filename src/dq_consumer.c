@@ -72,7 +72,7 @@ static uint32_t rate_code(const river_dq *q)
 static int return_credits(river_dq *q, int p, uint64_t n);
 static int tell_code(river_dq *q)
 {
-  uint32_t f = rate_code(q), told = q->code_told;
+  uint32_t f = q->rate, told = q->code_told;
   int p, rc, first, firm, idle;
 
   if (f == 0 || f == told)
@@ -99,7 +99,7 @@ static int tell_code(river_dq *q)
 static int return_credits(river_dq *q, int p, uint64_t n)
 {
   int r = q->prod_rank[p];
-  uint32_t code = rate_code(q);
+  uint32_t code = q->rate;
   uint64_t add = n, low = q->released[p] & DQ_COUNT_MASK;
 
   /* The count is modulo 2^DQ_COUNT_BITS: its carry must not reach the
@@ -602,6 +602,7 @@ static int get_common(river_dq *q, const void **records,
       || !(q->role & RIVER_DQ_CONSUMER))
     return RIVER_EINVAL;
   pace_measure(q);
+  q->rate = rate_code(q); /* changes only with a measure */
   if ((rc = release_held(q)) != RIVER_SUCCESS
       || (rc = tell_code(q)) != RIVER_SUCCESS)
     return rc;

@@ -402,6 +402,8 @@ struct river_dq {
                                    try_get said EAGAIN since the last) */
   int try_waited;               /* try_get said EAGAIN since then */
   double waited_avg;            /* EWMA (1/16) of got_waited */
+  uint32_t rate;                /* PUSH: this consumer's rate field
+                                   (rate_code), as of the last get */
   uint32_t code_told;           /* the rate field last told every
                                    producer (tell_code), or 0 */
   uint64_t told_at;             /* messages_in then */
