@@ -125,6 +125,15 @@ static int assign_roles(river_dq *q, int *roles)
   return RIVER_SUCCESS;
 }
 
+/* n bytes of message buffers, starting on a page (dq_internal.h,
+ * DQ_PAGE; freed with free). NULL if there is no memory. */
+static unsigned char *msg_buffers(size_t n)
+{
+  void *p;
+
+  return posix_memalign(&p, DQ_PAGE, n) == 0 ? p : NULL;
+}
+
 /* This rank's buffers for its roles. */
 static int alloc_buffers(river_dq *q)
 {
@@ -142,7 +151,7 @@ static int alloc_buffers(river_dq *q)
     q->nslots = q->credits * targets + q->nfill;
     q->fanout = q->policy == RIVER_DQ_BROADCAST ? nc : 1;
     q->nsreq = q->nslots * q->fanout + nc;
-    q->sbuf = malloc((size_t)q->nslots * q->stride);
+    q->sbuf = msg_buffers((size_t)q->nslots * q->stride);
     q->slot_refs = calloc((size_t)q->nslots, sizeof(int));
     q->slot_fill = calloc((size_t)q->nslots, 1);
     q->fill = calloc((size_t)q->nfill, sizeof(int));
@@ -174,7 +183,7 @@ static int alloc_buffers(river_dq *q)
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
     q->nrslots = q->credits * np;
     q->nrreq = q->nrslots + np;
-    q->rbuf = malloc(((size_t)q->nrreq + 1) * q->stride);
+    q->rbuf = msg_buffers(((size_t)q->nrreq + 1) * q->stride);
     q->rptr = calloc((size_t)q->nrreq, sizeof *q->rptr);
     q->rreq = calloc((size_t)q->nrreq, sizeof(MPI_Request));
     q->ridx = calloc((size_t)q->nrreq, sizeof(int));
@@ -335,8 +344,10 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->seed = o.seed;
     q->record_size = record_size;
     q->message_size = o.message_size;
-    q->stride = (o.message_size + DQ_ALIGN - 1) / DQ_ALIGN
-                * DQ_ALIGN;
+    {
+      size_t a = o.message_size >= DQ_PAGE ? DQ_PAGE : DQ_ALIGN;
+      q->stride = (o.message_size + a - 1) / a * a;
+    }
     q->per_msg = (o.message_size - DQ_HDR_SIZE) / record_size;
     q->partition = o.partition;
     q->partition_ctx = o.partition_ctx;

@@ -214,6 +214,8 @@ tests_mpi_test_pcoll_concurrent_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_mpi_mpi_SOURCES = tests/mpi/test_dq_mpi.c tests/mpi/dqtest.h \
 	tests/mpi/mpitest.h
 tests_mpi_test_dq_mpi_mpi_LDADD = src/libriver.la
+# DQ_HDR_SIZE and DQ_PAGE: where message buffers must start.
+tests_mpi_test_dq_mpi_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_mpi_test_dq_pull_mpi_mpi_SOURCES = tests/mpi/test_dq_pull_mpi.c \
 	tests/mpi/dqtest.h tests/mpi/mpitest.h
 tests_mpi_test_dq_pull_mpi_mpi_LDADD = src/libriver.la

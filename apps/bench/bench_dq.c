@@ -623,12 +623,19 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
                 : ((size_t)64 << 20) / msg > (size_t)depth
                     ? ((size_t)64 << 20) / msg : (size_t)depth;
   size_t nb = !active ? 0 : me < n ? nsrc : nrcv;
-  char *buf = nb ? malloc(nb * msg) : NULL;
+  void *mem = NULL;
+  char *buf;
   uint64_t count = bytes / msg, done;
   double t0, t1, tmax;
 
   for (i = 0; i < depth; i++)
     req[i] = MPI_REQUEST_NULL;
+  /* Page-aligned, as the queue's own message buffers are: malloc'd
+   * buffers ran raw MPI up to ~25% slower here (issue 13,
+   * doc/results/issue13-session6-local.txt), which would flatter River. */
+  if (nb && posix_memalign(&mem, 4096, nb * msg) != 0)
+    mem = NULL;
+  buf = mem;
   if (nb && buf == NULL) {
     fprintf(stderr, "river-bench: no memory for %zu buffers of %zu bytes\n",
             nb, msg);

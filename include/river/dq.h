@@ -19,7 +19,9 @@
  *     river_dq_close sends with the end-of-stream without waiting for a
  *     credit; so at most (credits + 1) x message_size per peer, and one
  *     more message per consumer for the one river_dq_get has lent out
- *     (its credit goes back when get takes it, not at release);
+ *     (its credit goes back when get takes it, not at release); each
+ *     message buffer starts on a page, and one of a page or more is
+ *     rounded up to whole pages;
  *   - no spinning: blocked calls test and sleep with backoff
  *     (river/wait.h), so a blocked rank uses a few percent of a core.
  *

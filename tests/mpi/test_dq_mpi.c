@@ -57,6 +57,7 @@
  */
 #define _GNU_SOURCE
 #include "dqtest.h"
+#include "dq_internal.h" /* DQ_HDR_SIZE, DQ_PAGE */
 
 #define MAXR 8      /* most ranks in one group */
 
@@ -194,6 +195,18 @@ static int flow_open(MPI_Comm c, int grank, struct flow *f)
   return RIVER_SUCCESS;
 }
 
+/* Records at p sit in a message buffer that starts where it must
+ * (dq_internal.h, DQ_PAGE): on a page for messages of a page or more
+ * (each slot whole pages), on 64 bytes below that. */
+static int msg_aligned(const void *p, size_t msgsize)
+{
+  uintptr_t start = (uintptr_t)p - DQ_HDR_SIZE;
+
+  if (msgsize == 0)
+    msgsize = RIVER_DQ_DEFAULT_MESSAGE_SIZE;
+  return start % (msgsize >= DQ_PAGE ? DQ_PAGE : 64) == 0;
+}
+
 /* Zero-copy put: write the next records into the queue's message. */
 static int flow_put_reserved(struct flow *f)
 {
@@ -202,6 +215,8 @@ static int flow_put_reserved(struct flow *f)
   int rc, i;
 
   rc = river_dq_reserve(f->q, &dst, &room);
+  if (rc == RIVER_SUCCESS)
+    MT_CHECK(msg_aligned(dst, f->sc->msgsize));
   if (rc == RIVER_SUCCESS) {
     f->k = (size_t)f->k < room ? f->k : (int)room;
     for (i = 0; i < f->k; i++) {
@@ -305,6 +320,7 @@ static int flow_get_step(struct flow *f)
   rc = f->pidx >= 0 ? river_dq_try_get(f->q, &recs, &n, &from)
                     : river_dq_get(f->q, &recs, &n, &from);
   if (rc == RIVER_SUCCESS) {
+    MT_CHECK(msg_aligned(recs, sc->msgsize));
     consume(sc, &f->s, f->cidx, f->ncons, recs, n, from, f->per_msg);
     if (sc->pace > 0 && f->cidx == sc->slow)
       check_paced(f);
