@@ -276,11 +276,13 @@
 #define DQ_KIND_DATA 1u
 #define DQ_KIND_EOS 2u
 #define DQ_ALIGN 64           /* slot stride: records stay aligned */
-/* Message buffers start on a page, and a message of a page or more
- * takes whole pages (dq.c, msg_buffers): a 1 x 1 queue of 64 KiB
- * messages in malloc'd buffers ran at 78-90% of raw MPI in the
+/* Message buffers start on a 4 KiB boundary, and a message of 4 KiB or
+ * more takes whole 4 KiB pages (dq.c, msg_buffers): a 1 x 1 queue of
+ * 64 KiB messages in malloc'd buffers ran at 78-90% of raw MPI in the
  * benchmark, where raw streams ran before it in the process, and at
- * 96-110% page-aligned (issue 13, doc/results/issue13-session6-local.txt). */
+ * raw's rate aligned (issue 13, doc/results/issue13-session6-local.txt).
+ * 4 KiB is x86-64's page; on kernels with larger pages it is still a
+ * boundary, not a page (not measured there). */
 #define DQ_PAGE 4096
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */

@@ -630,8 +630,9 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
 
   for (i = 0; i < depth; i++)
     req[i] = MPI_REQUEST_NULL;
-  /* Page-aligned, as the queue's own message buffers are: malloc'd
-   * buffers ran raw MPI up to ~25% slower here (issue 13,
+  /* Page-aligned, as the queue's own message buffers are (the sizes
+   * overhead runs are whole pages, so every buffer starts on one):
+   * malloc'd buffers ran raw MPI slower here (issue 13,
    * doc/results/issue13-session6-local.txt), which would flatter River. */
   if (nb && posix_memalign(&mem, 4096, nb * msg) != 0)
     mem = NULL;

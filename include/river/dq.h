@@ -17,11 +17,12 @@
  *   - bounded memory: at most `credits` messages per (producer, consumer)
  *     pair in flight or waiting at the consumer, plus the last one, which
  *     river_dq_close sends with the end-of-stream without waiting for a
- *     credit; so at most (credits + 1) x message_size per peer, and one
+ *     credit; so at most (credits + 1) x stride per peer, and one
  *     more message per consumer for the one river_dq_get has lent out
- *     (its credit goes back when get takes it, not at release); each
- *     message buffer starts on a page, and one of a page or more is
- *     rounded up to whole pages;
+ *     (its credit goes back when get takes it, not at release); stride
+ *     is message_size rounded up to 64 bytes, or to whole 4 KiB pages
+ *     from 4 KiB up, and each rank's message buffers start on a 4 KiB
+ *     boundary, so a message of 4 KiB or more starts on one too;
  *   - no spinning: blocked calls test and sleep with backoff
  *     (river/wait.h), so a blocked rank uses a few percent of a core.
  *
