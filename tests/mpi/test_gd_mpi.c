@@ -44,6 +44,7 @@
 #define _GNU_SOURCE
 #include <river.h>
 #include "mpitest.h"
+#include "gd_internal.h" /* GD_HDR: where a block's buffer starts */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -213,6 +214,8 @@ static void drain(river_gd *gd, river_gd_mode mode, int striped,
     }
     if (seen[p][b]++)
       o->once_ok = 0;
+    /* The block's buffer (header, then records) starts on 4 KiB. */
+    MT_CHECK(((uintptr_t)r - GD_HDR) % 4096 == 0);
     /* Stream: (partition, block), or (block, partition) for an
      * interleaved order, strictly ascending; with every block delivered
      * once, that is exactly the write order. */
