@@ -494,7 +494,7 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
    * woken partition (it will serve this one less), or is slower
    * (silence is choose_copy's to judge). */
   if ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
-      || (h->copy == 0 && h->shared))
+      || (h->copy == 0 && (h->shared || h->lagging)))
     wake(gd, mp);
   check_wake(gd, mp, 0);
   if (h->status != RIVER_SUCCESS)

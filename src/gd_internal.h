@@ -27,7 +27,9 @@
  *        then the records. status GD_CANCELLED: no records; the request
  *        was withdrawn. tserve: the disk's seconds per block (its
  *        emulated rate's, or its measured reads'); shared: the disk has
- *        had a request that was neither for a first copy nor a probe.
+ *        had a request that was neither for a first copy nor a probe;
+ *        lagging (a first copy's block): its client lags another
+ *        client of the disk by GD_WAKE_LAG blocks or more.
  *
  * Dormant partitions (BALANCED; gd.c dormant_ok, gd_client.c
  * choose_copy, check_wake; river__gd_first_slower and
@@ -45,12 +47,17 @@
  * is slower than another's by GD_WAKE_SLOWER (or, before the first copy
  * has delivered a block, silent for GD_WAKE_SILENT of the other's block
  * times), when a read fails or the first copy is dead, when the end
- * game moves one of its blocks, or when a reply from its first copy
+ * game moves one of its blocks, when a reply from its first copy
  * says `shared`: a woken partition now reads there too, so this one
- * will get less of that disk and must spread in turn. Waking so passes
+ * will get less of that disk and must spread in turn, or when such a
+ * reply says `lagging`: its client has fallen GD_WAKE_LAG blocks behind
+ * another of the disk's (a late start, a stalled client), which only
+ * the other copies can make up. Waking so passes
  * round the ring, and once one partition wakes every one does. On
  * waking, the other copies' block times (their probes', counting the
- * wait) are forgotten. Other layouts start awake.
+ * wait) are forgotten. A disk serves a probe before anything else, so
+ * that a probe never waits for its client to fall behind the disk's
+ * own (pick_stream). Other layouts start awake.
  *
  * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
  * partition with every block asked and none to retry, one live copy
@@ -152,6 +159,8 @@ enum { GD_REQ_PROBE = 1 };
                               many of a copy other than its first */
 #define GD_WAKE_SLOWER 1.01 /* ... and wakes when its first copy's disk
                               is this many times slower than another */
+#define GD_WAKE_LAG 4.0   /* ... or its client lags another client of its
+                              first copy's disk by this many blocks */
 #define GD_WAKE_SILENT 10.0 /* ... or its first copy, before its first
                               block, has been silent for this many of
                               the other's block times */
@@ -187,7 +196,9 @@ struct gd_hdr {
                               0: none served yet) */
   int32_t shared;          /* the disk has had a request for a copy other
                               than a first one that was not a probe */
-  int32_t pad;
+  int32_t lagging;         /* a first copy's block: its client lags
+                              another client of the disk by
+                              GD_WAKE_LAG blocks or more */
 };
 _Static_assert(sizeof(struct gd_hdr) <= GD_HDR,
                "a block's header must fit in GD_HDR bytes");

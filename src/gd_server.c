@@ -135,8 +135,21 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   return RIVER_SUCCESS;
 }
 
+/* Whether partition p's client lags another client of disk dk by
+ * GD_WAKE_LAG blocks or more (by their latest reported progress). */
+static int lagging(const river_gd *gd, const struct gd_disk *dk, int p)
+{
+  double lag = GD_WAKE_LAG / (double)(gd->pnblocks[p] ? gd->pnblocks[p] : 1);
+  int i;
+
+  for (i = 0; i < dk->nstreams; i++)
+    if (gd->progress[dk->streams[i].partition] - gd->progress[p] >= lag)
+      return 1;
+  return 0;
+}
+
 /* Send slot sl's block (its header and records) to its client, with
- * its disk's state as of now (gd_hdr.tserve, shared). */
+ * its disk's state as of now (gd_hdr.tserve, shared, lagging). */
 static int send_block(river_gd *gd, struct gd_send *sl)
 {
   const struct gd_disk *dk = &gd->disks[sl->disk];
@@ -145,6 +158,9 @@ static int send_block(river_gd *gd, struct gd_send *sl)
   memcpy(&h, sl->buf, sizeof h);
   h.tserve = dk->tserve;
   h.shared = dk->shared;
+  h.lagging = h.copy == 0 && h.status == RIVER_SUCCESS
+              && gd->policy == RIVER_GD_BALANCED
+              && lagging(gd, dk, h.partition);
   memcpy(sl->buf, &h, sizeof h);
   sl->held = 0;
   if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
@@ -238,6 +254,17 @@ static int pick_stream(river_gd *gd, struct gd_disk *dk)
   }
   if (gd->policy != RIVER_GD_BALANCED)
     return river__gd_pick(NULL, dk->pend, dk->nstreams, &dk->cursor);
+  /* A dormant partition's probe first. Served by lag, it waited while
+   * its client led this disk's own by any fraction of a block (at equal
+   * speeds, after a late start, as long as the read lasted), until the
+   * end game moved it back (a block more at the first copy's disk, one
+   * less here) and woke the ring. Served at once, every disk still
+   * serves exactly its share; a client that really falls behind is told
+   * so instead (gd_hdr.lagging) and wakes. */
+  for (i = 0; i < dk->nstreams; i++)
+    if (dk->streams[i].count > 0
+        && (dk->streams[i].q[dk->streams[i].head].flags & GD_REQ_PROBE))
+      return i;
   margin = last >= 0 ? (double)gd->run_blocks
                            / (double)(gd->pnblocks[dk->streams[last]
                                           .partition] + 1)

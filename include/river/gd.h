@@ -66,8 +66,9 @@ extern "C" {
  * client reading all its partitions at once, unordered mode) it reads
  * them alone, as
  * MIRROR_NOGD does, probing the other copies one block in 16, until a
- * disk is measured 1% slower than another, fails, or is shared: at
- * equal speeds every disk then serves exactly its share. */
+ * disk is measured 1% slower than another, fails, or is shared, or a
+ * client falls 4 blocks behind another of its disk's: at equal speeds
+ * every disk then serves exactly its share. */
 typedef enum river_gd_policy {
   RIVER_GD_BALANCED = 0,     /* graduated declustering (the default) */
   RIVER_GD_MIRROR_NOGD = 1,  /* one fixed mirror, failover, no bias */

@@ -125,6 +125,8 @@ struct source {
   int first[MAXP];        /* partition p's first copy's disk */
   int wrong_disk;         /* set if a read arrived at the wrong disk */
   uint64_t reads;
+  int late_rank;          /* this rank (of the job; -1: none) starts */
+  int late_ms;            /* ... reading this late */
 };
 
 static int src_read(void *ctx, int p, int c, int disk, uint64_t block,
@@ -160,7 +162,7 @@ static void source_init(struct source *s, int npart, int ndisks, int repl)
   s->npart = npart;
   s->ndisks = ndisks;
   s->repl = repl;
-  s->lost_disk = s->bad_disk = s->bad_part = -1;
+  s->lost_disk = s->bad_disk = s->bad_part = s->late_rank = -1;
   for (p = 0; p < npart; p++) {
     s->nrec[p] = 40 + (uint64_t)p * 37 + (p % 3 == 2 ? RPB : 0);
     s->first[p] = p % ndisks;
@@ -266,6 +268,8 @@ static void read_source(MPI_Comm c, struct source *s,
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc != RIVER_SUCCESS)
     return;
+  if (wrank == s->late_rank)
+    usleep((useconds_t)s->late_ms * 1000);
   drain(gd, opts ? opts->mode : RIVER_GD_UNORDERED,
         s->order == RIVER_LAYOUT_INTERLEAVED, o, nblocks, s->npart);
   o->rc_close = river_gd_close(gd);
@@ -528,7 +532,16 @@ static void test_balance(void)
  * GD woken at equal speeds switches at nearly every block. Then disk 0
  * at 50%: partition 0 wakes (its first copy is slower), and the
  * partitions whose first copy it comes to share wake in turn, so disk 0
- * serves well under its share and the clients still finish together. */
+ * serves well under its share and the clients still finish together.
+ * Last, equal speeds with client 1 starting 25 ms (5 blocks) late: disk
+ * 1 sees its own client lag partition 0's (whose probes it serves) by
+ * GD_WAKE_LAG blocks and says so, so partition 1 wakes and spreads to
+ * disk 2 (disk 1 serves under 64), and the ring wakes after it. Each
+ * half fails alone: with neither, partition 0's probes at disk 1 (by
+ * lag, served only once partition 1 led) waited there until the end
+ * game moved them back, a CANCEL (6 in a run); with probes served first
+ * but no lag signal, the read stayed dormant, 64 blocks a disk, and
+ * client 1 ended its 25 ms late (0.337 s against 0.327). */
 static void test_dormant(void)
 {
   MPI_Comm c = group(NR);
@@ -537,7 +550,7 @@ static void test_dormant(void)
   river_perturb *pt = NULL;
 
   MT_CHECK_RC(river_perturb_parse("disk:0=0.5", &pt), RIVER_SUCCESS);
-  for (slow = 0; slow < 2; slow++) {
+  for (slow = 0; slow < 3; slow++) {
     /* Timing-driven (a rank held off its core for 10 block times looks
      * like a stalled disk and wakes its partition): up to 3 attempts,
      * checked on the first that passes or on the last. */
@@ -551,13 +564,26 @@ static void test_dormant(void)
       o.disk_ranks = disk_ranks;
       o.client_ranks = client_ranks;
       o.disk_rate = 102400;   /* 512-byte blocks: 5 ms each */
-      o.perturb = slow ? pt : NULL;
+      o.perturb = slow == 1 ? pt : NULL;
       source_init(&s, 4, 4, 2);
       for (p = 0; p < 4; p++)
         s.nrec[p] = 64 * RPB;
-      snprintf(what, sizeof what, "dormant, %s", slow ? "disk 0 at 50%"
-                                                      : "equal speeds");
+      if (slow == 2) {
+        s.late_rank = client_ranks[1];
+        s.late_ms = 25;
+      }
+      snprintf(what, sizeof what, "dormant, %s",
+               slow == 1 ? "disk 0 at 50%"
+               : slow == 2 ? "client 1 25 ms late" : "equal speeds");
       read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+      {
+        uint64_t cancels = 0, mine = out.st.cancels;
+        MPI_Allreduce(&mine, &cancels, 1, MPI_UINT64_T, MPI_SUM, c);
+        if (wrank == 0 && (getenv("RIVER_TEST_VERBOSE") || attempt == 3))
+          fprintf(stderr, "%s, attempt %d: %llu cancels\n", what, attempt,
+                  (unsigned long long)cancels);
+        out.st.cancels = cancels;
+      }
       MPI_Allgather(&out.st.blocks_served, 1, MPI_UINT64_T, served, 1,
                     MPI_UINT64_T, c);
       MPI_Allgather(&out.st.seeks, 1, MPI_UINT64_T, seeks, 1, MPI_UINT64_T,
@@ -583,12 +609,16 @@ static void test_dormant(void)
         /* Equal: 4 probes a partition (blocks 1, 17, 33, 49), at most 2
          * switches each, per disk. Slow: disk 0 has 4/7 of a share of
          * work to do (0.5 of 3.5 disks), the clients end within 15%. */
-        done = slow ? served[0] < 48 && hi - lo < 0.15 * hi
-                    : eq && nseeks <= 4 * 8;
+        done = slow == 1 ? served[0] < 48 && hi - lo < 0.15 * hi
+               : slow == 2 ? served[1] < 64 && out.st.cancels == 0
+                           : eq && nseeks <= 4 * 8;
         if (done || attempt == 3) {
-          if (slow) {
+          if (slow == 1) {
             MT_CHECK(served[0] < 48);
             MT_CHECK(hi - lo < 0.15 * hi);
+          } else if (slow == 2) {
+            MT_CHECK(served[1] < 64);
+            MT_CHECK(out.st.cancels == 0);
           } else {
             MT_CHECK(eq);
             MT_CHECK(nseeks <= 4 * 8);
