@@ -264,8 +264,10 @@ static int gd_copy_layout(river_gd *gd, const river_gd_layout *l,
  * of different sizes, or a client reading fewer partitions at once than
  * it has, the fixed mirror would leave disks idle that BALANCED uses.
  * Unordered mode only: in stream mode a probe that waits at its disk
- * (which serves the client that lags first) holds up delivery, so the
- * window fills and the first copy's disk could idle; not measured, so
+ * holds up delivery, so the window fills and the first copy's disk
+ * could idle (the rule was written when a disk served the lagging
+ * client first; probes now go first, but a probe still waits for the
+ * block in service, and stream mode is still not measured dormant), so
  * not done. 0 also when memory runs short (awake is always correct). */
 static int dormant_ok(const river_gd *gd)
 {

@@ -207,8 +207,10 @@ int river__gd_choose_copy(int repl, int k, const int *out,
  * 99.5% of the fluid ideal against the fixed mirror's 99.9% at k = 0).
  * It probes its other copies, one block in `every`, each partition
  * alike, so the disks' loads stay equal, and it wakes (BALANCED from then
- * on) when river__gd_first_slower says so, when a read fails, or when its
- * first copy's disk is shared with a woken partition.
+ * on) when river__gd_first_slower says so, when a read fails, when its
+ * first copy's disk is shared with a woken partition or says its client
+ * lags another of that disk's by GD_WAKE_LAG blocks (while blocks are
+ * left to ask), or when the end game moves one of its blocks.
  *
  * river__gd_first_slower: whether the first copy is slower than the
  * fastest other live copy whose disk time is known (tserve, seconds per

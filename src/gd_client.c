@@ -64,7 +64,7 @@ static int free_slot(river_gd *gd, int *s)
 /* Note a request sent in the table of requests out (a free entry
  * exists: there are no more requests out than posted slots). */
 static void note_ask(river_gd *gd, int p, int c, uint64_t b, uint64_t tried,
-                     uint64_t missing, int moved)
+                     uint64_t missing, int moved, int probe)
 {
   int a;
 
@@ -79,6 +79,7 @@ static void note_ask(river_gd *gd, int p, int c, uint64_t b, uint64_t tried,
   gd->asks[a].order = gd->nasked++;
   gd->asks[a].at = river_wtime();
   gd->asks[a].moved = moved;
+  gd->asks[a].probe = probe;
 }
 
 /* Ask copy c of partition mp for block b from slot s (the caller found
@@ -114,7 +115,7 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   gd->rreqs[s] = sl->rreq;
   gd->posted++;
   mp->out[c]++;
-  note_ask(gd, mp->p, c, b, tried, missing, moved);
+  note_ask(gd, mp->p, c, b, tried, missing, moved, probe);
   return RIVER_SUCCESS;
 }
 
@@ -491,10 +492,15 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
   if (h->tserve > 0)
     mp->tserve[h->copy] = h->tserve;
   /* Dormant: a read failed, or the first copy's disk is shared with a
-   * woken partition (it will serve this one less), or is slower
-   * (silence is choose_copy's to judge). */
+   * woken partition (it will serve this one less), or its client lags
+   * another of that disk's while blocks are still to be asked (after
+   * the last ask the disk hears no more of this client's progress, so
+   * its figure is stale by the requests out, and there is nothing left
+   * to spread), or the disk is slower (silence is choose_copy's to
+   * judge). */
   if ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
-      || (h->copy == 0 && (h->shared || h->lagging)))
+      || (h->copy == 0
+          && (h->shared || (h->lagging && mp->next < mp->nblocks))))
     wake(gd, mp);
   check_wake(gd, mp, 0);
   if (h->status != RIVER_SUCCESS)
@@ -707,6 +713,7 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
     return RIVER_EMPI;
   mp->cancelling = (int)(best - gd->asks);
   mp->cancel_to = idle;
+  gd->probes_moved += best->probe != 0;
   wake(gd, mp);   /* moving blocks: awake from now on */
   gd->stats.cancels++;
   *busy = 1;

@@ -112,7 +112,9 @@
  * Each local disk keeps a queue per stream (partition copy it stores);
  * the allocator (river__gd_pick_balanced, src/gd_alloc.c) picks the
  * stream to serve from the clients' latest reported progress: the
- * laggard's (staying with the stream it served last on an exact tie);
+ * laggard's (staying with the stream it served last on an exact tie),
+ * except that a dormant partition's probe at the head of its queue is
+ * served first;
  * with river_gd_opts.run_blocks > 0 it stays with that stream until its
  * client leads by that many blocks, so streams alternate in runs, not
  * block by block (fewer seeks on a spinning disk). A block is read
@@ -221,6 +223,7 @@ struct gd_ask {
   uint64_t order;          /* when it was asked (the client's count) */
   double at;               /* river_wtime() when it was asked */
   int moved;               /* withdrawn once already: never again */
+  int probe;               /* a dormant partition's probe */
 };
 
 struct gd_part {
@@ -385,6 +388,8 @@ struct river_gd {
   struct gd_send *send;
   int server_done;
   river_gd_stats stats;
+  uint64_t probes_moved;   /* probes the end game withdrew (for the tests:
+                              a probe served first never waits that long) */
   int fatal;               /* a step's first error (MPI or protocol):
                               every later call returns it */
 };

@@ -139,11 +139,13 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
  * GD_WAKE_LAG blocks or more (by their latest reported progress). */
 static int lagging(const river_gd *gd, const struct gd_disk *dk, int p)
 {
-  double lag = GD_WAKE_LAG / (double)(gd->pnblocks[p] ? gd->pnblocks[p] : 1);
+  double nb = (double)gd->pnblocks[p];
   int i;
 
+  /* In blocks, with a margin for the fractions' rounding. */
   for (i = 0; i < dk->nstreams; i++)
-    if (gd->progress[dk->streams[i].partition] - gd->progress[p] >= lag)
+    if ((gd->progress[dk->streams[i].partition] - gd->progress[p]) * nb
+        >= GD_WAKE_LAG - 1e-9)
       return 1;
   return 0;
 }

@@ -194,6 +194,7 @@ struct outcome {
   int order_ok;           /* stream: write order kept */
   int records_ok;         /* every record as made, in its partition */
   int once_ok;            /* no block twice */
+  uint64_t probes_moved;  /* probes the end game withdrew (gd_internal.h) */
 };
 
 /* Drain gd on this rank, checking what arrives. */
@@ -272,6 +273,7 @@ static void read_source(MPI_Comm c, struct source *s,
     usleep((useconds_t)s->late_ms * 1000);
   drain(gd, opts ? opts->mode : RIVER_GD_UNORDERED,
         s->order == RIVER_LAYOUT_INTERLEAVED, o, nblocks, s->npart);
+  o->probes_moved = gd->probes_moved;
   o->rc_close = river_gd_close(gd);
   MT_CHECK_RC(o->rc_close, expect_rc);
   if (expect_rc == RIVER_SUCCESS)
@@ -533,15 +535,25 @@ static void test_balance(void)
  * at 50%: partition 0 wakes (its first copy is slower), and the
  * partitions whose first copy it comes to share wake in turn, so disk 0
  * serves well under its share and the clients still finish together.
- * Last, equal speeds with client 1 starting 25 ms (5 blocks) late: disk
+ * Then equal speeds with client 1 starting 25 ms (5 blocks) late: disk
  * 1 sees its own client lag partition 0's (whose probes it serves) by
  * GD_WAKE_LAG blocks and says so, so partition 1 wakes and spreads to
- * disk 2 (disk 1 serves under 64), and the ring wakes after it. Each
- * half fails alone: with neither, partition 0's probes at disk 1 (by
- * lag, served only once partition 1 led) waited there until the end
- * game moved them back, a CANCEL (6 in a run); with probes served first
- * but no lag signal, the read stayed dormant, 64 blocks a disk, and
- * client 1 ended its 25 ms late (0.337 s against 0.327). */
+ * disk 2 (disk 1 serves under 64), and the ring wakes after it; no
+ * probe is withdrawn by the end game. With neither the lag signal nor
+ * probes served first, partition 0's probes at disk 1 (by lag, served
+ * only once partition 1 led) waited there until the end game moved them
+ * back (6 CANCELs in a run); with probes first but no lag signal, the
+ * read stayed dormant, 64 blocks a disk, and client 1 ended its 25 ms
+ * late (0.337 s against 0.327). With the lag signal but not probes
+ * first this case passes (as does a 10 ms late start, tried): the
+ * probe-first rule's evidence is the lost benchmark's whole runs
+ * (doc/results/issue13-session7-probes.txt), not a test. Last, equal speeds with 6 requests out a copy, where
+ * the partitions must stay dormant and exact just the same. (After its
+ * last ask a client's progress at its first copy's disk is stale by the
+ * requests out, so that disk may say it lags; the client ignores that
+ * then, gd_client.c answered. Without that rule this case still passed
+ * here, at 6 and at 12 out: by then too few blocks are out for the end
+ * game to move one. So it guards the deeper queue, not that rule.) */
 static void test_dormant(void)
 {
   MPI_Comm c = group(NR);
@@ -550,7 +562,7 @@ static void test_dormant(void)
   river_perturb *pt = NULL;
 
   MT_CHECK_RC(river_perturb_parse("disk:0=0.5", &pt), RIVER_SUCCESS);
-  for (slow = 0; slow < 3; slow++) {
+  for (slow = 0; slow < 4; slow++) {
     /* Timing-driven (a rank held off its core for 10 block times looks
      * like a stalled disk and wakes its partition): up to 3 attempts,
      * checked on the first that passes or on the last. */
@@ -565,6 +577,8 @@ static void test_dormant(void)
       o.client_ranks = client_ranks;
       o.disk_rate = 102400;   /* 512-byte blocks: 5 ms each */
       o.perturb = slow == 1 ? pt : NULL;
+      if (slow == 3)
+        o.outstanding = 6;
       source_init(&s, 4, 4, 2);
       for (p = 0; p < 4; p++)
         s.nrec[p] = 64 * RPB;
@@ -574,15 +588,18 @@ static void test_dormant(void)
       }
       snprintf(what, sizeof what, "dormant, %s",
                slow == 1 ? "disk 0 at 50%"
-               : slow == 2 ? "client 1 25 ms late" : "equal speeds");
+               : slow == 2 ? "client 1 25 ms late"
+               : slow == 3 ? "equal speeds, 6 out a copy" : "equal speeds");
       read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
       {
-        uint64_t cancels = 0, mine = out.st.cancels;
-        MPI_Allreduce(&mine, &cancels, 1, MPI_UINT64_T, MPI_SUM, c);
+        uint64_t mine[2] = {out.st.cancels, out.probes_moved}, all[2];
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c);
         if (wrank == 0 && (getenv("RIVER_TEST_VERBOSE") || attempt == 3))
-          fprintf(stderr, "%s, attempt %d: %llu cancels\n", what, attempt,
-                  (unsigned long long)cancels);
-        out.st.cancels = cancels;
+          fprintf(stderr, "%s, attempt %d: %llu cancels, %llu of probes\n",
+                  what, attempt, (unsigned long long)all[0],
+                  (unsigned long long)all[1]);
+        out.st.cancels = all[0];
+        out.probes_moved = all[1];
       }
       MPI_Allgather(&out.st.blocks_served, 1, MPI_UINT64_T, served, 1,
                     MPI_UINT64_T, c);
@@ -610,7 +627,7 @@ static void test_dormant(void)
          * switches each, per disk. Slow: disk 0 has 4/7 of a share of
          * work to do (0.5 of 3.5 disks), the clients end within 15%. */
         done = slow == 1 ? served[0] < 48 && hi - lo < 0.15 * hi
-               : slow == 2 ? served[1] < 64 && out.st.cancels == 0
+               : slow == 2 ? served[1] < 64 && out.probes_moved == 0
                            : eq && nseeks <= 4 * 8;
         if (done || attempt == 3) {
           if (slow == 1) {
@@ -618,7 +635,8 @@ static void test_dormant(void)
             MT_CHECK(hi - lo < 0.15 * hi);
           } else if (slow == 2) {
             MT_CHECK(served[1] < 64);
-            MT_CHECK(out.st.cancels == 0);
+            MT_CHECK(out.probes_moved == 0);
+
           } else {
             MT_CHECK(eq);
             MT_CHECK(nseeks <= 4 * 8);
