@@ -115,6 +115,12 @@ double river__throttle_take(river_throttle *t, size_t bytes)
   return t->tokens >= 0 ? now : now + -t->tokens / (t->rate * t->factor);
 }
 
+void river__throttle_restart(river_throttle *t)
+{
+  t->tokens = 0.0;
+  t->last = river_wtime();
+}
+
 int river_throttle_create(double rate, double burst, river_throttle **out)
 {
   river_throttle *t;

@@ -19,6 +19,11 @@ void river__sleep_until(double target);
  * emulated CPU, src/flow_io.c) waits until then. */
 double river__throttle_take(river_throttle *t, size_t bytes);
 
+/* Empty t's bucket as of now: from here on it earns tokens at its rate,
+ * with none banked from before (an emulated disk that starts a timed run
+ * with a block in hand would beat the ideal the run is measured by). */
+void river__throttle_restart(river_throttle *t);
+
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */
 int river__positive_finite(double x);
 

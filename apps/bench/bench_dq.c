@@ -205,11 +205,10 @@ static void check_add(struct dq_rank *r, const unsigned char *buf, size_t n)
   }
 }
 
-/* Create r's queue, its throttle and (producers) its source buffer. */
+/* Create r's queue and (producers) its source buffer. */
 static int rank_open(const struct dq_cfg *c, MPI_Comm comm, struct dq_rank *r)
 {
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
-  double rate;
   int rc;
 
   MPI_Comm_rank(comm, &r->me);
@@ -222,16 +221,8 @@ static int rank_open(const struct dq_cfg *c, MPI_Comm comm, struct dq_rank *r)
   rc = river_dq_create(comm, r->is_prod ? RIVER_DQ_PRODUCER
                                         : RIVER_DQ_CONSUMER,
                        record_size, &o, &r->q);
-  rate = r->is_prod ? c->prod_rate : c->cons_rate;
   r->chunk = (c->message_size ? c->message_size
                               : RIVER_DQ_DEFAULT_MESSAGE_SIZE) / record_size;
-  /* The bucket holds one message and starts empty, so no rank gets a
-   * free head start over the fluid ideal. */
-  if (rc == RIVER_SUCCESS && rate > 0)
-    rc = river_throttle_create(rate, (double)(r->chunk * record_size),
-                               &r->thr);
-  if (r->thr)
-    river_throttle_consume(r->thr, r->chunk * record_size);
   r->nbuf = c->lean ? lean_records(r->chunk) : r->chunk;
   if (rc == RIVER_SUCCESS && r->is_prod
       && (r->buf = malloc(r->nbuf * record_size)) == NULL)
@@ -378,6 +369,25 @@ static void tally(const struct dq_cfg *c, MPI_Comm comm,
   }
 }
 
+/* r's emulated rate, if it has one: a bucket of one message, empty at the
+ * start of the timed run (made after the barrier, not before it: a
+ * bucket made earlier would have earned up to a message while the
+ * slowest rank reached the barrier, a head start the fluid ideal does
+ * not count; issue 13). */
+static int start_throttle(const struct dq_cfg *c, struct dq_rank *r)
+{
+  double rate = r->is_prod ? c->prod_rate : c->cons_rate;
+  int rc;
+
+  if (rate <= 0)
+    return RIVER_SUCCESS;
+  rc = river_throttle_create(rate, (double)(r->chunk * record_size),
+                             &r->thr);
+  if (rc == RIVER_SUCCESS)
+    river_throttle_consume(r->thr, r->chunk * record_size);
+  return rc;
+}
+
 /* Run one DQ configuration on the first nprod + ncons ranks of WORLD
  * (collective over WORLD; the other ranks idle in the collectives). */
 static int run_dq(struct bench *b, const struct dq_cfg *c,
@@ -395,6 +405,8 @@ static int run_dq(struct bench *b, const struct dq_cfg *c,
   if (comm != MPI_COMM_NULL) {
     rc = rank_open(c, comm, &r);
     MPI_Barrier(comm);
+    if (rc == RIVER_SUCCESS)
+      rc = start_throttle(c, &r);
     r.t0 = river_wtime();
     if (rc == RIVER_SUCCESS)
       rc = r.is_prod ? produce(c, &r) : consume(c, &r);
