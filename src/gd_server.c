@@ -137,7 +137,7 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
 
 /* Whether partition p's client lags another client of disk dk by
  * GD_WAKE_LAG blocks or more (by their latest reported progress). */
-static int lagging(const river_gd *gd, const struct gd_disk *dk, int p)
+static int client_lags(const river_gd *gd, const struct gd_disk *dk, int p)
 {
   double nb = (double)gd->pnblocks[p];
   int i;
@@ -162,7 +162,7 @@ static int send_block(river_gd *gd, struct gd_send *sl)
   h.shared = dk->shared;
   h.lagging = h.copy == 0 && h.status == RIVER_SUCCESS
               && gd->policy == RIVER_GD_BALANCED
-              && lagging(gd, dk, h.partition);
+              && client_lags(gd, dk, h.partition);
   memcpy(sl->buf, &h, sizeof h);
   sl->held = 0;
   if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
