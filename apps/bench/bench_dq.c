@@ -38,7 +38,10 @@
  *             8 x 8, which also runs "raw-wide": raw-hot's pairs, each
  *             rank cycling through as many buffers as the queue's ranks
  *             do (what that working set alone costs; its CSV ratio is
- *             to raw-hot)
+ *             to raw-hot), and "raw-a2a": raw MPI in the queue's own
+ *             pattern (every producer to every consumer, STATIC's
+ *             round-robin, credits in flight per pair, the queue's
+ *             working set; its CSV ratio is to raw-hot too)
  *   wait      CPU time of a consumer blocked for 10 s
  * With RIVER_BENCH_VERBOSE set, every rank's end (s from the start) and
  * every consumer's records are printed after each run.
@@ -624,23 +627,33 @@ static int exp_scaling(struct bench *b)
  * raw-hot: depth each, a pair's own few buffers. raw-wide: as many as the
  * ranks of an n x n queue cycle through, a buffer per credit per peer
  * and one more (a consumer's ring of posted receives and its spare; a
- * producer's message slots, up to credits x n of them in flight). Ranks
- * outside the stream allocate nothing. */
+ * producer's message slots, up to credits x n of them in flight).
+ * a2a (raw-a2a): the queue's pattern instead of pairs, `depth` in flight
+ * per pair: producer p sends its message j to consumer (p + j) mod n (as
+ * STATIC does) from a ring of depth x n slots, and each consumer keeps
+ * depth receives posted per producer (slot s for producer s mod n); the
+ * buffers are the slots (nsnd and nrcv are not used). Ranks outside the
+ * stream allocate nothing. */
 static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
-                         int depth, size_t nsnd, size_t nrcv)
+                         int depth, size_t nsnd, size_t nrcv, int a2a)
 {
   int me = b->rank, i, active = me < 2 * n, peer = me < n ? me + n : me - n;
-  MPI_Request *req = calloc((size_t)depth, sizeof *req);
+  int nreq = a2a ? depth * n : depth;
+  MPI_Request *req = calloc((size_t)nreq, sizeof *req);
   size_t nsrc = nsnd ? nsnd
                 : ((size_t)64 << 20) / msg > (size_t)depth
                     ? ((size_t)64 << 20) / msg : (size_t)depth;
-  size_t nb = !active ? 0 : me < n ? nsrc : nrcv;
+  size_t nb = !active ? 0 : a2a ? (size_t)nreq : me < n ? nsrc : nrcv;
   void *mem = NULL;
   char *buf;
   uint64_t count = bytes / msg, done;
   double t0, t1, tmax;
 
-  for (i = 0; i < depth; i++)
+  if (a2a) {
+    count -= count % (uint64_t)n;  /* count / n to every consumer */
+    nsrc = nrcv = (size_t)nreq;
+  }
+  for (i = 0; i < nreq; i++)
     req[i] = MPI_REQUEST_NULL;
   /* Page-aligned, as the queue's own message buffers are (the sizes
    * overhead runs are whole pages, so every buffer starts on one):
@@ -660,7 +673,9 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
   MPI_Barrier(MPI_COMM_WORLD); /* a common start: all are here now */
   t0 = river_wtime();
   for (done = 0; active && done < count; done++) {
-    int s = (int)(done % (uint64_t)depth);
+    int s = (int)(done % (uint64_t)nreq);
+    if (a2a)   /* slot s: consumer (me + s) mod n, or producer s mod n */
+      peer = me < n ? n + (me + s) % n : s % n;
     MPI_Wait(&req[s], MPI_STATUS_IGNORE);
     if (me < n)
       MPI_Isend(buf + (size_t)(done % nsrc) * msg, (int)msg, MPI_BYTE, peer,
@@ -669,7 +684,7 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
       MPI_Irecv(buf + (size_t)(done % nrcv) * msg, (int)msg, MPI_BYTE,
                 peer, 9, MPI_COMM_WORLD, &req[s]);
   }
-  MPI_Waitall(depth, req, MPI_STATUSES_IGNORE);
+  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
   t1 = active ? river_wtime() : 0.0;
   bench_world_wait(); /* idle ranks: no spinning (run_dq) */
   MPI_Allreduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -678,16 +693,33 @@ static double raw_stream(struct bench *b, int n, uint64_t bytes, size_t msg,
   return (double)count * (double)msg * n / (tmax - t0);
 }
 
+/* A raw stream's row, its ratio to `base` (raw-hot's rate) in the CSV. */
+static struct bench_result raw_row(struct bench *b, struct dq_cfg *c,
+                                   const char *name, double rate,
+                                   double base)
+{
+  struct bench_result r = {0};
+
+  r.measured = rate;
+  r.ideal = base;
+  r.ok = 1;
+  r.seconds = (double)c->bytes_per_producer * c->nprod / rate;
+  r.records = c->bytes_per_producer * (uint64_t)c->nprod / record_size;
+  csv_row(b, c, name, 0, (double)c->message_size / 1024, &r);
+  return r;
+}
+
 /* One overhead repeat at one size: raw, river (put), raw-hot,
  * river-reserve, a row each, and at n x n > 1 x 1 raw-wide (raw-hot's
  * pairs and depth, each rank cycling through as many buffers as a rank
  * of the queue does, credits x n + 1: the cost of that working set
- * alone; its CSV row's ideal is raw-hot's rate, so its ratio is
- * raw-wide / raw-hot, where the other raw rows have ratio 1);
- * ratio[0] = put / raw, ratio[1] = reserve / raw-hot, ratio[2] =
- * raw-wide / raw-hot (0 at 1 x 1). */
+ * alone) and raw-a2a (raw MPI in the queue's own all-to-all pattern);
+ * their CSV rows' ideal is raw-hot's rate, so their ratio is to
+ * raw-hot, where the other raw rows have ratio 1. ratio[0] = put / raw,
+ * ratio[1] = reserve / raw-hot, ratio[2] = raw-wide / raw-hot,
+ * ratio[3] = raw-a2a / raw-hot (2 and 3: 0 at 1 x 1). */
 static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
-                         double ratio[3])
+                         double ratio[4])
 {
   struct bench_result raw = {0}, r;
   uint64_t bytes = c->bytes_per_producer;
@@ -698,7 +730,7 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
      * the queue's own few message buffers: compared with raw MPI sending
      * from as few buffers ("raw-hot"). */
     raw.measured = raw_stream(b, n, bytes, c->message_size, credits,
-                              hot ? (size_t)credits : 0, (size_t)credits);
+                              hot ? (size_t)credits : 0, (size_t)credits, 0);
     raw.ideal = raw.measured;
     raw.ok = 1;
     raw.seconds = (double)bytes * n / raw.measured;
@@ -714,17 +746,16 @@ static int overhead_once(struct bench *b, struct dq_cfg *c, int credits,
             (double)c->message_size / 1024, &r);
     ratio[hot] = r.measured / raw.measured;
   }
-  ratio[2] = 0;
+  ratio[2] = ratio[3] = 0;
   if (n > 1 && rc == RIVER_SUCCESS) {
-    struct bench_result wide = raw;
-    double hot_rate = raw.measured;
+    double hot_rate = raw.measured, rate;
     size_t wbuf = (size_t)credits * (size_t)n + 1;
-    wide.measured = raw_stream(b, n, bytes, c->message_size, credits, wbuf,
-                               wbuf);
-    wide.ideal = hot_rate;
-    wide.seconds = (double)bytes * n / wide.measured;
-    csv_row(b, c, "raw-wide", 0, (double)c->message_size / 1024, &wide);
-    ratio[2] = wide.measured / hot_rate;
+    rate = raw_stream(b, n, bytes, c->message_size, credits, wbuf, wbuf, 0);
+    raw_row(b, c, "raw-wide", rate, hot_rate);
+    ratio[2] = rate / hot_rate;
+    rate = raw_stream(b, n, bytes, c->message_size, credits, 0, 0, 1);
+    raw_row(b, c, "raw-a2a", rate, hot_rate);
+    ratio[3] = rate / hot_rate;
   }
   return rc;
 }
@@ -749,7 +780,7 @@ static int exp_overhead(struct bench *b)
     }
     for (i = 0; i < sizeof sizes_ / sizeof sizes_[0] && rc == RIVER_SUCCESS;
          i++) {
-      double ratio[3][64], three[3];
+      double ratio[4][64], four[4];
       if (b->message_size_set && sizes_[i] != b->message_size)
         continue;  /* --message-size: just that size (for profiling) */
       c.nprod = c.ncons = n;
@@ -757,18 +788,25 @@ static int exp_overhead(struct bench *b)
       c.bytes_per_producer = ((uint64_t)4 << 30) / (uint64_t)n;
       c.lean = 1;
       for (rep = 0; rep < nrep && rc == RIVER_SUCCESS; rep++) {
-        rc = overhead_once(b, &c, credits, three);
-        ratio[0][rep] = three[0];
-        ratio[1][rep] = three[1];
-        ratio[2][rep] = three[2];
+        rc = overhead_once(b, &c, credits, four);
+        ratio[0][rep] = four[0];
+        ratio[1][rep] = four[1];
+        ratio[2][rep] = four[2];
+        ratio[3][rep] = four[3];
       }
       if (rc == RIVER_SUCCESS && b->rank == 0) {
         printf("overhead  %dx%d %4zu KiB median of %d:", n, n,
                sizes_[i] >> 10, nrep);
         print_spread("put/raw", ratio[0], nrep);
         print_spread("reserve/raw-hot", ratio[1], nrep);
-        if (n > 1)
+        if (n > 1) {
+          double q[64];
+          for (rep = 0; rep < nrep; rep++)
+            q[rep] = ratio[3][rep] > 0 ? ratio[1][rep] / ratio[3][rep] : 0;
           print_spread("raw-wide/raw-hot", ratio[2], nrep);
+          print_spread("raw-a2a/raw-hot", ratio[3], nrep);
+          print_spread("reserve/raw-a2a", q, nrep);
+        }
         printf("\n");
         fflush(stdout);
       }
