@@ -594,6 +594,20 @@ static void test_credits(MPI_Comm c)
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc != RIVER_SUCCESS)
     return;
+  {
+    /* The credit window (src/rma.c one_node): on one node, as every test
+     * runs, a shared window (Open MPI serves it with osc/sm); with
+     * RIVER_WIN_SHARED=0 (tests/mpi/test_dq_winalloc.sh) the
+     * MPI_Win_allocate a multi-node queue gets. */
+    const char *env = getenv("RIVER_WIN_SHARED");
+    int *flavor = NULL, flag = 0;
+    MPI_Win_get_attr(q->win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+    MT_CHECK(flag && flavor != NULL);
+    if (flag && flavor != NULL)
+      MT_CHECK(*flavor == (env != NULL && strcmp(env, "0") == 0
+                               ? MPI_WIN_FLAVOR_ALLOCATE
+                               : MPI_WIN_FLAVOR_SHARED));
+  }
   if (grank == 0) {
     for (;;) {
       rec_make(&r, 0, seq, 7);
