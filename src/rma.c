@@ -14,8 +14,8 @@
  * seen here as ENOENT when two queues were created at once). So with
  * those versions the rank that creates the segment, the communicator's
  * lowest rank on each node, holds a node-wide file lock around
- * MPI_Win_allocate. Every window of the library must be made here, or it
- * could collide with one that was.
+ * MPI_Win_allocate(_shared). Every window of the library must be made
+ * here, or it could collide with one that was.
  */
 #include "river_internal.h"
 #include "rma.h"
@@ -104,7 +104,7 @@ static int one_node(MPI_Comm comm)
 {
   const char *env = getenv("RIVER_WIN_SHARED");
   MPI_Comm node;
-  int size = 0, nsize = -1, ok;
+  int size = 0, nsize = -1, mine, ok = 0;
 
   MPI_Comm_size(comm, &size);
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
@@ -112,8 +112,13 @@ static int one_node(MPI_Comm comm)
     MPI_Comm_size(node, &nsize);
     MPI_Comm_free(&node);
   }
-  ok = nsize == size && !(env != NULL && strcmp(env, "0") == 0);
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  mine = nsize == size && !(env != NULL && strcmp(env, "0") == 0);
+  /* Where the reduction fails (an MPI error, which the allocation after
+   * it will meet too and river__win_allocate's agreement reports), this
+   * rank takes the plain MPI_Win_allocate. */
+  if (river__allreduce(&mine, &ok, 1, MPI_INT, MPI_MIN, comm)
+      != RIVER_SUCCESS)
+    ok = 0;
   return ok;
 }
 
@@ -133,21 +138,27 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
   shared = one_node(comm);
   lock = node_lock(comm);
   if (shared) {
-    /* Each rank's part on its own pages: no false sharing between the
-     * ranks' credit words. */
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    /* Each rank's part padded to whole pages (noncontiguous): no false
+     * sharing between the ranks' credit words. Without the hint (its
+     * object could not be made) the parts are contiguous: still correct. */
+    MPI_Info info = MPI_INFO_NULL;
+    if (MPI_Info_create(&info) != MPI_SUCCESS)
+      info = MPI_INFO_NULL;
+    else if (MPI_Info_set(info, "alloc_shared_noncontig", "true")
+             != MPI_SUCCESS)
+      MPI_Info_free(&info);   /* sets info to MPI_INFO_NULL */
     mrc = MPI_Win_allocate_shared(size, disp_unit, info, comm, &base, &w);
-    MPI_Info_free(&info);
+    if (info != MPI_INFO_NULL)
+      MPI_Info_free(&info);
   } else {
     mrc = MPI_Win_allocate(size, disp_unit, MPI_INFO_NULL, comm, &base, &w);
   }
   if (mrc != MPI_SUCCESS) {
     w = MPI_WIN_NULL;
-    river__error("window: %s of %zu bytes failed",
+    river__error("window: %s of %zu bytes failed%s",
                  shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate",
-                 bytes);
+                 bytes, shared ? " (RIVER_WIN_SHARED=0 makes such windows "
+                                 "with MPI_Win_allocate)" : "");
     rc = RIVER_EMPI;
   }
   node_unlock(lock);

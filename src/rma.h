@@ -12,15 +12,18 @@
 /*
  * Collective over comm: allocate a window of bytes (IN) bytes on this
  * rank (ranks may differ; 0 is fine) with displacement unit disp_unit
- * (IN), as MPI_Win_allocate, serialised node-wide where Open MPI < 5
- * needs it (src/rma.c). The window returns errors (MPI_ERRORS_RETURN),
- * its memory is zeroed and it is locked for passive-target access to
+ * (IN), with MPI_Win_allocate_shared when every rank of comm is on one
+ * node (and RIVER_WIN_SHARED is not 0), else MPI_Win_allocate;
+ * serialised node-wide where Open MPI < 5 needs it (src/rma.c). Callers
+ * use the memory only through RMA calls, so the two are alike to them.
+ * The window returns errors (MPI_ERRORS_RETURN), its memory is zeroed
+ * and it is locked for passive-target access to
  * every rank (MPI_Win_lock_all, MPI_MODE_NOCHECK) until river__win_free.
  * base_out (OUT) is the address of a pointer, as MPI_Win_allocate's
  * baseptr: it gets the memory's address; *win (OUT) the window.
  * The outcome is agreed over comm: RIVER_SUCCESS, or the same negative
  * code on every rank (logged where it happened) with base_out and *win
- * untouched and nothing left allocated -- except where MPI_Win_allocate
+ * untouched and nothing left allocated -- except where the allocation
  * failed on some ranks only: the others' parts are then left (warned), as
  * freeing them would wait forever.
  */
