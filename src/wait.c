@@ -35,11 +35,24 @@
  * RIVER_SPIN_US lower where that matters more than large messages. A
  * spin that adapted (halved when it caught nothing) cut that to 15% but
  * let the 1 MiB stream with CMA off collapse again (6-34% of raw), so
- * the spin is fixed. Oversubscribed (more ranks than CPUs, as in the
- * emulated benchmarks: 30 ranks on 2 cores), it stays 64 yields, where
- * spinning would take the CPU from ranks with work. RIVER_SPIN_US set
- * (0 = never) decides either way. A blocked rank still sleeps after at
- * most that long, so a long wait costs little (2.5-3% of a core).
+ * the spin is fixed.
+ *
+ * Oversubscribed (more ranks than CPUs, as in the emulated benchmarks:
+ * 30 ranks on 2 cores), a fixed spin would take the CPU from ranks with
+ * work, so the yield phase counts yields instead, but only yields that
+ * handed the core over: one that came back within RIVER_HANDOFF_NS
+ * found nobody else runnable and cost nobody anything. The phase ends
+ * after RIVER_BACKOFF_YIELDS yields that handed over, or after the spin
+ * default (1 ms) in all, whichever is first. Why: when every yield
+ * counted, 64 of them on a core nobody else wanted passed in a few
+ * microseconds, and a 1 -> 1 queue of 512 KiB messages beside 14 idle
+ * ranks (river-bench dq overhead -n 16) ended each wait in a sleep: 38%
+ * of raw MPI, against 145% with a 1 ms spin (doc/results.md). On a
+ * busy core the phase is the 64 hand-overs it always was.
+ * RIVER_SPIN_US set decides either way: that fixed spin, and 0 = 64
+ * yields, counted whether or not they handed over (the old oversubscribed
+ * behaviour, kept for A/B). A blocked rank still sleeps after at most
+ * that long, so a long wait costs little (2.5-3% of a core).
  * The online CPUs, not this process's affinity mask: launchers bind
  * each rank to one core, which would count as one CPU.
  *
@@ -65,6 +78,8 @@
 #define RIVER_BACKOFF_MAX_NS 1000000L
 
 #define RIVER_SPIN_DEFAULT_US 1000
+/* A yield that took this long handed the core to another task. */
+#define RIVER_HANDOFF_NS 5000L
 
 /* A non-negative integer from environment variable name, or -1. */
 static long env_count(const char *name)
@@ -79,15 +94,21 @@ static long env_count(const char *name)
   return *end == '\0' && n >= 0 ? n : -1;
 }
 
-/* How long the yield phase may last, in seconds (0: 64 yields only).
- * Decided once per process (the header comment). */
-static double spin_seconds(void)
+/* The yield phase, decided once per process (the header comment). */
+enum yield_mode {
+  YIELD_UNSET,
+  YIELD_SPIN,     /* yield until spin_seconds have passed */
+  YIELD_HANDOFF,  /* until 64 yields handed the core over, or the spin */
+  YIELD_COUNT     /* 64 yields (RIVER_SPIN_US=0) */
+};
+
+static _Thread_local enum yield_mode mode = YIELD_UNSET;
+static _Thread_local double spin_seconds;
+
+static void decide_mode(void)
 {
-  static _Thread_local double spin = -1.0;
   long us, ranks, cpus;
 
-  if (spin >= 0.0)
-    return spin;
   us = env_count("RIVER_SPIN_US");
   if (us < 0) {
     ranks = env_count("OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -96,10 +117,13 @@ static double spin_seconds(void)
     if (ranks < 0)
       ranks = env_count("SLURM_NTASKS_PER_NODE");
     cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    us = ranks > 0 && cpus > 0 && ranks <= cpus ? RIVER_SPIN_DEFAULT_US : 0;
+    mode = ranks > 0 && cpus > 0 && ranks <= cpus ? YIELD_SPIN
+                                                  : YIELD_HANDOFF;
+    us = RIVER_SPIN_DEFAULT_US;
+  } else {
+    mode = us > 0 ? YIELD_SPIN : YIELD_COUNT;
   }
-  spin = us > 1000000 ? 1.0 : 1e-6 * (double)us;
-  return spin;
+  spin_seconds = us > 1000000 ? 1.0 : 1e-6 * (double)us;
 }
 
 void (*river__backoff_hook)(void);
@@ -108,7 +132,7 @@ void river__backoff(long *ns)
 {
   static _Thread_local double spin_end; /* the yield phase's end */
   struct timespec ts;
-  double spin;
+  double t0, t1;
 
   if (river__backoff_hook != NULL)
     river__backoff_hook();
@@ -117,19 +141,29 @@ void river__backoff(long *ns)
     return;
   }
   if (*ns < RIVER_BACKOFF_YIELDS) {  /* yield phase: *ns counts yields */
-    spin = spin_seconds();
-    if (spin > 0.0) { /* yield until spin_end, counting no further */
-      if (*ns == 0) {
-        spin_end = river_wtime() + spin;
-        *ns = 1;
-      } else if (river_wtime() >= spin_end) {
-        *ns = RIVER_BACKOFF_MIN_NS;
-      }
+    if (mode == YIELD_UNSET)
+      decide_mode();
+    if (mode == YIELD_COUNT) {
       sched_yield();
+      *ns = *ns + 1 < RIVER_BACKOFF_YIELDS ? *ns + 1 : RIVER_BACKOFF_MIN_NS;
       return;
     }
+    t0 = river_wtime();
+    if (*ns == 0) {
+      spin_end = t0 + spin_seconds;
+      *ns = 1;
+    }
     sched_yield();
-    *ns = *ns + 1 < RIVER_BACKOFF_YIELDS ? *ns + 1 : RIVER_BACKOFF_MIN_NS;
+    if (mode == YIELD_SPIN) { /* yield until spin_end, counting no further */
+      if (t0 >= spin_end)
+        *ns = RIVER_BACKOFF_MIN_NS;
+      return;
+    }
+    t1 = river_wtime();  /* YIELD_HANDOFF: count the yields that handed over */
+    if (t1 - t0 >= 1e-9 * (double)RIVER_HANDOFF_NS)
+      ++*ns;
+    if (*ns >= RIVER_BACKOFF_YIELDS || t1 >= spin_end)
+      *ns = RIVER_BACKOFF_MIN_NS;
     return;
   }
   ts.tv_sec = 0;

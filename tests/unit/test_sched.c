@@ -7,7 +7,11 @@
  * off (CPU time well below wall time over 200 ms of everything blocked)
  * and that progress resets the backoff; River's wait backoff
  * (river__backoff, under river_wait and every blocking River call)
- * yields to the other tasks when called from a task. It also prints the cost of one
+ * yields to the other tasks when called from a task, and its yield
+ * phase outside a task in each of its three modes (src/wait.c): 64
+ * yields with RIVER_SPIN_US=0, a spin of RIVER_SPIN_US, and, on an
+ * oversubscribed node, 64 yields that handed the core over or 1 ms,
+ * never fewer. It also prints the cost of one
  * task switch (yield and resume) for doc/design.md; no timing is
  * asserted there.
  */
@@ -21,9 +25,11 @@
 #include "sched_internal.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -277,6 +283,11 @@ static void test_guard(void **state)
 
 /* ---------------------------------------------------------- backoff */
 
+/* wait.c's RIVER_BACKOFF_YIELDS: a backoff state below it is still in
+ * the yield phase; the first sleep sets it to 1000 (1 us). */
+#define PHASE_OVER 64
+
+
 static double block_until;
 
 /* Blocked (nothing to do) until block_until. */
@@ -392,8 +403,8 @@ static void test_backoff_yields(void **state)
 
   (void)state;
   flag = backoffs = 0;
-  river__backoff(&ns);  /* outside a task: a plain backoff step */
-  assert_int_equal(ns, RIVER_BACKOFF_START + 1);
+  river__backoff(&ns);  /* outside a task: a plain step, still yielding */
+  assert_true(ns > RIVER_BACKOFF_START && ns < PHASE_OVER);
   assert_int_equal(river__sched_create(0, &s), RIVER_SUCCESS);
   assert_int_equal(river__sched_spawn(s, backer, NULL, &a), RIVER_SUCCESS);
   assert_int_equal(river__sched_spawn(s, setter, NULL, &b), RIVER_SUCCESS);
@@ -402,6 +413,78 @@ static void test_backoff_yields(void **state)
   assert_int_equal(st, RIVER_SUCCESS);
   assert_int_equal(backoffs, 4);  /* one per turn of setter, and its end */
   river__sched_destroy(s);
+}
+
+/* -------------------------------------------------- the yield phase */
+
+struct phase {
+  long ns;        /* the backoff state at the end */
+  long calls;     /* backoff steps the phase took */
+  long slow;      /* of them, steps of 5 us or more (a yield that may
+                     have handed the core over) */
+  double elapsed; /* seconds */
+};
+
+/* One yield phase, in a thread of its own: wait.c decides its mode on
+ * a thread's first backoff, from the environment then. */
+static void *run_phase(void *arg)
+{
+  struct phase *p = arg;
+  double t0 = now(CLOCK_MONOTONIC), t, t1;
+
+  p->ns = RIVER_BACKOFF_START;
+  p->calls = p->slow = 0;
+  while (p->ns < PHASE_OVER && p->calls < 100000000L) {
+    t = now(CLOCK_MONOTONIC);
+    river__backoff(&p->ns);
+    t1 = now(CLOCK_MONOTONIC);
+    p->calls++;
+    p->slow += t1 - t >= 5e-6;
+  }
+  p->elapsed = now(CLOCK_MONOTONIC) - t0;
+  return NULL;
+}
+
+static struct phase phase_with(const char *spin_us, const char *local_size)
+{
+  struct phase p;
+  pthread_t th;
+
+  if (spin_us != NULL)
+    setenv("RIVER_SPIN_US", spin_us, 1);
+  else
+    unsetenv("RIVER_SPIN_US");
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", local_size, 1);
+  assert_int_equal(pthread_create(&th, NULL, run_phase, &p), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  unsetenv("RIVER_SPIN_US");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  assert_true(p.ns >= PHASE_OVER);  /* every phase ends, in a sleep */
+  assert_true(p.elapsed < 5.0);
+  return p;
+}
+
+static void test_yield_phase(void **state)
+{
+  struct phase p;
+
+  (void)state;
+  /* RIVER_SPIN_US=0: 64 yields, whatever they took. */
+  p = phase_with("0", "100000");
+  assert_int_equal(p.calls, PHASE_OVER);
+  /* A spin: yields until 2 ms have passed, even with more ranks than
+   * CPUs (RIVER_SPIN_US decides). */
+  p = phase_with("2000", "100000");
+  assert_true(p.elapsed >= 2e-3);
+  /* Oversubscribed (100000 ranks on this node): 63 yields that handed
+   * the core over (the first step starts the count), or 1 ms. Ending
+   * sooner with fewer slow steps would be the old count of every yield,
+   * which on an idle core ended the phase in microseconds. */
+  p = phase_with(NULL, "100000");
+  if (p.elapsed < 1e-3)
+    assert_true(p.slow >= PHASE_OVER - 1);
+  printf("yield phase, oversubscribed: %ld steps, %ld of them >= 5 us, "
+         "%.0f us\n", p.calls, p.slow, p.elapsed * 1e6);
 }
 
 /* ------------------------------------------------------ switch cost */
@@ -454,6 +537,7 @@ int main(void)
     cmocka_unit_test(test_all_blocked_sleeps),
     cmocka_unit_test(test_progress_resets),
     cmocka_unit_test(test_backoff_yields),
+    cmocka_unit_test(test_yield_phase),
     cmocka_unit_test(test_switch_cost),
   };
 
