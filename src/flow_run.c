@@ -14,6 +14,7 @@
  * RIVER_SUCCESS everywhere, or the same error everywhere.
  */
 #include "flow_run_internal.h"
+#include "throttle_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,7 +281,7 @@ static int emulate(struct river__inst *in)
   river_arg_str(&in->ctx, "perturb", &spec);
   if (rate == 0)
     return RIVER_SUCCESS;   /* real speed: a perturbation has no rate */
-  rc = river_throttle_create((double)rate, 0, &in->cpu);
+  rc = river__stage_throttle((double)rate, &in->cpu);
   if (rc == RIVER_SUCCESS && spec[0] != '\0')
     rc = river_perturb_parse(spec, &in->perturb);
   return rc;

@@ -24,6 +24,11 @@ double river__throttle_take(river_throttle *t, size_t bytes);
  * with a block in hand would beat the ideal the run is measured by). */
 void river__throttle_restart(river_throttle *t);
 
+/* A flow stage's emulated CPU or disk (cpu_rate, disk_rate) at `rate`
+ * bytes/s: the default bucket, but empty at creation (throttle.c says
+ * why). */
+int river__stage_throttle(double rate, river_throttle **out);
+
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */
 int river__positive_finite(double x);
 

@@ -6,6 +6,7 @@
  * inside a task yields to the rank's other stages).
  */
 #include "modules.h"
+#include "../throttle_internal.h"
 
 #include <string.h>
 
@@ -29,7 +30,7 @@ int river__mdisk_open(river_ctx *ctx, int disk, struct river__mdisk *d)
   river_arg_uint(ctx, "disk_rate", &rate);
   if (rate == 0)
     return RIVER_SUCCESS;
-  rc = river_throttle_create((double)rate, 0, &d->thr);
+  rc = river__stage_throttle((double)rate, &d->thr);
   if (rc == RIVER_SUCCESS)
     rc = river__stage_perturb(ctx, &d->pert);
   return rc;

@@ -7,7 +7,8 @@
 #    River and static both validate, and the report line gives the
 #    fluid ideal, which the measured time does not beat;
 #  - a stage's cpu_rate slows it (a run takes at least bytes / rate)
-#    and changes nothing in what it gets;
+#    and changes nothing in what it gets; a stage's cpu_rate and
+#    coll_write's disk_rate start with no work banked;
 #  - bad --perturb, --disk-rate, read_policy and coll_read run_blocks
 #    values fail on every rank naming the option or argument, and leave
 #    no OUT; coll_read with run_blocks 2 reads every record once.
@@ -75,6 +76,21 @@ digest() {
   || fail "cpu_rate changed the records"
 awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.6) }' \
   "$tmp/slow" || { fail "cpu_rate did not slow the stage"; cat "$tmp/slow"; }
+# A stage's emulated CPU and disk start with nothing banked: 2,000,000
+# bytes at 4 MiB/s take at least 0.4768 s (with the 50 ms burst full at
+# the start, as before issue 13's ninth session, 0.429 s).
+r 2 run "$flows/gen_slow.yaml" cpu_rate=4M >"$tmp/cpu4" 2>&1 \
+  || fail "gen_slow, one sink at 4 MiB/s"
+awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.4765) }' \
+  "$tmp/cpu4" || { fail "cpu_rate: free work at the start"; cat "$tmp/cpu4"; }
+printf '%s\n' 'stages:' \
+  '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
+  '  - {name: out, module: coll_write, ranks: rest,' \
+  '     args: {coll: w4, disk_rate: 4M}}' \
+  'edges: [{from: src, to: out}]' >"$tmp/w4.yaml"
+r 2 run "$tmp/w4.yaml" >"$tmp/disk4" 2>&1 || fail "coll_write at 4 MiB/s"
+awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.4765) }' \
+  "$tmp/disk4" || { fail "disk_rate: free work at the start"; cat "$tmp/disk4"; }
 
 # Bad values: named, every rank, no OUT.
 expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
