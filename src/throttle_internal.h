@@ -25,8 +25,8 @@ double river__throttle_take(river_throttle *t, size_t bytes);
 void river__throttle_restart(river_throttle *t);
 
 /* A flow stage's emulated CPU or disk (cpu_rate, disk_rate) at `rate`
- * bytes/s: the default bucket, but empty at creation (throttle.c says
- * why). */
+ * bytes/s: the default bucket, but empty at its first use, having
+ * earned nothing before it (throttle.c says why). */
 int river__stage_throttle(double rate, river_throttle **out);
 
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */

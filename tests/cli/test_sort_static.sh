@@ -8,7 +8,8 @@
 #    fluid ideal, which the measured time does not beat;
 #  - a stage's cpu_rate slows it (a run takes at least bytes / rate)
 #    and changes nothing in what it gets; a stage's cpu_rate and
-#    coll_write's disk_rate start with no work banked;
+#    coll_write's disk_rate start with no work banked, also when the
+#    first use comes after a wait;
 #  - bad --perturb, --disk-rate, read_policy and coll_read run_blocks
 #    values fail on every rank naming the option or argument, and leave
 #    no OUT; coll_read with run_blocks 2 reads every record once.
@@ -91,6 +92,19 @@ printf '%s\n' 'stages:' \
 r 2 run "$tmp/w4.yaml" >"$tmp/disk4" 2>&1 || fail "coll_write at 4 MiB/s"
 awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.4765) }' \
   "$tmp/disk4" || { fail "disk_rate: free work at the start"; cat "$tmp/disk4"; }
+# Nor at the first use after idling: the writer waits through the sort's
+# 0.4768 s of emulated CPU (it holds every record before it writes one),
+# then writes 0.4768 s; banking 50 ms while it waited, as at 7800fd3,
+# the run took 0.913-0.916 s.
+printf '%s\n' 'stages:' \
+  '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
+  '  - {name: sorter, module: sort, ranks: rest, args: {cpu_rate: 4M}}' \
+  '  - {name: out, module: coll_write, ranks: rest,' \
+  '     args: {coll: w5, disk_rate: 4M}}' \
+  'edges: [{from: src, to: sorter}, {from: sorter, to: out}]' >"$tmp/w5.yaml"
+r 2 run "$tmp/w5.yaml" >"$tmp/idle4" 2>&1 || fail "sort, then coll_write at 4 MiB/s"
+awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.953) }' \
+  "$tmp/idle4" || { fail "disk_rate: work banked while idle before the first write"; cat "$tmp/idle4"; }
 
 # Bad values: named, every rank, no OUT.
 expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
