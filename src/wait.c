@@ -94,7 +94,8 @@ static long env_count(const char *name)
   return *end == '\0' && n >= 0 ? n : -1;
 }
 
-/* The yield phase, decided once per process (the header comment). */
+/* The yield phase, decided on each thread's first backoff (the header
+ * comment). */
 enum yield_mode {
   YIELD_UNSET,
   YIELD_SPIN,     /* yield until spin_seconds have passed */
