@@ -66,13 +66,17 @@ struct river_throttle {
   double slept;    /* seconds consume() has slept */
   int unused;      /* a stage's bucket not yet charged: it earns nothing
                       until its first use (river__stage_throttle) */
+  int own_time;    /* a stage's bucket: it banks at most burst x factor,
+                      the burst's time at its current rate */
 };
 
 /* Add the tokens earned since t->last at the current rate, up to the
- * burst, and move t->last to now. */
+ * burst (a stage's bucket: the burst x factor), and move t->last to
+ * now; a stage's bucket at its first use only starts earning. */
 static void refill(river_throttle *t, double now)
 {
   double add = (now - t->last) * (t->rate * t->factor);
+  double cap = t->own_time ? t->burst * t->factor : t->burst;
 
   if (t->unused) {  /* the first use of a stage's bucket: empty now */
     t->unused = 0;
@@ -82,7 +86,7 @@ static void refill(river_throttle *t, double now)
   }
 
   if (add > 0)
-    t->tokens = t->tokens + add > t->burst ? t->burst : t->tokens + add;
+    t->tokens = t->tokens + add > cap ? cap : t->tokens + add;
   t->last = now;
 }
 
@@ -139,17 +143,21 @@ void river__throttle_restart(river_throttle *t)
  * first use the demo's static run takes 3.54 s where it took 3.26 s
  * empty at creation and 3.22 s full, River 1.67 s where it took 1.61 s,
  * and no sort point is above its ideal any more (doc/results.md, issue
- * 13's ninth session). The bucket still banks up to 50 ms while its
- * stage idles after its first use (a stage waiting for input); a
- * smaller burst would also turn the lateness of a task waiting its turn
- * (cooperative, src/sched.c, on an oversubscribed core) into lost work,
- * and was not measured apart from this change. */
+ * 13's ninth session). The bucket still banks up to 50 ms of its own
+ * work while its stage idles after its first use (a stage waiting for
+ * input): 50 ms at its current rate (own_time), not the nominal rate's
+ * bytes, which a stage perturbed to a quarter speed would have spent in
+ * 200 ms. A smaller burst would also turn the lateness of a task
+ * waiting its turn (cooperative, src/sched.c, on an oversubscribed
+ * core) into lost work, and was not measured apart from this change. */
 int river__stage_throttle(double rate, river_throttle **out)
 {
   int rc = river_throttle_create(rate, 0, out);
 
-  if (rc == RIVER_SUCCESS)
+  if (rc == RIVER_SUCCESS) {
     (*out)->unused = 1;
+    (*out)->own_time = 1;
+  }
   return rc;
 }
 
@@ -180,6 +188,7 @@ int river_throttle_create(double rate, double burst, river_throttle **out)
   t->last = river_wtime();
   t->slept = 0.0;
   t->unused = 0;
+  t->own_time = 0;
   *out = t;
   return RIVER_SUCCESS;
 }

@@ -103,6 +103,7 @@ unit_tests = \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_sched \
+	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \
 	tests/unit/test_timing \
 	tests/unit/test_topo \
@@ -136,6 +137,11 @@ tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
 tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is a flow stage's emulated bucket (with the scheduler its waits
+# yield to).
+tests_unit_test_stage_throttle_SOURCES = tests/unit/test_stage_throttle.c \
+	src/throttle.c src/sched.c src/wait.c
+tests_unit_test_stage_throttle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the modules' radix sort.
 tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c \
 	src/keys.c
