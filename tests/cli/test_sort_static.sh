@@ -18,6 +18,13 @@ set -u
 N=20000
 emul="--disk-rate 8M --cpu-rate 8M"
 
+# took_at_least FILE SECONDS WHAT: the run's "done in" time in FILE is
+# at least SECONDS (emulated work cannot go faster), else fail WHAT.
+took_at_least() {
+  awk -v min="$2" '/^run: .* done in/ { t = $(NF - 4) }
+                   END { exit !(t >= min) }' "$1" || { fail "$3"; cat "$1"; }
+}
+
 # ideal_ok FILE: the report line in FILE has a fluid ideal, and the
 # measured time is not below it (20% slack for the clock's grain).
 ideal_ok() {
@@ -75,36 +82,35 @@ digest() {
 [ "$(digest "$tmp/slow")" = "$(digest "$tmp/fast")" ] \
   && [ "$(digest "$tmp/fast" | cut -d' ' -f1)" = $N ] \
   || fail "cpu_rate changed the records"
-awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.6) }' \
-  "$tmp/slow" || { fail "cpu_rate did not slow the stage"; cat "$tmp/slow"; }
+took_at_least "$tmp/slow" 0.6 "cpu_rate did not slow the stage"
 # A stage's emulated CPU and disk start with nothing banked: 2,000,000
 # bytes at 4 MiB/s take at least 0.4768 s (with the 50 ms burst full at
 # the start, as before issue 13's ninth session, 0.429 s).
 r 2 run "$flows/gen_slow.yaml" cpu_rate=4M >"$tmp/cpu4" 2>&1 \
   || fail "gen_slow, one sink at 4 MiB/s"
-awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.4765) }' \
-  "$tmp/cpu4" || { fail "cpu_rate: free work at the start"; cat "$tmp/cpu4"; }
-printf '%s\n' 'stages:' \
-  '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
-  '  - {name: out, module: coll_write, ranks: rest,' \
-  '     args: {coll: w4, disk_rate: 4M}}' \
-  'edges: [{from: src, to: out}]' >"$tmp/w4.yaml"
+took_at_least "$tmp/cpu4" 0.4765 "cpu_rate: free work at the start"
+# chain COLL [MID]: a flow spec, gen (rank 0) -> a stage `mid` given by
+# MID ("module: M, args: {...}"; none if empty) -> coll_write of COLL
+# at 4 MiB/s, the last two on rank 1.
+chain() {
+  local coll=$1 mid=$2
+  printf '%s\n' 'stages:' \
+    '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
+    ${mid:+"  - {name: mid, $mid, ranks: rest}"} \
+    "  - {name: out, module: coll_write, ranks: rest, args: {coll: $coll, disk_rate: 4M}}" \
+    "edges: [{from: src, to: ${mid:+mid\}, {from: mid, to: }out}]"
+}
+chain w4 "" >"$tmp/w4.yaml"
 r 2 run "$tmp/w4.yaml" >"$tmp/disk4" 2>&1 || fail "coll_write at 4 MiB/s"
-awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.4765) }' \
-  "$tmp/disk4" || { fail "disk_rate: free work at the start"; cat "$tmp/disk4"; }
+took_at_least "$tmp/disk4" 0.4765 "disk_rate: free work at the start"
 # Nor at the first use after idling: the writer waits through the sort's
 # 0.4768 s of emulated CPU (it holds every record before it writes one),
 # then writes 0.4768 s; banking 50 ms while it waited, as at 7800fd3,
 # the run took 0.913-0.916 s.
-printf '%s\n' 'stages:' \
-  '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
-  '  - {name: sorter, module: sort, ranks: rest, args: {cpu_rate: 4M}}' \
-  '  - {name: out, module: coll_write, ranks: rest,' \
-  '     args: {coll: w5, disk_rate: 4M}}' \
-  'edges: [{from: src, to: sorter}, {from: sorter, to: out}]' >"$tmp/w5.yaml"
+chain w5 "module: sort, args: {cpu_rate: 4M}" >"$tmp/w5.yaml"
 r 2 run "$tmp/w5.yaml" >"$tmp/idle4" 2>&1 || fail "sort, then coll_write at 4 MiB/s"
-awk '/^run: .* done in/ { t = $(NF - 4) } END { exit !(t >= 0.953) }' \
-  "$tmp/idle4" || { fail "disk_rate: work banked while idle before the first write"; cat "$tmp/idle4"; }
+took_at_least "$tmp/idle4" 0.953 \
+  "disk_rate: work banked while idle before the first write"
 
 # Bad values: named, every rank, no OUT.
 expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
