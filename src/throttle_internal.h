@@ -26,7 +26,8 @@ void river__throttle_restart(river_throttle *t);
 
 /* A flow stage's emulated CPU or disk (cpu_rate, disk_rate) at `rate`
  * bytes/s: the default bucket, but empty at its first use, having
- * earned nothing before it (throttle.c says why). */
+ * earned nothing before it, and banking at most 50 ms of its own work
+ * (at its current factor) while idle after it (throttle.c says why). */
 int river__stage_throttle(double rate, river_throttle **out);
 
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */
