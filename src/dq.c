@@ -134,6 +134,27 @@ static unsigned char *msg_buffers(size_t n)
   return posix_memalign(&p, DQ_PAGE, n) == 0 ? p : NULL;
 }
 
+/* How many DATA receives a consumer keeps posted (dq_internal.h,
+ * "Consumer"): DQ_POSTED, or RIVER_DQ_POSTED's count (0: all), never
+ * more than the credits x producers that can be in flight; PULL posts
+ * them all (its consumer takes one producer's messages at a time, and
+ * the others' must not fill its receives). */
+static int posted_data_receives(const river_dq *q)
+{
+  const char *v = getenv("RIVER_DQ_POSTED");
+  char *end;
+  long n = DQ_POSTED;
+
+  if (v != NULL && *v != '\0') {
+    n = strtol(v, &end, 10);
+    if (*end != '\0' || n < 0)
+      n = DQ_POSTED;
+  }
+  if (q->policy == RIVER_DQ_PULL || n == 0 || n > q->nring)
+    return q->nring;
+  return (int)n;
+}
+
 /* This rank's buffers for its roles. */
 static int alloc_buffers(river_dq *q)
 {
@@ -181,14 +202,15 @@ static int alloc_buffers(river_dq *q)
     }
   }
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
-    q->nrslots = q->credits * np;
+    q->nring = q->credits * np;
+    q->nrslots = posted_data_receives(q);
     q->nrreq = q->nrslots + np;
     q->rbuf = msg_buffers(((size_t)q->nrreq + 1) * q->stride);
     q->rptr = calloc((size_t)q->nrreq, sizeof *q->rptr);
     q->rreq = calloc((size_t)q->nrreq, sizeof(MPI_Request));
     q->ridx = calloc((size_t)q->nrreq, sizeof(int));
     q->rstat = calloc((size_t)q->nrreq, sizeof(MPI_Status));
-    q->ring = calloc((size_t)q->nrslots, sizeof(int));
+    q->ring = calloc((size_t)q->nring, sizeof(int));
     q->next = calloc((size_t)np * 4, sizeof(uint64_t));
     q->eos_full = calloc((size_t)np, 1);
     q->held_by = calloc((size_t)np, sizeof(int));
@@ -201,7 +223,7 @@ static int alloc_buffers(river_dq *q)
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
       q->msgs_from = q->next + 3 * np;
-      for (k = 0; k < q->nrslots; k++)
+      for (k = 0; k < q->nring; k++)
         q->ring[k] = -1;
       for (k = 0; k < q->nrreq; k++)
         q->rptr[k] = q->rbuf + (size_t)k * q->stride;
@@ -386,7 +408,8 @@ static int drain(river_dq *q)
       more = q->sactive > 0;
     }
     if (q->role & RIVER_DQ_CONSUMER) {
-      if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
+      if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS
+          || (rc = river__dq_drop_waiting(q)) != RIVER_SUCCESS)
         return rc;
       for (p = 0; p < q->nprod; p++)
         more |= q->arrived[p] < q->count_in[q->prod_rank[p]];
@@ -448,7 +471,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->consumer_index = q->cidx;
   stats->credits_paced = q->credits_paced;
   stats->messages_static = q->messages_static;
-  for (p = 0; q->ring != NULL && p < q->nrslots; p++)
+  for (p = 0; q->ring != NULL && p < q->nring; p++)
     stats->messages_waiting += q->ring[p] >= 0;
   for (p = 0; q->eos_full != NULL && p < q->nprod; p++)
     stats->messages_waiting += q->eos_full[p];

@@ -349,6 +349,25 @@ int river__dq_post_recvs(river_dq *q)
   return rc;
 }
 
+/* At destroy: drop the DATA messages waiting undelivered and re-post
+ * their receives. Only a consumer that did not reach EOS has any (its
+ * destroy reports that): with fewer receives posted than messages in
+ * flight, the producers' last sends match only once these are gone. */
+int river__dq_drop_waiting(river_dq *q)
+{
+  int p, k, rc = RIVER_SUCCESS;
+
+  for (p = 0; p < q->nprod; p++)
+    while (rc == RIVER_SUCCESS
+           && (k = q->ring[p * q->credits + q->next[p] % q->credits]) >= 0) {
+      q->ring[p * q->credits + q->next[p] % q->credits] = -1;
+      q->next[p]++;
+      q->nwaiting--;
+      rc = post_recv(q, k);
+    }
+  return rc;
+}
+
 /* Cancel and complete this rank's posted receives (none can match any
  * more when this is called). */
 int river__dq_cancel_recvs(river_dq *q)

@@ -34,8 +34,9 @@
  * (tag 2) whose seq is the number of DATA messages it sent there; the EOS
  * also carries the producer's last, partly filled message for that
  * consumer, if any, and takes no credit. So river_dq_close never waits for
- * a credit, only for its sends to complete, and a rank that is both
- * producer and consumer can always close.
+ * a credit, only for its EOS sends to complete (each has its own posted
+ * receive), and a rank that is both producer and consumer can always
+ * close.
  *
  * Producer. Message buffers are "slots" in one allocation: nfill of them
  * are being filled (one, or one per consumer for EXCHANGE), the rest hold
@@ -69,9 +70,23 @@
  * and free slots, whether every message the records would complete can be
  * sent now, and takes them only then.
  *
- * Consumer. credits x nproducers DATA receives (ANY_SOURCE, tag 1) and
- * one EOS receive per producer (that producer, tag 2), each into a
- * message_size buffer, are posted at create. A completed DATA message
+ * Consumer. nrslots DATA receives (ANY_SOURCE, tag 1) and one EOS
+ * receive per producer (that producer, tag 2), each into a message_size
+ * buffer, are posted at create. nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
+ * sets it, 0 = all), at most credits x nproducers, which PULL always
+ * posts: a DATA message beyond them waits at its producer (rendezvous:
+ * MPI has only its header at the consumer) or, if small enough to go
+ * eagerly, in MPI's unexpected queue, until a get re-posts a receive;
+ * MPI matches one producer's messages in the order sent, so the
+ * message each producer's ring needs next is always matched before its
+ * later ones. Why few: every posted receive has its own buffer and MPI
+ * matches ANY_SOURCE receives in the order posted, so the consumer
+ * cycled through all credits x nproducers buffers, a working set that
+ * outgrew the caches at 8 x 8 (2 credits: 17 buffers a consumer). On
+ * the 2-core VM, 8 x 8 with 4 credits, all posted against 2: 12.9
+ * against 18.6 GB/s at 64 KiB, 12.6 against 26.9 at 1 MiB (raw MPI
+ * pairs 13.6, 14.8; doc/results.md, overhead); 1 x 1 and 4 KiB
+ * messages unchanged. A completed DATA message
  * waits in its producer's ring of `credits` places (index seq mod
  * credits) until its seq is next; get delivers round-robin over
  * producers that have their next message, so MPI completing receives out
@@ -165,18 +180,23 @@
  * in its order run dry (measured: 15 ms of idle per consumer in a 4 s
  * run, and 1 s stalls).
  *
- * Why no message waits for a receive (bounded memory, no unexpected
- * queue): a producer sends DATA to consumer c only while sent - returned
- * < credits, and c returns a credit only after re-posting the slot, so
- * DATA messages from one producer in flight or waiting at c never exceed
- * credits; c has credits x nproducers DATA receives, so one is always
- * posted for each DATA message in flight, and each producer's one EOS has
- * its own. Memory: a producer holds (credits x targets + nfill) messages,
- * a consumer (credits + 1) x nproducers + 1 (the spare).
+ * Bounded memory: a producer sends DATA to consumer c only while
+ * sent - returned < credits, and c returns a credit only after
+ * re-posting the slot, so DATA messages from one producer in flight or
+ * waiting at c never exceed credits (those beyond c's posted receives
+ * wait unmatched: at the producer, or eager ones in MPI's buffers at
+ * c), and each producer's one EOS has its own receive. Memory: a
+ * producer holds (credits x targets + nfill) messages, a consumer
+ * nrslots + nproducers + 1 (the spare).
  *
- * Why no deadlock: close and destroy wait only for sends to complete,
- * which needs nothing but MPI progress at the receivers (every River wait
- * loop and collective makes progress). put waits for credits, which
+ * Why no deadlock: close waits only for its EOS sends, whose receives
+ * are always posted, so they need nothing but MPI progress at the
+ * receivers (every River wait loop and collective makes progress).
+ * destroy waits for every send: a DATA send beyond the posted receives
+ * completes once its consumer gets the messages before it, which a
+ * consumer that reached EOS has done, and one that did not drops
+ * undelivered messages in destroy (river__dq_drop_waiting) so that its
+ * receives match the rest. put waits for credits, which
  * consumers return by calling get/release; a consumer's get waits only
  * for messages. A rank in both roles returns credits only when it calls
  * get, so it must not block in put while its own consumer side is
@@ -284,6 +304,7 @@
  * 4 KiB is x86-64's page; on kernels with larger pages it is still a
  * boundary, not a page (not measured there). */
 #define DQ_PAGE 4096
+#define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
 #define DQ_FIRST 0x100u       /* PULL: the unit's first message */
@@ -379,7 +400,9 @@ struct river_dq {
   uint64_t tag;                 /* river_dq_set_tag's, for messages sent */
 
   /* consumer */
-  int nrslots, nrreq;           /* DATA slots; + one EOS slot per producer */
+  int nrslots, nrreq;           /* posted DATA slots; + an EOS slot per
+                                   producer */
+  int nring;                    /* credits x producers: the rings */
   unsigned char *rbuf;          /* (nrreq + 1) x stride */
   unsigned char **rptr;         /* nrreq: the buffer receive slot k uses */
   unsigned char *spare;         /* the buffer not in a slot: NULL while
@@ -446,6 +469,10 @@ int river__dq_send_progress(river_dq *q);
 int river__dq_post_recvs(river_dq *q);
 /* dq_consumer.c: take in every receive that has completed. */
 int river__dq_recv_progress(river_dq *q);
+/* dq_consumer.c: at destroy, drop the DATA messages that wait
+ * undelivered (a consumer that did not reach EOS) and re-post their
+ * receives, so that every producer's sends can complete. */
+int river__dq_drop_waiting(river_dq *q);
 /* dq_consumer.c: cancel and complete this rank's posted receives (none
  * can match any more when this is called). */
 int river__dq_cancel_recvs(river_dq *q);

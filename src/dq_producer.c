@@ -454,15 +454,21 @@ static int step_slot(river_dq *q, int b)
   return RIVER_EAGAIN;
 }
 
-/* RIVER_EAGAIN while sends are in flight. */
-static int step_drain(river_dq *q, int b)
+/* RIVER_EAGAIN while an EOS is in flight. Only the EOS sends: each has
+ * a receive of its own posted at its consumer from create on, so they
+ * complete with nothing but MPI progress there. A DATA send may wait
+ * for its consumer to get a message and re-post a receive
+ * (dq_internal.h, "Consumer"); destroy waits for those. */
+static int step_eos_sent(river_dq *q)
 {
-  int rc = river__dq_send_progress(q);
+  int c, rc = river__dq_send_progress(q);
 
-  (void)b;
   if (rc != RIVER_SUCCESS)
     return rc;
-  return q->sactive ? RIVER_EAGAIN : RIVER_SUCCESS;
+  for (c = 0; c < q->ncons; c++)
+    if (q->sreq[q->nslots * q->fanout + c] != MPI_REQUEST_NULL)
+      return RIVER_EAGAIN;
+  return RIVER_SUCCESS;
 }
 
 typedef int (*step_fn)(river_dq *q, int b);
@@ -956,7 +962,7 @@ int river_dq_try_close(river_dq *q)
     q->closed = 1;
     q->unit_open = 0;
   }
-  if ((rc = step_drain(q, 0)) != RIVER_SUCCESS)
+  if ((rc = step_eos_sent(q)) != RIVER_SUCCESS)
     return rc;
   q->close_done = 1;
   return RIVER_SUCCESS;

@@ -17,9 +17,13 @@
  *   - bounded memory: at most `credits` messages per (producer, consumer)
  *     pair in flight or waiting at the consumer, plus the last one, which
  *     river_dq_close sends with the end-of-stream without waiting for a
- *     credit; so at most (credits + 1) x stride per peer, and one
- *     more message per consumer for the one river_dq_get has lent out
- *     (its credit goes back when get takes it, not at release); stride
+ *     credit. A producer holds (credits x consumers + 1) x stride; a
+ *     consumer keeps only 2 data receives posted (RIVER_DQ_POSTED; PULL:
+ *     credits x producers), so it holds (2 + producers + 1) x stride,
+ *     one of them for the message river_dq_get has lent out (its credit
+ *     goes back when get takes it, not at release); the other messages in
+ *     flight wait at their producers (or, small enough to go eagerly, in
+ *     MPI's buffers at the consumer: still credits per pair); stride
  *     is message_size rounded up to 64 bytes, or to whole 4 KiB pages
  *     from 4 KiB up, and each rank's message buffers start on a 4 KiB
  *     boundary, so a message of 4 KiB or more starts on one too;
@@ -270,15 +274,19 @@ RIVER_API int river_dq_try_reserve(river_dq *q, void **buf, size_t *max);
 RIVER_API int river_dq_try_commit(river_dq *q, size_t n);
 
 /* Send what is buffered and end this producer's stream (an end-of-stream
- * to every consumer). Blocks until every message has been sent, but never
- * for a credit (PULL: also until the open unit is claimed). Put, reserve
- * or end_unit after close, and close again, are RIVER_ESTATE. */
+ * to every consumer). Blocks until the end-of-stream messages have been
+ * sent, but never for a credit or for a consumer to get (PULL: also until
+ * the open unit is claimed): a rank in both roles may close before it
+ * gets. Data messages may still be on their way after close (a consumer
+ * keeps few receives posted; the rest wait at their producer until it
+ * gets); river_dq_destroy waits for them. Put, reserve or end_unit after
+ * close, and close again, are RIVER_ESTATE. */
 RIVER_API int river_dq_close(river_dq *q);
 
 /* Nonblocking close: one step of river_dq_close. RIVER_EAGAIN while it
  * cannot complete (PULL: the open unit is not claimed yet; any policy:
- * sends still in flight): call it again later (or call river_dq_close).
- * RIVER_SUCCESS once the stream has ended and every send completed;
+ * an end-of-stream still in flight): call it again later (or call
+ * river_dq_close). RIVER_SUCCESS once the stream has ended;
  * RIVER_ESTATE after that. From the first call on, the producer is
  * closing: put, reserve and end_unit are RIVER_ESTATE (an uncommitted
  * reservation is dropped). */
@@ -368,7 +376,8 @@ RIVER_API int river_dq_stats_get(const river_dq *q, river_dq_stats *stats);
  * to arrive), so a runtime running modules as tasks calls it only after
  * every task on the rank has finished. Producers must have closed and consumers must have seen
  * RIVER_EOS first (RIVER_ESTATE otherwise; the queue is freed all the
- * same, and every rank gets the same code). NULL is a no-op.
+ * same, and every rank gets the same code; a consumer that had not seen
+ * RIVER_EOS drops the messages it had not got). NULL is a no-op.
  */
 RIVER_API int river_dq_destroy(river_dq *q);
 

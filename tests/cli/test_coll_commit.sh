@@ -118,7 +118,9 @@ for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) -eq 1 ] && [ $rb -eq 0 ]; then
     fail "round $round: B wrote X while A held it in its commit"
   fi
-  r 1 fsck X >/dev/null 2>&1 || fail "round $round: fsck X fails"
+  r 1 fsck X >"$tmp/fsck.out" 2>&1 \
+    || { fail "round $round: fsck X fails"; head -n 20 "$tmp/fsck.out"; \
+         ls -la "$root" "$root"/disk*; }
   no_leftovers "round $round"
 done
 clean "after the rounds"

@@ -12,6 +12,11 @@
  *                small arrays can) fails with one code on every rank,
  *                and cancels no receive it never posted
  *   wait         a consumer blocked ~1 s in get uses < 25% of a core
+ *   close first  producers fill every credit and close before any
+ *                consumer gets (most messages unmatched: a consumer
+ *                keeps only DQ_POSTED receives posted); then consumers
+ *                get all (exactly once), or get one and destroy early
+ *                (RIVER_ESTATE everywhere, no hang)
  *
  * A refused call must leave its outputs alone and log why; the log is
  * captured into mpitest.h's buffer. The record and the helpers are in
@@ -31,6 +36,15 @@ static int part_poison(const void *record, int n, void *ctx)
   const struct rec *r = record;
 
   return r->tag == POISON ? n : part_hash(record, n, ctx);
+}
+
+/* Records by number: n consecutive records go to n consumers. */
+static int part_seq(const void *record, int n, void *ctx)
+{
+  const struct rec *r = record;
+
+  (void)ctx;
+  return (int)(r->seq % (uint64_t)n);
 }
 
 /* ------------------------------------------------------------ bad input */
@@ -403,6 +417,104 @@ static void test_wait(MPI_Comm c)
            "core\n", 100.0 * fmax);
 }
 
+/* ------------------------------------------------- close before a get */
+
+/* Half the ranks produce, half consume; each producer puts exactly as
+ * many messages as its credits allow (credits x consumers, all full). A
+ * consumer keeps only a few DATA receives posted (DQ_POSTED), so most
+ * of these messages wait at their producers, unmatched, until consumers
+ * get. close must still return before any consumer gets (it waits only
+ * for its EOS sends): the consumers sit in a barrier until every
+ * producer has closed. Then, with `early`, each consumer gets one
+ * message and destroys: every rank's destroy must return RIVER_ESTATE
+ * (the consumers log "did not reach end of stream"), the producers'
+ * unmatched sends completing because the consumers drop what waits;
+ * else they get everything, and count, sum and XOR of the records'
+ * digests agree on both sides. A hang fails by the launcher's timeout. */
+static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
+{
+  enum { CREDITS = 4, MSG = 65536 }; /* above any eager limit */
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  struct sums mine = {0, 0, 0}, in = {0, 0, 0}, out = {0, 0, 0};
+  uint64_t v[3], tot[2][3];
+  int grank, gsize, nprod, ncons, rc, prod, per, i;
+  const void *recs;
+  size_t n, k;
+
+  MPI_Comm_rank(c, &grank);
+  MPI_Comm_size(c, &gsize);
+  nprod = gsize / 2;
+  ncons = gsize - nprod;
+  prod = grank < nprod;
+  o.policy = policy;
+  o.credits = CREDITS;
+  o.message_size = MSG;
+  o.partition = policy == RIVER_DQ_EXCHANGE ? part_seq : NULL;
+  per = (int)((MSG - 24) / RS);
+  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (prod) {
+    struct rec *r = malloc((size_t)(CREDITS * ncons * per) * RS);
+    MT_CHECK(r != NULL);
+    for (i = 0; r != NULL && i < CREDITS * ncons * per; i++) {
+      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 7);
+      sums_add(&out, &r[i]);
+    }
+    if (r != NULL)
+      MT_CHECK_RC(river_dq_put(q, r, (size_t)(CREDITS * ncons * per)),
+                  RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    free(r);
+  }
+  quiet_barrier(c); /* every producer closed; no consumer has got */
+  if (!prod) {
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      for (k = 0; k < n; k++) {
+        const struct rec *r = (const struct rec *)recs + k;
+        MT_CHECK(rec_ok(r));
+        sums_add(&in, r);
+      }
+      if (early)
+        break;
+    }
+    MT_CHECK_RC(rc, early ? RIVER_SUCCESS : RIVER_EOS);
+  }
+  log_capture();
+  MT_CHECK_RC(river_dq_destroy(q), early ? RIVER_ESTATE : RIVER_SUCCESS);
+  log_restore();
+  if (early && !prod)
+    MT_CHECK(strstr(mt_logbuf, "did not reach end of stream") != NULL);
+  if (early)
+    return;
+  mine = prod ? out : in;
+  v[0] = mine.count;
+  v[1] = mine.sum;
+  v[2] = mine.xor;
+  {
+    uint64_t all[3 * 64];
+    int j;
+    MT_CHECK(gsize <= 64);
+    if (gsize > 64)
+      return;
+    quiet_allgather(v, all, 3, c);
+    memset(tot, 0, sizeof tot);
+    for (j = 0; j < gsize; j++) {
+      int side = j < nprod ? 0 : 1;
+      tot[side][0] += all[3 * j];
+      tot[side][1] += all[3 * j + 1];
+      tot[side][2] ^= all[3 * j + 2];
+    }
+  }
+  MT_CHECK(tot[0][0] == (uint64_t)(nprod * CREDITS * ncons * per));
+  MT_CHECK(tot[1][0] == tot[0][0]);
+  MT_CHECK(tot[1][1] == tot[0][1]);
+  MT_CHECK(tot[1][2] == tot[0][2]);
+}
+
 /* ----------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -429,6 +541,11 @@ int main(int argc, char **argv)
 
   c = round_group(s8, 1, &g, &grank);
   test_wait(c);
+  test_close_first(c, RIVER_DQ_PUSH, 0);
+  test_close_first(c, RIVER_DQ_STATIC, 0);
+  test_close_first(c, RIVER_DQ_EXCHANGE, 0);
+  test_close_first(c, RIVER_DQ_PUSH, 1);
+  test_close_first(c, RIVER_DQ_STATIC, 1);
   MPI_Comm_free(&c);
 
   return dqtest_end("test_dq_bad_mpi", t0);
