@@ -233,8 +233,11 @@ static int pace_credit(river_dq *q, int p)
 
   if (q->eos_seq[p] != DQ_UNKNOWN)
     return return_credits(q, p, 1); /* p closed: nothing to pace */
-  if (q->extra > 0 && q->nwaiting >= l)
-    q->extra--; /* the queue is long again: take back what idling gave */
+  /* The queue is long again (L wait, or every posted receive holds a
+   * message: more wait unseen at producers): take back what idling
+   * gave. */
+  if (q->extra > 0 && q->nwaiting >= (l < q->nrslots ? l : q->nrslots))
+    q->extra--;
   hold = pace_hold(q, l);
   if (hold == 0 && q->nheld == 0)
     return return_credits(q, p, 1); /* the common case: not paced */
