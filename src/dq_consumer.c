@@ -1,8 +1,8 @@
 /*
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
  * dq_internal.h). Receives are posted at create into the slots of
- * q->rbuf: credits x nproducers for DATA from anyone, then one EOS per
- * producer. A DATA message that completes waits in its producer's ring
+ * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL: credits x
+ * nproducers), then one EOS per producer. A DATA message that completes waits in its producer's ring
  * (q->ring, index seq mod credits) until it is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out
  * one message at a time, re-posts its slot with the spare buffer and
@@ -233,10 +233,12 @@ static int pace_credit(river_dq *q, int p)
 
   if (q->eos_seq[p] != DQ_UNKNOWN)
     return return_credits(q, p, 1); /* p closed: nothing to pace */
-  /* The queue is long again (L wait, or every posted receive holds a
-   * message: more wait unseen at producers): take back what idling
-   * gave. */
-  if (q->extra > 0 && q->nwaiting >= (l < q->nrslots ? l : q->nrslots))
+  /* The queue is long again (L wait, or every posted receive held a
+   * message when get took this one: more wait unseen at producers):
+   * take back what idling gave. nwaiting still counts the one taken,
+   * so with 1 posted that would always hold: not below 2 (L >= 2). */
+  if (q->extra > 0
+      && q->nwaiting >= (l < q->nrslots ? l : q->nrslots > 2 ? q->nrslots : 2))
     q->extra--;
   hold = pace_hold(q, l);
   if (hold == 0 && q->nheld == 0)
@@ -306,6 +308,11 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
                  bytes);
     if (!eos)
       post_recv(q, k); /* keep the slot in use */
+    /* It came from a producer's rank: it counts as arrived from it, so
+     * that destroy's drain, which counts arrivals, still ends. */
+    for (p = 0; p < (uint64_t)q->nprod; p++)
+      if (q->prod_rank[p] == st->MPI_SOURCE)
+        q->arrived[p]++;
     return RIVER_ECORRUPT;
   }
   q->arrived[p]++;

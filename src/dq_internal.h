@@ -270,8 +270,9 @@
  * inside the queue; the blocking forms are loops over the same steps
  * with river__backoff. close is a small state machine for that: closing
  * (set by the first try_close; puts are refused from then on), closed
- * (the EOS messages went, after PULL's last claim) and close_done (every
- * send completed). What remains that waits is remote only: an RMA flush
+ * (the EOS messages went, after PULL's last claim) and close_done (the
+ * EOS sends completed; DATA sends beyond the consumers' posted receives
+ * may not have, and destroy waits for them). What remains that waits is remote only: an RMA flush
  * (completed by the target's MPI library, needing nothing from this
  * rank's other tasks) and the collective destroy, which a runtime calls
  * once every task of the rank has finished.
@@ -372,7 +373,9 @@ struct river_dq {
   /* producer */
   int closing;                  /* try_close was called: no more puts */
   int closed;                   /* the EOS messages were sent */
-  int close_done;               /* ... and every send completed */
+  int close_done;               /* ... and the EOS sends completed */
+  int bad_seq;                  /* tests: RIVER_TEST_FAULT dq-data-seq:fail
+                                   sends every DATA seq out of window */
   int nslots, nfill, fanout, nsreq, sactive;
   unsigned char *sbuf;          /* nslots x stride */
   int *slot_refs;               /* sends in flight from each slot */

@@ -412,6 +412,8 @@ static int step_send(river_dq *q, int b)
               | (q->unit_last ? DQ_LAST : 0u);
   h.producer = (uint32_t)q->pidx;
   h.seq = q->sent[lo];   /* BROADCAST: every consumer has seen as many */
+  if (q->bad_seq)        /* a test's fault: out of the consumer's window */
+    h.seq += (uint64_t)q->credits;
   h.nrecords = q->fill_n[b];
   h.tag = q->tag;
   memcpy(buf, &h, sizeof h);

@@ -17,7 +17,9 @@
  *   - bounded memory: at most `credits` messages per (producer, consumer)
  *     pair in flight or waiting at the consumer, plus the last one, which
  *     river_dq_close sends with the end-of-stream without waiting for a
- *     credit. A producer holds (credits x consumers + 1) x stride; a
+ *     credit. A producer holds (credits x consumers + 1) x stride
+ *     (EXCHANGE: + consumers - 1 fill buffers; ONE_TO_ONE and
+ *     BROADCAST: credits + 1); a
  *     consumer keeps only 2 data receives posted (RIVER_DQ_POSTED; PULL:
  *     credits x producers), so it holds (2 + producers + 1) x stride,
  *     one of them for the message river_dq_get has lent out (its credit
@@ -213,7 +215,8 @@ typedef struct river_dq_stats {
   uint64_t credits_paced;       /* credits this consumer held back
                                    (pacing, RIVER_DQ_PUSH) */
   uint64_t messages_waiting;    /* messages arrived at this consumer and
-                                   not yet got, now */
+                                   not yet got, now (at most its posted
+                                   receives: more may wait at producers) */
   uint64_t messages_static;     /* RIVER_DQ_PUSH producer: messages sent
                                    dormant, before a consumer was
                                    measured slower (above; detours and
@@ -279,8 +282,12 @@ RIVER_API int river_dq_try_commit(river_dq *q, size_t n);
  * the open unit is claimed): a rank in both roles may close before it
  * gets. Data messages may still be on their way after close (a consumer
  * keeps few receives posted; the rest wait at their producer until it
- * gets); river_dq_destroy waits for them. Put, reserve or end_unit after
- * close, and close again, are RIVER_ESTATE. */
+ * gets); river_dq_destroy waits for them. Until then, keep the rank
+ * calling River or MPI (any call that waits does): where the sender
+ * moves a large message's data after the match (Open MPI over TCP, or
+ * shared memory without its single-copy path), the consumers wait for
+ * the producer's next call. Put, reserve or end_unit after close, and
+ * close again, are RIVER_ESTATE. */
 RIVER_API int river_dq_close(river_dq *q);
 
 /* Nonblocking close: one step of river_dq_close. RIVER_EAGAIN while it

@@ -17,6 +17,9 @@
  *                keeps only DQ_POSTED receives posted); then consumers
  *                get all (exactly once), or get one and destroy early
  *                (RIVER_ESTATE everywhere, no hang)
+ *   corrupt      every DATA message out of its consumer's window (a
+ *                test fault): get says RIVER_ECORRUPT, destroy fails on
+ *                every rank, nothing hangs
  *
  * A refused call must leave its outputs alone and log why; the log is
  * captured into mpitest.h's buffer. The record and the helpers are in
@@ -515,6 +518,64 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
   MT_CHECK(tot[1][2] == tot[0][2]);
 }
 
+/* ---------------------------------------------------- corrupt messages */
+
+/* Every DATA message the producers (half the ranks) send carries a
+ * sequence number out of its consumer's window (the test fault
+ * dq-data-seq, set in their environment around create). They fill
+ * every credit (64 KiB messages: most wait unmatched, as a consumer
+ * keeps 2 receives posted) and close; each consumer's get must fail
+ * with RIVER_ECORRUPT, naming the malformed message, and every rank's
+ * destroy must return an error, not hang: the consumers' drain goes on
+ * re-posting past the malformed arrivals, so the producers' unmatched
+ * sends complete. */
+static void test_corrupt(MPI_Comm c)
+{
+  enum { CREDITS = 4, MSG = 65536 };
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  int grank, gsize, nprod, ncons, rc, prod, per, i;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(c, &grank);
+  MPI_Comm_size(c, &gsize);
+  nprod = gsize / 2;
+  ncons = gsize - nprod;
+  prod = grank < nprod;
+  o.credits = CREDITS;
+  o.message_size = MSG;
+  per = (int)((MSG - 24) / RS);
+  if (prod)
+    setenv("RIVER_TEST_FAULT", "dq-data-seq:fail", 1);
+  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  unsetenv("RIVER_TEST_FAULT");
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (prod) {
+    struct rec *r = malloc((size_t)(CREDITS * ncons * per) * RS);
+    MT_CHECK(r != NULL);
+    for (i = 0; r != NULL && i < CREDITS * ncons * per; i++)
+      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 8);
+    if (r != NULL)
+      MT_CHECK_RC(river_dq_put(q, r, (size_t)(CREDITS * ncons * per)),
+                  RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    free(r);
+  } else {
+    log_capture();
+    MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_ECORRUPT);
+    log_restore();
+    MT_CHECK(strstr(mt_logbuf, "malformed message") != NULL);
+  }
+  log_capture();
+  rc = river_dq_destroy(q);
+  log_restore();
+  MT_CHECK(rc != RIVER_SUCCESS);
+}
+
 /* ----------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -546,6 +607,7 @@ int main(int argc, char **argv)
   test_close_first(c, RIVER_DQ_EXCHANGE, 0);
   test_close_first(c, RIVER_DQ_PUSH, 1);
   test_close_first(c, RIVER_DQ_STATIC, 1);
+  test_corrupt(c);
   MPI_Comm_free(&c);
 
   return dqtest_end("test_dq_bad_mpi", t0);
