@@ -2,8 +2,9 @@
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
  * dq_internal.h). Receives are posted at create into the slots of
  * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL: credits x
- * nproducers), then one EOS per producer. A DATA message that completes waits in its producer's ring
- * (q->ring, index seq mod credits) until it is next, so delivery is FIFO
+ * nproducers), then one EOS per producer. A DATA message that completes
+ * waits in its producer's ring (q->ring, index seq mod credits) until it
+ * is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out
  * one message at a time, re-posts its slot with the spare buffer and
  * returns its credit to the producer's window (or holds it: pacing);
