@@ -422,6 +422,56 @@ static void test_wait(MPI_Comm c)
 
 /* ------------------------------------------------- close before a get */
 
+enum { FILL_CREDITS = 4, FILL_MSG = 65536 }; /* above any eager limit */
+
+/* A queue on c with the first half of its ranks producers (*prod), the
+ * rest consumers, FILL_CREDITS credits of FILL_MSG-byte messages;
+ * *ncons gets the consumers, *per the records a message holds. NULL
+ * (checked) if create failed. */
+static river_dq *fill_queue(MPI_Comm c, river_dq_policy policy, int *prod,
+                            int *ncons, int *per)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  int grank, gsize, rc;
+
+  MPI_Comm_rank(c, &grank);
+  MPI_Comm_size(c, &gsize);
+  *prod = grank < gsize / 2;
+  *ncons = gsize - gsize / 2;
+  o.policy = policy;
+  o.credits = FILL_CREDITS;
+  o.message_size = FILL_MSG;
+  o.partition = policy == RIVER_DQ_EXCHANGE ? part_seq : NULL;
+  *per = (int)((FILL_MSG - 24) / RS);
+  rc = river_dq_create(c, *prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  return rc == RIVER_SUCCESS ? q : NULL;
+}
+
+/* Producer: put exactly what every credit carries (FILL_CREDITS x ncons
+ * full messages of records numbered from 0, tagged tag; their digests
+ * into *out if not NULL), then close; both must succeed without any
+ * consumer getting. */
+static void fill_and_close(river_dq *q, int grank, int ncons, int per,
+                           uint32_t tag, struct sums *out)
+{
+  int i, nrec = FILL_CREDITS * ncons * per;
+  struct rec *r = malloc((size_t)nrec * RS);
+
+  MT_CHECK(r != NULL);
+  for (i = 0; r != NULL && i < nrec; i++) {
+    rec_make(&r[i], (uint32_t)grank, (uint64_t)i, tag);
+    if (out != NULL)
+      sums_add(out, &r[i]);
+  }
+  if (r != NULL)
+    MT_CHECK_RC(river_dq_put(q, r, (size_t)nrec), RIVER_SUCCESS);
+  MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  free(r);
+}
+
 /* Half the ranks produce, half consume; each producer puts exactly as
  * many messages as its credits allow (credits x consumers, all full). A
  * consumer keeps only a few DATA receives posted (DQ_POSTED), so most
@@ -436,43 +486,20 @@ static void test_wait(MPI_Comm c)
  * digests agree on both sides. A hang fails by the launcher's timeout. */
 static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
 {
-  enum { CREDITS = 4, MSG = 65536 }; /* above any eager limit */
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
-  river_dq *q = NULL;
+  river_dq *q;
   struct sums mine = {0, 0, 0}, in = {0, 0, 0}, out = {0, 0, 0};
   uint64_t v[3], tot[2][3];
-  int grank, gsize, nprod, ncons, rc, prod, per, i;
+  int grank, gsize, nprod, ncons, prod, per, rc;
   const void *recs;
   size_t n, k;
 
   MPI_Comm_rank(c, &grank);
   MPI_Comm_size(c, &gsize);
   nprod = gsize / 2;
-  ncons = gsize - nprod;
-  prod = grank < nprod;
-  o.policy = policy;
-  o.credits = CREDITS;
-  o.message_size = MSG;
-  o.partition = policy == RIVER_DQ_EXCHANGE ? part_seq : NULL;
-  per = (int)((MSG - 24) / RS);
-  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
-                       &o, &q);
-  MT_CHECK_RC(rc, RIVER_SUCCESS);
-  if (rc != RIVER_SUCCESS)
+  if ((q = fill_queue(c, policy, &prod, &ncons, &per)) == NULL)
     return;
-  if (prod) {
-    struct rec *r = malloc((size_t)(CREDITS * ncons * per) * RS);
-    MT_CHECK(r != NULL);
-    for (i = 0; r != NULL && i < CREDITS * ncons * per; i++) {
-      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 7);
-      sums_add(&out, &r[i]);
-    }
-    if (r != NULL)
-      MT_CHECK_RC(river_dq_put(q, r, (size_t)(CREDITS * ncons * per)),
-                  RIVER_SUCCESS);
-    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
-    free(r);
-  }
+  if (prod)
+    fill_and_close(q, grank, ncons, per, 7, &out);
   quiet_barrier(c); /* every producer closed; no consumer has got */
   if (!prod) {
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
@@ -512,7 +539,7 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
       tot[side][2] ^= all[3 * j + 2];
     }
   }
-  MT_CHECK(tot[0][0] == (uint64_t)(nprod * CREDITS * ncons * per));
+  MT_CHECK(tot[0][0] == (uint64_t)(nprod * FILL_CREDITS * ncons * per));
   MT_CHECK(tot[1][0] == tot[0][0]);
   MT_CHECK(tot[1][1] == tot[0][1]);
   MT_CHECK(tot[1][2] == tot[0][2]);
@@ -531,39 +558,21 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
  * sends complete. */
 static void test_corrupt(MPI_Comm c)
 {
-  enum { CREDITS = 4, MSG = 65536 };
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
-  river_dq *q = NULL;
-  int grank, gsize, nprod, ncons, rc, prod, per, i;
+  river_dq *q;
+  int grank, gsize, ncons, prod, per, rc;
   const void *recs;
   size_t n;
 
   MPI_Comm_rank(c, &grank);
   MPI_Comm_size(c, &gsize);
-  nprod = gsize / 2;
-  ncons = gsize - nprod;
-  prod = grank < nprod;
-  o.credits = CREDITS;
-  o.message_size = MSG;
-  per = (int)((MSG - 24) / RS);
-  if (prod)
+  if (grank < gsize / 2) /* fill_queue's producers */
     setenv("RIVER_TEST_FAULT", "dq-data-seq:fail", 1);
-  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
-                       &o, &q);
+  q = fill_queue(c, RIVER_DQ_PUSH, &prod, &ncons, &per);
   unsetenv("RIVER_TEST_FAULT");
-  MT_CHECK_RC(rc, RIVER_SUCCESS);
-  if (rc != RIVER_SUCCESS)
+  if (q == NULL)
     return;
   if (prod) {
-    struct rec *r = malloc((size_t)(CREDITS * ncons * per) * RS);
-    MT_CHECK(r != NULL);
-    for (i = 0; r != NULL && i < CREDITS * ncons * per; i++)
-      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 8);
-    if (r != NULL)
-      MT_CHECK_RC(river_dq_put(q, r, (size_t)(CREDITS * ncons * per)),
-                  RIVER_SUCCESS);
-    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
-    free(r);
+    fill_and_close(q, grank, ncons, per, 8, NULL);
   } else {
     log_capture();
     MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_ECORRUPT);
