@@ -606,6 +606,55 @@ int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
   return RIVER_SUCCESS;
 }
 
+int river__coll_read_range(river_coll *c, uint64_t block, uint64_t lo,
+                           uint64_t n, void *buf, size_t bufsize,
+                           size_t *padlen, uint32_t *crc, int level)
+{
+  struct iovec iov;
+  size_t data, ext, want, off;
+  uint64_t nb;
+  int rc;
+
+  if (c == NULL || c->tmp != NULL || buf == NULL || padlen == NULL
+      || crc == NULL || block >= c->nblocks)
+    return RIVER_EINVAL;
+  nb = block_records(c, block);
+  if (n == 0 || lo >= nb || n > nb - lo)
+    return RIVER_EINVAL;
+  data = (size_t)n * c->record_size;
+  ext = block_extent(c, block);
+  off = (size_t)lo * c->record_size;
+  /* The block's padding goes with the range that ends it, so the
+   * reader can check the whole extent against the stored checksum. */
+  *padlen = lo + n == nb ? ext - (size_t)nb * c->record_size : 0;
+  want = data + *padlen;
+  if (bufsize < want)
+    return RIVER_ENOBUFS;
+  if (c->direct) {
+    /* O_DIRECT reads whole aligned blocks: read and verify it, then
+     * copy the range out. */
+    if ((rc = load_block(c, block, level)) != RIVER_SUCCESS)
+      return rc;
+    memcpy(buf, c->buf + off, want);
+  } else {
+    size_t got;
+    int e;
+
+    iov.iov_base = buf;
+    iov.iov_len = want;
+    e = preadv_full(c->fd, &iov, 1, block_offset(c, block) + (off_t)off,
+                    &got);
+    if (e || got != want) {
+      river_log(level, "%s: block %" PRIu64 ": read of records %" PRIu64
+                "..%" PRIu64 " failed: %s", c->path, block, lo, lo + n - 1,
+                e ? strerror(e) : "short read (file changed?)");
+      return RIVER_EIO;
+    }
+  }
+  *crc = c->crcs[block];
+  return RIVER_SUCCESS;
+}
+
 int river_coll_next(river_coll *c, const void **records, size_t *nrecords)
 {
   int rc;

@@ -53,8 +53,10 @@ static void gd_free(river_gd *gd)
 
   if (gd == NULL)
     return;
-  for (i = 0; i < gd->nmine; i++)
+  for (i = 0; i < gd->nmine; i++) {
     free(gd->mine[i].retry);
+    free(gd->mine[i].asmbuf);
+  }
   for (i = 0; gd->slots && i < gd->nslots; i++)
     free(gd->slots[i].buf);
   for (i = 0; gd->send && i < gd->nsend; i++)
@@ -85,6 +87,8 @@ static void gd_free(river_gd *gd)
   free(gd->done_msg);
   free(gd->reports);
   free(gd->disk_local);
+  free(gd->plan);
+  free(gd->copy_status);
   free(gd->progress);
   free(gd->pnblocks);
   free(gd->nrecords);
@@ -290,6 +294,84 @@ static int dormant_ok(const river_gd *gd)
   return ok;
 }
 
+/* Whether the layout suits a lost disk's plan (src/gd_alloc.c,
+ * river__gd_plan): a dormant layout (dormant_ok) of two copies, read
+ * through a source that can say before the read whether a copy can be
+ * read and can read pieces of blocks (a collection's). */
+static int plan_ok(const river_gd *gd)
+{
+  return gd->repl == 2 && gd->check != NULL && gd->range != NULL
+         && gd->ndisks > 2 && dormant_ok(gd);
+}
+
+/* Collective. Where a plan may apply (plan_ok), every server checks the
+ * copies its disks hold, and all ranks learn which cannot be read. If
+ * the copies that cannot be read are exactly those of some disks (lost
+ * disks, none next to another) the read follows a plan (gd->plan, every
+ * copy's status in gd->copy_status); else nothing changes here, and a
+ * client learns of a bad copy from its first failed read, as before.
+ * Fails only for lack of memory or MPI (agreed by the caller). */
+static int gd_find_lost(river_gd *gd)
+{
+  int n = gd->npart * gd->repl, p, c, d, rc = RIVER_SUCCESS, nbad = 0;
+  int *st = calloc((size_t)n, sizeof *st);
+  int *part_of = malloc((size_t)gd->ndisks * sizeof *part_of);
+  unsigned char *lost = calloc((size_t)gd->ndisks, 1);
+  uint64_t *plan = malloc((size_t)gd->npart * sizeof *plan);
+
+  if (!plan_ok(gd)) {
+    free(st);
+    free(part_of);
+    free(lost);
+    free(plan);
+    return RIVER_SUCCESS;
+  }
+  if (st == NULL || part_of == NULL || lost == NULL || plan == NULL)
+    rc = RIVER_ENOMEM;
+  rc = river__agree(gd->comm, rc);
+  for (p = 0; p < gd->npart && rc == RIVER_SUCCESS; p++)
+    for (c = 0; c < gd->repl; c++) {
+      int dead = 0, why;
+      if (gd->disk_rank[river__gd_disk_of(gd, p, c)] != gd->rank)
+        continue;
+      why = gd->check(gd->source_ctx, p, c, &dead);
+      st[(size_t)p * gd->repl + c] = why != RIVER_SUCCESS && dead ? why : 0;
+    }
+  /* Every copy's status on every rank: what the disks' servers found
+   * (each copy is checked by one rank; the others give 0). */
+  if (rc == RIVER_SUCCESS
+      && MPI_Allreduce(MPI_IN_PLACE, st, n, MPI_INT, MPI_MIN, gd->comm)
+             != MPI_SUCCESS)
+    rc = RIVER_EMPI;
+  if (rc == RIVER_SUCCESS) {
+    for (p = 0; p < gd->npart; p++)
+      part_of[gd->first_disk[p]] = p;
+    /* A disk is lost when neither copy on it can be read; a lone bad
+     * copy on a disk that is up is left to the reads. */
+    for (d = 0; d < gd->ndisks; d++) {
+      int here = part_of[d], prev = part_of[(d + gd->ndisks - 1)
+                                           % gd->ndisks];
+      int b0 = st[(size_t)here * 2] != 0, b1 = st[(size_t)prev * 2 + 1] != 0;
+      lost[d] = b0 && b1;
+      nbad += b0 + b1;
+      if (b0 != b1)
+        nbad = -gd->ndisks * 2;  /* not whole disks: no plan */
+    }
+  }
+  if (rc == RIVER_SUCCESS && nbad > 0
+      && river__gd_plan(gd->ndisks, part_of, gd->nrecords, lost, plan) == 0) {
+    gd->plan = plan;
+    gd->copy_status = st;
+    plan = NULL;
+    st = NULL;
+  }
+  free(st);
+  free(part_of);
+  free(lost);
+  free(plan);
+  return rc;
+}
+
 static int gd_setup_client(river_gd *gd)
 {
   int dormant = dormant_ok(gd);
@@ -318,6 +400,7 @@ static int gd_setup_client(river_gd *gd)
       mp->csreq = MPI_REQUEST_NULL;
       mp->dormant = dormant;
       mp->probe_at = 1;
+      mp->top = mp->nblocks;
     }
   if (gd->mode == RIVER_GD_STREAM)
     want = (size_t)gd->window + 1;
@@ -334,7 +417,16 @@ static int gd_setup_client(river_gd *gd)
   for (i = 0; i < gd->nslots; i++) {
     gd->asks[i].partition = -1;
     gd->slots[i].rreq = gd->slots[i].sreq = MPI_REQUEST_NULL;
-    if ((gd->slots[i].buf = block_buffer(GD_HDR + gd->block_bytes)) == NULL)
+    if ((gd->slots[i].buf = block_buffer(GD_HDR + gd->msg_bytes)) == NULL)
+      return RIVER_ENOMEM;
+  }
+  for (i = 0; gd->plan && i < gd->nmine; i++) {
+    struct gd_part *mp = &gd->mine[i];
+    int rc = river__gd_client_plan(gd, mp);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    if (mp->has_split
+        && (mp->asmbuf = block_buffer(GD_HDR + gd->msg_bytes)) == NULL)
       return RIVER_ENOMEM;
   }
   /* Every rank that serves a disk hears DONE from every client rank. */
@@ -431,7 +523,7 @@ static int gd_setup_server(river_gd *gd)
     return RIVER_ENOMEM;
   for (i = 0; i < gd->nsend; i++) {
     gd->send[i].req = MPI_REQUEST_NULL;
-    if ((gd->send[i].buf = block_buffer(GD_HDR + gd->block_bytes)) == NULL)
+    if ((gd->send[i].buf = block_buffer(GD_HDR + gd->msg_bytes)) == NULL)
       return RIVER_ENOMEM;
   }
   isclient = calloc((size_t)gd->size, sizeof *isclient);
@@ -468,21 +560,36 @@ static int gd_read_user(void *ctx, int partition, int copy, int disk,
   return rc;
 }
 
+/* The sources of a handle: river_gd_create's callback, or (read NULL)
+ * river_gd_open's collection, which can also check copies and read
+ * pieces of blocks whose records and padding take up to extent bytes. */
+struct gd_sources {
+  river_gd_read_fn read;
+  void *ctx;
+  gd_source_fn source;
+  gd_check_fn check;
+  gd_range_fn range;
+  void *source_ctx;
+  size_t extent;
+};
+
 /* Create a handle that reads through `read` (river_gd_create: the
  * server calls it through gd_read_user) or, when read is NULL, through
  * source with source_ctx (river_gd_open). */
 static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
-                     river_gd_read_fn read, void *ctx, gd_source_fn source,
-                     void *source_ctx, const river_gd_opts *opts,
+                     const struct gd_sources *src, const river_gd_opts *opts,
                      river_gd **out)
 {
   static const char *const names[] = {
     "npartitions", "ndisks", "replication", "record_size",
     "records_per_block", "policy", "mode", "outstanding", "window",
-    "disk_rate", "seek_seconds", "run_blocks", "layout and rank arrays"};
+    "disk_rate", "seek_seconds", "run_blocks", "layout and rank arrays",
+    "source (river_gd_create or river_gd_open)"};
   river_gd_opts o = RIVER_GD_OPTS_INIT;
   river_gd *gd = NULL;
-  uint64_t v[13];
+  river_gd_read_fn read = src->read;
+  gd_source_fn source = src->source;
+  uint64_t v[14];
   int rc = RIVER_SUCCESS, size = 0, init = 0, fin = 0, i;
 
   if (out)
@@ -522,11 +629,20 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     gd->run_blocks = o.run_blocks;
     gd->perturb = o.perturb;
     gd->read = read;
-    gd->ctx = ctx;
+    gd->ctx = src->ctx;
     gd->source = read ? gd_read_user : source;
-    gd->source_ctx = read ? (void *)gd : source_ctx;
+    gd->source_ctx = read ? (void *)gd : src->source_ctx;
+    gd->check = read ? NULL : src->check;
+    gd->range = read ? NULL : src->range;
     snprintf(gd->name, sizeof gd->name, "%s", "gd source");
     rc = gd_copy_layout(gd, layout, &o);
+    gd->msg_bytes = src->extent > gd->block_bytes ? src->extent
+                                                   : gd->block_bytes;
+    if (rc == RIVER_SUCCESS && gd->msg_bytes > (size_t)INT_MAX - GD_HDR) {
+      river__error("gd create: a block of %zu bytes does not fit one MPI "
+                   "message", gd->msg_bytes);
+      rc = RIVER_EINVAL;
+    }
     gd->window = o.window ? (uint64_t)o.window
                           : (uint64_t)8 * (uint64_t)gd->k
                                 * (uint64_t)layout->replication;
@@ -547,10 +663,13 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     memcpy(&v[10], &seek, sizeof seek);
     v[11] = (uint64_t)o.run_blocks;
     v[12] = gd_hash(gd) ^ (uint64_t)layout->order;
+    v[13] = read != NULL;
   }
-  rc = river__agree_same(comm, "gd create", rc, 13, names, v);
+  rc = river__agree_same(comm, "gd create", rc, 14, names, v);
   if (rc == RIVER_SUCCESS && river__comm_dup(comm, &gd->comm) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
+  if (rc == RIVER_SUCCESS)
+    rc = river__agree(comm, gd_find_lost(gd));
   if (rc == RIVER_SUCCESS)
     rc = gd_setup_client(gd);
   if (rc == RIVER_SUCCESS)
@@ -580,7 +699,12 @@ int river_gd_create(MPI_Comm comm, const river_gd_layout *layout,
                     river_gd_read_fn read, void *ctx,
                     const river_gd_opts *opts, river_gd **out)
 {
-  return gd_create(comm, layout, read, ctx, NULL, NULL, opts, out);
+  struct gd_sources src;
+
+  memset(&src, 0, sizeof src);
+  src.read = read;
+  src.ctx = ctx;
+  return gd_create(comm, layout, &src, opts, out);
 }
 
 /* river_gd_open's source: the collection's copies. A copy is dead when a
@@ -601,9 +725,32 @@ static int gd_read_pcoll(void *ctx, int partition, int copy, int disk,
   return rc;
 }
 
+/* river_gd_open's check of a copy before the read (gd_find_lost). */
+static int gd_check_pcoll(void *ctx, int partition, int copy, int *dead)
+{
+  return river__pcoll_check_copy(ctx, partition, copy, RIVER_LOG_WARN,
+                                 dead);
+}
+
+/* river_gd_open's pieces of blocks (gd_range_fn). */
+static int gd_range_pcoll(void *ctx, int partition, int copy, uint64_t block,
+                          uint64_t lo, uint64_t n, void *buf, size_t bufsize,
+                          size_t *padlen, uint32_t *crc, int *dead)
+{
+  int rc;
+
+  *dead = 0;
+  rc = river__pcoll_read_copy_range(ctx, partition, copy, block, lo, n, buf,
+                                    bufsize, padlen, crc, RIVER_LOG_WARN,
+                                    dead);
+  *dead = *dead || rc == RIVER_ENOTFOUND;
+  return rc;
+}
+
 int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
                   river_gd **out)
 {
+  struct gd_sources src;
   river_gd_layout l;
   river_pcoll_info info;
   river_pcoll_part part;
@@ -642,8 +789,13 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
     l.order = info.layout;
   }
   /* A bad rank passes a NULL layout so create fails everywhere. */
-  rc = gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, NULL, NULL,
-                 gd_read_pcoll, pc, opts, out);
+  memset(&src, 0, sizeof src);
+  src.source = gd_read_pcoll;
+  src.check = gd_check_pcoll;
+  src.range = gd_range_pcoll;
+  src.source_ctx = pc;
+  src.extent = rc == RIVER_SUCCESS ? info.block_size : 0;
+  rc = gd_create(comm, rc == RIVER_SUCCESS ? &l : NULL, &src, opts, out);
   if (rc == RIVER_SUCCESS)
     snprintf((*out)->name, sizeof (*out)->name, "collection %s", info.name);
   free(nrec);

@@ -258,6 +258,112 @@ int river__gd_choose_dormant(int repl, int k, const int *out,
   return out[0] < k ? 0 : -1;
 }
 
+/*
+ * A lost disk's plan (BALANCED; chained declustering's failover,
+ * gd_client.c river__gd_client_plan). With every disk up, a dormant
+ * read is balanced by construction: each disk serves its own
+ * partition's first copy. With disk d lost, that is no longer so: its
+ * partition can be read only from disk d+1 and the partition whose
+ * second copy it held only from disk d-1, and progress feedback
+ * balancing 13 coupled disks ended them 1-2 blocks of load apart (issue
+ * 13: the lost run at 98.9-99.5% of its fluid ideal where the whole run
+ * reached 99.4-100%). So the load is planned instead, to the record:
+ * the live disks between two lost ones (a chain) share the chain's
+ * partitions equally, each partition split between its two copies at
+ * the record where one disk's share ends and the next one's begins.
+ * Each disk's share is then the same, to a record, and the disks end
+ * together when their speeds are equal; a partition wakes (BALANCED)
+ * when they are not.
+ *
+ * river__gd_plan: n disks in a ring, replication 2; part_of[d], the
+ * partition whose first copy is on disk d (its second is on d+1 mod n);
+ * nrec[p], its records; lost[d], disk d cannot be read. Fills first[p]:
+ * the records of p to read from its first copy (from record 0; the rest
+ * from its second). 0 on success; -1 when there is no plan: no disk
+ * lost, every disk lost, two neighbours lost (a partition has no copy),
+ * or sizes so unequal that a share would not fit its partitions.
+ */
+int river__gd_plan(int n, const int *part_of, const uint64_t *nrec,
+                   const unsigned char *lost, uint64_t *first)
+{
+  int d, d0 = -1, s, m, j, nlost = 0;
+
+  for (d = 0; d < n; d++)
+    if (lost[d]) {
+      nlost++;
+      if (d0 < 0)
+        d0 = d;
+      if (lost[(d + 1) % n] && n > 1)
+        return -1;
+    }
+  if (nlost == 0 || nlost == n)
+    return -1;
+  /* Each chain starts after a lost disk: disks s .. s+m-1 are up. */
+  for (s = (d0 + 1) % n; ; ) {
+    uint64_t total, carry, per, rem, t_prev = 0;
+    int before = part_of[(s + n - 1) % n];
+
+    for (m = 0; !lost[(s + m) % n]; m++)
+      ;
+    total = nrec[before];
+    for (j = 0; j < m; j++)
+      total += nrec[part_of[(s + j) % n]];
+    per = total / (uint64_t)m;
+    rem = total % (uint64_t)m;
+    /* The lost disk's partition: all from its second copy, on disk s. */
+    first[before] = 0;
+    carry = nrec[before];
+    for (j = 1; j <= m; j++) {
+      /* Disks s .. s+j-1 carry floor(j x total / m) records between
+       * them: shares differ by a record at most. */
+      uint64_t t = per * (uint64_t)j + rem * (uint64_t)j / (uint64_t)m;
+      uint64_t share = t - t_prev, x;
+      int p = part_of[(s + j - 1) % n];
+
+      t_prev = t;
+      if (share < carry || (x = share - carry) > nrec[p])
+        return -1;
+      first[p] = x;
+      carry = nrec[p] - x;
+    }
+    if (carry != 0)   /* the chain's last partition: its second copy is
+                         on the lost disk that ends the chain */
+      return -1;
+    s = (s + m + 1) % n;
+    if (s == (d0 + 1) % n)
+      break;
+  }
+  return 0;
+}
+
+/*
+ * river__gd_plan_slower: whether a planned partition should wake,
+ * because one of its live copies is slower than another whose disk time
+ * is known (tserve: seconds per block, 0: not known) by `slower` times,
+ * or has been silent (silent[c] seconds with requests out, before its
+ * first block) for silent_x of the other's block times.
+ */
+int river__gd_plan_slower(int repl, const double *tserve,
+                          const unsigned char *dead, const double *silent,
+                          double slower, double silent_x)
+{
+  int c, o;
+
+  for (c = 0; c < repl; c++) {
+    double other = 0;
+    if (dead[c])
+      continue;
+    for (o = 0; o < repl; o++)
+      if (o != c && !dead[o] && tserve[o] > 0
+          && (other == 0 || tserve[o] < other))
+        other = tserve[o];
+    if (other > 0
+        && (tserve[c] > slower * other || silent[c] > silent_x * other))
+      return 1;
+  }
+  return 0;
+}
+
 int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
                          double *total)
 {

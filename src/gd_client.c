@@ -61,33 +61,37 @@ static int free_slot(river_gd *gd, int *s)
   return RIVER_SUCCESS;
 }
 
-/* Note a request sent in the table of requests out (a free entry
- * exists: there are no more requests out than posted slots). */
-static void note_ask(river_gd *gd, int p, int c, uint64_t b, uint64_t tried,
-                     uint64_t missing, int moved, int probe)
+/* Note a request sent (m) in the table of requests out (a free entry
+ * exists: there are no more requests out than posted slots). moved: it
+ * may not be withdrawn (it was once, or it is a piece). */
+static void note_ask(river_gd *gd, const struct gd_req *m, int moved)
 {
   int a;
 
   for (a = 0; a < gd->nslots; a++)
     if (gd->asks[a].partition < 0)
       break;
-  gd->asks[a].partition = p;
-  gd->asks[a].copy = c;
-  gd->asks[a].block = b;
-  gd->asks[a].tried = tried;
-  gd->asks[a].missing = missing;
+  gd->asks[a].partition = m->partition;
+  gd->asks[a].copy = m->copy;
+  gd->asks[a].block = m->block;
+  gd->asks[a].tried = m->tried;
+  gd->asks[a].missing = m->missing;
   gd->asks[a].order = gd->nasked++;
   gd->asks[a].at = river_wtime();
-  gd->asks[a].moved = moved;
-  gd->asks[a].probe = probe;
+  gd->asks[a].moved = moved || m->n > 0;
+  gd->asks[a].probe = (m->flags & GD_REQ_PROBE) != 0;
+  gd->asks[a].lo = m->lo;
+  gd->asks[a].n = m->n;
 }
 
 /* Ask copy c of partition mp for block b from slot s (the caller found
  * the slot with free_slot and checked the copy may take another
- * request). moved: the block was withdrawn from another copy; probe: a
- * dormant partition's probe. */
-static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
-               uint64_t tried, uint64_t missing, int moved, int probe)
+ * request). moved: the block was withdrawn from another copy; flags:
+ * GD_REQ_PROBE, a dormant partition's probe, or GD_REQ_PLANNED, a block
+ * its plan reads there. n > 0: records lo..lo+n-1 only (a piece). */
+static int ask_piece(river_gd *gd, struct gd_part *mp, int s, int c,
+                     uint64_t b, uint64_t tried, uint64_t missing, int moved,
+                     int flags, uint64_t lo, uint64_t n)
 {
   struct gd_slot *sl = &gd->slots[s];
   int server = gd->disk_rank[river__gd_disk_of(gd, mp->p, c)];
@@ -100,12 +104,14 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   sl->msg.missing = missing;
   sl->msg.progress = mp->nblocks ? (double)mp->received / (double)mp->nblocks
                                  : 1.0;
-  if (probe) {
-    sl->msg.flags = GD_REQ_PROBE;
+  sl->msg.flags = flags;
+  sl->msg.lo = lo;
+  sl->msg.n = n;
+  if (flags & GD_REQ_PROBE) {
     mp->probe_at = b + GD_PROBE_EVERY;
     mp->probes++;
   }
-  if (MPI_Irecv(sl->buf, (int)(GD_HDR + gd->block_bytes), MPI_BYTE,
+  if (MPI_Irecv(sl->buf, (int)(GD_HDR + gd->msg_bytes), MPI_BYTE,
                 MPI_ANY_SOURCE, GD_TAG_DATA, gd->comm, &sl->rreq)
           != MPI_SUCCESS
       || MPI_Isend(&sl->msg, (int)sizeof sl->msg, MPI_BYTE, server,
@@ -115,8 +121,15 @@ static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
   gd->rreqs[s] = sl->rreq;
   gd->posted++;
   mp->out[c]++;
-  note_ask(gd, mp->p, c, b, tried, missing, moved, probe);
+  note_ask(gd, &sl->msg, moved);
   return RIVER_SUCCESS;
+}
+
+/* ask_piece for a whole block. */
+static int ask(river_gd *gd, struct gd_part *mp, int s, int c, uint64_t b,
+               uint64_t tried, uint64_t missing, int moved, int flags)
+{
+  return ask_piece(gd, mp, s, c, b, tried, missing, moved, flags, 0, 0);
 }
 
 /* How long copy c of mp has been silent: since its last block, or since
@@ -193,6 +206,8 @@ static void wake(const river_gd *gd, struct gd_part *mp)
 {
   int c;
 
+  /* A planned partition's block times are its regular reads': kept. */
+  mp->planned = 0;
   if (!mp->dormant)
     return;
   mp->dormant = 0;
@@ -208,8 +223,22 @@ static void wake(const river_gd *gd, struct gd_part *mp)
  * reply. */
 static void check_wake(const river_gd *gd, struct gd_part *mp, int silence)
 {
-  double silent = 0;
+  double silent = 0, quiet[RIVER_GD_MAX_REPLICATION];
+  int c;
 
+  if (mp->planned) {
+    /* Silence counted in this partition's block times at each copy: a
+     * copy that serves it a small share of its disk is heard from
+     * seldom. */
+    for (c = 0; c < gd->repl; c++)
+      quiet[c] = silence && mp->tlast[c] <= 0 && mp->out[c] > 0
+                     ? silent_for(gd, mp, c, river_wtime()) / mp->expect[c]
+                     : 0;
+    if (river__gd_plan_slower(gd->repl, mp->tserve, mp->dead, quiet,
+                              GD_WAKE_SLOWER, GD_WAKE_SILENT))
+      wake(gd, mp);
+    return;
+  }
   if (!mp->dormant)
     return;
   if (silence && mp->tlast[0] <= 0)
@@ -236,6 +265,8 @@ static int choose_copy(const river_gd *gd, struct gd_part *mp,
     return mp->out[prefer] < gd->k ? prefer : -1;
   }
   check_wake(gd, mp, 1);
+  if (mp->planned)
+    wake(gd, mp);   /* only a retry comes here (ask_new asks the plan) */
   if (mp->dormant && tried == 0 && !mp->dead[0]) {
     *left = 1;
     return river__gd_choose_dormant(gd->repl, gd->k, mp->out, mp->dead,
@@ -417,6 +448,46 @@ static void warn_dead(const river_gd *gd, const struct gd_part *mp, int c,
               river_strerror(status), next);
 }
 
+/* Start mp on the lost disk's plan: its copies that cannot be read are
+ * dead from the outset (said here, as a failed read would), copy 0
+ * reads records [0, x) and copy 1 the rest, x = gd->plan[p]; a block
+ * that x falls inside is split in two pieces. */
+int river__gd_client_plan(river_gd *gd, struct gd_part *mp)
+{
+  uint64_t x = gd->plan[mp->p], all = gd->nrecords[mp->p];
+  int c;
+
+  mp->dormant = 0;
+  mp->planned = 1;
+  for (c = 0; c < gd->repl; c++) {
+    int st = gd->copy_status[(size_t)mp->p * gd->repl + c];
+    if (st == RIVER_SUCCESS)
+      continue;
+    mp->dead[c] = 1;
+    if (st == RIVER_EACCES)
+      mp->denied |= (uint64_t)1 << c;
+    warn_dead(gd, mp, c, st);
+  }
+  /* Each copy's disk load (its share of its two partitions) over this
+   * partition's share of it. */
+  for (c = 0; c < 2; c++) {
+    int d = river__gd_disk_of(gd, mp->p, c), q, j;
+    double load = 0, mine = (double)(c == 0 ? x : all - x);
+    for (q = 0; q < gd->npart; q++)
+      for (j = 0; j < 2; j++)
+        if (river__gd_disk_of(gd, q, j) == d)
+          load += (double)(j == 0 ? gd->plan[q]
+                                  : gd->nrecords[q] - gd->plan[q]);
+    mp->expect[c] = mine > 0 ? load / mine : 1.0;
+  }
+  mp->top = mp->nblocks;
+  mp->lim0 = x >= all ? mp->nblocks : x / gd->rpb;
+  mp->lim1 = x >= all ? mp->nblocks : (x + gd->rpb - 1) / gd->rpb;
+  mp->has_split = mp->lim0 < mp->lim1;
+  mp->split_lo = x - mp->lim0 * gd->rpb;
+  return RIVER_SUCCESS;
+}
+
 /* Put a block on mp's list of blocks to ask again (prefer: as
  * choose_copy's). The list holds at most the blocks that were out. */
 static int push_retry(struct gd_part *mp, uint64_t block, uint64_t tried,
@@ -465,11 +536,19 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h,
   return push_retry(mp, h->block, h->tried, h->missing, -1, moved);
 }
 
+/* Whether copy c of planned partition mp has blocks of its plan still
+ * to ask (its pieces are asked first). */
+static int plan_left(const struct gd_part *mp, int c)
+{
+  return c == 0 ? mp->next < mp->lim0 : mp->top > mp->lim1;
+}
+
 /* The reply h (to mp) has come: take its request off the table of
- * requests out (*moved: whether it had been withdrawn once), end the
- * CANCEL that named it, and time its copy. */
+ * requests out (*moved: whether it had been withdrawn once; *n: the
+ * records it asked for, 0: the whole block), end the CANCEL that named
+ * it, and time its copy. */
 static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
-                    int *moved)
+                    int *moved, uint64_t *n)
 {
   struct gd_ask *a = NULL;
   double now, from, t;
@@ -477,7 +556,7 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
 
   for (j = 0; j < gd->nslots && a == NULL; j++)
     if (gd->asks[j].partition == mp->p && gd->asks[j].copy == h->copy
-        && gd->asks[j].block == h->block)
+        && gd->asks[j].block == h->block && gd->asks[j].lo == h->lo)
       a = &gd->asks[j];
   if (a == NULL) {
     river__error("%s: a reply for partition %d copy %d block %llu, which "
@@ -489,6 +568,7 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
     mp->cancelling = -1;
   a->partition = -1;
   *moved = a->moved;
+  *n = a->n;
   if (h->tserve > 0)
     mp->tserve[h->copy] = h->tserve;
   /* Dormant: a read failed, or the first copy's disk is shared with a
@@ -499,12 +579,21 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
    * to spread), or the disk is slower (silence is choose_copy's to
    * judge). */
   if ((h->status != RIVER_SUCCESS && h->status != GD_CANCELLED)
-      || (h->copy == 0
-          && (h->shared || (h->lagging && mp->next < mp->nblocks))))
+      || (mp->dormant && h->copy == 0
+          && (h->shared
+              || (h->lagging >= GD_WAKE_LAG && mp->next < mp->nblocks))))
+    wake(gd, mp);
+  /* Planned: the same of every copy it reads by its plan. */
+  if (mp->planned
+      && (h->shared || (h->lagging >= GD_PLAN_LAG && plan_left(mp, h->copy))))
     wake(gd, mp);
   check_wake(gd, mp, 0);
   if (h->status != RIVER_SUCCESS)
     return RIVER_SUCCESS;
+  if (a->n > 0) {   /* a piece: not a block's time */
+    mp->tlast[h->copy] = river_wtime();
+    return RIVER_SUCCESS;
+  }
   /* A block's time at this copy: from when the copy last delivered, or
    * from the ask if it was idle since; a moving average. */
   now = river_wtime();
@@ -516,14 +605,125 @@ static int answered(river_gd *gd, struct gd_part *mp, const struct gd_hdr *h,
   return RIVER_SUCCESS;
 }
 
+/* The split block's pieces can no longer make it whole (one failed or
+ * the assembled block did not match its checksum): once none is out,
+ * read it whole instead, of the copies its pieces did not fail at
+ * first, through the retry list (the disks verify whole blocks and
+ * fail over as for any other). */
+static int piece_retry(river_gd *gd, struct gd_part *mp)
+{
+  int c;
+
+  for (c = 0; c < 2; c++)
+    if (mp->piece[c] == PIECE_OUT)
+      return RIVER_SUCCESS;
+  mp->piece[0] = mp->piece[1] = PIECE_FAILED;
+  if (mp->asmbuf == NULL)
+    return RIVER_SUCCESS;   /* done already */
+  free(mp->asmbuf);
+  mp->asmbuf = NULL;
+  wake(gd, mp);
+  if (gd->client_rc != RIVER_SUCCESS)
+    return RIVER_SUCCESS;   /* failing already: ask nothing more */
+  if (mp->piece_tried == 3)
+    return fail_block(gd, mp, mp->lim0, mp->piece_tried, mp->piece_missing);
+  return push_retry(mp, mp->lim0, mp->piece_tried, mp->piece_missing, -1, 0);
+}
+
+/* A piece of mp's split block has come in slot s (header h; its ask
+ * wanted n records). Copy it into the block being assembled; once both
+ * are in and the block's checksum matches, slot s holds the whole block,
+ * READY (*whole set). */
+static int piece_arrived(river_gd *gd, struct gd_part *mp, int s,
+                         struct gd_hdr *h, uint64_t n, int *whole)
+{
+  struct gd_slot *sl = &gd->slots[s];
+  uint64_t inblock = gd->nrecords[mp->p] - mp->lim0 * gd->rpb;
+  size_t data, off;
+  uint32_t crc = 0;
+  int c = h->copy;
+  unsigned char *tmp;
+
+  *whole = 0;
+  if (inblock > gd->rpb)
+    inblock = gd->rpb;
+  if (!mp->has_split || h->block != mp->lim0 || c > 1
+      || mp->piece[c] != PIECE_OUT || mp->asmbuf == NULL) {
+    river__error("%s: partition %d: a piece of block %llu this rank did "
+                 "not ask for", gd->name, mp->p,
+                 (unsigned long long)h->block);
+    return RIVER_ESTATE;
+  }
+  if (h->status != RIVER_SUCCESS) {
+    mp->piece[c] = PIECE_FAILED;
+    if (h->status != GD_CANCELLED) {
+      mp->piece_tried |= (uint64_t)1 << c;
+      if (h->status == RIVER_ENOTFOUND)
+        mp->piece_missing |= (uint64_t)1 << c;
+      if (h->status == RIVER_EACCES)
+        mp->denied |= (uint64_t)1 << c;
+      if (h->dead && !mp->dead[c]) {
+        mp->dead[c] = 1;
+        warn_dead(gd, mp, c, h->status);
+      }
+      gd->stats.failovers++;
+    }
+    return piece_retry(gd, mp);
+  }
+  if (h->nrecords != n || h->lo != (c == 0 ? 0 : mp->split_lo)
+      || (c == 0 && h->padlen != 0) || h->padlen < 0
+      || (size_t)h->padlen > gd->msg_bytes - inblock * gd->record_size) {
+    river__error("%s: partition %d block %llu: a piece came with records "
+                 "%llu+%llu and %d bytes of padding, not as asked",
+                 gd->name, mp->p, (unsigned long long)h->block,
+                 (unsigned long long)h->lo, (unsigned long long)h->nrecords,
+                 (int)h->padlen);
+    return RIVER_ESTATE;
+  }
+  off = (size_t)h->lo * gd->record_size;
+  data = (size_t)n * gd->record_size;
+  memcpy(mp->asmbuf + GD_HDR + off, sl->buf + GD_HDR, data + (size_t)h->padlen);
+  if (c == 1)
+    mp->padlen = (size_t)h->padlen;
+  if (mp->piece[0] == PIECE_GOT || mp->piece[1] == PIECE_GOT)
+    mp->crc_differs |= h->crc != mp->piece_crc;
+  mp->piece_crc = h->crc;
+  mp->piece[c] = PIECE_GOT;
+  if (mp->piece[1 - c] != PIECE_GOT)
+    return mp->piece[1 - c] == PIECE_FAILED ? piece_retry(gd, mp)
+                                            : RIVER_SUCCESS;
+  /* Both in: the block's whole extent against its stored checksum. */
+  data = (size_t)inblock * gd->record_size;
+  river_crc32c(mp->asmbuf + GD_HDR, data + mp->padlen, &crc);
+  if (mp->crc_differs || crc != mp->piece_crc) {
+    river__warn("%s: partition %d block %llu: the block assembled from its "
+                "pieces on disks %d and %d does not match its checksum; "
+                "reading it whole", gd->name, mp->p,
+                (unsigned long long)mp->lim0, river__gd_disk_of(gd, mp->p, 0),
+                river__gd_disk_of(gd, mp->p, 1));
+    return piece_retry(gd, mp);
+  }
+  /* Slot s takes the assembled buffer (and gives its own, same size). */
+  tmp = sl->buf;
+  sl->buf = mp->asmbuf;
+  free(tmp);
+  mp->asmbuf = NULL;
+  h->lo = 0;
+  h->nrecords = inblock;
+  memcpy(sl->buf, h, sizeof *h);
+  gd->pieces++;
+  *whole = 1;
+  return RIVER_SUCCESS;
+}
+
 /* A reply has arrived in slot s. */
 static int arrived(river_gd *gd, int s)
 {
   struct gd_slot *sl = &gd->slots[s];
   struct gd_hdr h;
   struct gd_part *mp;
-  uint64_t want;
-  int i, rc, moved;
+  uint64_t want, n;
+  int i, rc, moved, whole;
 
   memcpy(&h, sl->buf, sizeof h);
   gd->posted--;
@@ -536,8 +736,16 @@ static int arrived(river_gd *gd, int s)
   }
   mp = &gd->mine[i];
   mp->out[h.copy]--;
-  if ((rc = answered(gd, mp, &h, &moved)) != RIVER_SUCCESS)
+  if ((rc = answered(gd, mp, &h, &moved, &n)) != RIVER_SUCCESS)
     return rc;
+  if (n > 0) {
+    if ((rc = piece_arrived(gd, mp, s, &h, n, &whole)) != RIVER_SUCCESS)
+      return rc;
+    if (!whole) {
+      sl->state = SLOT_FREE;
+      return RIVER_SUCCESS;
+    }
+  }
   if (h.status == GD_CANCELLED) {
     sl->state = SLOT_FREE;
     gd->stats.cancelled++;
@@ -604,12 +812,94 @@ static int ask_retries(river_gd *gd, struct gd_part *mp, int *busy)
 
 /* Ask for mine[i]'s blocks never asked for, in ascending order (in
  * stream mode only within the window). */
+/* Ask for the pieces of mp's split block not yet asked, each of the
+ * copy its plan gives it (whether or not mp has woken since: a piece
+ * is a fixed range), before any other block. */
+static int ask_pieces(river_gd *gd, struct gd_part *mp, int *busy)
+{
+  uint64_t inblock = gd->nrecords[mp->p] - mp->lim0 * gd->rpb;
+  int c, s, rc;
+
+  if (!mp->has_split || mp->asmbuf == NULL)
+    return RIVER_SUCCESS;
+  if (inblock > gd->rpb)
+    inblock = gd->rpb;
+  for (c = 0; c < 2; c++) {
+    if (mp->piece[c] != PIECE_NONE || mp->out[c] >= gd->k)
+      continue;
+    if (mp->dead[c]) {   /* died since the plan was made */
+      mp->piece[c] = PIECE_FAILED;
+      mp->piece_tried |= (uint64_t)1 << c;
+      return piece_retry(gd, mp);
+    }
+    if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS || s < 0)
+      return rc;
+    if ((rc = ask_piece(gd, mp, s, c, mp->lim0, 0, 0, 1, GD_REQ_PLANNED,
+                        c == 0 ? 0 : mp->split_lo,
+                        c == 0 ? mp->split_lo : inblock - mp->split_lo))
+        != RIVER_SUCCESS)
+      return rc;
+    mp->piece[c] = PIECE_OUT;
+    *busy = 1;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* A planned partition's new blocks: copy 0 its share from the bottom
+ * up, copy 1 its share from the top down, up to k out at each. */
+static int ask_planned(river_gd *gd, struct gd_part *mp, int *busy)
+{
+  int s, rc, more = 1;
+
+  while (more) {
+    more = 0;
+    if (mp->next < mp->lim0 && mp->out[0] < gd->k && !mp->dead[0]) {
+      if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS || s < 0)
+        return rc;
+      if ((rc = ask(gd, mp, s, 0, mp->next, 0, 0, 0, GD_REQ_PLANNED))
+          != RIVER_SUCCESS)
+        return rc;
+      mp->next++;
+      more = *busy = 1;
+    }
+    if (mp->top > mp->lim1 && mp->out[1] < gd->k && !mp->dead[1]) {
+      if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS || s < 0)
+        return rc;
+      if ((rc = ask(gd, mp, s, 1, mp->top - 1, 0, 0, 0, GD_REQ_PLANNED))
+          != RIVER_SUCCESS)
+        return rc;
+      mp->top--;
+      more = *busy = 1;
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Whether every block of mp has been asked for (the split block is its
+ * pieces', or the retry list's). */
+static int all_asked(struct gd_part *mp)
+{
+  if (mp->has_split && mp->next == mp->lim0)
+    mp->next++;
+  return mp->next >= mp->top;
+}
+
+/* Ask for mine[i]'s blocks never asked for, in ascending order (in
+ * stream mode only within the window); a planned partition's by its
+ * plan, its pieces first. */
 static int ask_new(river_gd *gd, int i, int *busy)
 {
   struct gd_part *mp = &gd->mine[i];
   int s, c, left, rc;
 
-  while (mp->next < mp->nblocks
+  if ((rc = ask_pieces(gd, mp, busy)) != RIVER_SUCCESS
+      || gd->client_rc != RIVER_SUCCESS)
+    return rc;
+  if (mp->planned)
+    check_wake(gd, mp, 1);
+  if (mp->planned)
+    return ask_planned(gd, mp, busy);
+  while (!all_asked(mp)
          && (gd->mode == RIVER_GD_UNORDERED
              || block_seq(gd, i, mp->next) < gd->dseq + gd->window)) {
     if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS)
@@ -621,7 +911,10 @@ static int ask_new(river_gd *gd, int i, int *busy)
       return fail_block(gd, mp, mp->next, 0, 0);
     if (c < 0)
       break;
-    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0, 0, mp->dormant && c != 0))
+    /* choose_copy may have woken it: flags as of now. */
+    if ((rc = ask(gd, mp, s, c, mp->next, 0, 0, 0,
+                  !mp->dormant ? 0 : c == 0 ? GD_REQ_PLANNED
+                                            : GD_REQ_PROBE))
         != RIVER_SUCCESS)
       return rc;
     *busy = 1;
@@ -670,12 +963,15 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
   unsigned char usable[RIVER_GD_MAX_REPLICATION];
   int c, idle = -1, flag, server;
 
+  /* Not while planned: a copy's block time there is the share of its
+   * disk the plan gives this partition (a small share looks slow), and
+   * a disk that is slow says so in tserve, which wakes the partition. */
   if (gd->policy != RIVER_GD_BALANCED || mp->nretry > 0
-      || mp->cancelling >= 0)
+      || mp->cancelling >= 0 || mp->planned)
     return RIVER_SUCCESS;
   /* Every block asked, a copy idle, a slower copy's queue finishing the
    * partition: move the last block queued there. */
-  if (mp->next == mp->nblocks) {
+  if (all_asked(mp)) {
     for (c = 0; c < gd->repl; c++)
       if (!mp->dead[c] && mp->out[c] == 0
           && (idle < 0 || (mp->tblock[c] > 0

@@ -144,10 +144,12 @@ enum { GD_MSG_PROGRESS = -1, GD_MSG_DONE = -2, GD_MSG_CANCEL = -3 };
  * (positive: never a river code) */
 enum { GD_CANCELLED = 1 };
 enum { SLOT_FREE = 0, SLOT_POSTED, SLOT_READY, SLOT_HELD };
+/* gd_part.piece[] */
+enum gd_piece { PIECE_NONE = 0, PIECE_OUT, PIECE_GOT, PIECE_FAILED };
 /* gd_req.flags */
-enum { GD_REQ_PROBE = 1 };
+enum { GD_REQ_PROBE = 1, GD_REQ_PLANNED = 2 };
 
-#define GD_HDR 64          /* bytes before a block's records */
+#define GD_HDR 128         /* bytes before a block's records */
 #define GD_MAX_ACTIVE 4    /* unordered: partitions read at once */
 #define GD_SEND_SLOTS 4    /* per local disk */
 #define GD_GAIN 0.01       /* allocator: integral gain per pick */
@@ -163,6 +165,10 @@ enum { GD_REQ_PROBE = 1 };
                               is this many times slower than another */
 #define GD_WAKE_LAG 4.0   /* ... or its client lags another client of its
                               first copy's disk by this many blocks */
+#define GD_PLAN_LAG 16     /* a planned partition wakes when its client
+                              lags another client of a disk it reads by
+                              this many blocks (a disk idles only once
+                              the other's share there is done) */
 #define GD_WAKE_SILENT 10.0 /* ... or its first copy, before its first
                               block, has been silent for this many of
                               the other's block times */
@@ -178,6 +184,23 @@ typedef int (*gd_source_fn)(void *ctx, int partition, int copy, int disk,
                             uint64_t block, void *buf, size_t bufsize,
                             size_t *nrecords, int *dead);
 
+/*
+ * A source that can also read pieces of blocks (river_gd_open's: a
+ * collection's). check: whether copy c of partition p can be read at
+ * all (*dead set when not: missing or unusable), before the read
+ * starts, so that every client knows the lost disks from the outset.
+ * range: records lo..lo+n-1 of a block (n >= 1, within the block),
+ * unverified, into buf; the block's stored checksum (CRC32C of its whole
+ * extent, records then padding) in *crc, and for the range that ends the
+ * block its padding after the records (*padlen bytes; else 0), so that
+ * the client can verify the block it assembles from pieces.
+ */
+typedef int (*gd_check_fn)(void *ctx, int partition, int copy, int *dead);
+typedef int (*gd_range_fn)(void *ctx, int partition, int copy,
+                           uint64_t block, uint64_t lo, uint64_t n,
+                           void *buf, size_t bufsize, size_t *padlen,
+                           uint32_t *crc, int *dead);
+
 struct gd_req {
   int32_t partition, copy;
   uint64_t block, tried, missing;
@@ -185,7 +208,11 @@ struct gd_req {
   int32_t target;          /* CANCEL: the copy whose request for `block`
                               is withdrawn; else 0 */
   int32_t flags;           /* GD_REQ_PROBE: a dormant partition's probe
-                              of a copy other than its first */
+                              of a copy other than its first;
+                              GD_REQ_PLANNED: a block of a copy's planned
+                              share (a lost disk's plan, below) */
+  uint64_t lo, n;          /* a piece: records lo..lo+n-1 of the block;
+                              n == 0: the whole block */
 };
 
 struct gd_hdr {
@@ -198,9 +225,12 @@ struct gd_hdr {
                               0: none served yet) */
   int32_t shared;          /* the disk has had a request for a copy other
                               than a first one that was not a probe */
-  int32_t lagging;         /* a first copy's block: its client lags
-                              another client of the disk by
-                              GD_WAKE_LAG blocks or more */
+  int32_t lagging;         /* how many whole blocks its client lags the
+                              disk's client furthest ahead (0: none) */
+  uint64_t lo;             /* a piece: its first record, as asked */
+  uint32_t crc;            /* a piece: the block's stored checksum */
+  int32_t padlen;          /* a piece that ends its block: bytes of the
+                              block's padding after the records */
 };
 _Static_assert(sizeof(struct gd_hdr) <= GD_HDR,
                "a block's header must fit in GD_HDR bytes");
@@ -224,6 +254,7 @@ struct gd_ask {
   double at;               /* river_wtime() when it was asked */
   int moved;               /* withdrawn once already: never again */
   int probe;               /* a dormant partition's probe */
+  uint64_t lo, n;          /* a piece (n > 0), or the whole block */
 };
 
 struct gd_part {
@@ -251,6 +282,28 @@ struct gd_part {
   int probes;              /* probes asked (picks the copy to probe) */
   double tserve[RIVER_GD_MAX_REPLICATION];  /* each copy's disk's seconds
                               per block, as it last said (gd_hdr) */
+  /* planned (BALANCED; a lost disk's plan, below): each live copy reads
+   * its share of the partition, copy 0 blocks [0, lim0) ascending from
+   * `next`, copy 1 blocks [lim1, nblocks) descending to `top`, and a
+   * block split between them (lim0 < lim1) in two pieces; woken like a
+   * dormant partition, and BALANCED from then on over [next, top) */
+  int planned;
+  uint64_t top;            /* blocks >= top were asked by copy 1's plan */
+  uint64_t lim0, lim1;
+  double expect[RIVER_GD_MAX_REPLICATION];  /* the disk's load over this
+                              partition's share of it: how many of the
+                              disk's block times a block here takes */
+  int has_split;           /* block lim0 is split at record split_lo: its
+                              pieces, or (once they failed) the retry
+                              list, read it, never ask_new */
+  uint64_t split_lo;
+  int piece[2];            /* each piece's state (enum gd_piece) */
+  uint64_t piece_tried;    /* copies a piece failed at */
+  uint64_t piece_missing;  /* ... with RIVER_ENOTFOUND */
+  uint32_t piece_crc;      /* the block's stored checksum, as said */
+  int crc_differs;         /* the two pieces said different checksums */
+  size_t padlen;           /* the block's padding after its records */
+  unsigned char *asmbuf;   /* GD_HDR + msg_bytes: the block assembled */
   int cancelling;          /* the gd_ask a CANCEL is out for, or -1 */
   int cancel_to;           /* ... and the idle copy its block goes to */
   struct gd_req cmsg;      /* the CANCEL's buffer */
@@ -334,7 +387,17 @@ struct river_gd {
   /* the source the server reads: gd.c's adapter of `read` (for
      river_gd_create) or of a collection (river_gd_open) */
   gd_source_fn source;
+  gd_check_fn check;       /* river_gd_open's source only, else NULL */
+  gd_range_fn range;       /* ... */
   void *source_ctx;
+  size_t msg_bytes;        /* a reply's most bytes after its header: a
+                              block's, or a collection block's extent
+                              (records and padding) */
+  uint64_t *plan;          /* [npart] a lost disk's plan: records read
+                              from each partition's first copy (the rest
+                              from its second); NULL: no plan */
+  int *copy_status;        /* [npart * repl] with a plan: each copy's
+                              check (0, or why it cannot be read) */
   river_gd_read_fn read;   /* river_gd_create's callback, else NULL */
   void *ctx;               /* its context */
   /* options */
@@ -388,6 +451,8 @@ struct river_gd {
   struct gd_send *send;
   int server_done;
   river_gd_stats stats;
+  uint64_t pieces;         /* split blocks assembled and verified (for
+                              the tests) */
   uint64_t probes_moved;   /* probes the end game withdrew (for the tests:
                               a probe served first never waits that long) */
   int fatal;               /* a step's first error (MPI or protocol):
@@ -404,6 +469,10 @@ int river__gd_server_start(river_gd *gd);
 /* Server: take in requests, serve what the allocator picks, finish sends;
  * sets *busy when something happened. */
 int river__gd_server_step(river_gd *gd, int *busy);
+
+/* Client (gd_client.c): start partition mp on the lost disk's plan
+ * (gd->plan; gd_setup_client), its dead copies known from the outset. */
+int river__gd_client_plan(river_gd *gd, struct gd_part *mp);
 
 /* Client (gd_client.c): at close, wait for this rank's request, progress
  * and DONE sends (the reasons these waits end are given there). */

@@ -81,7 +81,7 @@ static int withdraw(river_gd *gd, const struct gd_req *m, int src)
   }
   for (i = 0; i < st->count; i++) {
     struct gd_req *q = &st->q[(st->head + i) % gd->k];
-    if (q->block != m->block)
+    if (q->block != m->block || q->lo != m->lo)
       continue;
     st->cq[st->ncq++] = *q;
     /* Close the gap: later requests move up one place, keeping order. */
@@ -124,10 +124,13 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   }
   st->q[(st->head + st->count) % gd->k] = *m;
   st->count++;
-  /* Another partition's reader now shares the disk (a woken partition
-   * of a copy other than its first): say so to the first copy's
-   * reader, whom it slows, so that it wakes too. */
-  if (m->copy > 0 && !(m->flags & GD_REQ_PROBE))
+  /* A woken partition reads here (a request neither a dormant or
+   * planned partition's nor a probe): say so to the partitions that read
+   * the disk by their plan, whom it slows, so that they wake too. (A
+   * first copy's only such reader is its own partition, so for dormant
+   * partitions this is as it was when only copies other than the first
+   * counted.) */
+  if (!(m->flags & (GD_REQ_PROBE | GD_REQ_PLANNED)))
     gd->disks[gd->disk_local[river__gd_disk_of(gd, m->partition, m->copy)]]
         .shared = 1;
   if (m->progress > gd->progress[m->partition])
@@ -135,19 +138,21 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   return RIVER_SUCCESS;
 }
 
-/* Whether partition p's client lags another client of disk dk by
- * GD_WAKE_LAG blocks or more (by their latest reported progress). */
-static int client_lags(const river_gd *gd, const struct gd_disk *dk, int p)
+/* How many blocks partition p's client lags the client furthest ahead
+ * of disk dk's others (by their latest reported progress; 0 if none is
+ * ahead), in whole blocks with a margin for the fractions' rounding. */
+static int client_lag(const river_gd *gd, const struct gd_disk *dk, int p)
 {
-  double nb = (double)gd->pnblocks[p];
+  double nb = (double)gd->pnblocks[p], most = 0;
   int i;
 
-  /* In blocks, with a margin for the fractions' rounding. */
-  for (i = 0; i < dk->nstreams; i++)
-    if ((gd->progress[dk->streams[i].partition] - gd->progress[p]) * nb
-        >= GD_WAKE_LAG - 1e-9)
-      return 1;
-  return 0;
+  for (i = 0; i < dk->nstreams; i++) {
+    double lag = (gd->progress[dk->streams[i].partition] - gd->progress[p])
+                 * nb;
+    if (lag > most)
+      most = lag;
+  }
+  return most + 1e-9 >= (double)INT32_MAX ? INT32_MAX : (int)(most + 1e-9);
 }
 
 /* Send slot sl's block (its header and records) to its client, with
@@ -160,9 +165,8 @@ static int send_block(river_gd *gd, struct gd_send *sl)
   memcpy(&h, sl->buf, sizeof h);
   h.tserve = dk->tserve;
   h.shared = dk->shared;
-  h.lagging = h.copy == 0 && h.status == RIVER_SUCCESS
-              && gd->policy == RIVER_GD_BALANCED
-              && client_lags(gd, dk, h.partition);
+  h.lagging = h.status == RIVER_SUCCESS && gd->policy == RIVER_GD_BALANCED
+              ? client_lag(gd, dk, h.partition) : 0;
   memcpy(sl->buf, &h, sizeof h);
   sl->held = 0;
   if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
@@ -276,13 +280,16 @@ static int pick_stream(river_gd *gd, struct gd_disk *dk)
                                  GD_GAIN, dk->bias_cap);
 }
 
-/* Read the block m asks for into buf + GD_HDR and fill in its header h
- * (status, dead, nrecords). */
+/* Read the block, or the piece of it, m asks for into buf + GD_HDR and
+ * fill in its header h (status, dead, nrecords; a piece's lo, crc and
+ * padlen). */
 static void read_block(river_gd *gd, const struct gd_disk *dk,
                        const struct gd_req *m, unsigned char *buf,
                        struct gd_hdr *h)
 {
-  size_t nrec = 0;
+  size_t nrec = 0, padlen = 0;
+  uint64_t inblock = 0;
+  uint32_t crc = 0;
   int dead = 0;
 
   memset(h, 0, sizeof *h);
@@ -291,19 +298,38 @@ static void read_block(river_gd *gd, const struct gd_disk *dk,
   h->block = m->block;
   h->tried = m->tried;
   h->missing = m->missing;
-  if (m->block >= gd->pnblocks[m->partition])
-    h->status = RIVER_EINVAL;  /* no client asks this: nothing to read */
-  else
+  h->lo = m->lo;
+  if (m->block < gd->pnblocks[m->partition]) {
+    inblock = gd->nrecords[m->partition] - m->block * gd->rpb;
+    if (inblock > gd->rpb)
+      inblock = gd->rpb;
+  }
+  /* No client asks these: nothing to read. */
+  if (inblock == 0 || (m->n > 0 && (gd->range == NULL || m->lo >= inblock
+                                    || m->n > inblock - m->lo))) {
+    h->status = RIVER_EINVAL;
+  } else if (m->n > 0) {
+    h->status = gd->range(gd->source_ctx, m->partition, m->copy, m->block,
+                          m->lo, m->n, buf + GD_HDR, gd->msg_bytes, &padlen,
+                          &crc, &dead);
+    nrec = (size_t)m->n;
+  } else {
     h->status = gd->source(gd->source_ctx, m->partition, m->copy, dk->d,
                            m->block, buf + GD_HDR, gd->block_bytes, &nrec,
                            &dead);
-  if (h->status == RIVER_SUCCESS && nrec > gd->rpb)
+  }
+  if (h->status == RIVER_SUCCESS
+      && (nrec > gd->rpb
+          || padlen > gd->msg_bytes - nrec * gd->record_size))
     h->status = RIVER_ECORRUPT;
   if (h->status != RIVER_SUCCESS) {
     nrec = 0;
+    padlen = 0;
     h->dead = dead != 0;
   }
   h->nrecords = nrec;
+  h->padlen = (int32_t)padlen;
+  h->crc = crc;
 }
 
 /* Serve one block at local disk dk, if it has a request and a send slot
@@ -336,7 +362,7 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   bytes = (size_t)h.nrecords * gd->record_size;
   sl->busy = 1;
   sl->dest = gd->client_rank[m.partition];
-  sl->len = (int)(GD_HDR + bytes);
+  sl->len = (int)(GD_HDR + bytes + (size_t)h.padlen);
   sl->disk = (int)(dk - gd->disks);
   sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes);
   /* A real disk's time for a whole block: its read's, scaled up for a
@@ -383,6 +409,7 @@ static int send_cancelled(river_gd *gd, struct gd_disk *dk, int *busy)
       h.block = m->block;
       h.tried = m->tried;
       h.missing = m->missing;
+      h.lo = m->lo;
       h.status = GD_CANCELLED;
       memcpy(sl->buf, &h, sizeof h);
       sl->busy = 1;

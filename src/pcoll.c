@@ -537,19 +537,16 @@ static int open_copy(river_pcoll *pc, int p, int c, int fail_level,
   return RIVER_SUCCESS;
 }
 
-/* Read `block` of copy c of partition p (arguments checked), logging
- * failures at fail_level (see open_copy). A copy that failed to open
- * keeps failing the same way (pc->rbad). *opened tells whether the
- * copy's file could be opened; `more`, whether the caller will try
- * another copy (said in the warning). */
-static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
-                    size_t bufsize, size_t *nrecords, int more,
-                    int fail_level, int *opened)
+/* Copy c of partition p's open reader in *coll, opened on first use; a
+ * copy that could not be opened fails again at once, for the same
+ * reason, without another try. */
+static int reader_of(river_pcoll *pc, int p, int c, int fail_level,
+                     river_coll **coll)
 {
   size_t slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
   int rc;
 
-  *opened = 0;
+  *coll = NULL;
   if (pc->rbad[slot])
     return -(int)pc->rbad[slot];  /* why it failed before */
   if (pc->rcopies[slot] == NULL) {
@@ -560,9 +557,27 @@ static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
       return rc;
     }
   }
-  *opened = 1;
-  rc = river__coll_read_block_at(pc->rcopies[slot], block, buf, bufsize,
-                                 nrecords, fail_level);
+  *coll = pc->rcopies[slot];
+  return RIVER_SUCCESS;
+}
+
+/* Read `block` of copy c of partition p (arguments checked), logging
+ * failures at fail_level (see open_copy). A copy that failed to open
+ * keeps failing the same way (pc->rbad). *opened tells whether the
+ * copy's file could be opened; `more`, whether the caller will try
+ * another copy (said in the warning). */
+static int read_one(river_pcoll *pc, int p, int c, uint64_t block, void *buf,
+                    size_t bufsize, size_t *nrecords, int more,
+                    int fail_level, int *opened)
+{
+  river_coll *coll;
+  int rc = reader_of(pc, p, c, fail_level, &coll);
+
+  *opened = rc == RIVER_SUCCESS;
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river__coll_read_block_at(coll, block, buf, bufsize, nrecords,
+                                 fail_level);
   if (rc != RIVER_SUCCESS && rc != RIVER_EINVAL && rc != RIVER_ENOBUFS)
     river_log(soft_level(fail_level), "collection %s: partition %d block "
               "%llu: copy on disk %d failed (%s)%s", pc->info.name, p,
@@ -608,6 +623,49 @@ int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
     return rc;
   rc = read_one(pc, p, c, block, buf, bufsize, nrecords, 0, fail_level,
                 &opened);
+  if (dead != NULL)
+    *dead = copy_dead(pc, p, c);
+  return rc;
+}
+
+int river__pcoll_check_copy(river_pcoll *pc, int p, int c, int fail_level,
+                            int *dead)
+{
+  river_coll *coll;
+  int rc;
+
+  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG
+      || !valid_part(pc, p) || c < 0 || c >= pc->info.replication
+      || dead == NULL)
+    return RIVER_EINVAL;
+  rc = reader_of(pc, p, c, fail_level, &coll);
+  *dead = copy_dead(pc, p, c);
+  return rc;
+}
+
+int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
+                                 uint64_t block, uint64_t lo, uint64_t n,
+                                 void *buf, size_t bufsize, size_t *padlen,
+                                 uint32_t *crc, int fail_level, int *dead)
+{
+  river_coll *coll;
+  int rc;
+
+  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG
+      || !valid_part(pc, p) || c < 0 || c >= pc->info.replication
+      || buf == NULL || padlen == NULL || crc == NULL
+      || block >= pc->parts[p].nblocks)
+    return RIVER_EINVAL;
+  rc = reader_of(pc, p, c, fail_level, &coll);
+  if (rc == RIVER_SUCCESS) {
+    rc = river__coll_read_range(coll, block, lo, n, buf, bufsize, padlen,
+                                crc, fail_level);
+    if (rc != RIVER_SUCCESS && rc != RIVER_EINVAL && rc != RIVER_ENOBUFS)
+      river_log(soft_level(fail_level), "collection %s: partition %d block "
+                "%llu: copy on disk %d failed (%s)", pc->info.name, p,
+                (unsigned long long)block, copy_disk(pc, p, c),
+                river_strerror(rc));
+  }
   if (dead != NULL)
     *dead = copy_dead(pc, p, c);
   return rc;

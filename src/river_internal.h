@@ -165,6 +165,17 @@ int river__coll_open_at(const char *path, size_t record_size,
 int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
                               size_t bufsize, size_t *nrecords, int level);
 
+/* Records lo..lo+n-1 of block `block` (n >= 1, within the block) into
+ * buf, not verified: the block's stored checksum (CRC32C of its whole
+ * extent, records then padding) goes to *crc for the reader to check
+ * once it has every piece. A range that ends the block brings the
+ * block's padding after its records (*padlen bytes; else 0), so
+ * bufsize >= n x record_size + *padlen. Direct I/O reads and verifies
+ * the whole block. Errors as river__coll_read_block_at. */
+int river__coll_read_range(river_coll *c, uint64_t block, uint64_t lo,
+                           uint64_t n, void *buf, size_t bufsize,
+                           size_t *padlen, uint32_t *crc, int level);
+
 /* river_pcoll_read_copy logging failures at fail_level (what would be an
  * error; its warnings stay warnings unless fail_level is milder), for
  * readers that recover from a failed copy themselves (GD). Once the
@@ -175,6 +186,20 @@ int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
 int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
                               void *buf, size_t bufsize, size_t *nrecords,
                               int fail_level, int *dead);
+
+/* Open copy c of partition p for reading now (as its first read would),
+ * logging failures at fail_level as river__pcoll_read_copy_at does;
+ * *dead: the copy is unusable for every block. */
+int river__pcoll_check_copy(river_pcoll *pc, int p, int c, int fail_level,
+                            int *dead);
+
+/* river__pcoll_read_copy_at for records lo..lo+n-1 of a block
+ * (river__coll_read_range: unverified, with the block's stored checksum
+ * and, for the range that ends the block, its padding). */
+int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
+                                 uint64_t block, uint64_t lo, uint64_t n,
+                                 void *buf, size_t bufsize, size_t *padlen,
+                                 uint32_t *crc, int fail_level, int *dead);
 
 /* GD's feedback allocator (src/gd_alloc.c): which of n streams a disk
  * serves next, the pending one whose client lags the most (progress ==
@@ -224,6 +249,15 @@ int river__gd_first_slower(int repl, const double *tserve,
 int river__gd_choose_dormant(int repl, int k, const int *out,
                              const unsigned char *dead, uint64_t next,
                              uint64_t probe_at, int probes);
+
+/* GD: a lost disk's plan (records of each partition to read from its
+ * first copy; 0, or -1 with no plan), and whether a planned partition
+ * has a copy slower than another; see src/gd_alloc.c. */
+int river__gd_plan(int n, const int *part_of, const uint64_t *nrec,
+                   const unsigned char *lost, uint64_t *first);
+int river__gd_plan_slower(int repl, const double *tserve,
+                          const unsigned char *dead, const double *silent,
+                          double slower, double silent_x);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
