@@ -202,12 +202,15 @@ static int too_late(const struct gd_part *mp, const double *t, int c, int n,
  * counting the wait at a disk that served its own client first: they
  * would make those copies look slow to BALANCED (too_late, the end
  * game), so they start again unmeasured. */
-static void wake(const river_gd *gd, struct gd_part *mp)
+static void wake(river_gd *gd, struct gd_part *mp)
 {
   int c;
 
   /* A planned partition's block times are its regular reads': kept. */
-  mp->planned = 0;
+  if (mp->planned) {
+    mp->planned = 0;
+    gd->plan_woken++;
+  }
   if (!mp->dormant)
     return;
   mp->dormant = 0;
@@ -221,7 +224,7 @@ static void wake(const river_gd *gd, struct gd_part *mp)
  * counted later: replies wait in MPI while the application works
  * between river_gd_next calls, and a disk that slows says so in every
  * reply. */
-static void check_wake(const river_gd *gd, struct gd_part *mp, int silence)
+static void check_wake(river_gd *gd, struct gd_part *mp, int silence)
 {
   double silent = 0, quiet[RIVER_GD_MAX_REPLICATION];
   int c;
@@ -253,7 +256,7 @@ static void check_wake(const river_gd *gd, struct gd_part *mp, int silence)
  * copy a withdrawn block goes to, waited for while it may still take
  * the block (so the block never returns to the copy it left). *left:
  * whether some copy could take it later (not tried, not dead). */
-static int choose_copy(const river_gd *gd, struct gd_part *mp,
+static int choose_copy(river_gd *gd, struct gd_part *mp,
                        uint64_t tried, int prefer, int *left)
 {
   double t[RIVER_GD_MAX_REPLICATION];

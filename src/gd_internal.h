@@ -453,6 +453,7 @@ struct river_gd {
   river_gd_stats stats;
   uint64_t pieces;         /* split blocks assembled and verified (for
                               the tests) */
+  uint64_t plan_woken;     /* planned partitions woken (for the tests) */
   uint64_t probes_moved;   /* probes the end game withdrew (for the tests:
                               a probe served first never waits that long) */
   int fatal;               /* a step's first error (MPI or protocol):

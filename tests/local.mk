@@ -233,7 +233,8 @@ tests_mpi_test_dq_bad_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_coop_mpi_mpi_SOURCES = tests/mpi/test_dq_coop_mpi.c \
 	tests/mpi/dqtest.h tests/mpi/mpitest.h
 tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
-tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h
+tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h \
+	src/gd_alloc.c
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_mpi_test_flow_mpi_mpi_SOURCES = tests/mpi/test_flow_mpi.c tests/mpi/mpitest.h

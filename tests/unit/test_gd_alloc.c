@@ -920,6 +920,153 @@ static void test_first_slower(void **state)
   }
 }
 
+/* The load river__gd_plan gives disk d: its first copy's share of the
+ * partition there, and the rest of the partition whose second copy it
+ * holds. */
+static uint64_t plan_load(int n, const int *part_of, const uint64_t *nrec,
+                          const uint64_t *first, int d)
+{
+  int prev = part_of[(d + n - 1) % n];
+  return first[part_of[d]] + (nrec[prev] - first[prev]);
+}
+
+/* A lost disk's plan: every live disk of a chain carries the chain's
+ * records equally, to a record; a lost disk's partition comes all from
+ * its second copy, the one whose second copy it held all from its
+ * first; no plan where none can be made. */
+static void test_plan(void **state)
+{
+  int part_of[14], d, n;
+  uint64_t nrec[14], first[14], lo, hi, sum;
+  unsigned char lost[14];
+  (void)state;
+
+  /* 14 disks of 600,000 records (the lost benchmark), disk 0 lost: 13
+   * disks carry 8,400,000 / 13 = 646,153.8 each (646,153 or 646,154). */
+  for (d = 0; d < 14; d++) {
+    part_of[d] = d;
+    nrec[d] = 600000;
+    lost[d] = d == 0;
+  }
+  assert_int_equal(river__gd_plan(14, part_of, nrec, lost, first), 0);
+  assert_true(first[0] == 0 && first[13] == 600000);
+  lo = UINT64_MAX;
+  hi = sum = 0;
+  for (d = 1; d < 14; d++) {
+    uint64_t l = plan_load(14, part_of, nrec, first, d);
+    lo = l < lo ? l : lo;
+    hi = l > hi ? l : hi;
+    sum += l;
+  }
+  assert_true(sum == 8400000 && lo == 646153 && hi == 646154);
+  /* Disk 1 takes all of partition 0 and 46,153 of partition 1's first
+   * records; each split point moves along the chain. */
+  assert_int_equal(first[1], 46153);
+  for (d = 2; d < 13; d++)
+    assert_true(first[d] > first[d - 1] && first[d] < 600000);
+
+  /* A permuted layout, two lost disks (2 and 6) of 8, unequal sizes:
+   * chains 3..5 (partitions of disks 2..5) and 7..1, each balanced. */
+  n = 8;
+  for (d = 0; d < n; d++) {
+    part_of[d] = (d * 3) % n;           /* a permutation */
+    nrec[part_of[d]] = 1000 + (uint64_t)d * 10;
+    lost[d] = d == 2 || d == 6;
+  }
+  assert_int_equal(river__gd_plan(n, part_of, nrec, lost, first), 0);
+  {
+    uint64_t chain1 = 0, chain2 = 0;
+    for (d = 2; d <= 5; d++)
+      chain1 += nrec[part_of[d]];
+    for (d = 6; d < 10; d++)
+      chain2 += nrec[part_of[d % n]];
+    for (d = 3; d <= 5; d++) {
+      uint64_t l = plan_load(n, part_of, nrec, first, d);
+      assert_true(l == chain1 / 3 || l == chain1 / 3 + 1);
+    }
+    for (d = 7; d < 10; d++) {
+      uint64_t l = plan_load(n, part_of, nrec, first, d % n);
+      assert_true(l == chain2 / 3 || l == chain2 / 3 + 1);
+    }
+    assert_true(first[part_of[2]] == 0 && first[part_of[6]] == 0);
+    assert_true(first[part_of[5]] == nrec[part_of[5]]
+                && first[part_of[1]] == nrec[part_of[1]]);
+  }
+
+  /* 3 disks, one lost: a chain of 2. */
+  for (d = 0; d < 3; d++) {
+    part_of[d] = d;
+    nrec[d] = 7;
+    lost[d] = d == 1;
+  }
+  assert_int_equal(river__gd_plan(3, part_of, nrec, lost, first), 0);
+  assert_true(plan_load(3, part_of, nrec, first, 2) >= 10
+              && plan_load(3, part_of, nrec, first, 2) <= 11
+              && plan_load(3, part_of, nrec, first, 0)
+                     + plan_load(3, part_of, nrec, first, 2) == 21);
+
+  /* No plan: nothing lost, everything lost, two neighbours lost (the
+   * partition between them has no copy), and a chain whose first disk's
+   * share is smaller than the lost disk's partition it must carry. */
+  for (d = 0; d < 4; d++) {
+    part_of[d] = d;
+    nrec[d] = 100;
+    lost[d] = 0;
+  }
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
+  memset(lost, 1, 4);
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
+  memset(lost, 0, 4);
+  lost[1] = lost[2] = 1;
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
+  lost[1] = 0;
+  lost[3] = 1;   /* 2 and 3 */
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
+  lost[2] = 0;
+  lost[1] = 1;   /* 1 and 3: chains of one disk, {2} and {0}, each
+                    carrying both of its partitions whole */
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), 0);
+  assert_true(first[1] == 0 && first[2] == 100 && first[3] == 0
+              && first[0] == 100);
+  lost[1] = 0;   /* 3 lost: fine at equal sizes ... */
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), 0);
+  nrec[3] = 1000;   /* ... not when the lost disk's partition is most of
+                       the chain's records (disk 0 must carry it all) */
+  assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
+}
+
+/* A planned partition's wake test: any live copy against the fastest
+ * other, and silence in that copy's own block times. */
+static void test_plan_slower(void **state)
+{
+  const unsigned char alive[2] = {0, 0}, dead0[2] = {1, 0};
+  const double none[2] = {0, 0};
+  (void)state;
+  {
+    const double t[2] = {0.0065, 0.0065}, t1[2] = {0.0065, 0.00656};
+    assert_int_equal(river__gd_plan_slower(2, t, alive, none, 1.01, 10), 0);
+    assert_int_equal(river__gd_plan_slower(2, t1, alive, none, 1.01, 10), 0);
+  }
+  /* Either copy slower by more than 1.01: wake. */
+  {
+    const double t0[2] = {0.013, 0.0065}, t1[2] = {0.0065, 0.00664};
+    assert_int_equal(river__gd_plan_slower(2, t0, alive, none, 1.01, 10), 1);
+    assert_int_equal(river__gd_plan_slower(2, t1, alive, none, 1.01, 10), 1);
+  }
+  /* One live copy: nothing to compare with, however slow or silent. */
+  {
+    const double t[2] = {0.5, 0.0065}, quiet[2] = {9.0, 9.0};
+    assert_int_equal(river__gd_plan_slower(2, t, dead0, quiet, 1.01, 10), 0);
+  }
+  /* Silent (already scaled to its share) for over 10 of the other's
+   * block times: wake; for fewer, not. */
+  {
+    const double t[2] = {0.0065, 0}, q1[2] = {0, 0.066}, q2[2] = {0, 0.064};
+    assert_int_equal(river__gd_plan_slower(2, t, alive, q1, 1.01, 10), 1);
+    assert_int_equal(river__gd_plan_slower(2, t, alive, q2, 1.01, 10), 0);
+  }
+}
+
 /* A dormant partition's next ask: the first copy, a probe when due. */
 static void test_choose_dormant(void **state)
 {
@@ -1042,6 +1189,8 @@ int main(void)
     cmocka_unit_test(test_choose_copy),
     cmocka_unit_test(test_first_slower),
     cmocka_unit_test(test_choose_dormant),
+    cmocka_unit_test(test_plan),
+    cmocka_unit_test(test_plan_slower),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
