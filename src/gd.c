@@ -318,13 +318,20 @@ static int gd_find_lost(river_gd *gd)
   int *part_of = malloc((size_t)gd->ndisks * sizeof *part_of);
   unsigned char *lost = calloc((size_t)gd->ndisks, 1);
   uint64_t *plan = malloc((size_t)gd->npart * sizeof *plan);
+  int ok = plan_ok(gd);
 
-  if (!plan_ok(gd)) {
+  /* Agreed: dormant_ok may say no on a rank short of memory. */
+  if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, gd->comm)
+      != MPI_SUCCESS) {
+    ok = 0;
+    rc = RIVER_EMPI;
+  }
+  if (!ok) {
     free(st);
     free(part_of);
     free(lost);
     free(plan);
-    return RIVER_SUCCESS;
+    return rc;
   }
   if (st == NULL || part_of == NULL || lost == NULL || plan == NULL)
     rc = RIVER_ENOMEM;

@@ -208,8 +208,12 @@ static void wake(river_gd *gd, struct gd_part *mp)
 
   /* A planned partition's block times are its regular reads': kept. */
   if (mp->planned) {
+    /* Its block times were the plan's shares of its disks (a copy
+     * with a small share looks slow): BALANCED measures them anew. */
     mp->planned = 0;
     gd->plan_woken++;
+    for (c = 0; c < gd->repl; c++)
+      mp->tblock[c] = 0;
   }
   if (!mp->dormant)
     return;
@@ -628,6 +632,12 @@ static int piece_retry(river_gd *gd, struct gd_part *mp)
   wake(gd, mp);
   if (gd->client_rc != RIVER_SUCCESS)
     return RIVER_SUCCESS;   /* failing already: ask nothing more */
+  /* Whole, of every copy not dead: a piece's failure (a transient read
+   * error) does not fail the block before a whole read has. */
+  for (c = 0; c < 2; c++)
+    if (!mp->dead[c])
+      mp->piece_tried &= ~((uint64_t)1 << c);
+  mp->piece_missing &= mp->piece_tried;
   if (mp->piece_tried == 3)
     return fail_block(gd, mp, mp->lim0, mp->piece_tried, mp->piece_missing);
   return push_retry(mp, mp->lim0, mp->piece_tried, mp->piece_missing, -1, 0);

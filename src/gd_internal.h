@@ -22,14 +22,17 @@
  *        partition, block), withdraws a request the client sent earlier
  *        to that server (so it has arrived: same tag, same order).
  *        flags GD_REQ_PROBE: a dormant partition's probe (below).
- *   DATA (tag 2) server -> client: a 64-byte header {partition, copy,
+ *   DATA (tag 2) server -> client: a 128-byte header {partition, copy,
  *        block, tried, missing, status, dead, nrecords, tserve, shared}
  *        then the records. status GD_CANCELLED: no records; the request
  *        was withdrawn. tserve: the disk's seconds per block (its
  *        emulated rate's, or its measured reads'); shared: the disk has
- *        had a request that was neither for a first copy nor a probe;
- *        lagging (a first copy's block): its client lags another
- *        client of the disk by GD_WAKE_LAG blocks or more.
+ *        had a request that was neither a dormant or planned
+ *        partition's (GD_REQ_PLANNED) nor a probe; lagging: how many
+ *        blocks its client lags another client of the disk. A piece
+ *        (gd_req.n > 0: records lo..lo+n-1 of the block) comes back
+ *        with lo, the block's stored checksum and, for the piece that
+ *        ends the block, its padding (padlen bytes after the records).
  *
  * Dormant partitions (BALANCED; gd.c dormant_ok, gd_client.c
  * choose_copy, check_wake; river__gd_first_slower and
@@ -58,6 +61,33 @@
  * wait) are forgotten. A disk serves a probe before anything else, so
  * that a probe never waits for its client to fall behind the disk's
  * own (pick_stream). Other layouts start awake.
+ *
+ * A lost disk's plan (BALANCED; gd.c gd_find_lost, river__gd_plan in
+ * src/gd_alloc.c, gd_client.c river__gd_client_plan, ask_planned,
+ * ask_pieces, piece_arrived). Where partitions could start dormant, with
+ * two copies, over a source that can check copies and read pieces (a
+ * collection's, river_gd_open), every server checks the copies its disks
+ * hold before the read and all ranks learn which cannot be read. If
+ * they are exactly the copies of some disks, none next to another, the
+ * read follows a plan: the live disks of each chain between lost disks
+ * carry equal shares of the chain's records, to a record, each partition
+ * split at record x between its copies (copy 0 reads [0, x), copy 1 the
+ * rest). Copy 0 asks its blocks from the bottom up, copy 1 from the top
+ * down (`next`, `top`), each request flagged GD_REQ_PLANNED; the block x
+ * falls inside is asked first, in two pieces (gd_req.lo, n), read
+ * unverified with the block's stored checksum (gd_hdr.crc, and the
+ * block's padding with the piece that ends it), assembled at the client
+ * and checked there; a piece that fails, or a block that does not match,
+ * is read whole (retry list), where the disks verify it. A planned
+ * partition wakes (BALANCED over [next, top) from then on) when a copy's
+ * disk is slower than the other's by GD_WAKE_SLOWER, when a copy has
+ * been silent before its first reply for GD_WAKE_SILENT of its expected
+ * block times (the other's tserve scaled by the share of its disk the
+ * plan gives this partition), when a read fails, when a disk it reads
+ * is `shared` (a request there was neither planned nor a probe), or when
+ * its client lags another client of such a disk by GD_PLAN_LAG blocks
+ * (gd_hdr.lagging is the lag in blocks). The end game waits for the wake
+ * (a copy's block time as the client sees it is the share of its disk).
  *
  * End game (BALANCED; gd_client.c end_game, gd_server.c withdraw). A
  * partition with every block asked and none to retry, one live copy

@@ -368,7 +368,9 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   /* A real disk's time for a whole block: its read's, scaled up for a
    * short last block (disk_take times an emulated one). */
   if (dk->thr == NULL && h.status == RIVER_SUCCESS && bytes > 0
-      && (took = sl->send_at - start) > 0) {
+      && m.n == 0 && (took = sl->send_at - start) > 0) {
+    /* (Not from a piece: scaled up from a few records, its time would
+     * make the disk look slow and wake every plan that reads it.) */
     took *= (double)gd->block_bytes / (double)bytes;
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * took : took;
   }
