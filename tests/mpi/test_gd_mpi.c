@@ -1231,7 +1231,9 @@ static void test_plan(void)
            && r.got.sum == want.sum && r.served[2] == 0 && r.served[5] == 0);
   MT_CHECK(r.pieces >= 1 && r.pieces <= (uint64_t)split);
 
-  /* Disk 6 too: 5 and 6 are neighbours, partition 5 has no copy. */
+  /* Disk 6 too: 5 and 6 are neighbours, partition 5 has no copy. (Which
+   * disks the message names depends on which block failed first: a
+   * block asked after one copy was known dead names the other only.) */
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0) {
     disk_dir(6, dir, sizeof dir);
@@ -1243,7 +1245,7 @@ static void test_plan(void)
   MT_CHECK_RC(r.rc, RIVER_ENOTFOUND);
   if (wrank == 5)
     MT_CHECK(mt_logged("error|collection gd2: partition 5 block ",
-                       "no readable copy (missing on disks 5, 6)", NULL));
+                       "no readable copy (missing on disk", NULL));
   free(recs);
   river_schema_destroy(schema);
   memcpy(root, saved, sizeof root);
