@@ -956,36 +956,51 @@ static void read_all(int k, int m, river_gd_policy pol,
   }
 }
 
-static void test_collection(void)
+/* Write collection `name` under root, n records a rank (partition =
+ * rank), 2 copies, blocks of `block` bytes; *want: the sums of every
+ * record written (collective). */
+static void write_coll(const char *name, uint64_t n, size_t block,
+                       struct sums *want)
 {
   river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
   river_schema *schema = NULL;
   river_pcoll *pc = NULL;
-  struct sums mine = {0}, want, all;
-  unsigned char *recs;
-  uint64_t i, n = 300 + (uint64_t)wrank * 71;
-  int rc, k, m;
-  const size_t block = 4096;
+  struct sums mine = {0};
+  unsigned char *recs = malloc(n * RS);
+  uint64_t i;
+  int rc;
 
-  if (root[0] == '\0')
-    return;
+  MT_CHECK(recs != NULL);
   MT_CHECK_RC(river_schema_parse("id:uint64,a:uint64,b:uint64,c:uint64",
                                  &schema), RIVER_SUCCESS);
   po.root = root;
   po.replication = 2;
   po.block_size = block;
-  recs = malloc(n * RS);
-  for (i = 0; i < n; i++) {
+  for (i = 0; recs && i < n; i++) {
     make_rec(recs + i * RS, wrank, i);
     sums_add(&mine, recs + i * RS);
   }
-  sums_reduce(MPI_COMM_WORLD, &mine, &want);
-  rc = river_pcoll_create(MPI_COMM_WORLD, "gd1", schema, &po, &pc);
+  sums_reduce(MPI_COMM_WORLD, &mine, want);
+  rc = river_pcoll_create(MPI_COMM_WORLD, name, schema, &po, &pc);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS) {
     MT_CHECK_RC(river_pcoll_write(pc, recs, n), RIVER_SUCCESS);
     MT_CHECK_RC(river_pcoll_commit(pc), RIVER_SUCCESS);
   }
+  free(recs);
+  river_schema_destroy(schema);
+}
+
+static void test_collection(void)
+{
+  struct sums want, all;
+  uint64_t n = 300 + (uint64_t)wrank * 71;
+  int rc, k, m;
+  const size_t block = 4096;
+
+  if (root[0] == '\0')
+    return;
+  write_coll("gd1", n, block, &want);
   /* Every group size, both modes. */
   for (k = 2; k <= NR; k++)
     for (m = 0; m < 2; m++)
@@ -1030,8 +1045,6 @@ static void test_collection(void)
   if (wrank == 3)
     MT_CHECK(mt_logged("error|", "collection gd1: partition 3 block 1: no "
                                  "readable copy", NULL));
-  free(recs);
-  river_schema_destroy(schema);
 }
 
 /* ------------------------------------------------------ lost disk plan */
@@ -1122,16 +1135,13 @@ static int plan_for(const unsigned char *lost, uint64_t nrec, size_t rpb,
  */
 static void test_plan(void)
 {
-  river_pcoll_opts po = RIVER_PCOLL_OPTS_INIT;
-  river_schema *schema = NULL;
-  river_pcoll *pc = NULL;
-  struct sums mine = {0}, want;
+  struct sums want;
   struct plan_run r;
-  unsigned char *recs, lost[NR] = {0};
-  uint64_t i, first[NR];
+  unsigned char lost[NR] = {0};
+  uint64_t first[NR];
   const uint64_t n = 1000;     /* 8 blocks of 128 records, the last 104 */
   const size_t block = 4096, rpb = block / RS;
-  int rc, d, split, p3_split;
+  int d, split, p3_split;
   char dir[2200], saved[sizeof root];
 
   if (root[0] == '\0')
@@ -1143,23 +1153,7 @@ static void test_plan(void)
   if (wrank == 0)
     MT_CHECK(mkdir(root, 0700) == 0);
   MPI_Barrier(MPI_COMM_WORLD);
-  MT_CHECK_RC(river_schema_parse("id:uint64,a:uint64,b:uint64,c:uint64",
-                                 &schema), RIVER_SUCCESS);
-  po.root = root;
-  po.replication = 2;
-  po.block_size = block;
-  recs = malloc(n * RS);
-  for (i = 0; i < n; i++) {
-    make_rec(recs + i * RS, wrank, i);
-    sums_add(&mine, recs + i * RS);
-  }
-  sums_reduce(MPI_COMM_WORLD, &mine, &want);
-  rc = river_pcoll_create(MPI_COMM_WORLD, "gd2", schema, &po, &pc);
-  MT_CHECK_RC(rc, RIVER_SUCCESS);
-  if (rc == RIVER_SUCCESS) {
-    MT_CHECK_RC(river_pcoll_write(pc, recs, n), RIVER_SUCCESS);
-    MT_CHECK_RC(river_pcoll_commit(pc), RIVER_SUCCESS);
-  }
+  write_coll("gd2", n, block, &want);
   /* Every disk up: dormant as before, no plan, no pieces. */
   read_plan(&r);
   MT_CHECK_RC(r.rc, RIVER_SUCCESS);
@@ -1246,8 +1240,6 @@ static void test_plan(void)
   if (wrank == 5)
     MT_CHECK(mt_logged("error|collection gd2: partition 5 block ",
                        "no readable copy (missing on disk", NULL));
-  free(recs);
-  river_schema_destroy(schema);
   memcpy(root, saved, sizeof root);
 }
 
