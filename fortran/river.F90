@@ -232,12 +232,15 @@ module river
   !> rank serves): blocks_served, bytes_served, seeks (stream switches).
   !> End game (client): cancels (blocks it asked a busy mirror to
   !> withdraw), cancelled (of those, withdrawn and asked of an idle one).
+  !> served_seconds (server): from the start until its disks were done
+  !> with their last block.
   type, bind(C), public :: river_gd_stats
     integer(c_int64_t) :: blocks_received = 0, bytes_received = 0
     integer(c_int64_t) :: failovers = 0
     integer(c_int64_t) :: blocks_served = 0, bytes_served = 0, seeks = 0
     real(c_double) :: seconds = 0.0_c_double
     integer(c_int64_t) :: cancels = 0, cancelled = 0
+    real(c_double) :: served_seconds = 0.0_c_double
   end type river_gd_stats
 
   !> A flow (river/flow.h): stages connected by edges, from

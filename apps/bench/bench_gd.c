@@ -278,14 +278,17 @@ static void expected(const struct gd_cfg *c, int p, uint64_t *sum,
 }
 
 /* With RIVER_BENCH_VERBOSE set: every client's finish time (fin, 0 on
- * disks), every disk's blocks served (served, 0 on clients) and the end
+ * disks), every disk's blocks served and when it was done with its last
+ * (served and done, 0 on clients: an emulated disk's end is the fluid
+ * ideal's when it never idled; a client's finish after it is the time
+ * the last block took to reach it) and the end
  * game's CANCELs sent and blocks withdrawn (cancels[2], the clients'
  * stats, summed), printed by comm's rank 0 (collective over comm). */
 static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
-                           double fin, uint64_t served,
+                           double fin, uint64_t served, double done,
                            const uint64_t *cancels)
 {
-  double *all_fin = NULL;
+  double *all_fin = NULL, *all_done = NULL;
   uint64_t *all_served = NULL, sum[2] = {0, 0};
   int i, on = 0;
 
@@ -293,21 +296,27 @@ static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
   if (me == 0 && getenv("RIVER_BENCH_VERBOSE")) {
     all_fin = malloc(2 * (size_t)c->n * sizeof *all_fin);
     all_served = malloc(2 * (size_t)c->n * sizeof *all_served);
-    on = all_fin != NULL && all_served != NULL;
+    all_done = malloc(2 * (size_t)c->n * sizeof *all_done);
+    on = all_fin != NULL && all_served != NULL && all_done != NULL;
   }
   MPI_Bcast(&on, 1, MPI_INT, 0, comm);
   if (!on) {
     free(all_fin);
     free(all_served);
+    free(all_done);
     return;
   }
   MPI_Gather(&fin, 1, MPI_DOUBLE, all_fin, 1, MPI_DOUBLE, 0, comm);
+  MPI_Gather(&done, 1, MPI_DOUBLE, all_done, 1, MPI_DOUBLE, 0, comm);
   MPI_Gather(&served, 1, MPI_UINT64_T, all_served, 1, MPI_UINT64_T, 0, comm);
   MPI_Reduce(cancels, sum, 2, MPI_UINT64_T, MPI_SUM, 0, comm);
-  if (all_fin && all_served) {
+  if (all_fin && all_served && all_done) {
     printf("  finish (s) by client:");
     for (i = c->n; i < 2 * c->n; i++)
-      printf(" %.3f", all_fin[i]);
+      printf(" %.4f", all_fin[i]);
+    printf("\n  done (s) by disk:");
+    for (i = 0; i < c->n; i++)
+      printf(" %.4f", all_done[i]);
     printf("\n  blocks served by disk:");
     for (i = 0; i < c->n; i++)
       printf(" %llu", (unsigned long long)all_served[i]);
@@ -316,6 +325,7 @@ static void print_finishes(const struct gd_cfg *c, MPI_Comm comm, int me,
   }
   free(all_fin);
   free(all_served);
+  free(all_done);
 }
 
 /* The run's outcome, in res on comm's rank 0 (collective over comm): the
@@ -333,7 +343,7 @@ static void tally(const struct gd_cfg *c, MPI_Comm comm,
     uint64_t cancels[2] = {client ? r->st.cancels : 0,
                            client ? r->st.cancelled : 0};
     print_finishes(c, comm, r->me, fin, client ? 0 : r->st.blocks_served,
-                   cancels);
+                   client ? 0 : r->st.served_seconds, cancels);
   }
   MPI_Reduce(&fin, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   fin = client ? r->st.seconds : INFINITY;

@@ -164,6 +164,10 @@ typedef struct river_gd_stats {
                                 mirror to withdraw */
   uint64_t cancelled;        /* ... of which withdrawn (not yet started)
                                 and asked of an idle mirror instead */
+  double served_seconds;     /* server: from the start until its disks
+                                were done with their last block (an
+                                emulated disk: its rate's time); 0 on a
+                                rank with no disks or none served */
 } river_gd_stats;
 
 /*

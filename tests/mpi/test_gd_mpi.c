@@ -440,13 +440,15 @@ static void test_roles(void)
     source_init(&s, 6, 4, 2);
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "roles");
     if (wrank < 4)
-      MT_CHECK(out.st.blocks_received == 0 && out.st.blocks_served > 0);
+      MT_CHECK(out.st.blocks_received == 0 && out.st.blocks_served > 0
+               && out.st.served_seconds > 0 && out.st.seconds == 0);
     else
-      MT_CHECK(out.st.blocks_received > 0 && out.st.blocks_served == 0);
+      MT_CHECK(out.st.blocks_received > 0 && out.st.blocks_served == 0
+               && out.st.served_seconds == 0 && out.st.seconds > 0);
     s.lost_disk = 2;
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "roles, lost disk");
     if (wrank == 2)
-      MT_CHECK(out.st.blocks_served == 0);
+      MT_CHECK(out.st.blocks_served == 0 && out.st.served_seconds == 0);
   }
   MPI_Comm_free(&c);
 }
@@ -485,6 +487,12 @@ static void test_balance(void)
     for (p = 0; p < 3; p++)
       s.nrec[p] = 1200 * RPB;   /* 0.6 MB each: ~0.3 s at full speed */
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "balance");
+    /* An emulated disk is done with its last block no sooner than its
+     * rate allows (its bucket starts empty): disk 0 at 0.34 of it. */
+    if (wrank < 3)
+      MT_CHECK(out.st.served_seconds
+               >= 0.999 * (double)out.st.bytes_served
+                      / (o.disk_rate * (wrank == 0 ? 0.34 : 1.0)));
     {
       double all[6];
       MPI_Allgather(&out.st.seconds, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, c);
