@@ -14,7 +14,9 @@ set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 
 long=$(printf 'r%.0s' $(seq 1 3000))
-for n in $(ranks 1 2 3 4); do
+# One rank, and four (every rank refuses): the parsing is the same code
+# at every count, and 2 and 3 ranks added a minute to CI.
+for n in 1 4; do
   expect_fail $n "--records  5: expected an integer" gen a --records " 5"
   expect_fail $n "--records \+5: expected an integer" gen a --records +5
   expect_fail $n "--mirror \+1: expected an integer" gen a --records 5 --mirror +1
