@@ -473,6 +473,8 @@ int river__gd_client_plan(river_gd *gd, struct gd_part *mp)
     mp->dead[c] = 1;
     if (st == RIVER_EACCES)
       mp->denied |= (uint64_t)1 << c;
+    if (st == RIVER_ENOTFOUND)
+      mp->gone |= (uint64_t)1 << c;
     warn_dead(gd, mp, c, st);
   }
   /* Each copy's disk load (its share of its two partitions) over this
@@ -532,6 +534,8 @@ static int failed(river_gd *gd, struct gd_part *mp, struct gd_hdr *h,
     mp->denied |= (uint64_t)1 << h->copy;
   if (h->dead && !mp->dead[h->copy]) {
     mp->dead[h->copy] = 1;
+    if (h->status == RIVER_ENOTFOUND)
+      mp->gone |= (uint64_t)1 << h->copy;
     warn_dead(gd, mp, h->copy, h->status);
   }
   gd->stats.failovers++;
@@ -677,6 +681,8 @@ static int piece_arrived(river_gd *gd, struct gd_part *mp, int s,
         mp->denied |= (uint64_t)1 << c;
       if (h->dead && !mp->dead[c]) {
         mp->dead[c] = 1;
+        if (h->status == RIVER_ENOTFOUND)
+          mp->gone |= (uint64_t)1 << c;
         warn_dead(gd, mp, c, h->status);
       }
       gd->stats.failovers++;
@@ -843,6 +849,7 @@ static int ask_pieces(river_gd *gd, struct gd_part *mp, int *busy)
     if (mp->dead[c]) {   /* died since the plan was made */
       mp->piece[c] = PIECE_FAILED;
       mp->piece_tried |= (uint64_t)1 << c;
+      mp->piece_missing |= mp->gone & ((uint64_t)1 << c);
       return piece_retry(gd, mp);
     }
     if ((rc = free_slot(gd, &s)) != RIVER_SUCCESS || s < 0)

@@ -297,6 +297,8 @@ struct gd_part {
   int out[RIVER_GD_MAX_REPLICATION];
   unsigned char dead[RIVER_GD_MAX_REPLICATION];
   uint64_t denied;         /* copies refused for lack of permission (bits) */
+  uint64_t gone;           /* dead copies that died missing (RIVER_ENOTFOUND;
+                              bits): a piece not asked of one is missing */
   struct gd_retry *retry;
   size_t nretry, capretry;
   int rr;                  /* BALANCED: where ties between copies start */
