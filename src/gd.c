@@ -695,8 +695,18 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
    * busy node), a free block per disk that the fluid ideal does not
    * count (issue 13: it favoured the shorter of two runs compared). */
   for (i = 0; i < gd->nlocal; i++)
-    if (gd->disks[i].thr != NULL)
+    if (gd->disks[i].thr != NULL) {
+      /* ... and at its speed at the start: a bucket refills at its old
+       * factor when the factor changes (at the disk's first block), so
+       * a perturbed disk left at 1.0 here earned its first tokens at the
+       * full rate. */
+      double f = 1.0;
+      if (gd->perturb)
+        river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK,
+                             gd->disks[i].d, 0.0, &f);
+      river_throttle_set_factor(gd->disks[i].thr, f);
       river__throttle_restart(gd->disks[i].thr);
+    }
   gd->t0 = river_wtime();
   *out = gd;
   return RIVER_SUCCESS;
