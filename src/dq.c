@@ -408,18 +408,23 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
 }
 
 /* Wait until this rank's sends have completed and every message sent to
- * it has arrived (counts exchanged with MPI_Alltoall). */
+ * it has arrived (counts exchanged with MPI_Ialltoall, waited for with
+ * river_wait, which yields in a task: no collective of River's blocks a
+ * rank's other stages). */
 static int drain(river_dq *q)
 {
   long ns = RIVER_BACKOFF_START;
   int c, p, rc, more, first = RIVER_SUCCESS;
+  MPI_Request req = MPI_REQUEST_NULL;
 
   memset(q->count_out, 0, (size_t)q->size * sizeof(uint64_t));
   for (c = 0; (q->role & RIVER_DQ_PRODUCER) && c < q->ncons; c++)
     q->count_out[q->cons_rank[c]] = q->sent[c] + (q->closed ? 1 : 0);
-  if (MPI_Alltoall(q->count_out, 1, MPI_UINT64_T, q->count_in, 1,
-                   MPI_UINT64_T, q->comm) != MPI_SUCCESS)
+  if (MPI_Ialltoall(q->count_out, 1, MPI_UINT64_T, q->count_in, 1,
+                    MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
     return RIVER_EMPI;
+  if ((rc = river_wait(&req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+    return rc;
   for (;;) {
     more = 0;
     if (q->role & RIVER_DQ_PRODUCER) {

@@ -320,9 +320,13 @@ static int gd_find_lost(river_gd *gd)
   uint64_t *plan = malloc((size_t)gd->npart * sizeof *plan);
   int ok = plan_ok(gd);
 
-  /* Agreed: dormant_ok may say no on a rank short of memory. */
-  if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, gd->comm)
-      != MPI_SUCCESS) {
+  /* Agreed: dormant_ok may say no on a rank short of memory. Like every
+   * collective of River's, waiting yields (river__allreduce): a blocking
+   * one hung a flow whose two stages on a rank each opened a GD read
+   * (test_join_mpi: each rank waited in its own stage's collective, never
+   * running the other stage's). */
+  if (river__allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, gd->comm)
+      != RIVER_SUCCESS) {
     ok = 0;
     rc = RIVER_EMPI;
   }
@@ -347,8 +351,8 @@ static int gd_find_lost(river_gd *gd)
   /* Every copy's status on every rank: what the disks' servers found
    * (each copy is checked by one rank; the others give 0). */
   if (rc == RIVER_SUCCESS
-      && MPI_Allreduce(MPI_IN_PLACE, st, n, MPI_INT, MPI_MIN, gd->comm)
-             != MPI_SUCCESS)
+      && river__allreduce(MPI_IN_PLACE, st, n, MPI_INT, MPI_MIN, gd->comm)
+             != RIVER_SUCCESS)
     rc = RIVER_EMPI;
   if (rc == RIVER_SUCCESS) {
     for (p = 0; p < gd->npart; p++)

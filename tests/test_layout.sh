@@ -6,7 +6,15 @@
 #      the graph is handed to tsort, which reports any loop;
 #   2. only src/pcoll_meta.c speaks HDF5 (includes hdf5.h) among the
 #      library's collection files, and the river command and the
-#      benchmarks include no private header of the library.
+#      benchmarks include no private header of the library;
+#   3. the library makes no blocking MPI collective that moves data
+#      (MPI_Allreduce, MPI_Bcast, MPI_Barrier, ...): each is the
+#      nonblocking form waited for with River's backoff (river__allreduce,
+#      river__agree, river_wait), which in a flow yields to the rank's
+#      other stages. A blocking one hangs a flow whose stages on a rank
+#      each make one on their own communicator (gd_find_lost's two
+#      MPI_Allreduce hung test_join_mpi about one run in two under load:
+#      each rank waited in a different stage's collective).
 set -u
 top=${top_srcdir:-.}
 cd "$top" || exit 1
@@ -44,6 +52,18 @@ private=$(grep -ln '#include[[:space:]]*"\(river_internal\|[a-z_]*_internal\|rma
             apps/*/*.c apps/*/*.h 2>/dev/null || true)
 if [ -n "$private" ]; then
   echo "programs including the library's private headers: $private"
+  fail=1
+fi
+
+# Calls, not mentions: comment lines (starting with * or //) and text
+# after /* are left out.
+blocking=$(grep -nE '(^|[^A-Za-z_])MPI_(Allreduce|Reduce|Bcast|Barrier|Allgatherv?|Gatherv?|Scatterv?|Alltoall[vw]?|Reduce_scatter(_block)?|Scan|Exscan)[[:space:]]*\(' \
+             src/*.c src/modules/*.c 2>/dev/null \
+           | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|//|/\*)' || true)
+if [ -n "$blocking" ]; then
+  echo "blocking MPI collectives in the library (use the nonblocking form"
+  echo "and river_wait, or river__allreduce / river__agree):"
+  printf '%s\n' "$blocking"
   fail=1
 fi
 
