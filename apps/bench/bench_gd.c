@@ -602,6 +602,7 @@ static int exp_lost(struct bench *b)
   char root[1024] = "", dir[1100], gone[1100];
   double pct[64], target;
   int n = size_for(b, 14), rc, lost_disk = 0, rep, held = 1, verified = 1,
+      moved,
       nrep = b->repeats < 64 ? b->repeats : 64;
 
   if (n < 2) {
@@ -652,16 +653,24 @@ static int exp_lost(struct bench *b)
     if (rc == RIVER_SUCCESS)
       bench_row(b, row, "gd", n, n, 0, 1.0, &whole);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rc == RIVER_SUCCESS && b->rank == 0 && rename(dir, gone) != 0)
-      river_log(RIVER_LOG_ERROR, "gd lost: cannot move %s away", dir);
-    MPI_Barrier(MPI_COMM_WORLD);
+    moved = 0;
+    if (rc == RIVER_SUCCESS && b->rank == 0) {
+      moved = rename(dir, gone) == 0;
+      if (!moved)
+        river_log(RIVER_LOG_ERROR, "gd lost: cannot move %s away", dir);
+    }
+    /* Every rank learns whether it was: a lost run of the whole
+     * collection would measure nothing. */
+    MPI_Bcast(&moved, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == RIVER_SUCCESS && !moved)
+      rc = RIVER_EIO;
     c.lost_disk = lost_disk;
     if (rc == RIVER_SUCCESS)
       rc = run_gd(b, &c, &lost);
     if (rc == RIVER_SUCCESS)
       bench_row(b, row, "gd", n, n, 1, 0.0, &lost);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (b->rank == 0 && rename(gone, dir) != 0)
+    if (b->rank == 0 && moved && rename(gone, dir) != 0)
       river_log(RIVER_LOG_ERROR, "gd lost: cannot move %s back", gone);
     MPI_Barrier(MPI_COMM_WORLD);
     verified = verified && lost.ok && whole.ok;
