@@ -1025,8 +1025,8 @@ static void test_dormant(MPI_Comm c)
            st.messages_static, st.messages_out, all[1], all[2]);
   }
   /* Up to 3 attempts for the wake (a loaded machine may keep the
-   * producer detouring, dormant, to the end: as CI's make -j2 did once
-   * in about 10 runs); every attempt checks that nothing hangs and that
+   * producer detouring, dormant, to the end: a make -j2 check on the
+   * project's 2-core VM did once); every attempt checks that nothing hangs and that
    * every record arrives once, and a producer that never wakes fails
    * all 3. */
   for (attempt = 1; attempt <= 3; attempt++) {
