@@ -913,6 +913,20 @@ static void disk_dir(int d, char *buf, size_t n)
   snprintf(buf, n, "%s/disk%d", root, d);
 }
 
+/* Disk d lost: rank 0 removes its directory and every file in it, while
+ * the other ranks wait (collective over WORLD). */
+static void lose_disk(int d)
+{
+  char dir[2200];
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (wrank == 0) {
+    disk_dir(d, dir, sizeof dir);
+    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Flip one byte (of record 0) of block b of collection `name`'s copy of
  * partition p on disk d. */
 static void flip_in(const char *name, int d, int p, uint64_t b,
@@ -1150,7 +1164,7 @@ static void test_plan(void)
   const uint64_t n = 1000;     /* 8 blocks of 128 records, the last 104 */
   const size_t block = 4096, rpb = block / RS;
   int d, split, p3_split;
-  char dir[2200], saved[sizeof root];
+  char saved[sizeof root];
 
   if (root[0] == '\0')
     return;
@@ -1169,12 +1183,7 @@ static void test_plan(void)
            && r.got.sum == want.sum && r.pieces == 0);
 
   /* Disk 2 lost. */
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (wrank == 0) {
-    disk_dir(2, dir, sizeof dir);
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  lose_disk(2);
   lost[2] = 1;
   split = plan_for(lost, n, rpb, first);
   MT_CHECK(split >= 3);
@@ -1219,12 +1228,7 @@ static void test_plan(void)
 
   /* Disks 2 and 5 lost: two chains (the flipped block is now whole at
    * disk 3, fails there, and comes from disk 4). */
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (wrank == 0) {
-    disk_dir(5, dir, sizeof dir);
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  lose_disk(5);
   lost[5] = 1;
   split = plan_for(lost, n, rpb, first);
   read_plan(&r);
@@ -1236,12 +1240,7 @@ static void test_plan(void)
   /* Disk 6 too: 5 and 6 are neighbours, partition 5 has no copy. (Which
    * disks the message names depends on which block failed first: a
    * block asked after one copy was known dead names the other only.) */
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (wrank == 0) {
-    disk_dir(6, dir, sizeof dir);
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  lose_disk(6);
   mt_log_clear();
   read_plan(&r);
   MT_CHECK_RC(r.rc, RIVER_ENOTFOUND);
