@@ -313,6 +313,18 @@ static int choose_copy(river_gd *gd, struct gd_part *mp,
 static int fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
                       uint64_t tried, uint64_t missing)
 {
+  int c;
+
+  /* A copy that died before this block was asked there failed it too
+   * (missing if it died missing): the verdict and the disks named do not
+   * depend on whether the block was asked before or after the copy
+   * died, nor on whether it was whole or split (which counts dead
+   * copies as tried). */
+  for (c = 0; c < gd->repl; c++)
+    if (mp->dead[c]) {
+      tried |= (uint64_t)1 << c;
+      missing |= mp->gone & ((uint64_t)1 << c);
+    }
   if (gd->fail_part < 0 || mp->p < gd->fail_part
       || (mp->p == gd->fail_part && block < gd->fail_block)) {
     gd->fail_part = mp->p;

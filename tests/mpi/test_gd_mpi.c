@@ -488,7 +488,8 @@ static void test_balance(void)
       s.nrec[p] = 1200 * RPB;   /* 0.6 MB each: ~0.3 s at full speed */
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "balance");
     /* An emulated disk is done with its last block no sooner than its
-     * rate allows (its bucket starts empty): disk 0 at 0.34 of it. */
+     * rate allows (it starts idle at the read's start, and never starts a
+     * block before it is done with the last): disk 0 at 0.34 of it. */
     if (wrank < 3)
       MT_CHECK(out.st.served_seconds
                >= 0.999 * (double)out.st.bytes_served
@@ -1067,6 +1068,18 @@ static void test_collection(void)
   if (wrank == 3)
     MT_CHECK(mt_logged("error|", "collection gd1: partition 3 block 1: no "
                                  "readable copy", NULL));
+  /* Disk 2 lost too: partition 1's copies are on disk 1 (unreadable, a
+   * copy dead but not missing) and disk 2 (missing). Not every copy is
+   * missing, so the verdict is ECORRUPT, and the client names both
+   * disks, whether its failed block was asked before or after it knew
+   * the first copy dead. */
+  lose_disk(2);
+  mt_log_clear();
+  rc = read_coll(NR, "gd1", RIVER_GD_UNORDERED, RIVER_GD_BALANCED, &all);
+  MT_CHECK_RC(rc, RIVER_ECORRUPT);
+  if (wrank == 1)
+    MT_CHECK(mt_logged("error|", "collection gd1: partition 1 block ",
+                       "no readable copy (failed on disks 1, 2)"));
 }
 
 /* ------------------------------------------------------ lost disk plan */
@@ -1237,16 +1250,16 @@ static void test_plan(void)
            && r.got.sum == want.sum && r.served[2] == 0 && r.served[5] == 0);
   MT_CHECK(r.pieces >= 1 && r.pieces <= (uint64_t)split);
 
-  /* Disk 6 too: 5 and 6 are neighbours, partition 5 has no copy. (Which
-   * disks the message names depends on which block failed first: a
-   * block asked after one copy was known dead names the other only.) */
+  /* Disk 6 too: 5 and 6 are neighbours, partition 5 has no copy. The
+   * message names both disks whichever block failed first (a block
+   * asked after one copy was known dead counts that copy as tried). */
   lose_disk(6);
   mt_log_clear();
   read_plan(&r);
   MT_CHECK_RC(r.rc, RIVER_ENOTFOUND);
   if (wrank == 5)
     MT_CHECK(mt_logged("error|collection gd2: partition 5 block ",
-                       "no readable copy (missing on disk", NULL));
+                       "no readable copy (missing on disks 5, 6)", NULL));
   memcpy(root, saved, sizeof root);
 }
 
