@@ -10,7 +10,6 @@
  * disk side is src/gd_server.c.
  */
 #include "gd_internal.h"
-#include "throttle_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -72,7 +71,6 @@ static void gd_free(river_gd *gd)
     free(dk->prog);
     free(dk->pend);
     free(dk->bias);
-    river_throttle_destroy(dk->thr);
   }
   free(gd->disks);
   free(gd->send);
@@ -519,12 +517,7 @@ static int gd_setup_server(river_gd *gd)
             maxnb = (double)gd->pnblocks[p];
         }
     dk->bias_cap = GD_BIAS_CAP / maxnb;
-    if (gd->rate > 0) {
-      int rc = river_throttle_create(gd->rate, (double)gd->block_bytes,
-                                     &dk->thr);
-      if (rc != RIVER_SUCCESS)
-        return rc;   /* emptied at the start of the read (gd_create) */
-    }
+    dk->emulated = gd->rate > 0;   /* its clock starts in gd_create */
   }
   if (n == 0)
     return RIVER_SUCCESS;
@@ -693,25 +686,14 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
     return rc;
   }
   river__barrier(gd->comm);
-  /* Every emulated disk starts the read with an empty bucket: created
-   * empty in gd_setup_server, it would otherwise have earned up to a
-   * block of tokens by now (the agreements and the barrier take ms on a
-   * busy node), a free block per disk that the fluid ideal does not
-   * count (issue 13: it favoured the shorter of two runs compared). */
-  for (i = 0; i < gd->nlocal; i++)
-    if (gd->disks[i].thr != NULL) {
-      /* ... and at its speed at the start: a bucket refills at its old
-       * factor when the factor changes (at the disk's first block), so
-       * a perturbed disk left at 1.0 here earned its first tokens at the
-       * full rate. */
-      double f = 1.0;
-      if (gd->perturb)
-        river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK,
-                             gd->disks[i].d, 0.0, &f);
-      river_throttle_set_factor(gd->disks[i].thr, f);
-      river__throttle_restart(gd->disks[i].thr);
-    }
+  /* Every emulated disk starts the read idle now, after the creating
+   * barrier: started at setup, it was free during the agreements and
+   * the barrier (ms on a busy node), and its first request would have
+   * found it done with work the fluid ideal does not count (issue 13:
+   * it favoured the shorter of two runs compared). */
   gd->t0 = river_wtime();
+  for (i = 0; i < gd->nlocal; i++)
+    gd->disks[i].ready_at = gd->disks[i].queued_at = gd->t0;
   *out = gd;
   return RIVER_SUCCESS;
 }

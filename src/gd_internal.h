@@ -379,9 +379,11 @@ struct gd_disk {
   int cursor;              /* allocator round-robin */
   int last;                /* partition served last (-1: none) */
   int last_stream;         /* stream served last (-1: none) */
-  river_throttle *thr;     /* emulated rate, or NULL */
+  int emulated;            /* an emulated disk (gd->rate > 0) */
   double ready_at;         /* emulated: river_wtime() when the disk is
                               done with the block it reads now */
+  double queued_at;        /* emulated: when its streams last went from
+                              no request to one (disk_take) */
   double tserve;           /* seconds per block (moving average; 0: none
                               served yet), sent to clients in gd_hdr */
   int shared;              /* gd_hdr.shared */
@@ -400,6 +402,7 @@ struct gd_send {
    * on serving its clients and other disks). */
   int held;
   double send_at;
+  double free_at;          /* when the rank saw its last send complete */
   int dest, len;
   int disk;                /* the local disk it is from (index into
                               disks) */

@@ -9,7 +9,6 @@
  * the blocks come from.
  */
 #include "gd_internal.h"
-#include "throttle_internal.h"
 
 #include <string.h>
 
@@ -93,10 +92,22 @@ static int withdraw(river_gd *gd, const struct gd_req *m, int src)
   return RIVER_SUCCESS;   /* started or sent already */
 }
 
-/* A request has arrived: note the progress, queue it at its stream. */
+/* The requests queued at disk dk's streams. */
+static int disk_queued(const struct gd_disk *dk)
+{
+  int i, n = 0;
+
+  for (i = 0; i < dk->nstreams; i++)
+    n += dk->streams[i].count;
+  return n;
+}
+
+/* A request has arrived: note the progress, queue it at its stream (at
+ * an idle emulated disk, from now: disk_take). */
 static int enqueue(river_gd *gd, const struct gd_req *m, int src)
 {
   struct gd_stream *st;
+  struct gd_disk *dk;
 
   if (m->copy == GD_MSG_DONE) {
     gd->dones++;
@@ -122,6 +133,10 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
                  (int)m->copy);
     return RIVER_ESTATE;
   }
+  dk = &gd->disks[gd->disk_local[river__gd_disk_of(gd, m->partition,
+                                                   m->copy)]];
+  if (disk_queued(dk) == 0)
+    dk->queued_at = river_wtime();
   st->q[(st->head + st->count) % gd->k] = *m;
   st->count++;
   /* A woken partition reads here (a request neither a dormant or
@@ -131,8 +146,7 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
    * partitions this is as it was when only copies other than the first
    * counted.) */
   if (!(m->flags & (GD_REQ_PROBE | GD_REQ_PLANNED)))
-    gd->disks[gd->disk_local[river__gd_disk_of(gd, m->partition, m->copy)]]
-        .shared = 1;
+    dk->shared = 1;
   if (m->progress > gd->progress[m->partition])
     gd->progress[m->partition] = m->progress;
   return RIVER_SUCCESS;
@@ -208,8 +222,10 @@ static int server_poll(river_gd *gd, int *busy)
     } else if (sl->busy) {
       if (MPI_Test(&sl->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return RIVER_EMPI;
-      if (flag)
+      if (flag) {
         sl->busy = 0;
+        sl->free_at = now;
+      }
     }
   }
   return RIVER_SUCCESS;
@@ -218,31 +234,51 @@ static int server_poll(river_gd *gd, int *busy)
 /* Count a seek if the disk switches streams, and charge n bytes (and
  * the seek) to the disk's emulated rate: returns when the disk is done
  * with them (river_wtime; now at real speed). The disk is busy until
- * then; the rank is not (the caller holds the block until then). */
+ * then; the rank is not (the caller holds the block until then).
+ *
+ * The disk starts the block when it is free (ready_at) and either
+ *  - had the request and a buffer for it: an emulated disk is a device
+ *    with a queue, which works on while its rank waits for the CPU
+ *    (queued_at, when the rank saw its streams get a request, and
+ *    `since`, when the rank saw the send slot free); or
+ *  - a block's time ago at most: it reads a block ahead, so a request
+ *    the rank saw late (it slept while the request waited in MPI) loses
+ *    up to a block of the disk's time, not all of it (what the token
+ *    bucket a block deep used before gave).
+ * On a node with a core per rank these are all about now; on a shared
+ * one (28 ranks on 2 cores) the rank may sleep through the moment its
+ * disk became free with requests waiting, and with the bucket alone
+ * that time was lost for good beyond a block: in issue 13's twelfth
+ * session, in four of the five lost-disk runs that missed their target,
+ * disks were done 6-10 ms after the fluid ideal. Never before ready_at,
+ * so the disk never works faster than its rate. */
 static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
-                        size_t n)
+                        size_t n, double since)
 {
-  double f = 1.0, extra = 0, t, start = river_wtime();
+  double f = 1.0, extra = 0, t, now = river_wtime(), start;
 
   if (dk->last >= 0 && dk->last != partition) {
     gd->stats.seeks++;
     extra = gd->seek;
   }
   dk->last = partition;
-  if (dk->thr == NULL)
-    return river_wtime();
+  if (!dk->emulated)
+    return now;
   if (gd->perturb)
     river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
-                         start - gd->t0, &f);
-  river_throttle_set_factor(dk->thr, f);
+                         now - gd->t0, &f);
   /* The disk's time for a whole block at its emulated rate: its speed,
-   * so neither the bucket's head start, nor the seek (a cost of switching
-   * streams, not of the disk), nor a short last block counts. */
-  if (n > 0) {
-    t = (double)gd->block_bytes / (gd->rate * f);
+   * so neither the seek (a cost of switching streams, not of the disk)
+   * nor a short last block counts. */
+  t = (double)gd->block_bytes / (gd->rate * f);
+  if (n > 0)
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * t : t;
-  }
-  return river__throttle_take(dk->thr, n + (size_t)(extra * gd->rate * f));
+  start = dk->queued_at > since ? dk->queued_at : since;
+  if (start > now - t)
+    start = now - t;
+  if (start < dk->ready_at)
+    start = dk->ready_at;
+  return start + extra + (double)n / (gd->rate * f);
 }
 
 /* The stream disk dk serves next, by the policy, or -1 if none has a
@@ -344,7 +380,7 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   double start = river_wtime(), took;
   int i, s;
 
-  if (dk->thr != NULL && start < dk->ready_at)
+  if (dk->emulated && start < dk->ready_at)
     return RIVER_SUCCESS;   /* the emulated disk is still at work */
   for (i = 0; i < gd->nsend && sl == NULL; i++)
     if (!gd->send[i].busy)
@@ -364,17 +400,18 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   sl->dest = gd->client_rank[m.partition];
   sl->len = (int)(GD_HDR + bytes + (size_t)h.padlen);
   sl->disk = (int)(dk - gd->disks);
-  sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes);
+  sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes,
+                                         sl->free_at);
   /* A real disk's time for a whole block: its read's, scaled up for a
    * short last block (disk_take times an emulated one). */
-  if (dk->thr == NULL && h.status == RIVER_SUCCESS && bytes > 0
+  if (!dk->emulated && h.status == RIVER_SUCCESS && bytes > 0
       && m.n == 0 && (took = sl->send_at - start) > 0) {
     /* (Not from a piece: scaled up from a few records, its time would
      * make the disk look slow and wake every plan that reads it.) */
     took *= (double)gd->block_bytes / (double)bytes;
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * took : took;
   }
-  if (dk->thr != NULL) {
+  if (dk->emulated) {
     sl->held = 1;   /* sent by server_poll once the disk is done */
     if (gd->next_due == 0 || sl->send_at < gd->next_due)
       gd->next_due = sl->send_at;
