@@ -65,6 +65,7 @@ static void gd_free(river_gd *gd)
     int j;
     for (j = 0; dk->streams && j < dk->nstreams; j++) {
       free(dk->streams[j].q);
+      free(dk->streams[j].qt);
       free(dk->streams[j].cq);
     }
     free(dk->streams);
@@ -510,8 +511,9 @@ static int gd_setup_server(river_gd *gd)
           st->partition = p;
           st->copy = c;
           st->q = calloc((size_t)gd->k, sizeof *st->q);
+          st->qt = calloc((size_t)gd->k, sizeof *st->qt);
           st->cq = calloc((size_t)gd->k, sizeof *st->cq);
-          if (st->q == NULL || st->cq == NULL)
+          if (st->q == NULL || st->qt == NULL || st->cq == NULL)
             return RIVER_ENOMEM;
           if ((double)gd->pnblocks[p] > maxnb)
             maxnb = (double)gd->pnblocks[p];
@@ -693,7 +695,7 @@ static int gd_create(MPI_Comm comm, const river_gd_layout *layout,
    * it favoured the shorter of two runs compared). */
   gd->t0 = river_wtime();
   for (i = 0; i < gd->nlocal; i++)
-    gd->disks[i].ready_at = gd->disks[i].queued_at = gd->t0;
+    gd->disks[i].ready_at = gd->t0;
   *out = gd;
   return RIVER_SUCCESS;
 }

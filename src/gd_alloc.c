@@ -1,6 +1,7 @@
 /*
  * gd_alloc.c - the pure parts of graduated declustering (river/gd.h): the
- * disks' feedback allocator and the fluid ideal. No MPI here, so the
+ * disks' feedback allocator, the fluid ideal, the lost disk's plan and
+ * an emulated disk's clock. No MPI here, so the
  * unit tests can drive them on a model of the ring.
  */
 #include "river_internal.h"
@@ -398,4 +399,28 @@ int river_gd_fluid_ideal(const double *rates, int n, int r, double *per_client,
   if (total)
     *total = best * n;
   return RIVER_SUCCESS;
+}
+
+/*
+ * An emulated disk's clock (src/gd_server.c, disk_take): when the disk
+ * starts a block whose request the rank took in at `queued` into a send
+ * slot it saw free at `since`, the disk being done with its last block
+ * at ready_at, the server taking the block `now`, a whole block taking
+ * t seconds at the disk's factor now. The disk starts when it is free
+ * and either had the request and the slot (a device with a queue works
+ * on while its rank waits for the CPU) or a block's time ago at most
+ * (it reads a block ahead, as the token bucket a block deep it replaces
+ * did). same_factor: the disk's factor at the queue's start is the one
+ * now; if not (a perturbation's step in between), the read-ahead only,
+ * so the disk never works at a factor it did not have. Never before
+ * ready_at: the disk never works faster than its rate.
+ */
+double river__gd_disk_start(double ready_at, double queued, double since,
+                            double now, double t, int same_factor)
+{
+  double start = queued > since ? queued : since;
+
+  if (start > now - t || !same_factor)
+    start = now - t;
+  return start > ready_at ? start : ready_at;
 }

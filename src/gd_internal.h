@@ -364,6 +364,8 @@ struct gd_report {
 struct gd_stream {
   int partition, copy;
   struct gd_req *q;        /* ring of `outstanding` requests */
+  double *qt;              /* ... and when the rank took each in
+                              (emulated disks: disk_take) */
   int head, count;
   struct gd_req *cq;       /* requests withdrawn by a CANCEL, awaiting
                               their header-only reply; count + ncq <=
@@ -382,8 +384,6 @@ struct gd_disk {
   int emulated;            /* an emulated disk (gd->rate > 0) */
   double ready_at;         /* emulated: river_wtime() when the disk is
                               done with the block it reads now */
-  double queued_at;        /* emulated: when its streams last went from
-                              no request to one (disk_take) */
   double tserve;           /* seconds per block (moving average; 0: none
                               served yet), sent to clients in gd_hdr */
   int shared;              /* gd_hdr.shared */

@@ -84,26 +84,18 @@ static int withdraw(river_gd *gd, const struct gd_req *m, int src)
       continue;
     st->cq[st->ncq++] = *q;
     /* Close the gap: later requests move up one place, keeping order. */
-    for (j = i; j + 1 < st->count; j++)
+    for (j = i; j + 1 < st->count; j++) {
       st->q[(st->head + j) % gd->k] = st->q[(st->head + j + 1) % gd->k];
+      st->qt[(st->head + j) % gd->k] = st->qt[(st->head + j + 1) % gd->k];
+    }
     st->count--;
     return RIVER_SUCCESS;
   }
   return RIVER_SUCCESS;   /* started or sent already */
 }
 
-/* The requests queued at disk dk's streams. */
-static int disk_queued(const struct gd_disk *dk)
-{
-  int i, n = 0;
-
-  for (i = 0; i < dk->nstreams; i++)
-    n += dk->streams[i].count;
-  return n;
-}
-
-/* A request has arrived: note the progress, queue it at its stream (at
- * an idle emulated disk, from now: disk_take). */
+/* A request has arrived: note the progress, queue it at its stream
+ * with the time it was taken in (disk_take). */
 static int enqueue(river_gd *gd, const struct gd_req *m, int src)
 {
   struct gd_stream *st;
@@ -135,9 +127,8 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   }
   dk = &gd->disks[gd->disk_local[river__gd_disk_of(gd, m->partition,
                                                    m->copy)]];
-  if (disk_queued(dk) == 0)
-    dk->queued_at = river_wtime();
   st->q[(st->head + st->count) % gd->k] = *m;
+  st->qt[(st->head + st->count) % gd->k] = river_wtime();
   st->count++;
   /* A woken partition reads here (a request neither a dormant or
    * planned partition's nor a probe): say so to the partitions that read
@@ -236,26 +227,21 @@ static int server_poll(river_gd *gd, int *busy)
  * with them (river_wtime; now at real speed). The disk is busy until
  * then; the rank is not (the caller holds the block until then).
  *
- * The disk starts the block when it is free (ready_at) and either
- *  - had the request and a buffer for it: an emulated disk is a device
- *    with a queue, which works on while its rank waits for the CPU
- *    (queued_at, when the rank saw its streams get a request, and
- *    `since`, when the rank saw the send slot free); or
- *  - a block's time ago at most: it reads a block ahead, so a request
- *    the rank saw late (it slept while the request waited in MPI) loses
- *    up to a block of the disk's time, not all of it (what the token
- *    bucket a block deep used before gave).
- * On a node with a core per rank these are all about now; on a shared
- * one (28 ranks on 2 cores) the rank may sleep through the moment its
- * disk became free with requests waiting, and with the bucket alone
- * that time was lost for good beyond a block: in issue 13's twelfth
- * session, in four of the five lost-disk runs that missed their target,
- * disks were done 6-10 ms after the fluid ideal. Never before ready_at,
- * so the disk never works faster than its rate. */
+ * When the disk starts is river__gd_disk_start's (src/gd_alloc.c): when
+ * it is free and either had this request (`queued`, when the rank took
+ * it in) and the send slot (`since`, when the rank saw it free), or a
+ * block's time ago at most. The first is what a device with a queue
+ * does while its rank waits for the CPU: on a shared node (28 ranks on
+ * 2 cores) the rank may sleep through the moment its disk became free
+ * with the request waiting, and with only the second (the token bucket
+ * a block deep used before) that time was lost for good beyond a block:
+ * in issue 13's twelfth session, in four of the five lost-disk runs
+ * that missed their target, disks were done 6-10 ms after the fluid
+ * ideal. The block is charged at the factor now. */
 static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
-                        size_t n, double since)
+                        size_t n, double queued, double since)
 {
-  double f = 1.0, extra = 0, t, now = river_wtime(), start;
+  double f = 1.0, f0 = 1.0, extra = 0, t, now = river_wtime(), start;
 
   if (dk->last >= 0 && dk->last != partition) {
     gd->stats.seeks++;
@@ -273,11 +259,16 @@ static double disk_take(river_gd *gd, struct gd_disk *dk, int partition,
   t = (double)gd->block_bytes / (gd->rate * f);
   if (n > 0)
     dk->tserve = dk->tserve > 0 ? 0.75 * dk->tserve + 0.25 * t : t;
-  start = dk->queued_at > since ? dk->queued_at : since;
-  if (start > now - t)
-    start = now - t;
-  if (start < dk->ready_at)
+  /* The factor where the queue's credit would start the block. */
+  start = queued > since ? queued : since;
+  if (dk->ready_at > start)
     start = dk->ready_at;
+  if (gd->perturb)
+    river_perturb_factor(gd->perturb, RIVER_PERTURB_DISK, dk->d,
+                         start - gd->t0, &f0);
+  else
+    f0 = f;
+  start = river__gd_disk_start(dk->ready_at, queued, since, now, t, f0 == f);
   return start + extra + (double)n / (gd->rate * f);
 }
 
@@ -377,7 +368,7 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   struct gd_req m;
   struct gd_hdr h;
   size_t bytes;
-  double start = river_wtime(), took;
+  double start = river_wtime(), took, queued;
   int i, s;
 
   if (dk->emulated && start < dk->ready_at)
@@ -390,6 +381,7 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   st = &dk->streams[s];
   dk->last_stream = s;
   m = st->q[st->head];
+  queued = st->qt[st->head];
   st->head = (st->head + 1) % gd->k;
   st->count--;
   *busy = 1;
@@ -401,7 +393,7 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   sl->len = (int)(GD_HDR + bytes + (size_t)h.padlen);
   sl->disk = (int)(dk - gd->disks);
   sl->send_at = dk->ready_at = disk_take(gd, dk, m.partition, bytes,
-                                         sl->free_at);
+                                         queued, sl->free_at);
   /* A real disk's time for a whole block: its read's, scaled up for a
    * short last block (disk_take times an emulated one). */
   if (!dk->emulated && h.status == RIVER_SUCCESS && bytes > 0

@@ -259,6 +259,11 @@ int river__gd_plan_slower(int repl, const double *tserve,
                           const unsigned char *dead, const double *silent,
                           double slower, double silent_x);
 
+/* GD: when an emulated disk starts a block (the disk's clock; see
+ * src/gd_alloc.c). */
+double river__gd_disk_start(double ready_at, double queued, double since,
+                            double now, double t, int same_factor);
+
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)
 #define river__warn(...)  river_log(RIVER_LOG_WARN, __VA_ARGS__)

@@ -1035,6 +1035,41 @@ static void test_plan(void **state)
   assert_int_equal(river__gd_plan(4, part_of, nrec, lost, first), -1);
 }
 
+/* An emulated disk's clock: a block starts when the disk is free and
+ * either had the request and the slot (however long ago: the rank slept)
+ * or a block's time ago at most; never before the disk is free, and
+ * with the factor changed since, the block's time of read-ahead only. */
+static void test_disk_start(void **state)
+{
+  const double t = 0.01;   /* a block: 10 ms */
+
+  (void)state;
+  /* Busy: a block starts when the disk is done with the last, whatever
+   * waited (never faster than its rate). */
+  assert_true(river__gd_disk_start(5.0, 1.0, 1.0, 4.0, t, 1) == 5.0);
+  assert_true(river__gd_disk_start(5.0, 1.0, 1.0, 4.0, t, 0) == 5.0);
+  /* Free since 1.0 with the request since 1.5 and the slot since 1.2:
+   * the rank took it at 2.0; the disk started at 1.5. */
+  assert_true(river__gd_disk_start(1.0, 1.5, 1.2, 2.0, t, 1) == 1.5);
+  /* ... the slot freed last: from then. */
+  assert_true(river__gd_disk_start(1.0, 1.2, 1.5, 2.0, t, 1) == 1.5);
+  /* ... free only since 1.7: from then. */
+  assert_true(river__gd_disk_start(1.7, 1.2, 1.5, 2.0, t, 1) == 1.7);
+  /* A request taken in just now (it waited in MPI while the rank
+   * slept): a block's time of read-ahead, not all of the wait. */
+  assert_true(fabs(river__gd_disk_start(1.0, 2.0, 1.2, 2.0, t, 1)
+                   - (2.0 - t)) < 1e-12);
+  assert_true(fabs(river__gd_disk_start(1.0, 1.995, 1.2, 2.0, t, 1)
+                   - (2.0 - t)) < 1e-12);
+  /* The factor changed since the request came: the read-ahead only. */
+  assert_true(fabs(river__gd_disk_start(1.0, 1.5, 1.2, 2.0, t, 0)
+                   - (2.0 - t)) < 1e-12);
+  /* ... and still never before the disk was free. */
+  assert_true(river__gd_disk_start(1.999, 1.5, 1.2, 2.0, t, 0) == 1.999);
+  /* The read's first block: the disk free from the start (t0 = 0). */
+  assert_true(river__gd_disk_start(0.0, 0.0, 0.0, 0.002, t, 1) == 0.0);
+}
+
 /* A planned partition's wake test: any live copy against the fastest
  * other, and silence in that copy's own block times. */
 static void test_plan_slower(void **state)
@@ -1191,6 +1226,7 @@ int main(void)
     cmocka_unit_test(test_choose_dormant),
     cmocka_unit_test(test_plan),
     cmocka_unit_test(test_plan_slower),
+    cmocka_unit_test(test_disk_start),
     cmocka_unit_test(test_ideal_cases),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
