@@ -308,8 +308,8 @@ static int choose_copy(river_gd *gd, struct gd_part *mp,
 /* Block `block` of mp has no copy left. The first such failure stops the
  * client asking for more (client_rc is set, always); the error is logged
  * once the replies still out have come (log_failure), naming the lowest
- * failed block, so the message does not depend on which reply MPI
- * completed first. */
+ * failed block, and the read fails with that block's verdict, so
+ * neither depends on which reply MPI completed first. */
 static int fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
                       uint64_t tried, uint64_t missing)
 {
@@ -332,12 +332,13 @@ static int fail_block(river_gd *gd, struct gd_part *mp, uint64_t block,
     gd->fail_tried = tried;
     gd->fail_missing = missing;
     gd->fail_denied = mp->denied & tried;
+    /* A copy refused for lack of permission may be intact: that, not
+     * corruption, is the verdict. */
+    gd->fail_rc = missing == tried ? RIVER_ENOTFOUND
+                  : gd->fail_denied ? RIVER_EACCES : RIVER_ECORRUPT;
   }
-  /* A copy refused for lack of permission may be intact: that, not
-   * corruption, is the verdict. */
   if (gd->client_rc == RIVER_SUCCESS)
-    gd->client_rc = missing == tried ? RIVER_ENOTFOUND
-                    : mp->denied & tried ? RIVER_EACCES : RIVER_ECORRUPT;
+    gd->client_rc = gd->fail_rc;
   return RIVER_SUCCESS;
 }
 
@@ -350,6 +351,7 @@ static void log_failure(river_gd *gd)
 
   if (p < 0)
     return;
+  gd->client_rc = gd->fail_rc;   /* the named block's verdict */
   for (c = 0; c < gd->repl && at < sizeof disks - 16; c++)
     if ((gd->fail_tried >> c) & 1)
       at += (size_t)snprintf(disks + at, sizeof disks - at, "%s%d",

@@ -462,6 +462,7 @@ struct river_gd {
   int client_rc;
   int fail_part;           /* the lowest block with no copy left, or -1 */
   uint64_t fail_block, fail_tried, fail_missing, fail_denied;
+  int fail_rc;             /* that block's verdict (RIVER_ENOTFOUND, ...) */
   int client_done;         /* every partition finished or failed, nothing
                               posted */
   int nservers;

@@ -116,6 +116,8 @@ struct source {
   int npart, ndisks, repl;
   uint64_t nrec[MAXP];
   int lost_disk;          /* every read there: RIVER_ENOTFOUND; -1: none */
+  int missing_part;       /* every read of it: RIVER_ENOTFOUND; -1: none */
+  int missing_ms;         /* ... after this long (a slow failure) */
   int bad_disk;           /* (bad_disk, bad_part, bad_block): ECORRUPT */
   int bad_part;
   uint64_t bad_block;
@@ -138,7 +140,9 @@ static int src_read(void *ctx, int p, int c, int disk, uint64_t block,
   s->reads++;
   if (disk != (s->first[p] + c) % s->ndisks)
     s->wrong_disk = 1;
-  if (disk == s->lost_disk)
+  if (p == s->missing_part && s->missing_ms > 0)
+    usleep((useconds_t)s->missing_ms * 1000);
+  if (disk == s->lost_disk || p == s->missing_part)
     return RIVER_ENOTFOUND;
   if (p == s->bad_part
       && (block == s->bad_block
@@ -162,7 +166,8 @@ static void source_init(struct source *s, int npart, int ndisks, int repl)
   s->npart = npart;
   s->ndisks = ndisks;
   s->repl = repl;
-  s->lost_disk = s->bad_disk = s->bad_part = s->late_rank = -1;
+  s->lost_disk = s->missing_part = s->bad_disk = s->bad_part =
+      s->late_rank = -1;
   for (p = 0; p < npart; p++) {
     s->nrec[p] = 40 + (uint64_t)p * 37 + (p % 3 == 2 ? RPB : 0);
     s->first[p] = p % ndisks;
@@ -788,6 +793,7 @@ static void test_failures(void)
   river_gd_opts o = RIVER_GD_OPTS_INIT;
   struct source s;
   struct outcome out;
+  int k;
 
   if (c == MPI_COMM_NULL)
     return;
@@ -840,6 +846,31 @@ static void test_failures(void)
   if (wrank == 1)
     MT_CHECK(mt_logged("error|", "partition 1 block 0: no readable copy",
                        "missing on disk 1"));
+  /* One client, two failed partitions (8 on 4 ranks: rank 1 reads 1 and
+   * 5): partition 1 missing, found so only after 20 ms at disk 3 (not
+   * the client's own rank, which the wait would stop too), and
+   * partition 5's block 0 bad at disk 2, whose reply comes first. The
+   * read fails with the verdict of the block the message names, the
+   * lowest: partition 1's ENOTFOUND, not the first reply's ECORRUPT.
+   * Twice with the wait, twice without (either reply may come first);
+   * when the first failure decided, 3 of the 4 failed ECORRUPT. */
+  for (k = 0; k < 4; k++) {
+    source_init(&s, 8, 4, 1);
+    s.first[1] = 3;
+    s.first[5] = 2;
+    s.missing_part = 1;
+    s.missing_ms = k < 2 ? 20 : 0;
+    s.bad_part = 5;
+    s.bad_block = 0;
+    s.bad_all = 1;
+    mt_log_clear();
+    read_source(c, &s, &o, RIVER_ENOTFOUND, &out, "two failed partitions");
+    if (wrank == 1) {
+      MT_CHECK_RC(out.rc_next, RIVER_ENOTFOUND);
+      MT_CHECK(mt_logged("error|", "partition 1 block 0: no readable copy",
+                         "missing on disk 3"));
+    }
+  }
   MPI_Comm_free(&c);
 }
 
