@@ -229,7 +229,8 @@ module river
   !> blocks_received, bytes_received, failovers (blocks asked again of
   !> another mirror), seconds (from the end of river_gd_open to its last
   !> block; 0 on a rank with no partitions). Server side (the disks this
-  !> rank serves): blocks_served, bytes_served, seeks (stream switches).
+  !> rank serves): blocks_served (a piece of a split block counts as
+  !> one), bytes_served, seeks (stream switches).
   !> End game (client): cancels (blocks it asked a busy mirror to
   !> withdraw), cancelled (of those, withdrawn and asked of an idle one).
   !> served_seconds (server): from the start until its disks were done

@@ -155,7 +155,9 @@ typedef struct river_gd_stats {
   uint64_t blocks_received;  /* client: blocks of its partitions */
   uint64_t bytes_received;
   uint64_t failovers;        /* client: blocks asked again elsewhere */
-  uint64_t blocks_served;    /* server: blocks its disks sent */
+  uint64_t blocks_served;    /* server: blocks its disks sent (a piece
+                                of a split block, in a lost disk's
+                                plan, counts as one) */
   uint64_t bytes_served;
   uint64_t seeks;            /* server: stream switches */
   double seconds;            /* client: from the start to its last block;
