@@ -2,7 +2,9 @@
  * collection_write.c - the writer of a single-disk collection (format
  * and handle in collection_internal.h). A writer handle (c->tmp set)
  * streams each block's bytes through its aligned buffer c->buf to
- * "<path>.tmp": the buffer starts at WBUF_MIN bytes and doubles, each
+ * "<path>.tmp" (or the temporary name its creator chose, which
+ * parallel collections make unguessable), created O_EXCL|O_NOFOLLOW:
+ * the buffer starts at WBUF_MIN bytes and doubles, each
  * time it has been filled and written, up to the block size or WBUF_MAX,
  * whichever is less; a block larger than the buffer is written in
  * pieces at its offset, its CRC carried from piece to piece (c->boff,
@@ -71,8 +73,26 @@ static int direct_off(river_coll *c, const char *name)
 
 /* ------------------------------------------------------ create, append */
 
-int river_coll_create(const char *path, size_t record_size,
-                      const river_coll_opts *opts, river_coll **out)
+/* Create the writer's temporary file c->tmp: O_EXCL|O_NOFOLLOW, so
+ * that nothing already there (a planted link above all) is followed or
+ * overwritten; such a file fails the write, naming it. */
+static int create_tmp(river_coll *c)
+{
+  c->fd = open(c->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+               0666);
+  if (c->fd >= 0)
+    return RIVER_SUCCESS;
+  if (errno == EEXIST || errno == ELOOP) {
+    river__error("%s: cannot create it: a file or link River did not make "
+                 "is there (it is not followed or replaced)", c->tmp);
+    return RIVER_EIO;
+  }
+  return river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "open");
+}
+
+int river__coll_create_at(const char *path, const char *tmp,
+                          size_t record_size, const river_coll_opts *opts,
+                          river_coll **out)
 {
   size_t bs = opts && opts->block_size ? opts->block_size
                                        : RIVER_COLL_DEFAULT_BLOCK_SIZE;
@@ -95,20 +115,18 @@ int river_coll_create(const char *path, size_t record_size,
   if (label)
     strcpy(c->label, label);
   rc = RIVER_ENOMEM;
-  c->tmp = malloc(strlen(path) + sizeof TMP_SUFFIX);
+  c->tmp = tmp ? strdup(tmp) : malloc(strlen(path) + sizeof TMP_SUFFIX);
   if (c->tmp == NULL)
     goto fail;
-  sprintf(c->tmp, "%s" TMP_SUFFIX, path);
+  if (tmp == NULL)
+    sprintf(c->tmp, "%s" TMP_SUFFIX, path);
   rc = river__coll_alloc_buf(c, bs < WBUF_MIN ? bs : WBUF_MIN,
                              RIVER_LOG_ERROR);
   if (rc)
     goto fail;
-
-  c->fd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (c->fd < 0) {
-    rc = river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "open");
+  rc = create_tmp(c);
+  if (rc)
     goto fail;
-  }
   c->tmp_exists = 1;
   if (opts && opts->direct_io) {
     rc = river__coll_direct_on(c, c->tmp, RIVER_LOG_ERROR);
@@ -121,6 +139,26 @@ int river_coll_create(const char *path, size_t record_size,
 fail:
   river__coll_free(c);
   return rc;
+}
+
+int river_coll_create(const char *path, size_t record_size,
+                      const river_coll_opts *opts, river_coll **out)
+{
+  char *tmp;
+
+  if (path == NULL || *path == '\0' || out == NULL)
+    return RIVER_EINVAL;
+  /* PATH.tmp is this writer's by name (the caller chose path): what an
+   * earlier writer left there, or a link, goes first (unlink does not
+   * follow it); then it is created afresh, O_EXCL. */
+  tmp = malloc(strlen(path) + sizeof TMP_SUFFIX);
+  if (tmp == NULL)
+    return RIVER_ENOMEM;
+  sprintf(tmp, "%s" TMP_SUFFIX, path);
+  if (record_size > 0)
+    unlink(tmp);
+  free(tmp);
+  return river__coll_create_at(path, NULL, record_size, opts, out);
 }
 
 /* The empty buffer, written out full, doubles (up to the block size or

@@ -23,6 +23,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll_remove.c \
 	src/pcoll_lock.c \
 	src/pcoll_gc.c \
+	src/pcoll_record.c \
 	src/fault.c \
 	src/pcoll_layout.c \
 	src/gensort.c \

@@ -27,17 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A 16-hex-digit id for one write, unique enough across time and hosts. */
+/* A 16-hex-digit id for one write: random (unique across time, hosts
+ * and roots, and not to be guessed before the write's first file shows
+ * it; gc takes a generation a root's write record names as that root's,
+ * pcoll_record.c). */
 static void new_generation(char out[17])
 {
-  struct timespec ts;
-  uint64_t x;
-
-  clock_gettime(CLOCK_REALTIME, &ts);
-  x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-  x ^= (uint64_t)getpid() << 40;
-  x = river__mix64(x + RIVER_MIX64_STEP);  /* spread the bits */
-  snprintf(out, 17, "%016llx", (unsigned long long)x);
+  river__pcoll_random_tag(out);
 }
 
 
@@ -71,6 +67,7 @@ void river__pcoll_free(river_pcoll *pc)
       river_coll_close(pc->wcopies[i]);
   }
   free_wparts(pc);
+  river__pcoll_record_remove(pc);  /* a write abandoned: its files went */
   if (pc->lock_fd >= 0) {
     /* A write that ends here without a collection of its name (a first
      * write abandoned) removes the lock file too. */
@@ -169,6 +166,7 @@ static int open_copies(river_pcoll *pc, int index)
 {
   river_coll_opts co = RIVER_COLL_OPTS_INIT;
   char path[RIVER_PATH_MAX], dir[RIVER_PATH_MAX], label[64];
+  char tmp[RIVER_PATH_MAX], tmpname[RIVER_PCOLL_PATH_LEN + 32];
   int c, d, rc;
 
   pc->wcount = 0;
@@ -192,13 +190,22 @@ static int open_copies(river_pcoll *pc, int index)
                d);
     rc = river__pcoll_disk_dir(pc->root, pc->disks, d, dir, sizeof dir);
     if (rc == RIVER_SUCCESS)
-      rc = river__pcoll_mkdirs(dir);
+      rc = river__pcoll_disk_ready(dir);
     if (rc == RIVER_SUCCESS)
       rc = river__pcoll_file_path(pc->root, pc->disks, d, pc->wpath, path,
                                   sizeof path);
+    /* Written under a fresh unguessable name, created O_EXCL|O_NOFOLLOW
+     * (river__coll_create_at), renamed to path at the commit. */
     if (rc == RIVER_SUCCESS)
-      rc = river_coll_create(path, pc->info.record_size, &co,
-                             &pc->wcopies[c]);
+      rc = river__pcoll_data_tmp_name(pc->info.name, index,
+                                      pc->info.generation, tmpname,
+                                      sizeof tmpname);
+    if (rc == RIVER_SUCCESS)
+      rc = river__pcoll_file_path(pc->root, pc->disks, d, tmpname, tmp,
+                                  sizeof tmp);
+    if (rc == RIVER_SUCCESS)
+      rc = river__coll_create_at(path, tmp, pc->info.record_size, &co,
+                                 &pc->wcopies[c]);
     if (rc != RIVER_SUCCESS)
       return rc;
   }
@@ -271,6 +278,7 @@ int river_pcoll_begin_partition(river_pcoll *pc, uint64_t order)
     pc->failed = 1;
     return RIVER_ESTATE;
   }
+  river__test_fault("begin-partition");  /* tests: hold a writer here */
   rc = river__pcoll_end_partition(pc, pc->keyed);
   if (rc == RIVER_SUCCESS) {
     /* A provisional name, unique in this write: renamed at the commit. */
@@ -316,6 +324,8 @@ static int lock_for_write(river_pcoll *pc)
                                 sizeof path);
   if (rc == RIVER_SUCCESS)
     pc->prev = river__pcoll_file_id(path);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_record_create(pc);
   return rc;
 }
 

@@ -230,6 +230,17 @@ static void after_publish(river_pcoll *pc, int rc, struct old_gen *old,
   }
 }
 
+/* Once every rank has committed or removed its files (and removed the
+ * replaced generation's): rank 0 removes the write's record
+ * (pcoll_record.c), which until then lets gc find what a killed write
+ * left. */
+static void forget_record(river_pcoll *pc)
+{
+  river__agree(pc->comm, RIVER_SUCCESS);
+  if (pc->rank == 0)
+    river__pcoll_record_remove(pc);
+}
+
 /* ----------------------------------- partitions begun by the writers */
 
 
@@ -488,6 +499,7 @@ static int commit_parts(river_pcoll *pc, int rc)
   if (river__bcast(&rc, 1, MPI_INT, 0, pc->comm) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
   after_publish(pc, rc, &old, 1);
+  forget_record(pc);
   free(mine);
   free(all);
   free(by_rank);
@@ -545,6 +557,7 @@ int river_pcoll_commit(river_pcoll *pc)
     river__bcast(&rc, 1, MPI_INT, 0, pc->comm);
   }
   after_publish(pc, rc, &old, 0);
+  forget_record(pc);
   free(mine);
   free(all);
   river__pcoll_free(pc);

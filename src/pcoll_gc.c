@@ -15,13 +15,24 @@
  * could not lock); a listing only skips names whose lock is held.
  *
  * Data file names carry the collection and generation but not the root,
- * so a disk directory outside the root (an absolute --disks pattern) may
- * hold another root's files of the same name. Such directories, reached
- * only through some collection's metadata, are "shared": gc judges
- * nothing there (it says how many files it left), and purge removes
- * only the files its collection's own metadata names. Directories under
- * the root, and those of a pattern the caller gives (opts->disks), are
- * the root's own.
+ * so a disk directory outside the root may hold another root's files of
+ * the same name. Which directories are the root's own is decided on the
+ * resolved path (dir_is_own): one whose realpath is under the root's
+ * realpath, or one of a pattern the caller gives (opts->disks). Any
+ * other, whatever the pattern that reached it (a default-pattern diskN
+ * that is a symbolic link elsewhere included), is "shared": there gc
+ * judges only files of a generation this root claims (gen_claimed: the
+ * generation of one of its write records or temporary metadata; write
+ * generations are random, so no other root has them) and says how many
+ * it left; purge removes only those and the files its collection's own
+ * metadata names.
+ *
+ * A data file of a generation its name's metadata does not name is
+ * kept, not removed, when it looks newer than that metadata (newer_than
+ * _meta: no file of the metadata's own generation was found, or the
+ * file is younger than the newest of them): a metadata file restored
+ * from an older copy must not cost the newest data. RIVER_PCOLL_GC_FORCE
+ * removes those too.
  */
 #include "pcoll_internal.h"
 
@@ -53,6 +64,10 @@ struct scan {
   const char *root;
   const char *only;             /* purge: the one name; gc: NULL */
   int remove;
+  int force;                    /* RIVER_PCOLL_GC_FORCE */
+  int explicit_disks;           /* the caller gave opts->disks */
+  int name_failed;              /* removals that failed for this name */
+  uint64_t kept;                /* newer data files kept (not forced) */
   river_pcoll_leftover_fn report;
   void *arg;
   uint64_t nfiles, nbytes;
@@ -130,20 +145,25 @@ static int scan_dir(struct scan *s, const char *dir, int in_root, int owned)
   return rc;
 }
 
-/* 1 if dir is under the root (after resolving links). */
-static int under_root(const struct scan *s, const char *dir)
+/* 1 if disk directory dir is the root's own: its realpath is under the
+ * root's (a diskN that is a link out of the root is not), or it is one
+ * of the caller's --disks pattern (by_pattern). Ownership rule of the
+ * file's opening comment; every judgement of a data file rests on it. */
+static int dir_is_own(const struct scan *s, const char *dir, int by_pattern)
 {
   char real[PATH_MAX];
   size_t n = strlen(s->real_root);
 
+  if (by_pattern && s->explicit_disks)
+    return 1;
   return n > 0 && realpath(dir, real) != NULL
          && strncmp(real, s->real_root, n) == 0 && real[n] == '/';
 }
 
 /* Scan disk directory dir unless it was scanned already (two patterns
- * may name one directory; the first scan decides whether it is the
- * root's own: owned, or under the root); *exists: whether it is a
- * directory. */
+ * may name one directory, or two links one place: compared by device
+ * and inode; the first scan decides whether it is the root's own,
+ * dir_is_own); *exists: whether it is a directory. */
 static int scan_disk(struct scan *s, const char *dir, int owned,
                      int *exists)
 {
@@ -165,7 +185,7 @@ static int scan_disk(struct scan *s, const char *dir, int owned,
     s->dircap = cap;
   }
   s->dirs[s->ndirs++] = st;
-  return scan_dir(s, dir, 0, owned || under_root(s, dir));
+  return scan_dir(s, dir, 0, dir_is_own(s, dir, owned));
 }
 
 /* Scan the disks of pattern pat: 0..known-1, and on while they exist
@@ -196,15 +216,21 @@ static int read_meta(const struct scan *s, struct cand *c)
   return RIVER_SUCCESS;
 }
 
-/* Scan the disks of pattern pat (the root's own) and of every readable
- * collection under the root (the candidates list holds their metadata
- * files now). */
+/* Scan the disks of pattern pat (the caller's, or the default), of
+ * every readable collection under the root and of every write record
+ * there (a killed write's pattern, which may be in no metadata); the
+ * candidates list holds the root's files now. */
 static int scan_disks(struct scan *s, const char *pat)
 {
+  struct river__pcoll_record rec;
   size_t i, nroot = s->n;
   int rc = scan_pattern(s, pat, 0, 1);
 
   for (i = 0; rc == RIVER_SUCCESS && i < nroot; i++) {
+    if (s->c[i].kind == RIVER__PCOLL_RECORD
+        && river__pcoll_record_read(s->c[i].path, &rec) == RIVER_SUCCESS
+        && strcmp(rec.generation, s->c[i].e.gen) == 0)
+      rc = scan_pattern(s, rec.disks, rec.ndisks, 0);
     if (s->c[i].kind != RIVER__PCOLL_META)
       continue;
     rc = read_meta(s, &s->c[i]);
@@ -241,17 +267,67 @@ static int meta_now(const struct scan *s, const char *name,
 
 /* ------------------------------------------------------ the judging */
 
+/* One name's candidates [from, to) as judge sees them. */
+struct name_view {
+  const struct cand *c;
+  size_t from, to;
+};
+
+/* 1 if this root claims generation gen of the name: one of its write
+ * records or temporary metadata files (in the root itself) carries it. */
+static int gen_claimed(const struct name_view *v, const char *gen)
+{
+  size_t i;
+
+  for (i = v->from; i < v->to; i++)
+    if ((v->c[i].kind == RIVER__PCOLL_RECORD
+         || v->c[i].kind == RIVER__PCOLL_META_TMP)
+        && strcmp(v->c[i].e.gen, gen) == 0)
+      return 1;
+  return 0;
+}
+
+/* 1 if data file c, of a generation the metadata w does not name, may be
+ * newer than that metadata: none of the metadata's own data files was
+ * found, or c was modified after the newest of them. */
+static int newer_than_meta(const struct name_view *v, const struct cand *c,
+                           const struct river__pcoll_where *w)
+{
+  const struct stat *x;
+  size_t i;
+
+  for (i = v->from; i < v->to; i++) {
+    if (v->c[i].kind != RIVER__PCOLL_DATA
+        || strcmp(v->c[i].e.gen, w->generation) != 0)
+      continue;
+    x = &v->c[i].id;
+    if (x->st_mtim.tv_sec > c->id.st_mtim.tv_sec
+        || (x->st_mtim.tv_sec == c->id.st_mtim.tv_sec
+            && x->st_mtim.tv_nsec >= c->id.st_mtim.tv_nsec))
+      return 0;  /* a file of the metadata's generation is as new */
+  }
+  return 1;
+}
+
+#define NEWER_NOTE "data file newer than its collection's metadata (was " \
+  "the metadata restored from an older copy?): kept; `river gc --remove " \
+  "--force` removes it"
+
 /* What candidate c is, if it is a leftover while the name's lock is
  * held; NULL if it is needed. st: the name's metadata read (RIVER_
- * SUCCESS with w, RIVER_ENOTFOUND, or an error: unreadable). */
-static const char *judge(struct scan *s, const struct cand *c, int st,
-                         const struct river__pcoll_where *w)
+ * SUCCESS with w, RIVER_ENOTFOUND, or an error: unreadable). *keep: set
+ * for a file listed but not to be removed (NEWER_NOTE). */
+static const char *judge(struct scan *s, const struct name_view *v,
+                         const struct cand *c, int st,
+                         const struct river__pcoll_where *w, int *keep)
 {
   int current = st == RIVER_SUCCESS && strcmp(c->e.gen, w->generation) == 0
                 && c->e.part < w->npartitions;
+  int claimed = gen_claimed(v, c->e.gen);
 
+  *keep = 0;
   if ((c->kind == RIVER__PCOLL_DATA || c->kind == RIVER__PCOLL_DATA_TMP)
-      && !c->owned) {
+      && !c->owned && !claimed) {
     /* A shared directory: maybe another root's file of the same name. */
     if (s->only && current)
       return "data file";
@@ -267,6 +343,8 @@ static const char *judge(struct scan *s, const struct cand *c, int st,
     return NULL;  /* never reported: see judge_name */
   case RIVER__PCOLL_STAGING:
     return river__file_in_use(c->path) ? NULL : "staged copy-in stream";
+  case RIVER__PCOLL_RECORD:
+    return "record of a write that never finished";
   case RIVER__PCOLL_DATA_TMP:
     return "unfinished data file (a write that never committed)";
   case RIVER__PCOLL_DATA:
@@ -276,6 +354,12 @@ static const char *judge(struct scan *s, const struct cand *c, int st,
       return NULL;  /* unreadable metadata: river_pcoll_purge's to judge */
     if (current)
       return NULL;
+    if (claimed)
+      return "data file of a write that never committed";
+    if (st == RIVER_SUCCESS && !s->force && newer_than_meta(v, c, w)) {
+      *keep = 1;
+      return NEWER_NOTE;
+    }
     return st == RIVER_ENOTFOUND ? "data file of no collection"
                                  : "data file of a generation the metadata "
                                    "no longer names";
@@ -285,8 +369,11 @@ static const char *judge(struct scan *s, const struct cand *c, int st,
   return NULL;
 }
 
-/* Report candidate c as a leftover (what) and remove it if asked. */
-static void found(struct scan *s, const struct cand *c, const char *what)
+/* Report candidate c as a leftover (what) and remove it if asked
+ * (keep: only list it, and count it apart). A record is removed only
+ * if every file of its name went. */
+static void found(struct scan *s, const struct cand *c, const char *what,
+                  int keep)
 {
   river_pcoll_leftover l;
 
@@ -295,10 +382,20 @@ static void found(struct scan *s, const struct cand *c, const char *what)
   l.what = what;
   l.bytes = c->bytes;
   l.removed = 0;
-  if (s->remove) {
+  if (keep) {
+    s->kept++;
+    if (s->report)
+      s->report(&l, s->arg);
+    return;
+  }
+  if (s->remove && c->kind == RIVER__PCOLL_RECORD && s->name_failed) {
+    river__warn("%s kept: files of its write could not be removed", c->path);
+  } else if (s->remove) {
     if (unlink(c->path) == 0 || errno == ENOENT)
       l.removed = 1;
     else
+      s->name_failed++;
+    if (!l.removed)
       river__warn("cannot remove %s: %s", c->path, strerror(errno));
   }
   s->nfiles++;
@@ -346,9 +443,10 @@ static int judge_name(struct scan *s, size_t from, size_t to)
 {
   const char *name = s->c[from].e.name, *what;
   const struct cand *meta = NULL;
+  struct name_view v = {s->c, from, to};
   struct river__pcoll_where w;
   size_t i;
-  int fd, st, rc = lock_name(s, name, &fd);
+  int fd, st, keep, rc = lock_name(s, name, &fd);
 
   if (rc != RIVER_SUCCESS) {
     s->failed++;
@@ -365,9 +463,10 @@ static int judge_name(struct scan *s, size_t from, size_t to)
                                                   : "",
                 meta && S_ISREG(meta->id.st_mode) ? name : "",
                 meta && S_ISREG(meta->id.st_mode) ? "` removes them)" : "");
+  s->name_failed = 0;
   for (i = from; i < to; i++)
-    if ((what = judge(s, &s->c[i], st, &w)) != NULL)
-      found(s, &s->c[i], what);
+    if ((what = judge(s, &v, &s->c[i], st, &w, &keep)) != NULL)
+      found(s, &s->c[i], what, keep);
   if (s->only)
     st = RIVER_ENOTFOUND;  /* purged */
   river__pcoll_unlock(fd, s->root, name, st == RIVER_ENOTFOUND);
@@ -428,7 +527,7 @@ static int setup(struct scan *s, char *root, const river_pcoll_opts *opts,
                  int remove, river_pcoll_leftover_fn report, void *arg)
 {
   memset(s, 0, sizeof *s);
-  if (remove != 0 && remove != 1)
+  if (remove != 0 && remove != 1 && remove != (1 | RIVER_PCOLL_GC_FORCE))
     return RIVER_EINVAL;
   if (opts && opts->disks
       && river__pcoll_check_disks(opts->disks) != RIVER_SUCCESS)
@@ -438,7 +537,9 @@ static int setup(struct scan *s, char *root, const river_pcoll_opts *opts,
   s->root = root;
   if (realpath(root, s->real_root) == NULL)
     s->real_root[0] = '\0';
-  s->remove = remove;
+  s->remove = remove & 1;
+  s->force = (remove & RIVER_PCOLL_GC_FORCE) != 0;
+  s->explicit_disks = opts && opts->disks;
   s->report = report;
   s->arg = arg;
   return RIVER_SUCCESS;
@@ -465,10 +566,16 @@ int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
     return rc;
   rc = run(&s, opts);
   if (rc == RIVER_SUCCESS && s.shared > 0)
-    river__warn("%llu data files in disk directories outside %s were not "
-                "judged: other roots may use those directories (give "
-                "--disks PATTERN to judge a pattern's directories as this "
-                "root's own)", (unsigned long long)s.shared, root);
+    river__warn("%llu data files in disk directories outside %s (after "
+                "resolving links) were not judged: other roots may use "
+                "those directories (give --disks PATTERN to judge a "
+                "pattern's directories as this root's own, only if no "
+                "other root uses them)", (unsigned long long)s.shared, root);
+  if (rc == RIVER_SUCCESS && s.kept > 0)
+    river__warn("%llu data files newer than their collection's metadata "
+                "were listed but kept%s", (unsigned long long)s.kept,
+                s.remove ? " (`river gc --remove --force` removes them)"
+                         : "");
   if (rc == RIVER_SUCCESS)
     give_counts(&s, nfiles, nbytes);
   scan_free(&s);

@@ -69,6 +69,8 @@ struct river_pcoll {
   struct river__file_id prev;   /* rank 0: the metadata file this write
                                    replaces, checked again just before
                                    the commit */
+  int record;                   /* rank 0: this write's record exists
+                                   (pcoll_record.c) */
   river_coll **wcopies;         /* replication entries */
   char wpath[RIVER_PCOLL_PATH_LEN];
   uint64_t wcount;
@@ -117,10 +119,20 @@ int river__pcoll_file_path(const char *root, const char *pat, int d,
                            const char *file, char *buf, size_t size);
 
 /* The metadata file of collection `name` under root; tmp_gen != NULL:
- * the temporary name write tmp_gen writes it under before the rename
- * into place (unique per write, so writers never share one). */
+ * a temporary name write tmp_gen writes it under before the rename
+ * into place (with a fresh random tag: a new name at each call, which
+ * no one can guess and plant a link at). */
 int river__pcoll_meta_path(const char *root, const char *name,
                            const char *tmp_gen, char *buf, size_t size);
+
+/* 16 random lowercase hex digits and a NUL (getrandom; where there is
+ * none, a unique value mixed from the time, the pid and a counter). */
+void river__pcoll_random_tag(char out[17]);
+
+/* The record of write `gen` of collection `name` under root
+ * (pcoll_record.c). */
+int river__pcoll_record_path(const char *root, const char *name,
+                             const char *gen, char *buf, size_t size);
 
 /* The lock file of collection `name` under root (pcoll_lock.c). */
 int river__pcoll_lock_path(const char *root, const char *name, char *buf,
@@ -134,11 +146,13 @@ int river__pcoll_staging_path(const char *root, const char *name, char *buf,
 enum river__pcoll_file {
   RIVER__PCOLL_OTHER,     /* not River's */
   RIVER__PCOLL_META,      /* root: NAME.h5 */
-  RIVER__PCOLL_META_TMP,  /* root: .tmp.NAME.GEN.h5 */
+  RIVER__PCOLL_META_TMP,  /* root: .tmp.NAME.GEN[.TAG].h5 */
   RIVER__PCOLL_LOCK,      /* root: .NAME.lock */
   RIVER__PCOLL_STAGING,   /* root: .NAME.copy-in.XXXXXX */
   RIVER__PCOLL_DATA,      /* disk: NAME.pP.GEN.rdat */
-  RIVER__PCOLL_DATA_TMP   /* disk: NAME.pP.GEN.rdat.tmp */
+  RIVER__PCOLL_DATA_TMP,  /* disk: NAME.pP.GEN[.TAG].rdat.tmp */
+  RIVER__PCOLL_RECORD     /* root: .NAME.GEN.write (last: gc removes
+                             it after the files it claims) */
 };
 
 /* The parts of a River file name: the collection, the partition (-1 if
@@ -160,8 +174,20 @@ enum river__pcoll_file river__pcoll_parse_entry(const char *entry,
 int river__pcoll_data_name(const char *name, int p, const char *gen,
                            char *buf, size_t size);
 
+/* The same while it is written: a fresh temporary name (random tag) at
+ * each call. */
+int river__pcoll_data_tmp_name(const char *name, int p, const char *gen,
+                               char *buf, size_t size);
+
 /* mkdir -p path (mode 0777 & ~umask); RIVER_EIO logged on failure. */
 int river__pcoll_mkdirs(const char *path);
+
+/* Make disk directory dir (mkdir -p) and check that River may write in
+ * it: a symbolic link there is followed only if it is the caller's own
+ * or root's (as Linux's protected_symlinks rule for sticky directories);
+ * RIVER_EACCES (logged, naming it) if another user's, RIVER_EIO if it
+ * is no directory. */
+int river__pcoll_disk_ready(const char *dir);
 
 /* ------------------------------------------------------------ pcoll.c */
 
@@ -230,6 +256,30 @@ void river__pcoll_unlock(int fd, const char *root, const char *name,
 /* 1 if another open file description holds a write lock on path (a
  * stream being staged by the river command holds one). */
 int river__file_in_use(const char *path);
+
+/* ----------------------------------------------------- pcoll_record.c */
+
+/* What a write's record says: its generation and where its data files
+ * go. */
+struct river__pcoll_record {
+  char generation[17];
+  char disks[RIVER_PATH_MAX];
+  int ndisks;
+};
+
+/* Rank 0 of a writer, before any data file exists: create the record
+ * of write pc->info.generation (O_EXCL|O_NOFOLLOW) naming pc->disks and
+ * pc->info.ndisks, and fsync it; pc->record set. Errors logged. */
+int river__pcoll_record_create(river_pcoll *pc);
+
+/* Rank 0, after every rank has removed or committed its files: remove
+ * the record (if pc->record). */
+void river__pcoll_record_remove(river_pcoll *pc);
+
+/* Read the record at path (a regular file, not followed if a link) into
+ * *r: RIVER_SUCCESS, or RIVER_ECORRUPT for anything else (not logged:
+ * gc then judges it by its name alone). */
+int river__pcoll_record_read(const char *path, struct river__pcoll_record *r);
 
 /* ------------------------------------------------------- pcoll_meta.c */
 

@@ -485,8 +485,10 @@ static int h5_image(const river_pcoll *pc, const char *path,
   return RIVER_SUCCESS;
 }
 
-/* Write len bytes at img to a new file at path (replacing any file
- * there) and fsync it. On failure *what is the step that failed and the
+/* Write len bytes at img to a new file at path, created O_EXCL|
+ * O_NOFOLLOW (path is a fresh unguessable temporary name: anything
+ * there was planted, and is neither followed nor replaced), and fsync
+ * it. On failure *what is the step that failed and the
  * return value the errno. */
 static int write_image(const char *path, const void *img, size_t len,
                        const char **what)
@@ -495,9 +497,12 @@ static int write_image(const char *path, const void *img, size_t len,
   ssize_t n;
   int fd, err = 0;
 
-  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+            0666);
   if (fd < 0) {
-    *what = "open";
+    *what = errno == EEXIST || errno == ELOOP
+                ? "open (a file or link River did not make is there; not "
+                  "followed)" : "open";
     return errno;
   }
   while (len > 0 && err == 0) {

@@ -7,6 +7,10 @@
  * Nothing here holds state: the functions map (root, pattern, name,
  * partition, generation) to strings, with RIVER_EOVERFLOW when a result
  * does not fit its buffer; river_pcoll_list reads the root directory.
+ * Temporary names carry a random tag (river__pcoll_random_tag), so that
+ * no one can plant a link where a write will create a file: River
+ * creates them O_EXCL|O_NOFOLLOW, and a name nobody can guess is also
+ * one nobody can block.
  */
 #include "pcoll_internal.h"
 
@@ -17,21 +21,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
 
 /* The files of collection NAME with write generation GEN (16 hex
- * digits). Valid names never start with '.', so nothing River names
- * with a leading '.' can be taken for a collection.
+ * digits); TAG is 'x' and 16 random hex digits, fresh for each file.
+ * Valid names never start with '.', so nothing River names with a
+ * leading '.' can be taken for a collection.
  *   ROOT/NAME.h5                    the metadata
- *   ROOT/.tmp.NAME.GEN.h5           the metadata while GEN commits
+ *   ROOT/.tmp.NAME.GEN.TAG.h5       the metadata while GEN commits
  *   ROOT/.NAME.lock                 the writers' lock (pcoll_lock.c)
+ *   ROOT/.NAME.GEN.write            the record of write GEN while it
+ *                                   runs (pcoll_record.c)
  *   ROOT/.NAME.copy-in.XXXXXX       the river command's staged stream
  *   DISK/NAME.pP.GEN.rdat           partition P's data on a disk
- *   DISK/NAME.pP.GEN.rdat.tmp       the same while it is written */
+ *   DISK/NAME.pP.GEN.TAG.rdat.tmp   the same while it is written
+ * Builds before the tags wrote ROOT/.tmp.NAME.GEN.h5 and
+ * DISK/NAME.pP.GEN.rdat.tmp: the parser still knows them (gc). */
 #define META_TMP_TAG ".tmp."
 #define LOCK_SUFFIX ".lock"
+#define RECORD_SUFFIX ".write"
 #define STAGING_TAG ".copy-in."
 #define DATA_SUFFIX ".rdat"
 #define DATA_TMP_SUFFIX ".rdat.tmp"
+#define TAG_LEN 18   /* ".x" and 16 hex digits */
 
 /* What is wrong with a collection name (see river_pcoll_create). */
 enum name_fault {
@@ -199,13 +216,62 @@ int river__pcoll_file_path(const char *root, const char *pat, int d,
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
 
+void river__pcoll_random_tag(char out[17])
+{
+  unsigned char b[8];
+  size_t got = 0;
+  int i;
+
+#if defined(__linux__)
+  while (got < sizeof b) {
+    ssize_t n = getrandom(b + got, sizeof b - got, 0);
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+#endif
+  if (got < sizeof b) {
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    ssize_t n = fd >= 0 ? read(fd, b, sizeof b) : -1;
+    got = n == (ssize_t)sizeof b ? sizeof b : 0;
+    if (fd >= 0)
+      close(fd);
+  }
+  if (got < sizeof b) {  /* no randomness to be had: unique, not secret */
+    static uint64_t seq;
+    struct timespec ts;
+    uint64_t x;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = river__mix64((uint64_t)ts.tv_sec * 1000000000u
+                     + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40)
+                     + ++seq * RIVER_MIX64_STEP);
+    for (i = 0; i < 8; i++)
+      b[i] = (unsigned char)(x >> (8 * i));
+  }
+  for (i = 0; i < 8; i++)
+    snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
 int river__pcoll_meta_path(const char *root, const char *name,
                            const char *tmp_gen, char *buf, size_t size)
 {
-  int n = tmp_gen ? snprintf(buf, size, "%s/" META_TMP_TAG "%s.%s"
-                             RIVER_PCOLL_META_SUFFIX, root, name, tmp_gen)
-                  : snprintf(buf, size, "%s/%s" RIVER_PCOLL_META_SUFFIX,
-                             root, name);
+  char tag[17];
+  int n;
+
+  if (tmp_gen)
+    river__pcoll_random_tag(tag);
+  n = tmp_gen ? snprintf(buf, size, "%s/" META_TMP_TAG "%s.%s.x%s"
+                         RIVER_PCOLL_META_SUFFIX, root, name, tmp_gen, tag)
+              : snprintf(buf, size, "%s/%s" RIVER_PCOLL_META_SUFFIX,
+                         root, name);
+
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
+int river__pcoll_record_path(const char *root, const char *name,
+                             const char *gen, char *buf, size_t size)
+{
+  int n = snprintf(buf, size, "%s/.%s.%s" RECORD_SUFFIX, root, name, gen);
 
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
@@ -248,6 +314,15 @@ static int ends_with(const char *entry, const char *suffix, size_t *stem_len)
   return 1;
 }
 
+/* The length of s[0..n) without a trailing random tag (".x" and 16
+ * hex digits), if it has one. */
+static size_t untag(const char *s, size_t n)
+{
+  return n > TAG_LEN && s[n - TAG_LEN] == '.' && s[n - TAG_LEN + 1] == 'x'
+                 && is_hex(s + n - 16, 16)
+             ? n - TAG_LEN : n;
+}
+
 /* Copy the first n bytes of s into name if they are a valid collection
  * name; 0 if not. */
 static int take_name(const char *s, size_t n, char *name)
@@ -275,6 +350,8 @@ static enum river__pcoll_file data_entry(const char *entry,
     kind = RIVER__PCOLL_DATA;
     if (!ends_with(entry, DATA_SUFFIX, &stem))
       return RIVER__PCOLL_OTHER;
+  } else {
+    stem = untag(entry, stem);
   }
   /* ... .pP.GEN: GEN is the last 16 characters of the stem */
   if (stem < 21 || entry[stem - 17] != '.'
@@ -295,7 +372,8 @@ static enum river__pcoll_file data_entry(const char *entry,
              ? kind : RIVER__PCOLL_OTHER;
 }
 
-/* A root directory's entry: metadata, its temporary, lock or staging. */
+/* A root directory's entry: metadata, its temporary, lock, write record
+ * or staging. */
 static enum river__pcoll_file root_entry(const char *entry,
                                          struct river__pcoll_entry *e)
 {
@@ -307,10 +385,19 @@ static enum river__pcoll_file root_entry(const char *entry,
   if (entry[0] == '.' && ends_with(entry, LOCK_SUFFIX, &stem))
     return take_name(entry + 1, stem - 1, e->name) ? RIVER__PCOLL_LOCK
                                                    : RIVER__PCOLL_OTHER;
+  if (entry[0] == '.' && ends_with(entry, RECORD_SUFFIX, &stem)) {
+    if (stem < 19 || entry[stem - 17] != '.' || !is_hex(entry + stem - 16, 16))
+      return RIVER__PCOLL_OTHER;
+    memcpy(e->gen, entry + stem - 16, 16);
+    e->gen[16] = '\0';
+    return take_name(entry + 1, stem - 18, e->name) ? RIVER__PCOLL_RECORD
+                                                    : RIVER__PCOLL_OTHER;
+  }
   if (ends_with(entry, RIVER_PCOLL_META_SUFFIX, &stem)) {
     if (entry[0] != '.')
       return take_name(entry, stem, e->name) ? RIVER__PCOLL_META
                                              : RIVER__PCOLL_OTHER;
+    stem = untag(entry, stem);
     if (strncmp(entry, META_TMP_TAG, tl) != 0 || stem < tl + 17
         || entry[stem - 17] != '.' || !is_hex(entry + stem - 16, 16))
       return RIVER__PCOLL_OTHER;
@@ -349,6 +436,17 @@ int river__pcoll_data_name(const char *name, int p, const char *gen,
   return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
 }
 
+int river__pcoll_data_tmp_name(const char *name, int p, const char *gen,
+                               char *buf, size_t size)
+{
+  char tag[17];
+  int n;
+
+  river__pcoll_random_tag(tag);
+  n = snprintf(buf, size, "%s.p%d.%s.x%s" DATA_TMP_SUFFIX, name, p, gen, tag);
+  return n < 0 || (size_t)n >= size ? RIVER_EOVERFLOW : RIVER_SUCCESS;
+}
+
 int river__pcoll_mkdirs(const char *path)
 {
   char tmp[RIVER_PATH_MAX];
@@ -371,6 +469,27 @@ int river__pcoll_mkdirs(const char *path)
 fail:
   river__error("cannot create directory %s: %s", tmp, strerror(errno));
   return RIVER_EIO;
+}
+
+int river__pcoll_disk_ready(const char *dir)
+{
+  struct stat st;
+  int rc = river__pcoll_mkdirs(dir);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()
+      && st.st_uid != 0) {
+    river__error("disk directory %s is a symbolic link owned by another "
+                 "user (uid %u): River does not follow it (remove it, or "
+                 "make the link yourself)", dir, (unsigned)st.st_uid);
+    return RIVER_EACCES;
+  }
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    river__error("disk directory %s: not a directory", dir);
+    return RIVER_EIO;
+  }
+  return RIVER_SUCCESS;
 }
 
 int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,

@@ -117,6 +117,13 @@ int river__fsync_dir(const char *path);
  * gives a finished writer's record and block counts and table CRC. */
 int river__coll_finish(river_coll *c);
 int river__coll_commit_as(river_coll *c, const char *path);
+
+/* river_coll_create writing under temporary name tmp (NULL: "PATH.tmp")
+ * instead of "PATH.tmp", created O_EXCL|O_NOFOLLOW: a file or link
+ * already at tmp fails it (logged, naming tmp), nothing is followed. */
+int river__coll_create_at(const char *path, const char *tmp,
+                          size_t record_size, const river_coll_opts *opts,
+                          river_coll **out);
 int river__coll_written(const river_coll *c, uint64_t *nrecords,
                         uint64_t *nblocks, uint32_t *table_crc);
 

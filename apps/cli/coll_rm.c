@@ -56,10 +56,13 @@ int cmd_gc(int argc, char **argv)
 {
   struct args a;
   uint64_t n = 0, bytes = 0;
-  int rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_REMOVE, 0, "", &a);
+  int rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_REMOVE | OPT_FORCE, 0,
+                         "", &a);
 
   if (rc == RIVER_SUCCESS && cli_rank() == 0) {
-    rc = river_pcoll_gc(&a.opts, a.remove, print_leftover, NULL, &n, &bytes);
+    /* --force matters only when removing: a listing shows every file */
+    int mode = a.remove ? 1 | (a.force ? RIVER_PCOLL_GC_FORCE : 0) : 0;
+    rc = river_pcoll_gc(&a.opts, mode, print_leftover, NULL, &n, &bytes);
     if (rc == RIVER_SUCCESS && n == 0) {
       printf("gc: no leftovers\n");
     } else if (rc == RIVER_SUCCESS) {

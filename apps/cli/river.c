@@ -94,9 +94,10 @@ static const struct cmd cmds[] = {
   {"run", cmd_run, "FLOW.yaml [key=value ...]",
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},
-  {"gc", cmd_gc, "[--remove] [COMMON]",
+  {"gc", cmd_gc, "[--remove [--force]] [COMMON]",
    "list the files crashed or failed writes left under the root\n"
-   "             (--remove: remove them)"},
+   "             (--remove: remove them; --force: also data files newer\n"
+   "             than their collection's metadata)"},
   {"flow", cmd_flow, "check FLOW.yaml [--ranks N] [--dot] [key=value...]",
    "check a flow spec (on this job's ranks, or as a plan for N ranks)\n"
    "             and print each rank's stages, or the flow as a Graphviz\n"

@@ -290,11 +290,24 @@ typedef void (*river_pcoll_leftover_fn)(const river_pcoll_leftover *l,
  * job is writing (its lock is held; the call takes each name's lock
  * while it judges that name's files, so a writer starting meanwhile
  * fails with RIVER_EBUSY) and staged streams still being staged.
+ * Disk directories are judged after resolving links: one outside the
+ * root (and not of opts->disks) may be another root's too, so there only
+ * files of a generation this root's write records or temporary metadata
+ * name are judged. A data file of a generation the metadata does not
+ * name that looks newer than the metadata (none of the metadata's own
+ * files found, or younger than the newest of them: a metadata file
+ * restored from an older copy) is reported but kept, and not counted,
+ * unless remove has RIVER_PCOLL_GC_FORCE.
  * report (may be NULL) is called once per file found, in name order;
- * remove: remove them too. *nfiles and *nbytes (either may be NULL) get
- * the number and size of the files found. Not collective. RIVER_SUCCESS
+ * remove: 0 list, 1 remove them too, 1 | RIVER_PCOLL_GC_FORCE remove
+ * also those newer than their metadata.
+ * *nfiles and *nbytes (either may be NULL) get the number and size of
+ * the files found (not those kept). Not collective. RIVER_SUCCESS
  * also when nothing is found or the root does not exist.
  */
+#define RIVER_PCOLL_GC_FORCE 2  /* river_pcoll_gc: also data files newer
+                                   than their collection's metadata */
+
 RIVER_API int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
                              river_pcoll_leftover_fn report, void *arg,
                              uint64_t *nfiles, uint64_t *nbytes);

@@ -8,10 +8,12 @@
  */
 #include "modules.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void river__digest_add(struct river__digest *d, const void *records,
                        size_t n, size_t record_size)
@@ -34,10 +36,15 @@ static int write_digest(river_ctx *ctx, const char *file, int inst,
                         const char *line)
 {
   char path[4096];
-  FILE *f;
+  FILE *f = NULL;
+  int fd;
 
   snprintf(path, sizeof path, "%s.%d", file, inst);
-  f = fopen(path, "w");
+  /* Not through a symbolic link left at FILE.INSTANCE (O_NOFOLLOW). */
+  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+            0666);
+  if (fd >= 0 && (f = fdopen(fd, "w")) == NULL)
+    close(fd);
   if (f == NULL || fputs(line, f) == EOF || fclose(f) != 0) {
     river__error("stage %s: cannot write %s", river_ctx_stage(ctx), path);
     return RIVER_EIO;

@@ -267,8 +267,11 @@ static void test_badparam_pcoll_remove(void **state)
                    RIVER_EINVAL);
   o.disks = NULL;
 
-  /* gc: remove is 0 or 1; purge: a valid name */
+  /* gc: remove is 0, 1 or 1 | FORCE (force alone is no mode); purge: a
+   * valid name */
   assert_int_equal(river_pcoll_gc(NULL, 2, NULL, NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_gc(NULL, 4 | 1, NULL, NULL, NULL, NULL),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_gc(NULL, -1, NULL, NULL, NULL, NULL),
                    RIVER_EINVAL);
