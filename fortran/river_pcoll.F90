@@ -449,11 +449,14 @@ contains
     type(pcoll_opts_c) :: opts
     character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
     integer(c_int64_t) :: n, b
-    integer(c_int) :: rc
+    integer(c_int) :: rc, mode
     if (present(root)) call c_str_ptr(root, root_c, opts%root)
     if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
-    rc = river_pcoll_gc_c(opts, merge(1_c_int, 0_c_int, remove), &
-                          c_null_funptr, c_null_ptr, n, b)
+    mode = merge(1_c_int, 0_c_int, remove)
+    if (present(force)) then
+      if (force .and. remove) mode = 3_c_int   ! 1 | RIVER_PCOLL_GC_FORCE
+    end if
+    rc = river_pcoll_gc_c(opts, mode, c_null_funptr, c_null_ptr, n, b)
     if (rc == RIVER_SUCCESS) then
       nfiles = n
       nbytes = b

@@ -22,8 +22,9 @@
  * other, whatever the pattern that reached it (a default-pattern diskN
  * that is a symbolic link elsewhere included), is "shared": there gc
  * judges only files of a generation this root claims (gen_claimed: the
- * generation of one of its write records or temporary metadata; write
- * generations are random, so no other root has them) and says how many
+ * generation of one of its write records or temporary metadata, made by
+ * the caller's user; write generations are random, so no other root has
+ * them) and says how many
  * it left; purge removes only those and the files its collection's own
  * metadata names.
  *
@@ -228,6 +229,7 @@ static int scan_disks(struct scan *s, const char *pat)
 
   for (i = 0; rc == RIVER_SUCCESS && i < nroot; i++) {
     if (s->c[i].kind == RIVER__PCOLL_RECORD
+        && s->c[i].id.st_uid == geteuid()  /* as may_claim, below */
         && river__pcoll_record_read(s->c[i].path, &rec) == RIVER_SUCCESS
         && strcmp(rec.generation, s->c[i].e.gen) == 0)
       rc = scan_pattern(s, rec.disks, rec.ndisks, 0);
@@ -273,6 +275,15 @@ struct name_view {
   size_t from, to;
 };
 
+/* 1 if root file c may claim a generation: a write record or temporary
+ * metadata that the caller's user made (anyone who can create files in
+ * a shared root could plant one naming another root's generation). */
+static int may_claim(const struct cand *c)
+{
+  return (c->kind == RIVER__PCOLL_RECORD || c->kind == RIVER__PCOLL_META_TMP)
+         && c->id.st_uid == geteuid();
+}
+
 /* 1 if this root claims generation gen of the name: one of its write
  * records or temporary metadata files (in the root itself) carries it. */
 static int gen_claimed(const struct name_view *v, const char *gen)
@@ -280,9 +291,7 @@ static int gen_claimed(const struct name_view *v, const char *gen)
   size_t i;
 
   for (i = v->from; i < v->to; i++)
-    if ((v->c[i].kind == RIVER__PCOLL_RECORD
-         || v->c[i].kind == RIVER__PCOLL_META_TMP)
-        && strcmp(v->c[i].e.gen, gen) == 0)
+    if (may_claim(&v->c[i]) && strcmp(v->c[i].e.gen, gen) == 0)
       return 1;
   return 0;
 }
@@ -354,15 +363,15 @@ static const char *judge(struct scan *s, const struct name_view *v,
       return NULL;  /* unreadable metadata: river_pcoll_purge's to judge */
     if (current)
       return NULL;
+    if (st == RIVER_ENOTFOUND)
+      return "data file of no collection";
     if (claimed)
       return "data file of a write that never committed";
-    if (st == RIVER_SUCCESS && !s->force && newer_than_meta(v, c, w)) {
+    if (!s->force && newer_than_meta(v, c, w)) {
       *keep = 1;
       return NEWER_NOTE;
     }
-    return st == RIVER_ENOTFOUND ? "data file of no collection"
-                                 : "data file of a generation the metadata "
-                                   "no longer names";
+    return "data file of a generation the metadata no longer names";
   case RIVER__PCOLL_OTHER:
     break;
   }

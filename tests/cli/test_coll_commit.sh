@@ -242,7 +242,9 @@ ls "$tmp"/cd0/C.* >/dev/null 2>&1 && fail "rm --force C --disks left its data"
 # A lock path that is a directory: that name is skipped, others cleaned.
 r 1 gen A --records 100 >/dev/null
 r 1 gen Z --records 100 >/dev/null
-touch "$root/disk0/Z.p0.0123456789abcdef.rdat"
+# (an old generation's file: older than Z's own, or gc would keep it as
+# data newer than the metadata)
+touch -d '-1 hour' "$root/disk0/Z.p0.0123456789abcdef.rdat"
 rm -f "$root/.A.lock"; mkdir "$root/.A.lock"
 r 1 gc --remove >"$tmp/gc.out" 2>&1 || fail "gc with a directory as a lock file"
 [ -e "$root/disk0/Z.p0.0123456789abcdef.rdat" ] && fail "gc stopped at A's lock"

@@ -105,7 +105,8 @@ ls "$B"/disk*/Y.*.rdat >/dev/null 2>&1 || fail "gc in A removed B's Y"
 [ "$(r 1 copy-out Y --root "$B" 2>/dev/null | cksum)" = "$sum_before" ] \
   || fail "B's Y changed"
 r 2 fsck Y --root "$B" >/dev/null 2>&1 || fail "fsck Y in B after gc in A"
-grep -q 'data file of a write that never committed, removed' "$tmp/gcA" \
+grep -Eq "$A/disk./Y\.p.*data file of no collection, removed" \
+  "$tmp/gcA" \
   || fail "gc in A did not remove its own killed write's data"
 grep -q 'record of a write that never finished, removed' "$tmp/gcA" \
   || fail "gc in A did not remove its killed write's record"

@@ -309,6 +309,37 @@ static void test_coll_commit_is_atomic(void **state)
   unlink(path);
 }
 
+/* A link planted at PATH.tmp (to a file outside) is not written
+ * through: the victim keeps its bytes, the collection is written. */
+static void test_coll_create_planted_tmp_link(void **state)
+{
+  const char *path = path_of("planted.coll"), *tmp = path_of("planted.coll.tmp");
+  const char *victim = path_of("victim");
+  unsigned char *recs = make_records(0, 50, 100), *after;
+  river_coll_opts o = RIVER_COLL_OPTS_INIT;
+  river_coll *c = NULL;
+  FILE *f = fopen(victim, "w");
+  size_t n;
+
+  (void)state;
+  assert_non_null(f);
+  fputs("precious\n", f);
+  fclose(f);
+  assert_int_equal(symlink(victim, tmp), 0);
+  o.block_size = 4096;
+  assert_int_equal(river_coll_create(path, 100, &o, &c), RIVER_SUCCESS);
+  assert_int_equal(river_coll_append(c, recs, 50), RIVER_SUCCESS);
+  assert_int_equal(river_coll_commit(c), RIVER_SUCCESS);
+  after = slurp(victim, &n);
+  assert_int_equal(n, 9);
+  assert_memory_equal(after, "precious\n", 9);
+  check_coll(path, 100, 50, 4096, 0);
+  free(after);
+  free(recs);
+  unlink(path);
+  unlink(victim);
+}
+
 static void test_coll_existing_file_survives(void **state)
 {
   const char *path = path_of("keep.coll"), *tmp = path_of("keep.coll.tmp");
@@ -499,6 +530,7 @@ int main(void)
     cmocka_unit_test_setup(test_coll_round_trip_growing_buffer, reset),
     cmocka_unit_test_setup(test_coll_commit_is_atomic, reset),
     cmocka_unit_test_setup(test_coll_existing_file_survives, reset),
+    cmocka_unit_test_setup(test_coll_create_planted_tmp_link, reset),
     cmocka_unit_test_setup(test_coll_failed_writes, reset),
     cmocka_unit_test_setup(test_coll_bad_args, reset),
   };
