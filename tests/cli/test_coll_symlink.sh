@@ -14,7 +14,8 @@
 #   - a first write with a non-default --disks, killed: gc lists its
 #     files (its write record names the pattern) and removes them;
 #   - a stale metadata backup restored: gc lists the newer data but keeps
-#     it (the right metadata put back, fsck passes); --force removes it.
+#     it (the right metadata put back, fsck passes); --force removes it;
+#   - the count module does not write its FILE.INSTANCE through a link.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 victims=$tmp/victims
@@ -144,5 +145,13 @@ cp "$tmp/S.v1" "$root/S.river.h5"
 r 1 gc --remove --force >/dev/null 2>&1 || fail "gc --remove --force"
 ls "$root"/disk*/S.*.rdat >/dev/null 2>&1 \
   && fail "gc --remove --force kept the unnamed data"
+
+# --- 7. the count module's FILE.INSTANCE is not written through a link -
+v=$(victim count)
+ln -s "$v" "$tmp/cnt.0"
+expect_fail 1 "cannot write $tmp/cnt.0" run \
+  "${top_srcdir:-.}/tests/flows/run/gen_count.yaml" out="$tmp/cnt" \
+  gen_ranks=0-0 count_ranks=0-0
+intact count || fail "count wrote its digest through cnt.0's link"
 
 clitest_end test_coll_symlink
