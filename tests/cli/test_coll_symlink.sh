@@ -95,11 +95,19 @@ for d in 0 1; do
   ln -s "$tmp/shared/disk$d" "$B/disk$d"
 done
 r 2 gen Y --root "$B" --records 20000 >/dev/null 2>&1 || fail "gen Y in B"
+f=$(ls "$B"/disk0/Y.p0.*.rdat); genB=${f##*/Y.p0.}; genB=${genB%%.*}
 r 2 gen W --root "$A" --records 1000 >/dev/null 2>&1 || fail "gen W in A"
 # A's own write of Y, killed: files of A's generation in the shared dirs
 RIVER_TEST_FAULT=commit-meta:kill "$run" -n 2 "$river" gen Y --root "$A" \
   --records 3000 >/dev/null 2>&1 && fail "killed gen Y in A succeeded"
 sum_before=$(r 1 copy-out Y --root "$B" 2>/dev/null | cksum)
+# A record another user planted in A, naming B's generation of Y, claims
+# nothing (else A's gc would take B's files for its own).
+if id nobody >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+  printf 'river-write 1\ngeneration %s\nndisks 2\ndisks disk%%d\n' \
+    "$genB" >"$A/.Y.$genB.write"
+  chown nobody "$A/.Y.$genB.write"
+fi
 r 1 gc --root "$A" >"$tmp/gcA" 2>&1 || fail "gc in A"
 r 1 gc --root "$A" --remove >"$tmp/gcA" 2>&1 || fail "gc --remove in A"
 ls "$B"/disk*/Y.*.rdat >/dev/null 2>&1 || fail "gc in A removed B's Y"
