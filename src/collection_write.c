@@ -90,6 +90,22 @@ static int create_tmp(river_coll *c)
   return river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "open");
 }
 
+/* RIVER_SUCCESS if create's arguments make sense, else RIVER_EINVAL. */
+static int check_create(const char *path, size_t record_size,
+                        const river_coll_opts *opts, river_coll **out)
+{
+  size_t bs = opts && opts->block_size ? opts->block_size
+                                       : RIVER_COLL_DEFAULT_BLOCK_SIZE;
+  const char *label = opts ? opts->label : NULL;
+
+  if (path == NULL || *path == '\0' || out == NULL || record_size == 0
+      || bs % RIVER_COLL_ALIGN != 0 || bs < record_size)
+    return RIVER_EINVAL;
+  if (label && strnlen(label, RIVER_COLL_LABEL_MAX + 1) > RIVER_COLL_LABEL_MAX)
+    return RIVER_EINVAL;
+  return RIVER_SUCCESS;
+}
+
 int river__coll_create_at(const char *path, const char *tmp,
                           size_t record_size, const river_coll_opts *opts,
                           river_coll **out)
@@ -100,10 +116,7 @@ int river__coll_create_at(const char *path, const char *tmp,
   river_coll *c;
   int rc;
 
-  if (path == NULL || *path == '\0' || out == NULL || record_size == 0
-      || bs % RIVER_COLL_ALIGN != 0 || bs < record_size)
-    return RIVER_EINVAL;
-  if (label && strnlen(label, RIVER_COLL_LABEL_MAX + 1) > RIVER_COLL_LABEL_MAX)
+  if (check_create(path, record_size, opts, out) != RIVER_SUCCESS)
     return RIVER_EINVAL;
 
   rc = river__coll_new(path, &c);
@@ -146,7 +159,7 @@ int river_coll_create(const char *path, size_t record_size,
 {
   char *tmp;
 
-  if (path == NULL || *path == '\0' || out == NULL)
+  if (check_create(path, record_size, opts, out) != RIVER_SUCCESS)
     return RIVER_EINVAL;
   /* PATH.tmp is this writer's by name (the caller chose path): what an
    * earlier writer left there, or a link, goes first (unlink does not
@@ -155,8 +168,7 @@ int river_coll_create(const char *path, size_t record_size,
   if (tmp == NULL)
     return RIVER_ENOMEM;
   sprintf(tmp, "%s" TMP_SUFFIX, path);
-  if (record_size > 0)
-    unlink(tmp);
+  unlink(tmp);
   free(tmp);
   return river__coll_create_at(path, NULL, record_size, opts, out);
 }
