@@ -23,7 +23,7 @@ static int finish(int started, MPI_Request *req)
 {
   if (started != MPI_SUCCESS)
     return RIVER_EMPI;
-  return river_wait(req, MPI_STATUS_IGNORE);
+  return river_wait(req, MPI_STATUS_IGNORE);  /* RIVER_ETIMEDOUT too */
 }
 
 int river__comm_dup(MPI_Comm comm, MPI_Comm *out)
@@ -105,11 +105,13 @@ int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
 
 int river__agree(MPI_Comm comm, int rc)
 {
-  int all = rc;
+  int all = rc, r;
 
-  if (river__allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm)
-      != RIVER_SUCCESS)
-    return RIVER_EMPI;
+  r = river__allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+
+  /* The watchdog's code says more than "MPI failed": keep it. */
+  if (r != RIVER_SUCCESS)
+    return r == RIVER_ETIMEDOUT ? r : RIVER_EMPI;
   return all;
 }
 
