@@ -15,7 +15,13 @@
  * those versions the rank that creates the segment, the communicator's
  * lowest rank on each node, holds a node-wide file lock around
  * MPI_Win_allocate(_shared). Every window of the library must be made
- * here, or it could collide with one that was.
+ * here, or it could collide with one that was. The lock file sits in a
+ * world-writable directory, so it is opened without following links and
+ * used only if it is this user's own (open_lock); its wait is bounded
+ * and says what it waits for (take_lock, RIVER_WIN_LOCK_TIMEOUT), and
+ * its outcome is agreed over the communicator before anyone allocates
+ * (issue 33: a process holding it used to hang every queue of the user
+ * on the node, silently).
  */
 #include "river_internal.h"
 #include "rma.h"
