@@ -423,7 +423,7 @@ static int drain(river_dq *q)
   if (MPI_Ialltoall(q->count_out, 1, MPI_UINT64_T, q->count_in, 1,
                     MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
     return RIVER_EMPI;
-  if ((rc = river_wait(&req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+  if ((rc = river__wait_collective(&req, q->comm)) != RIVER_SUCCESS)
     return rc;
   for (;;) {
     more = 0;

@@ -62,6 +62,11 @@ void river__progress(void);
 int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
                          const char *what);
 
+/* river_wait for a collective request over comm: where the watchdog
+ * ends it, the message names comm's other ranks (MPI does not say which
+ * one is late). src/agree.c's collectives wait so. */
+int river__wait_collective(MPI_Request *req, MPI_Comm comm);
+
 /* The watchdog ended a wait (`what`) on queue q (src/dq.c): log it as
  * river__timeout_error does, naming the ranks q waits for (a consumer:
  * producers whose stream has not ended; a producer: consumers with no

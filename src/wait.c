@@ -295,6 +295,36 @@ int river__backoff(long *ns)
   return watchdog_check();
 }
 
+int river__wait_collective(MPI_Request *req, MPI_Comm comm)
+{
+  long ns = RIVER_BACKOFF_START;
+  int done = 0, rank = -1, size = 0, i, n = 0, *ranks, rc;
+
+  for (;;) {
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (done) {
+      progress_n++;
+      return RIVER_SUCCESS;
+    }
+    if (river__backoff(&ns) != RIVER_SUCCESS)
+      break;
+  }
+  /* Which rank is late MPI does not say: name every other one. */
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+  }
+  ranks = size > 1 ? malloc((size_t)size * sizeof *ranks) : NULL;
+  for (i = 0; ranks != NULL && i < size; i++)
+    if (i != rank)
+      ranks[n++] = i;
+  rc = river__timeout_error(comm, ranks, n, "a collective waiting for the "
+                            "latest of its ranks (one or more of them)");
+  free(ranks);
+  return rc;
+}
+
 int river_wait(MPI_Request *req, MPI_Status *status)
 {
   long ns = RIVER_BACKOFF_START;

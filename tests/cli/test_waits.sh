@@ -116,11 +116,12 @@ pid_of() {
   done
 }
 
-# frozen HOW ARGS...: river ARGS (a 3-rank sort, about 7 s with these
-# emulated disks) with rank 1 SIGSTOPped 1.5 s in: the job ends about
-# the timeout (3 s) after, non-zero, naming rank 1. HOW names the run.
+# frozen HOW OUT ARGS...: river ARGS (a 3-rank sort into OUT, about 7 s
+# with these emulated disks) with rank 1 SIGSTOPped mid-flow (its write
+# stage has made its file for OUT, then 1 s more): the job ends about the
+# timeout (3 s) after, non-zero, naming rank 1. HOW names the run.
 frozen() {
-  local how=$1 job pid= t0 took; shift
+  local how=$1 out=$2 job pid= t0 took; shift 2
   rm -f "$tmp/st"
   ( env "$mark" "$run" -n 3 "$river" "$@" </dev/null >"$tmp/out" \
       2>"$tmp/err"; echo $? >"$tmp/st" ) &
@@ -133,7 +134,11 @@ frozen() {
   if [ -z "$pid" ]; then
     fail "watchdog ($how): rank 1's process not found"
   else
-    sleep 1.5
+    for _ in $(seq 300); do
+      [ -n "$(find "$root" -name "$out.p*" 2>/dev/null)" ] && break
+      sleep 0.1
+    done
+    sleep 1
     kill -STOP "$pid"
     t0=$(date +%s)
     while [ ! -s "$tmp/st" ] && [ $(( $(date +%s) - t0 )) -lt 40 ]; do
@@ -154,8 +159,8 @@ frozen() {
   kill -CONT "$pid" 2>/dev/null
   wait "$job" 2>/dev/null
 }
-RIVER_TIMEOUT=3 frozen RIVER_TIMEOUT sort in o5 --disk-rate 2M
-frozen --timeout --timeout 3 sort in o5b --disk-rate 2M
+RIVER_TIMEOUT=3 frozen RIVER_TIMEOUT fa sort in fa --disk-rate 2M
+frozen --timeout fb --timeout 3 sort in fb --disk-rate 2M
 
 # The same job with no rank stopped and the watchdog on: it succeeds.
 bounded 120 3 sort in o6 --timeout 3 --disk-rate 2M
