@@ -18,12 +18,13 @@
 
 #include <mpi.h>
 
-/* Wait for a nonblocking collective started with status `started`. */
-static int finish(int started, MPI_Request *req)
+/* Wait for a nonblocking collective over comm started with status
+ * `started` (RIVER_ETIMEDOUT too: the watchdog). */
+static int finish(int started, MPI_Request *req, MPI_Comm comm)
 {
   if (started != MPI_SUCCESS)
     return RIVER_EMPI;
-  return river_wait(req, MPI_STATUS_IGNORE);
+  return river__wait_collective(req, comm);
 }
 
 int river__comm_dup(MPI_Comm comm, MPI_Comm *out)
@@ -41,14 +42,14 @@ int river__comm_dup(MPI_Comm comm, MPI_Comm *out)
   }
   if (comm == MPI_COMM_NULL || out == NULL)
     return RIVER_EINVAL;
-  return finish(MPI_Comm_idup(comm, out, &req), &req);
+  return finish(MPI_Comm_idup(comm, out, &req), &req, comm);
 }
 
 int river__barrier(MPI_Comm comm)
 {
   MPI_Request req = MPI_REQUEST_NULL;
 
-  return finish(MPI_Ibarrier(comm, &req), &req);
+  return finish(MPI_Ibarrier(comm, &req), &req, comm);
 }
 
 int river__bcast(void *buf, int count, MPI_Datatype type, int root,
@@ -56,7 +57,7 @@ int river__bcast(void *buf, int count, MPI_Datatype type, int root,
 {
   MPI_Request req = MPI_REQUEST_NULL;
 
-  return finish(MPI_Ibcast(buf, count, type, root, comm, &req), &req);
+  return finish(MPI_Ibcast(buf, count, type, root, comm, &req), &req, comm);
 }
 
 int river__gather(const void *in, int count, MPI_Datatype type, void *out,
@@ -65,7 +66,7 @@ int river__gather(const void *in, int count, MPI_Datatype type, void *out,
   MPI_Request req = MPI_REQUEST_NULL;
 
   return finish(MPI_Igather(in, count, type, out, count, type, root, comm,
-                            &req), &req);
+                            &req), &req, comm);
 }
 
 int river__allgather(const void *in, int count, MPI_Datatype type, void *out,
@@ -74,7 +75,7 @@ int river__allgather(const void *in, int count, MPI_Datatype type, void *out,
   MPI_Request req = MPI_REQUEST_NULL;
 
   return finish(MPI_Iallgather(in, count, type, out, count, type, comm,
-                               &req), &req);
+                               &req), &req, comm);
 }
 
 int river__gatherv(const void *in, int count, void *out, const int *counts,
@@ -83,7 +84,7 @@ int river__gatherv(const void *in, int count, void *out, const int *counts,
   MPI_Request req = MPI_REQUEST_NULL;
 
   return finish(MPI_Igatherv(in, count, MPI_BYTE, out, counts, displs,
-                             MPI_BYTE, root, comm, &req), &req);
+                             MPI_BYTE, root, comm, &req), &req, comm);
 }
 
 int river__scatterv(const void *in, const int *counts, const int *displs,
@@ -92,7 +93,7 @@ int river__scatterv(const void *in, const int *counts, const int *displs,
   MPI_Request req = MPI_REQUEST_NULL;
 
   return finish(MPI_Iscatterv(in, counts, displs, MPI_BYTE, out, count,
-                              MPI_BYTE, root, comm, &req), &req);
+                              MPI_BYTE, root, comm, &req), &req, comm);
 }
 
 int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
@@ -100,16 +101,19 @@ int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
 {
   MPI_Request req = MPI_REQUEST_NULL;
 
-  return finish(MPI_Iallreduce(in, out, count, type, op, comm, &req), &req);
+  return finish(MPI_Iallreduce(in, out, count, type, op, comm, &req), &req,
+                comm);
 }
 
 int river__agree(MPI_Comm comm, int rc)
 {
-  int all = rc;
+  int all = rc, r;
 
-  if (river__allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm)
-      != RIVER_SUCCESS)
-    return RIVER_EMPI;
+  r = river__allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+
+  /* The watchdog's code says more than "MPI failed": keep it. */
+  if (r != RIVER_SUCCESS)
+    return r == RIVER_ETIMEDOUT ? r : RIVER_EMPI;
   return all;
 }
 

@@ -62,6 +62,13 @@ int river_init(int *argc, char ***argv)
       owns_mpi = 1;
     }
     river__log_init_from_env();
+    if (river__watchdog_init() != RIVER_SUCCESS) {
+      if (owns_mpi) {
+        MPI_Finalize();
+        owns_mpi = 0;
+      }
+      return RIVER_EINVAL;
+    }
     river__debug("river_init: River %s, %s MPI", RIVER_VERSION_STRING,
                  owns_mpi ? "initialised" : "found an initialised");
   }

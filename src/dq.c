@@ -423,7 +423,7 @@ static int drain(river_dq *q)
   if (MPI_Ialltoall(q->count_out, 1, MPI_UINT64_T, q->count_in, 1,
                     MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
     return RIVER_EMPI;
-  if ((rc = river_wait(&req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+  if ((rc = river__wait_collective(&req, q->comm)) != RIVER_SUCCESS)
     return rc;
   for (;;) {
     more = 0;
@@ -448,8 +448,27 @@ static int drain(river_dq *q)
     }
     if (!more)
       return first;
-    river__backoff(&ns);
+    if (river__backoff(&ns) != RIVER_SUCCESS)
+      return river__dq_timeout(q, "a queue's destroy waiting for its "
+                                  "last messages");
   }
+}
+
+int river__dq_timeout(river_dq *q, const char *what)
+{
+  int ranks[64], n = 0, i;
+
+  /* Consumer: the producers whose end of stream has not come. Producer:
+   * the consumers with no credit free or a send still in flight. */
+  for (i = 0; (q->role & RIVER_DQ_CONSUMER) && i < q->nprod && n < 64; i++)
+    if (q->eos_seq[i] == DQ_UNKNOWN)
+      ranks[n++] = q->prod_rank[i];
+  for (i = 0; (q->role & RIVER_DQ_PRODUCER) && i < q->ncons && n < 64; i++)
+    if (((q->sent[i] - q->returned[i]) & DQ_COUNT_MASK)
+            >= (uint64_t)q->credits
+        || (q->closed && !q->close_done))
+      ranks[n++] = q->cons_rank[i];
+  return river__timeout_error(q->comm, ranks, n, what);
 }
 
 int river_dq_destroy(river_dq *q)
@@ -473,6 +492,12 @@ int river_dq_destroy(river_dq *q)
   if ((r = river__dq_cancel_recvs(q)) != RIVER_SUCCESS && r < rc)
     rc = r;
   rc = river__agree(q->comm, rc);
+  if (river__watchdog_fired()) {
+    /* Some rank may never answer: its messages and window stay MPI's
+     * (freeing the window is collective and would wait forever). */
+    river__orphan(q);
+    return RIVER_ETIMEDOUT;
+  }
   free_queue(q);
   return rc;
 }

@@ -344,6 +344,8 @@ int river__dq_recv_progress(river_dq *q)
     return RIVER_EMPI;
   if (n == MPI_UNDEFINED)
     n = 0;
+  if (n > 0)
+    river__progress();
   for (i = 0; i < n; i++)
     if ((r = file_arrival(q, q->ridx[i], &q->rstat[i])) != RIVER_SUCCESS)
       rc = r;
@@ -647,7 +649,10 @@ static int get_common(river_dq *q, const void **records,
       break;
     if (t0 == 0.0)
       t0 = river_wtime();
-    river__backoff(&ns);
+    if ((rc = river__backoff(&ns)) != RIVER_SUCCESS) {
+      rc = river__dq_timeout(q, "a queue's consumer waiting for records");
+      break;
+    }
   }
   if (t0 != 0.0)
     q->get_wait += river_wtime() - t0;

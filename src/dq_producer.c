@@ -262,6 +262,8 @@ int river__dq_send_progress(river_dq *q)
     return RIVER_EMPI;
   if (n == MPI_UNDEFINED)
     n = 0;
+  if (n > 0)
+    river__progress();
   for (i = 0; i < n; i++) {
     if (q->sidx[i] < data)
       q->slot_refs[q->sidx[i] / q->fanout]--;
@@ -488,7 +490,10 @@ static int wait_step(river_dq *q, step_fn step, int b)
       t0 = river_wtime();
     if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
       break;
-    river__backoff(&ns);
+    if ((rc = river__backoff(&ns)) != RIVER_SUCCESS) {
+      rc = river__dq_timeout(q, "a queue's producer waiting for a credit");
+      break;
+    }
   }
   if (t0 != 0.0)
     q->put_wait += river_wtime() - t0;
@@ -906,7 +911,10 @@ static int block_on(river_dq *q, int (*try)(river_dq *q))
   while ((rc = try(q)) == RIVER_EAGAIN) {
     if (t0 == 0.0)
       t0 = river_wtime();
-    river__backoff(&ns);
+    if ((rc = river__backoff(&ns)) != RIVER_SUCCESS) {
+      rc = river__dq_timeout(q, "a queue's producer waiting to close");
+      break;
+    }
   }
   if (t0 != 0.0)
     q->put_wait += river_wtime() - t0;

@@ -12,6 +12,7 @@
 #include "flow_run_internal.h"
 #include "throttle_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,13 +59,27 @@ static int out_port(river_ctx *ctx, const char *call, int o,
   return RIVER_SUCCESS;
 }
 
-/* Yield as blocked, counting the time in *wait. */
-static void wait_a_turn(double *wait)
+/* Yield as blocked, counting the time in *wait: RIVER_SUCCESS, or
+ * RIVER_ETIMEDOUT once the watchdog has fired (src/sched.c). */
+static int wait_a_turn(double *wait)
 {
   double t0 = river_wtime();
+  int rc = river__sched_yield(1);
 
-  river__sched_yield(1);
   *wait += river_wtime() - t0;
+  return rc;
+}
+
+/* The watchdog ended instance in's wait on queue q (NULL: none) for
+ * `what`: log it, naming the ranks waited for. RIVER_ETIMEDOUT. */
+static int timed_out(struct river__inst *in, river_dq *q, const char *what)
+{
+  char line[160];
+
+  snprintf(line, sizeof line, "stage %s instance %d %s",
+           in->ctx.stage->name, in->ctx.instance, what);
+  return q != NULL ? river__dq_timeout(q, line)
+                   : river__timeout_error(MPI_COMM_NULL, NULL, 0, line);
 }
 
 /* ------------------------------------------------------------- input */
@@ -179,11 +194,11 @@ int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
     return RIVER_EINVAL;
   rc = in_port(ctx, "river_get", input, &in);
   while (rc == RIVER_SUCCESS && cpu_busy(in))
-    river__sched_yield(1);
+    rc = river__sched_yield(1);
   while (rc == RIVER_SUCCESS
          && (rc = fetch(in, input, records, n)) == RIVER_EAGAIN) {
-    wait_a_turn(&in->st.get_wait_seconds);
-    rc = RIVER_SUCCESS;
+    if ((rc = wait_a_turn(&in->st.get_wait_seconds)) != RIVER_SUCCESS)
+      rc = timed_out(in, in->in[input].q, "waiting for its input");
   }
   if (rc == RIVER_SUCCESS)
     charge_cpu(in, input, *n);
@@ -225,7 +240,9 @@ int river_select(river_ctx *ctx, int *input)
     }
     if (live == 0)
       return RIVER_EOS;
-    wait_a_turn(&in->st.get_wait_seconds);
+    if (wait_a_turn(&in->st.get_wait_seconds) != RIVER_SUCCESS)
+      return timed_out(in, in->in[in->next_select].q,
+                       "waiting for any of its inputs");
   }
 }
 
@@ -255,7 +272,8 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
       send = o->fbuf;
     }
     while (m > 0 && (rc = river_dq_try_put(o->q, send, m)) == RIVER_EAGAIN)
-      wait_a_turn(&in->st.put_wait_seconds);
+      if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS)
+        return timed_out(in, o->q, "waiting to put records");
     if (m > 0 && rc != RIVER_SUCCESS)
       return rc;
     in->st.records_out += m;
@@ -290,8 +308,8 @@ int river_reserve(river_ctx *ctx, int output, void **buf, size_t *max)
   while (rc == RIVER_SUCCESS
          && (rc = river_dq_try_reserve(in->out[output].q, buf, max))
                 == RIVER_EAGAIN) {
-    wait_a_turn(&in->st.put_wait_seconds);
-    rc = RIVER_SUCCESS;
+    if ((rc = wait_a_turn(&in->st.put_wait_seconds)) != RIVER_SUCCESS)
+      rc = timed_out(in, in->out[output].q, "waiting to reserve space");
   }
   return rc;
 }
@@ -327,7 +345,8 @@ int river_end_unit(river_ctx *ctx, int output)
   if (e->opts.kind != RIVER_EDGE_DQ || e->opts.policy != RIVER_DQ_PULL)
     return RIVER_SUCCESS;  /* units mean something on pull edges only */
   while ((rc = river_dq_try_end_unit(in->out[output].q)) == RIVER_EAGAIN)
-    wait_a_turn(&in->st.put_wait_seconds);
+    if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS)
+      return timed_out(in, in->out[output].q, "waiting to end a unit");
   return rc;
 }
 
@@ -537,7 +556,8 @@ int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
                    ctx->instance);
       return RIVER_ESTATE;
     }
-    river__sched_yield(1);
+    if (river__sched_yield(1) != RIVER_SUCCESS)
+      return timed_out(in, NULL, "waiting for the stage's peers");
   }
 }
 
@@ -587,7 +607,10 @@ int river__inst_finish(struct river__inst *in)
 
   for (i = 0; i < s->noutputs; i++) {
     while ((rc = river_dq_try_close(in->out[i].q)) == RIVER_EAGAIN)
-      wait_a_turn(&in->st.put_wait_seconds);
+      if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS) {
+        rc = timed_out(in, in->out[i].q, "closing its output");
+        break;
+      }
     if (rc != RIVER_SUCCESS && first == RIVER_SUCCESS)
       first = rc;
     in->out[i].closed = 1;
@@ -595,9 +618,9 @@ int river__inst_finish(struct river__inst *in)
   for (i = 0; i < s->ninputs; i++) {
     in->in[i].pending = 0;
     while ((rc = fetch(in, i, &recs, &n)) != RIVER_EOS) {
-      if (rc == RIVER_EAGAIN)
-        river__sched_yield(1);
-      else if (rc != RIVER_SUCCESS) {
+      if (rc == RIVER_EAGAIN && river__sched_yield(1) != RIVER_SUCCESS)
+        rc = timed_out(in, in->in[i].q, "draining its input");
+      if (rc != RIVER_SUCCESS && rc != RIVER_EAGAIN) {
         if (first == RIVER_SUCCESS)
           first = rc;
         break;

@@ -416,11 +416,15 @@ void river__flow_abort(river_flow *f)
   k = f->size - 1;
   while (r->abort_tx != NULL
          && MPI_Testall(k, r->abort_tx, &done, MPI_STATUSES_IGNORE)
-                == MPI_SUCCESS && !done)
-    if (river__sched_yield(1) != RIVER_SUCCESS) {  /* not in a task */
-      MPI_Waitall(k, r->abort_tx, MPI_STATUSES_IGNORE);
+                == MPI_SUCCESS && !done) {
+    int y = river__sched_yield(1);
+    if (y == RIVER_ETIMEDOUT)
+      break;   /* a rank is frozen: abort_close leaves the notices */
+    if (y != RIVER_SUCCESS) {  /* not in a task */
+      river_waitall(k, r->abort_tx);
       break;
     }
+  }
 }
 
 int river__flow_aborted(river_flow *f)
@@ -446,6 +450,15 @@ static void abort_close(river_flow *f, struct river__run *r, int finished)
 
   if (r->abort_comm == MPI_COMM_NULL)
     return;
+  if (river__watchdog_fired()) {
+    /* Some rank may never answer (the watchdog ended this rank's
+     * waits): leave the notices pending, their requests to MPI. */
+    river__orphan(r->abort_rx);
+    river__orphan(r->abort_tx);
+    r->abort_rx = r->abort_tx = NULL;
+    r->abort_comm = MPI_COMM_NULL;
+    return;
+  }
   if (finished)
     river__allreduce(MPI_IN_PLACE, &senders, 1, MPI_INT, MPI_SUM, f->comm);
   expect = finished ? senders - r->abort_sent : 0;

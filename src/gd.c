@@ -84,6 +84,7 @@ static void gd_free(river_gd *gd)
   free(gd->servers);
   free(gd->done_sreq);
   free(gd->done_msg);
+  free(gd->done_from);
   free(gd->reports);
   free(gd->disk_local);
   free(gd->plan);
@@ -450,11 +451,12 @@ static int gd_setup_client(river_gd *gd)
   gd->servers = malloc((size_t)gd->nservers * sizeof *gd->servers + 1);
   gd->done_sreq = malloc((size_t)gd->nservers * sizeof *gd->done_sreq + 1);
   gd->done_msg = malloc((size_t)gd->nservers * sizeof *gd->done_msg + 1);
+  gd->done_from = calloc((size_t)gd->size, 1);
   /* One PROGRESS report buffer per partition copy. */
   gd->reports = calloc(gd->nmine ? (size_t)gd->nmine * (size_t)gd->repl : 1,
                        sizeof *gd->reports);
   if (gd->servers == NULL || gd->done_sreq == NULL || gd->done_msg == NULL
-      || gd->reports == NULL) {
+      || gd->done_from == NULL || gd->reports == NULL) {
     free(isserver);
     return RIVER_ENOMEM;
   }

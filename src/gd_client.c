@@ -1117,6 +1117,7 @@ static int client_step(river_gd *gd, int *busy)
       if ((rc = arrived(gd, gd->idx[i])) != RIVER_SUCCESS)
         return rc;
       *busy = 1;
+      river__progress();   /* for the watchdog: a block came */
     }
   }
   if ((rc = flush_reports(gd)) != RIVER_SUCCESS
@@ -1171,6 +1172,36 @@ static void deliver(river_gd *gd, int s, const void **records,
     *block = h.block;
 }
 
+/* The watchdog ended river_gd_next's wait: log it, naming the server
+ * ranks this client's posted requests wait for, or, with none posted,
+ * the ranks whose DONE this rank's server waits for. RIVER_ETIMEDOUT. */
+static int gd_timeout(river_gd *gd)
+{
+  int ranks[64], n = 0, i, j, r;
+
+  for (i = 0; i < gd->nslots && n < 64; i++) {
+    const struct gd_slot *sl = &gd->slots[i];
+    if (sl->state != SLOT_POSTED)
+      continue;
+    r = gd->disk_rank[river__gd_disk_of(gd, sl->msg.partition,
+                                        sl->msg.copy)];
+    for (j = 0; j < n && ranks[j] != r; j++)
+      ;
+    if (j == n)
+      ranks[n++] = r;
+  }
+  if (n > 0)
+    return river__timeout_error(gd->comm, ranks, n, "graduated "
+                                "declustering waiting for blocks it asked "
+                                "for");
+  for (r = 0; gd->nlocal > 0 && !gd->server_done && r < gd->size && n < 64;
+       r++)
+    if (!gd->done_from[r])
+      ranks[n++] = r;
+  return river__timeout_error(gd->comm, ranks, n, "graduated declustering "
+                              "waiting for its readers to finish");
+}
+
 int river_gd_next(river_gd *gd, const void **records, size_t *nrecords,
                   int *partition, uint64_t *block)
 {
@@ -1207,8 +1238,10 @@ int river_gd_next(river_gd *gd, const void **records, size_t *nrecords,
     else if (gd->next_due > 0 && river__sched_current() == NULL
              && gd->next_due - river_wtime() < 1e-3)
       river__sleep_until(gd->next_due);   /* a held block is due: on time */
-    else
-      river__backoff(&ns);
+    else if (river__backoff(&ns) != RIVER_SUCCESS) {
+      gd->fatal = gd_timeout(gd);
+      return gd->fatal;
+    }
   }
 }
 

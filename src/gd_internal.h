@@ -483,6 +483,8 @@ struct river_gd {
   MPI_Request rreq;
   int nclients;            /* distinct client ranks */
   int dones;
+  unsigned char *done_from; /* [size]: a DONE came from that rank (for
+                              the watchdog's message) */
   int nsend;
   struct gd_send *send;
   int server_done;

@@ -103,6 +103,8 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
 
   if (m->copy == GD_MSG_DONE) {
     gd->dones++;
+    if (src >= 0 && src < gd->size)
+      gd->done_from[src] = 1;
     return RIVER_SUCCESS;
   }
   if (m->copy == GD_MSG_CANCEL)
@@ -194,6 +196,7 @@ static int server_poll(river_gd *gd, int *busy)
     if (!flag)
       break;
     *busy = 1;
+    river__progress();   /* for the watchdog: a request came */
     if ((rc = enqueue(gd, &gd->rmsg, st.MPI_SOURCE)) != RIVER_SUCCESS)
       return rc;
     if ((rc = post_req(gd)) != RIVER_SUCCESS)

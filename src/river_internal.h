@@ -41,9 +41,37 @@ size_t river__schema_record_size(const river_schema *s);
 
 /* One step of River's wait backoff (src/wait.c): a few yields, then
  * sleeps doubling from 1 us to 1 ms. Start each wait with
- * long ns = RIVER_BACKOFF_START. */
+ * long ns = RIVER_BACKOFF_START. RIVER_SUCCESS, or RIVER_ETIMEDOUT once the watchdog
+ * (RIVER_TIMEOUT) has seen no progress for that long: the caller stops
+ * waiting, logs what it waited for with river__timeout_error and returns
+ * the code. */
 #define RIVER_BACKOFF_START 0L
-void river__backoff(long *ns);
+int river__backoff(long *ns);
+
+/* The watchdog (src/wait.c). river__watchdog_init reads RIVER_TIMEOUT
+ * (river_init; RIVER_EINVAL, logged, for a value that is not seconds
+ * >= 0); river__watchdog_seconds gives it (0: off). river__progress
+ * counts a sign of progress (a message that completed, work done). river__watchdog_fired: 1 once it has ended a wait (then
+ * every later backoff fails at once). river__timeout_error logs, once per process, that the
+ * watchdog ended a wait for `what`, naming ranks[0..n) of comm by their
+ * world ranks (n 0: none known), and returns RIVER_ETIMEDOUT. */
+int river__watchdog_init(void);
+double river__watchdog_seconds(void);
+int river__watchdog_fired(void);
+void river__progress(void);
+int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
+                         const char *what);
+
+/* river_wait for a collective request over comm: where the watchdog
+ * ends it, the message names comm's other ranks (MPI does not say which
+ * one is late). src/agree.c's collectives wait so. */
+int river__wait_collective(MPI_Request *req, MPI_Comm comm);
+
+/* The watchdog ended a wait (`what`) on queue q (src/dq.c): log it as
+ * river__timeout_error does, naming the ranks q waits for (a consumer:
+ * producers whose stream has not ended; a producer: consumers with no
+ * credit free, or with its end of stream in flight). RIVER_ETIMEDOUT. */
+int river__dq_timeout(river_dq *q, const char *what);
 /* Called at every backoff step, if set (src/dq_consumer.c sets it while
  * some queue paces: a rank waiting anywhere in River gives back the
  * credits its paced queues hold). */

@@ -15,7 +15,13 @@
  * those versions the rank that creates the segment, the communicator's
  * lowest rank on each node, holds a node-wide file lock around
  * MPI_Win_allocate(_shared). Every window of the library must be made
- * here, or it could collide with one that was.
+ * here, or it could collide with one that was. The lock file sits in a
+ * world-writable directory, so it is opened without following links and
+ * used only if it is this user's own (open_lock); its wait is bounded
+ * and says what it waits for (take_lock, RIVER_WIN_LOCK_TIMEOUT), and
+ * its outcome is agreed over the communicator before anyone allocates
+ * (issue 33: a process holding it used to hang every queue of the user
+ * on the node, silently).
  */
 #include "river_internal.h"
 #include "rma.h"
@@ -28,46 +34,200 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* Collective over comm: on the lowest rank of comm on each node, wait
- * (backing off) for the node's window lock and return its descriptor;
- * elsewhere, or if the lock file cannot be used (warned), -1. */
-static int node_lock(MPI_Comm comm)
-{
-  static const char *const dirs[] = {"/dev/shm", "/tmp"};
-  long ns = RIVER_BACKOFF_START;
-  MPI_Comm node;
-  char path[64];
-  int lrank = -1, fd = -1, i;
+#define LOCK_WARN_S 5.0          /* say what it waits for after this */
+#define LOCK_TIMEOUT_DEFAULT 60  /* RIVER_WIN_LOCK_TIMEOUT's default */
 
+/* RIVER_WIN_LOCK_TIMEOUT: seconds >= 0 (0: wait for ever), default 60. */
+static double lock_timeout(void)
+{
+  const char *v = getenv("RIVER_WIN_LOCK_TIMEOUT");
+  char *end;
+  double s;
+
+  if (v == NULL || *v == '\0')
+    return LOCK_TIMEOUT_DEFAULT;
+  s = strtod(v, &end);
+  if (*end != '\0' || !(s >= 0.0)) {
+    river__warn("RIVER_WIN_LOCK_TIMEOUT=%s: expected seconds >= 0; "
+                "using %d", v, LOCK_TIMEOUT_DEFAULT);
+    return LOCK_TIMEOUT_DEFAULT;
+  }
+  return s;
+}
+
+/* Open the lock file path without following a link and without
+ * blocking (a FIFO planted there), creating it (0600) if absent; then
+ * make sure it is ours: a regular file owned by this user that nobody
+ * else may write. The descriptor, -1 with errno set where it cannot be
+ * opened, or -2 (logged, naming it) where what is there is not safe. */
+static int open_lock(const char *path)
+{
+  const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  struct stat st;
+  int fd = -1, tries;
+
+  for (tries = 0; fd < 0 && tries < 3; tries++) {
+    fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST)
+      fd = open(path, flags);   /* ENOENT: removed meanwhile, try again */
+    if (fd < 0 && errno != ENOENT && errno != EEXIST)
+      break;
+  }
+  if (fd < 0 && errno == ELOOP) {
+    river__error("window: the lock file %s is a symbolic link: refusing "
+                 "it (remove it; River creates its own)", path);
+    return -2;
+  }
+  if (fd < 0)
+    return -1;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
+      || st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    river__error("window: the lock file %s is not a regular file of this "
+                 "user's (uid %u) that only it may write: refusing it "
+                 "(remove it; River creates its own)", path,
+                 (unsigned)getuid());
+    close(fd);
+    return -2;
+  }
+  return fd;
+}
+
+/* Who holds a flock on the file behind fd: the pid from /proc/locks (a
+ * FLOCK line with its device and inode), or 0 if not found. */
+static long lock_holder(int fd)
+{
+  struct stat st;
+  char line[256], kind[16];
+  unsigned maj, min;
+  unsigned long ino;
+  long pid, found = 0;
+  FILE *f;
+
+  if (fstat(fd, &st) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
+    return 0;
+  while (found == 0 && fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%lu", kind, &pid,
+               &maj, &min, &ino) == 5
+        && strcmp(kind, "FLOCK") == 0 && ino == (unsigned long)st.st_ino
+        && maj == major(st.st_dev) && min == minor(st.st_dev))
+      found = pid;
+  fclose(f);
+  return found;
+}
+
+/* The holder, for messages: " (held by pid P: CMD)" or "". */
+static void holder_text(int fd, char *buf, size_t len)
+{
+  char path[64], cmd[64] = "";
+  long pid = lock_holder(fd);
+  FILE *f;
+
+  buf[0] = '\0';
+  if (pid <= 0)
+    return;
+  snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+  if ((f = fopen(path, "re")) != NULL) {
+    if (fgets(cmd, sizeof cmd, f) != NULL)
+      cmd[strcspn(cmd, "\n")] = '\0';
+    fclose(f);
+  }
+  snprintf(buf, len, " (held by pid %ld%s%s)", pid, cmd[0] ? ": " : "",
+           cmd);
+}
+
+/* Take the lock on fd (path for messages), polling with River's backoff:
+ * after LOCK_WARN_S seconds say once what it waits for; after
+ * RIVER_WIN_LOCK_TIMEOUT seconds (or when the watchdog fires) give up.
+ * RIVER_SUCCESS, RIVER_ETIMEDOUT or RIVER_EBUSY (both logged). */
+static int take_lock(int fd, const char *path)
+{
+  double t0 = river_wtime(), limit = lock_timeout(), waited;
+  long ns = RIVER_BACKOFF_START;
+  char holder[128];
+  int warned = 0;
+
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      river__warn("window: cannot lock %s: %s: creating the window "
+                  "unserialised", path, strerror(errno));
+      return RIVER_SUCCESS;
+    }
+    waited = river_wtime() - t0;
+    if (!warned && waited >= LOCK_WARN_S) {
+      holder_text(fd, holder, sizeof holder);
+      river__warn("window: waiting for the node's window lock %s%s, "
+                  "which another process of this user holds while it "
+                  "creates an MPI window (gives up after "
+                  "RIVER_WIN_LOCK_TIMEOUT=%g s)", path, holder, limit);
+      warned = 1;
+    }
+    if (limit > 0.0 && waited >= limit) {
+      holder_text(fd, holder, sizeof holder);
+      river__error("window: gave up after %g s waiting for the node's "
+                   "window lock %s%s: end the process that holds it, or "
+                   "remove the file if that process is not River's "
+                   "(RIVER_WIN_LOCK_TIMEOUT sets the wait)", waited, path,
+                   holder);
+      return RIVER_EBUSY;
+    }
+    if (river__backoff(&ns) != RIVER_SUCCESS) {
+      holder_text(fd, holder, sizeof holder);
+      river__error("window: waiting for the node's window lock %s%s",
+                   path, holder);
+      return river__timeout_error(MPI_COMM_NULL, NULL, 0,
+                                  "waiting for the node's window lock");
+    }
+  }
+  return RIVER_SUCCESS;
+}
+
+/* Collective over comm: on the lowest rank of comm on each node, take
+ * the node's window lock (above) and return its descriptor in *fd;
+ * elsewhere, or if no lock file can be opened (warned), *fd = -1.
+ * RIVER_SUCCESS, or a failure logged here (an unsafe lock file, a wait
+ * that gave up), which the caller agrees over comm. The lock file lives
+ * in $RIVER_WIN_LOCK_DIR if set, else /dev/shm, else /tmp. */
+static int node_lock(MPI_Comm comm, int *fd)
+{
+  const char *dirs[3] = {getenv("RIVER_WIN_LOCK_DIR"), "/dev/shm", "/tmp"};
+  MPI_Comm node;
+  char path[4096];
+  int lrank = -1, i, rc;
+
+  *fd = -1;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                           &node) != MPI_SUCCESS)
-    return -1;
+    return RIVER_SUCCESS;
   MPI_Comm_rank(node, &lrank);
   MPI_Comm_free(&node);
   if (lrank != 0)
-    return -1;
-  for (i = 0; i < 2 && fd < 0; i++) {
+    return RIVER_SUCCESS;
+  for (i = dirs[0] != NULL && dirs[0][0] ? 0 : 1; i < 3 && *fd == -1; i++) {
     snprintf(path, sizeof path, "%s/river-win-%u.lock", dirs[i],
              (unsigned)getuid());
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    *fd = open_lock(path);
+    if (i == 0)
+      break;   /* the directory asked for, or nothing */
   }
-  if (fd < 0) {
-    river__warn("window: no lock file (%s): creating the window "
+  if (*fd == -2) {
+    *fd = -1;
+    return RIVER_EACCES;
+  }
+  if (*fd < 0) {
+    river__warn("window: no lock file (%s: %s): creating the window "
                 "unserialised; Open MPI < 5 may collide (ompi#9492)",
-                strerror(errno));
-    return -1;
+                path, strerror(errno));
+    return RIVER_SUCCESS;
   }
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      river__warn("window: cannot lock %s: %s", path, strerror(errno));
-      close(fd);
-      return -1;
-    }
-    river__backoff(&ns);
+  if ((rc = take_lock(*fd, path)) != RIVER_SUCCESS) {
+    close(*fd);
+    *fd = -1;
   }
-  return fd;
+  return rc;
 }
 
 /* Release node_lock's lock (fd -1: none was taken). */
@@ -79,10 +239,11 @@ static void node_unlock(int fd)
   }
 }
 #else
-static int node_lock(MPI_Comm comm)
+static int node_lock(MPI_Comm comm, int *fd)
 {
   (void)comm;
-  return -1;
+  *fd = -1;
+  return RIVER_SUCCESS;
 }
 
 static void node_unlock(int fd)
@@ -100,11 +261,11 @@ static void node_unlock(int fd)
  * flush then went through the kernel (issue 13: a queue's 8 x 8 64 KiB
  * stream on this 2-core VM ran at 11.7 GB/s with osc/rdma against 14.3
  * with osc/sm). */
-static int one_node(MPI_Comm comm)
+static int one_node(MPI_Comm comm, int *lock_rc)
 {
   const char *env = getenv("RIVER_WIN_SHARED");
   MPI_Comm node;
-  int size = 0, nsize = -1, mine, ok = 0;
+  int size = 0, nsize = -1, mine[2], ok[2] = {0, 0}, r;
 
   MPI_Comm_size(comm, &size);
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
@@ -112,14 +273,18 @@ static int one_node(MPI_Comm comm)
     MPI_Comm_size(node, &nsize);
     MPI_Comm_free(&node);
   }
-  mine = nsize == size && !(env != NULL && strcmp(env, "0") == 0);
+  mine[0] = nsize == size && !(env != NULL && strcmp(env, "0") == 0);
+  mine[1] = *lock_rc;  /* the lock's outcome rides along: the minimum */
   /* Where the reduction fails (an MPI error, which the allocation after
    * it will meet too and river__win_allocate's agreement reports), this
    * rank takes the plain MPI_Win_allocate. */
-  if (river__allreduce(&mine, &ok, 1, MPI_INT, MPI_MIN, comm)
-      != RIVER_SUCCESS)
-    ok = 0;
-  return ok;
+  r = river__allreduce(mine, ok, 2, MPI_INT, MPI_MIN, comm);
+  if (r != RIVER_SUCCESS) {
+    ok[0] = 0;
+    ok[1] = r == RIVER_ETIMEDOUT ? r : *lock_rc;
+  }
+  *lock_rc = ok[1];
+  return ok[0];
 }
 
 int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
@@ -128,15 +293,21 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
   MPI_Aint size = (MPI_Aint)bytes;
   MPI_Win w = MPI_WIN_NULL;
   void *base = NULL;
-  int rc = RIVER_SUCCESS, locked = 0, lock, shared, mrc;
+  int rc = RIVER_SUCCESS, locked = 0, lock, lrc, shared, mrc;
 
   if (size < 0 || (size_t)size != bytes) {
     river__error("window: %zu bytes are too many", bytes);
     rc = RIVER_EINVAL;
     size = 0; /* still take part: allocation is collective */
   }
-  shared = one_node(comm);
-  lock = node_lock(comm);
+  /* The lock first, its outcome agreed with one_node's: where a node's
+   * lock was refused or its wait gave up, no rank allocates. */
+  lrc = node_lock(comm, &lock);
+  shared = one_node(comm, &lrc);
+  if (lrc != RIVER_SUCCESS) {
+    node_unlock(lock);
+    return lrc;   /* logged on the rank where it failed */
+  }
   if (shared) {
     /* Each rank's part padded to whole pages (noncontiguous): no false
      * sharing between the ranks' credit words. Without the hint (its

@@ -13,7 +13,10 @@
  * River's wait backoff (river__backoff: yields, then sleeps from 1 us
  * doubling to 1 ms), and any progress starts the backoff over, so a rank
  * whose tasks all wait uses little CPU and, as with river_wait, answers
- * within about 1 ms after a long wait.
+ * within about 1 ms after a long wait. A round with progress counts as
+ * progress for the watchdog (src/wait.c); when that backoff step times
+ * out, every later yield returns RIVER_ETIMEDOUT, so each task's wait
+ * gives up and its module fails.
  *
  * Built with AddressSanitizer (configure --enable-sanitizers), every
  * switch is announced to it (__sanitizer_start_switch_fiber before,
@@ -57,6 +60,8 @@ struct river__sched {
   river__task **tasks;
   int ntasks, cap;
   river__task *cur;      /* the task running, or NULL */
+  int stop;              /* RIVER_ETIMEDOUT once the watchdog fired: what
+                            every yield returns from then on */
   ucontext_t main;       /* the scheduler's own context */
   void *fake;            /* ASan: the scheduler's fake stack */
   const void *main_bottom; /* ASan: the scheduler's stack */
@@ -201,6 +206,8 @@ static void round_once(river__sched *s, int *left, int *progress)
     *progress |= t->done || !t->blocked;
     *left += !t->done;
   }
+  if (*progress)
+    river__progress();
   s->stats.rounds++;
 }
 
@@ -228,7 +235,10 @@ int river__sched_run(river__sched *s)
     round_once(s, &left, &progress);
     if (left > 0 && !progress) {
       s->stats.idle_rounds++;
-      river__backoff(&ns);
+      /* The watchdog: each task's next yield (its wait's backoff) then
+       * returns the code, and the task's wait gives up. */
+      if (river__backoff(&ns) != RIVER_SUCCESS)
+        s->stop = RIVER_ETIMEDOUT;
     } else {
       ns = RIVER_BACKOFF_START;
     }
@@ -265,7 +275,7 @@ int river__sched_yield(int blocked)
   start_switch(&t->fake, s->main_bottom, s->main_size);
   swapcontext(&t->ctx, &s->main);
   finish_switch(t->fake, &s->main_bottom, &s->main_size);
-  return RIVER_SUCCESS;
+  return s->stop;
 }
 
 river__task *river__sched_current(void)

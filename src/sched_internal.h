@@ -62,7 +62,9 @@ int river__sched_step(river__sched *s, int *done);
 
 /* From a task: give the CPU to the next task. blocked = 1: the task
  * could not make progress (it waits for something); 0: it did. Returns
- * when the task's turn comes again. RIVER_ESTATE outside a task. */
+ * when the task's turn comes again: RIVER_SUCCESS, or RIVER_ETIMEDOUT
+ * once the watchdog has fired in the scheduler (the task should stop
+ * waiting and fail). RIVER_ESTATE outside a task. */
 int river__sched_yield(int blocked);
 
 /* The task running now, or NULL outside a task. */

@@ -63,12 +63,32 @@
  * other stages on the rank run, where sleeping would stop them and could
  * deadlock a flow whose stages wait on each other. The scheduler itself
  * sleeps when a whole round of its tasks was blocked.
+ *
+ * The watchdog (RIVER_TIMEOUT seconds, 0 or unset: off). Every wait of
+ * River's backs off here, so this is where a wait that never ends is
+ * caught. Progress is counted, not timed: river__progress() bumps a
+ * counter where a message moved or work was done -- a river_wait or
+ * river_waitall whose requests completed, a DQ send or receive that
+ * completed, a GD request or block that arrived, a scheduler round in
+ * which some task got anything done (did not yield as blocked). Not a
+ * loop's own activity: a GD client that keeps moving its requests away
+ * from a frozen server sends messages but gets nothing (found so: with
+ * GD's `busy` counted, a sort with a SIGSTOPped rank never timed out).
+ * A backoff outside a task reads
+ * the clock only once it sleeps (not in the yield phase); when the
+ * counter has not moved for RIVER_TIMEOUT seconds it returns
+ * RIVER_ETIMEDOUT, and from then on every backoff of the process does so
+ * at once (the watchdog has fired for good: the requests of the waits it
+ * ended may still be pending, so the only safe thing left is to end the
+ * job, which is what the river command does). The wait that got it logs
+ * one message saying what it waited for (river__timeout_error).
  */
 #include "river_internal.h"
 #include "sched_internal.h"
 
 #include <mpi.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,9 +147,110 @@ static void decide_mode(void)
   spin_seconds = us > 1000000 ? 1.0 : 1e-6 * (double)us;
 }
 
+/* ------------------------------------------------------------ watchdog */
+
+static double watchdog_s;          /* RIVER_TIMEOUT; 0: off */
+static unsigned long progress_n;   /* bumped at every sign of progress */
+static unsigned long progress_seen;/* progress_n when last looked at */
+static double progress_since;      /* when it last moved (0: not yet) */
+static int watchdog_fired;         /* sticky: every backoff times out */
+static int watchdog_logged;        /* the one message was logged */
+
+int river__watchdog_init(void)
+{
+  const char *v = getenv("RIVER_TIMEOUT");
+  char *end;
+  double s;
+
+  watchdog_s = 0.0;
+  if (v == NULL || *v == '\0')
+    return RIVER_SUCCESS;
+  s = strtod(v, &end);
+  if (*end != '\0' || !(s >= 0.0) || s > 1e9) {  /* !(>=): NaN too */
+    river_log(RIVER_LOG_ERROR, "RIVER_TIMEOUT=%s: expected seconds "
+              "(a number >= 0; 0 = no watchdog)", v);
+    return RIVER_EINVAL;
+  }
+  watchdog_s = s;
+  return RIVER_SUCCESS;
+}
+
+double river__watchdog_seconds(void)
+{
+  return watchdog_s;
+}
+
+int river__watchdog_fired(void)
+{
+  return watchdog_fired;
+}
+
+void river__progress(void)
+{
+  progress_n++;
+}
+
+/* RIVER_ETIMEDOUT if the watchdog has fired or fires now (no progress
+ * for watchdog_s seconds), else RIVER_SUCCESS. */
+static int watchdog_check(void)
+{
+  double now;
+
+  if (watchdog_fired)
+    return RIVER_ETIMEDOUT;
+  if (watchdog_s <= 0.0)
+    return RIVER_SUCCESS;
+  now = river_wtime();
+  if (progress_since == 0.0 || progress_n != progress_seen) {
+    progress_seen = progress_n;
+    progress_since = now;
+    return RIVER_SUCCESS;
+  }
+  if (now - progress_since < watchdog_s)
+    return RIVER_SUCCESS;
+  watchdog_fired = 1;
+  return RIVER_ETIMEDOUT;
+}
+
+int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
+                         const char *what)
+{
+  char list[256];
+  size_t len = 0;
+  MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
+  int i, wr;
+
+  if (watchdog_logged)
+    return RIVER_ETIMEDOUT;
+  watchdog_logged = 1;
+  list[0] = '\0';
+  if (n > 0 && comm != MPI_COMM_NULL
+      && MPI_Comm_group(comm, &g) == MPI_SUCCESS
+      && MPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
+    for (i = 0; i < n && len + 16 < sizeof list; i++) {
+      if (MPI_Group_translate_ranks(g, 1, &ranks[i], w, &wr) != MPI_SUCCESS
+          || wr == MPI_UNDEFINED)
+        wr = -1;
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
+                              i ? ", " : "", wr);
+    }
+    if (i < n)
+      snprintf(list + len, sizeof list - len, ", ...");
+  }
+  if (g != MPI_GROUP_NULL)
+    MPI_Group_free(&g);
+  if (w != MPI_GROUP_NULL)
+    MPI_Group_free(&w);
+  river_log(RIVER_LOG_ERROR, "no progress for %g s (RIVER_TIMEOUT, river "
+            "--timeout): %s%s%s%s; giving up", watchdog_s, what,
+            list[0] ? ", from world rank" : "",
+            list[0] ? (n > 1 ? "s " : " ") : "", list);
+  return RIVER_ETIMEDOUT;
+}
+
 void (*river__backoff_hook)(void);
 
-void river__backoff(long *ns)
+int river__backoff(long *ns)
 {
   static _Thread_local double spin_end; /* the yield phase's end */
   struct timespec ts;
@@ -137,17 +258,17 @@ void river__backoff(long *ns)
 
   if (river__backoff_hook != NULL)
     river__backoff_hook();
-  if (river__sched_current() != NULL) {  /* in a task: let others run */
-    river__sched_yield(1);
-    return;
-  }
+  if (river__sched_current() != NULL)  /* in a task: let others run */
+    return river__sched_yield(1);      /* the scheduler's watchdog */
   if (*ns < RIVER_BACKOFF_YIELDS) {  /* yield phase: *ns counts yields */
     if (mode == YIELD_UNSET)
       decide_mode();
+    if (watchdog_fired)
+      return RIVER_ETIMEDOUT;
     if (mode == YIELD_COUNT) {
       sched_yield();
       *ns = *ns + 1 < RIVER_BACKOFF_YIELDS ? *ns + 1 : RIVER_BACKOFF_MIN_NS;
-      return;
+      return RIVER_SUCCESS;
     }
     t0 = river_wtime();
     if (*ns == 0) {
@@ -158,19 +279,50 @@ void river__backoff(long *ns)
     if (mode == YIELD_SPIN) { /* yield until spin_end, counting no further */
       if (t0 >= spin_end)
         *ns = RIVER_BACKOFF_MIN_NS;
-      return;
+      return RIVER_SUCCESS;
     }
     t1 = river_wtime();  /* YIELD_HANDOFF: count the yields that handed over */
     if (t1 - t0 >= 1e-9 * (double)RIVER_HANDOFF_NS)
       ++*ns;
     if (*ns >= RIVER_BACKOFF_YIELDS || t1 >= spin_end)
       *ns = RIVER_BACKOFF_MIN_NS;
-    return;
+    return RIVER_SUCCESS;
   }
   ts.tv_sec = 0;
   ts.tv_nsec = *ns;
   nanosleep(&ts, NULL);
   *ns = *ns * 2 > RIVER_BACKOFF_MAX_NS ? RIVER_BACKOFF_MAX_NS : *ns * 2;
+  return watchdog_check();
+}
+
+int river__wait_collective(MPI_Request *req, MPI_Comm comm)
+{
+  long ns = RIVER_BACKOFF_START;
+  int done = 0, rank = -1, size = 0, i, n = 0, *ranks, rc;
+
+  for (;;) {
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (done) {
+      progress_n++;
+      return RIVER_SUCCESS;
+    }
+    if (river__backoff(&ns) != RIVER_SUCCESS)
+      break;
+  }
+  /* Which rank is late MPI does not say: name every other one. */
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+  }
+  ranks = size > 1 ? malloc((size_t)size * sizeof *ranks) : NULL;
+  for (i = 0; ranks != NULL && i < size; i++)
+    if (i != rank)
+      ranks[n++] = i;
+  rc = river__timeout_error(comm, ranks, n, "a collective waiting for the "
+                            "latest of its ranks (one or more of them)");
+  free(ranks);
+  return rc;
 }
 
 int river_wait(MPI_Request *req, MPI_Status *status)
@@ -183,9 +335,13 @@ int river_wait(MPI_Request *req, MPI_Status *status)
   for (;;) {
     if (MPI_Test(req, &done, status) != MPI_SUCCESS)
       return RIVER_EMPI;
-    if (done)
+    if (done) {
+      progress_n++;
       return RIVER_SUCCESS;
-    river__backoff(&ns);
+    }
+    if (river__backoff(&ns) != RIVER_SUCCESS)
+      return river__timeout_error(MPI_COMM_NULL, NULL, 0,
+                                  "waiting for an MPI request");
   }
 }
 
@@ -199,9 +355,13 @@ int river_waitall(int n, MPI_Request *reqs)
   for (;;) {
     if (MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
       return RIVER_EMPI;
-    if (done)
+    if (done) {
+      progress_n++;
       return RIVER_SUCCESS;
-    river__backoff(&ns);
+    }
+    if (river__backoff(&ns) != RIVER_SUCCESS)
+      return river__timeout_error(MPI_COMM_NULL, NULL, 0,
+                                  "waiting for MPI requests");
   }
 }
 

@@ -224,8 +224,21 @@ void bench_rm_tree(const char *dir)
   nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The watchdog (RIVER_TIMEOUT) ended a wait on this rank: some rank may
+ * never answer, so the collectives below would wait for ever. */
+static void abort_if_timed_out(int rc)
+{
+  if (rc != RIVER_ETIMEDOUT)
+    return;
+  river_log(RIVER_LOG_ERROR, "%s (%s): aborting the job",
+            river_strerror(rc), river_err_name(rc));
+  fflush(NULL);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 int bench_end_run(struct bench *b, struct bench_result *res, int rc)
 {
+  abort_if_timed_out(rc);
   MPI_Bcast(res, sizeof *res, MPI_BYTE, 0, MPI_COMM_WORLD);
   rc = rc == RIVER_SUCCESS && !res->ok ? RIVER_ECORRUPT : rc;
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -368,6 +381,7 @@ int main(int argc, char **argv)
   rc = parse_opts(&b, argc - 2, argv + 2);
   if (rc == RIVER_SUCCESS)
     rc = s->run(&b, argv[2]);
+  abort_if_timed_out(rc);
   if (b.csv)
     fclose(b.csv);
   river_perturb_destroy(b.perturb);

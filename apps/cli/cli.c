@@ -63,12 +63,13 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
 int cli_agree(int rc)
 {
   MPI_Request req;
-  int all = rc;
+  int all = rc, w;
 
   if (MPI_Iallreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req)
-          != MPI_SUCCESS
-      || river_wait(&req, MPI_STATUS_IGNORE) != RIVER_SUCCESS)
+          != MPI_SUCCESS)
     return RIVER_EMPI;
+  if ((w = river_wait(&req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS)
+    return w == RIVER_ETIMEDOUT ? w : RIVER_EMPI;
   return all;
 }
 

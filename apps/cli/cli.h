@@ -22,7 +22,8 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
                         uint64_t max, int allow_suffix, uint64_t *out);
 
 /* Every rank gets the most negative rc of any rank (RIVER_EMPI if the
- * reduction fails). Waits backing off, like every wait of River's. */
+ * reduction fails, RIVER_ETIMEDOUT if the watchdog ended its wait).
+ * Waits backing off, like every wait of River's. */
 int cli_agree(int rc);
 
 /* Rank 0's `bytes` bytes at buf, on every rank of MPI_COMM_WORLD

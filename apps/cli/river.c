@@ -126,7 +126,13 @@ static void usage_all(FILE *out)
                "  --disks PATTERN  disk directories, one %%d for the disk "
                "number (default DIR/%s)\n"
                "  --direct-io      bypass the page cache (O_DIRECT)\n"
-               "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT\n",
+               "Every command:\n"
+               "  --timeout SECS   end the job if a rank's waits see no "
+               "progress for SECS\n"
+               "                   seconds (sets RIVER_TIMEOUT; 0: off, "
+               "the default)\n"
+               "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT, "
+               "RIVER_TIMEOUT\n",
           RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
 }
 
@@ -267,12 +273,67 @@ static int cmd_version(int argc, char **argv)
 
 /* ------------------------------------------------------------------- main */
 
+/* Take --timeout SECONDS (or --timeout=SECONDS) out of argv, wherever
+ * it is, into RIVER_TIMEOUT, which river_init reads (and checks) on
+ * every rank: the job-wide watchdog (doc/design.md). 0 if none or
+ * taken; 2 (printed) if it has no value. */
+static int take_timeout(int *argc, char **argv)
+{
+  const char *v = NULL;
+  int i, k, drop = 0;
+
+  for (i = 1; i < *argc && v == NULL; i++) {
+    if (strcmp(argv[i], "--timeout") == 0) {
+      if (i + 1 >= *argc) {
+        fprintf(stderr, "river: --timeout needs a value (seconds)\n");
+        return 2;
+      }
+      v = argv[i + 1];
+      drop = 2;
+    } else if (strncmp(argv[i], "--timeout=", 10) == 0) {
+      v = argv[i] + 10;
+      drop = 1;
+    }
+  }
+  if (v == NULL)
+    return 0;
+  if (setenv("RIVER_TIMEOUT", v, 1) != 0) {
+    fprintf(stderr, "river: cannot set RIVER_TIMEOUT\n");
+    return 2;
+  }
+  for (i--, k = i + drop; k <= *argc; i++, k++)  /* with argv's NULL */
+    argv[i] = argv[k];
+  *argc -= drop;
+  return 0;
+}
+
+/* Every rank's worst outcome, waited for as River waits; where the
+ * watchdog has fired (RIVER_ETIMEDOUT here or in the command) some rank
+ * may never answer, so the job is aborted: the library cannot end it,
+ * and a rank left in MPI_Finalize would hold the job for ever. */
+static int agree_or_abort(const char *name, int rc)
+{
+  int all = rc;
+
+  if (rc != RIVER_ETIMEDOUT)
+    all = cli_agree(rc > 0 ? RIVER_EINVAL : rc);
+  if (all == RIVER_ETIMEDOUT) {
+    river_log(RIVER_LOG_ERROR, "%s: %s (%s): aborting the job", name,
+              river_strerror(all), river_err_name(all));
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return all;
+}
+
 int main(int argc, char **argv)
 {
   const struct cmd *cmd = NULL;
   size_t i;
-  int rc, any;
+  int rc, all;
 
+  if ((rc = take_timeout(&argc, argv)) != 0)
+    return rc;
   rc = river_init(&argc, &argv);
   if (rc != RIVER_SUCCESS) {
     fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));
@@ -307,12 +368,11 @@ int main(int argc, char **argv)
     rc = cmd->fn(argc - 1, argv + 1);
   }
 
-  /* Every rank exits non-zero if any rank failed. */
-  any = rc != RIVER_SUCCESS;
-  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  /* Every rank exits non-zero if any rank failed; a timeout aborts. */
+  all = agree_or_abort(cmd->name, rc);
   if (rc != RIVER_SUCCESS)
     river_log(RIVER_LOG_ERROR, "%s failed: %s (%s)", cmd->name,
               river_strerror(rc), river_err_name(rc));
   river_finalize();
-  return any ? 1 : 0;
+  return all != RIVER_SUCCESS ? 1 : 0;
 }

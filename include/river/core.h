@@ -53,6 +53,7 @@ extern "C" {
   X(EACCES,   -16, "permission denied")                                    \
   X(EBUSY,    -17, "in use by another job")                                \
   X(EVALIDATE,-18, "validation failed")                                    \
+  X(ETIMEDOUT,-19, "no progress within the time limit")                   \
   X(EOS,        1, "end of stream")
 
 typedef enum river_errno {

@@ -21,10 +21,15 @@ extern "C" {
 #endif
 
 /* Like MPI_Wait(req, status), backing off between tests. status may be
- * MPI_STATUS_IGNORE. RIVER_EMPI if MPI_Test fails. */
+ * MPI_STATUS_IGNORE. RIVER_EMPI if MPI_Test fails. RIVER_ETIMEDOUT
+ * (logged) if the watchdog (RIVER_TIMEOUT, doc/design.md) saw no
+ * progress for that long: *req is then still active, its buffer still
+ * MPI's, and every later wait of the process fails the same way at once;
+ * end the job (MPI_Abort). */
 RIVER_API int river_wait(MPI_Request *req, MPI_Status *status);
 
-/* Like MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), backing off. */
+/* Like MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), backing off; the
+ * watchdog as for river_wait. */
 RIVER_API int river_waitall(int n, MPI_Request *reqs);
 
 #ifdef __cplusplus
