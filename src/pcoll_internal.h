@@ -231,6 +231,15 @@ void river__pcoll_unlock(int fd, const char *root, const char *name,
  * stream being staged by the river command holds one). */
 int river__file_in_use(const char *path);
 
+/* ---------------------------------------------------------- outfile.c */
+
+/* List (and remove, if asked) the temporaries outside root that dead
+ * jobs' river_outfile left, from root's records (river_pcoll_gc's part
+ * for them): adds to *nfiles and *nbytes. */
+int river__outfile_gc(const char *root, int remove,
+                      river_pcoll_leftover_fn report, void *arg,
+                      uint64_t *nfiles, uint64_t *nbytes);
+
 /* ------------------------------------------------------- pcoll_meta.c */
 
 /* Write pc's metadata file at path (rank 0 at commit) from pc->info,

@@ -423,12 +423,13 @@ void river__module_coll_write(void)
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
-           "block_size:size=0,disk_rate:size=0,sync:bool=false,"
+           "block_size:size=0,disk_rate:size=0,sync:bool=true,"
            "replace:bool=true";
   d.doc = "write a parallel collection, instance i writing partition i "
           "(from a pull edge: each unit a partition, by unit id), committed "
           "atomically at the end; or one flat file, coll file:PATH, each "
-          "run at the position its tag gives (sync: fsync it; replace: "
-          "false keeps a file already there)";
+          "run at the position its tag gives, renamed into place once the "
+          "flow has succeeded (sync: false skips the fsyncs, for scratch; "
+          "replace: false keeps a file already there)";
   river_module_register("coll_write", coll_write, &d, NULL);
 }
