@@ -117,9 +117,30 @@ for step in file-write file-rename; do
   env RIVER_TEST_FAULT=$step:kill "$run" -n 3 "$river" sort "file:$d/s.in" \
     "file:$d/old" --force >/dev/null 2>&1 && fail "$step: not killed"
   cmp -s "$d/old" "$d/u.in" || fail "killed at $step: OUT changed"
-  ls "$d" | grep -q "^old.river-tmp\." || fail "killed at $step: no temporary"
+  t=$(ls "$d"/old.river-tmp.* 2>/dev/null)
+  [ -n "$t" ] || fail "killed at $step: no temporary"
+  r 1 gc >"$tmp/out" 2>&1
+  grep -qF "$t" "$tmp/out" || fail "killed at $step: gc does not list $t"
+  r 1 gc --remove >/dev/null 2>&1
+  [ -e "$t" ] && fail "killed at $step: gc --remove left $t"
   rm -f "$d"/old.river-tmp.*
 done
+
+# A failure upstream (a corrupt block of IN) leaves the old OUT byte for
+# byte, with its mode, and no temporary; a sort that succeeds keeps the
+# mode of the OUT it replaces.
+r 2 gen bad --records $N --seed 4 >/dev/null 2>&1 || fail "gen bad"
+f=$(part_file bad 1 1)
+flip "$f" $(( $(stat -c %s "$f") / 2 ))
+cp "$d/u.in" "$d/old"
+chmod 600 "$d/old"
+expect_fail 3 "no readable copy" sort bad "file:$d/old" --force
+cmp -s "$d/old" "$d/u.in" || fail "a failed sort replaced its file: OUT"
+ls "$d" | grep -q "^old.river-tmp" && fail "a failed sort left its temporary"
+r 3 sort s "file:$d/old" --force >/dev/null 2>&1 && valid "file:$d/old" s \
+  || fail "sort s over a mode-600 file: OUT"
+[ "$(stat -c %a "$d/old")" = 600 ] \
+  || fail "sort to file: turned mode 600 into $(stat -c %a "$d/old")"
 
 # One file from several writers needs records tagged with their place.
 printf '%s\n' 'stages:' \
