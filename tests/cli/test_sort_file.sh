@@ -13,6 +13,10 @@
 #  - an I/O error writing a run or renaming leaves the old OUT and no
 #    temporary file; a kill there leaves the old OUT and only a
 #    temporary file named OUT.river-tmp.*;
+#  - a failure upstream (a corrupt block of IN) or in another branch of
+#    the flow (after the writers had all their input) leaves the old OUT
+#    and no temporary; OUT keeps its mode; gc lists a killed sort's
+#    temporary;
 #  - one file from several writers needs tagged input: records that are
 #    not tagged (gen -> coll_write file:) fail with that said.
 set -u
@@ -141,6 +145,28 @@ r 3 sort s "file:$d/old" --force >/dev/null 2>&1 && valid "file:$d/old" s \
   || fail "sort s over a mode-600 file: OUT"
 [ "$(stat -c %a "$d/old")" = 600 ] \
   || fail "sort to file: turned mode 600 into $(stat -c %a "$d/old")"
+
+# A failure in another branch of the flow, after the file writers have
+# their whole input (a count that fails writing its digest a second
+# later): neither coll_write file: nor file_write publishes.
+printf 'old A' >"$d/twoA"
+printf 'old B' >"$d/twoB"
+cp "$d/twoA" "$tmp/twoA.ref"
+cp "$d/twoB" "$tmp/twoB.ref"
+printf '%s\n' 'stages:' \
+  '  - {name: a, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  "  - {name: wa, module: coll_write, ranks: 0-0, args: {coll: \"file:$d/twoA\"}}" \
+  '  - {name: b, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  "  - {name: wb, module: file_write, ranks: 0-0, args: {path: \"$d/twoB\"}}" \
+  '  - {name: c, module: gen, ranks: rest, args: {records: 20000}}' \
+  "  - {name: late, module: count, ranks: rest," \
+  "     args: {file: \"$d/nodir/c\", cpu_rate: 2M}}" \
+  'edges: [{from: a, to: wa}, {from: b, to: wb}, {from: c, to: late}]' \
+  >"$tmp/two.yaml"
+expect_fail 2 "cannot write $d/nodir/c" run "$tmp/two.yaml"
+cmp -s "$d/twoA" "$tmp/twoA.ref" || fail "a failed flow replaced coll_write's file:"
+cmp -s "$d/twoB" "$tmp/twoB.ref" || fail "a failed flow replaced file_write's file"
+ls "$d" | grep -q "^two.\.river-tmp" && fail "a failed flow left a temporary"
 
 # One file from several writers needs records tagged with their place.
 printf '%s\n' 'stages:' \
