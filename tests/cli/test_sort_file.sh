@@ -148,8 +148,11 @@ r 3 sort s "file:$d/old" --force >/dev/null 2>&1 && valid "file:$d/old" s \
 
 # A failure in another branch of the flow, after the file writers have
 # their whole input (a count that fails writing its digest a second
-# later): neither coll_write file: nor file_write publishes.
+# later): neither coll_write file:, file_write nor coll_write to a
+# collection publishes.
 printf 'old A' >"$d/twoA"
+r 2 gen twoC --records 500 >/dev/null 2>&1 && r 1 copy-out twoC -o "$tmp/twoC.ref" \
+  || fail "gen twoC"
 printf 'old B' >"$d/twoB"
 cp "$d/twoA" "$tmp/twoA.ref"
 cp "$d/twoB" "$tmp/twoB.ref"
@@ -158,15 +161,20 @@ printf '%s\n' 'stages:' \
   "  - {name: wa, module: coll_write, ranks: 0-0, args: {coll: \"file:$d/twoA\"}}" \
   '  - {name: b, module: gen, ranks: 0-0, args: {records: 1000}}' \
   "  - {name: wb, module: file_write, ranks: 0-0, args: {path: \"$d/twoB\"}}" \
+  '  - {name: e, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  '  - {name: we, module: coll_write, ranks: 0-0, args: {coll: twoC}}' \
   '  - {name: c, module: gen, ranks: rest, args: {records: 20000}}' \
   "  - {name: late, module: count, ranks: rest," \
   "     args: {file: \"$d/nodir/c\", cpu_rate: 2M}}" \
-  'edges: [{from: a, to: wa}, {from: b, to: wb}, {from: c, to: late}]' \
+  'edges: [{from: a, to: wa}, {from: b, to: wb}, {from: e, to: we},' \
+  '        {from: c, to: late}]' \
   >"$tmp/two.yaml"
 expect_fail 2 "cannot write $d/nodir/c" run "$tmp/two.yaml"
 cmp -s "$d/twoA" "$tmp/twoA.ref" || fail "a failed flow replaced coll_write's file:"
 cmp -s "$d/twoB" "$tmp/twoB.ref" || fail "a failed flow replaced file_write's file"
 ls "$d" | grep -q "^two.\.river-tmp" && fail "a failed flow left a temporary"
+r 1 copy-out twoC -o "$tmp/twoC.now" && cmp -s "$tmp/twoC.now" "$tmp/twoC.ref" \
+  || fail "a failed flow committed coll_write's collection"
 
 # One file from several writers needs records tagged with their place.
 printf '%s\n' 'stages:' \
