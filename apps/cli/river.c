@@ -95,8 +95,9 @@ static const struct cmd cmds[] = {
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},
   {"gc", cmd_gc, "[--remove] [COMMON]",
-   "list the files crashed or failed writes left under the root\n"
-   "             (--remove: remove them)"},
+   "list the files crashed or failed writes left under the root,\n"
+   "             and the temporaries of outputs outside it recorded there\n"
+   "             (copy-out -o, file: OUT; --remove: remove them)"},
   {"flow", cmd_flow, "check FLOW.yaml [--ranks N] [--dot] [key=value...]",
    "check a flow spec (on this job's ranks, or as a plan for N ranks)\n"
    "             and print each rank's stages, or the flow as a Graphviz\n"
