@@ -6,7 +6,8 @@
  * target that exists; a symbolic link at the target is not replaced;
  * a handle dropped without publish or discard (a dead job) leaves a
  * temporary that river_pcoll_gc of the root lists (and removes), while
- * a live one's temporary is left alone.
+ * a live one's temporary is left alone; planted records make gc remove
+ * no file that is not a temporary of River's.
  */
 #include <river.h>
 
@@ -195,6 +196,45 @@ static void test_outfile_gc_lists_dead(void **state)
   assert_int_equal(seen + (int)n, 0);
 }
 
+/* Write text to path. */
+static void put(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Planted records (naming a file that is no temporary, or a temporary's
+ * name that is a link to a victim) make gc remove nothing but them. */
+static void test_outfile_gc_planted(void **state)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  char rec[256], victim[160], link[200], text[256];
+  struct stat st;
+
+  (void)state;
+  o.root = root;
+  snprintf(rec, sizeof rec, "%s/.river-outside", root);
+  assert_int_equal(mkdir(rec, 0777), 0);
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  put(victim, "keep me");
+  snprintf(rec, sizeof rec, "%s/.river-outside/a.tmp-record", root);
+  snprintf(text, sizeof text, "%s\n", victim);
+  put(rec, text);
+  snprintf(link, sizeof link, "%s/x.river-tmp.0123456789abcdef", dir);
+  assert_int_equal(symlink(victim, link), 0);
+  snprintf(rec, sizeof rec, "%s/.river-outside/b.tmp-record", root);
+  snprintf(text, sizeof text, "%s\n", link);
+  put(rec, text);
+  assert_int_equal(river_pcoll_gc(&o, 1, NULL, NULL, NULL, NULL),
+                   RIVER_SUCCESS);
+  assert_int_equal(stat(victim, &st), 0);
+  assert_int_equal(st.st_size, 7);
+  assert_int_equal(lstat(link, &st), 0);   /* a link: not River's */
+}
+
 static void test_badparam_outfile(void **state)
 {
   river_outfile *of = (river_outfile *)&of;
@@ -227,6 +267,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_outfile_link_not_replaced, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_outfile_gc_lists_dead, setup,
+                                    teardown),
+    cmocka_unit_test_setup_teardown(test_outfile_gc_planted, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_badparam_outfile, setup, teardown),
   };
