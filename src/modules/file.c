@@ -449,8 +449,9 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Instance 0: every writer's runs (gathered), sorted, must tile
- * [0, N) exactly, and the file (by path: every writer has closed it) be
- * N records long. *total gets N. */
+ * [0, N) exactly, and the file (by path: every other writer has closed
+ * it, and pwrite leaves nothing buffered) be N records long. *total
+ * gets N. */
 static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
                  const char *tmp, size_t rs, uint64_t *total)
 {
