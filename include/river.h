@@ -21,6 +21,7 @@
 #include "river/schema.h"
 #include "river/collection.h"
 #include "river/pcoll.h"
+#include "river/outfile.h"
 #include "river/gensort.h"
 #include "river/wait.h"
 #include "river/dq.h"

@@ -596,6 +596,53 @@ int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
   return RIVER_SUCCESS;
 }
 
+/* ------------------------------------------------------- end steps */
+
+int river_ctx_at_end(river_ctx *ctx, river_end_fn fn, void *arg)
+{
+  struct river__inst *in;
+
+  if (ctx == NULL || fn == NULL)
+    return RIVER_EINVAL;
+  if ((in = inst_of(ctx, "river_ctx_at_end")) == NULL)
+    return RIVER_ESTATE;
+  if (in->nends == in->ends_cap) {
+    int cap = in->ends_cap ? 2 * in->ends_cap : 4;
+    struct river__end *e = realloc(in->ends, (size_t)cap * sizeof *e);
+    if (e == NULL)
+      return RIVER_ENOMEM;
+    in->ends = e;
+    in->ends_cap = cap;
+  }
+  in->ends[in->nends].fn = fn;
+  in->ends[in->nends].arg = arg;
+  in->nends++;
+  return RIVER_SUCCESS;
+}
+
+int river__run_ends(struct river__run *r, int outcome)
+{
+  int i, k, rc, first = RIVER_SUCCESS;
+
+  for (i = 0; r->inst != NULL && i < r->ninst; i++) {
+    struct river__inst *in = &r->inst[i];
+    for (k = 0; k < in->nends; k++) {
+      rc = in->ends[k].fn(in->ends[k].arg, outcome);
+      if (outcome == RIVER_SUCCESS && rc != RIVER_SUCCESS) {
+        river__error("stage %s instance %d: publishing its output failed: "
+                     "%s", in->ctx.stage->name, in->ctx.instance,
+                     river_strerror(rc));
+        if (first == RIVER_SUCCESS)
+          first = rc;
+      }
+    }
+    free(in->ends);   /* each step runs once */
+    in->ends = NULL;
+    in->nends = in->ends_cap = 0;
+  }
+  return first;
+}
+
 /* ------------------------------------------------------- the finish */
 
 int river__inst_finish(struct river__inst *in)

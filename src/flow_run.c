@@ -11,7 +11,9 @@
  * (flow_run_internal.h). When every task has returned, each module's
  * outputs closed and inputs drained (flow_io.c), the queues are
  * destroyed, again in edge order, and the ranks agree on the outcome:
- * RIVER_SUCCESS everywhere, or the same error everywhere.
+ * RIVER_SUCCESS everywhere, or the same error everywhere. Only then do
+ * the modules' end steps (river_ctx_at_end) publish their outputs, or
+ * discard them on failure; a failed publish is agreed again.
  */
 #include "flow_run_internal.h"
 #include "throttle_internal.h"
@@ -326,6 +328,8 @@ static void run_free(river_flow *f, struct river__run *r)
 
   if (r == NULL)
     return;
+  if (!r->finished)   /* a flow that never finished publishes nothing */
+    river__run_ends(r, RIVER_ESTATE);
   for (i = 0; r->dqs != NULL && i < f->nedges; i++)
     if (r->dqs[i] != NULL)
       river_dq_destroy(r->dqs[i]);  /* collective, in edge order */
@@ -564,6 +568,12 @@ static int finish(river_flow *f, int local)
   }
   r->outcome = river__agree(f->comm, local);
   abort_close(f, r, 1);
+  /* Outputs outside the queues appear only now, and only if the flow
+   * succeeded everywhere; a publish that fails fails the flow everywhere
+   * (the outcome is agreed again, only when there was one to publish). */
+  local = river__run_ends(r, r->outcome);
+  if (r->outcome == RIVER_SUCCESS)
+    r->outcome = river__agree(f->comm, local);
   r->finished = 1;
   f->state = RIVER__FLOW_DONE;
   return r->outcome;

@@ -68,7 +68,23 @@ struct river__inst {
   double t0;               /* when the flow started here (perturb times) */
   double cpu_ready;        /* river_wtime() when cpu is done with what
                               the module got (src/flow_io.c) */
+  struct river__end *ends; /* its end steps (river_ctx_at_end), run in
+                              order once the flow's outcome is agreed */
+  int nends, ends_cap;
 };
+
+struct river__run;
+
+/* An end step a module registered: fn(arg, outcome). */
+struct river__end {
+  river_end_fn fn;
+  void *arg;
+};
+
+/* Run the end steps of this rank's instances (stage order, then each
+ * instance's in registration order) with the agreed outcome, once:
+ * the first publishing step's failure, or RIVER_SUCCESS (src/flow_io.c). */
+int river__run_ends(struct river__run *r, int outcome);
 
 /* A flow's run on this rank (river_flow.run). */
 struct river__run {

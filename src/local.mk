@@ -24,6 +24,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll_lock.c \
 	src/pcoll_gc.c \
 	src/pcoll_record.c \
+	src/outfile.c \
 	src/fault.c \
 	src/pcoll_layout.c \
 	src/gensort.c \
@@ -87,6 +88,7 @@ riverinc_HEADERS = \
 	include/river/schema.h \
 	include/river/collection.h \
 	include/river/pcoll.h \
+	include/river/outfile.h \
 	include/river/gensort.h \
 	include/river/wait.h \
 	include/river/dq.h \

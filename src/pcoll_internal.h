@@ -281,6 +281,15 @@ void river__pcoll_record_remove(river_pcoll *pc);
  * gc then judges it by its name alone). */
 int river__pcoll_record_read(const char *path, struct river__pcoll_record *r);
 
+/* ---------------------------------------------------------- outfile.c */
+
+/* List (and remove, if asked) the temporaries outside root that dead
+ * jobs' river_outfile left, from root's records (river_pcoll_gc's part
+ * for them): adds to *nfiles and *nbytes. */
+int river__outfile_gc(const char *root, int remove,
+                      river_pcoll_leftover_fn report, void *arg,
+                      uint64_t *nfiles, uint64_t *nbytes);
+
 /* ------------------------------------------------------- pcoll_meta.c */
 
 /* Write pc's metadata file at path (rank 0 at commit) from pc->info,

@@ -116,6 +116,7 @@ unit_tests = \
 	tests/unit/test_throttle \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
+	tests/unit/test_outfile \
 	tests/unit/test_sched \
 	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \

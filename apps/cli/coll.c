@@ -676,13 +676,15 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
  * Rank 0's output. -o PATH is followed through symbolic links to what
  * they name (resolved by hand, so that a dangling link names the file to
  * create). That target, if it is a regular file or does not exist, is
- * written under a temporary name beside it, fsync'd and renamed over it
- * when complete; a character device, FIFO or socket is written through,
- * as it is; a directory is an error.
+ * written under a temporary name beside it (river/outfile.h: a random
+ * name, recorded in the root for gc) and, once every rank has succeeded,
+ * renamed over it keeping its mode, fsync'd before and its directory
+ * after (unless RIVER_SYNC=0); a character device, FIFO or socket is
+ * written through, as it is; a directory is an error.
  */
 struct out_path {
   char target[PATH_MAX];  /* PATH with its symbolic links followed */
-  char tmp[PATH_MAX + 32]; /* "" when writing through */
+  river_outfile *of;      /* its temporary; NULL when writing through */
 };
 
 /* Follow the symbolic links of path into o->target: 0, or -1 with a
@@ -723,14 +725,14 @@ toolong:
 }
 
 /* Rank 0: open the output (stdout, PATH's target, or a temporary name
- * beside it). */
+ * beside it, recorded in root). */
 static int copy_out_open(struct copy_out *co, const char *out,
-                         struct out_path *o)
+                         const char *root, struct out_path *o)
 {
   struct stat st;
-  int direct;
+  int rc;
 
-  o->tmp[0] = '\0';
+  o->of = NULL;
   if (out == NULL || strcmp(out, "-") == 0) {
     co->fd = STDOUT_FILENO;
     return RIVER_SUCCESS;
@@ -741,32 +743,30 @@ static int copy_out_open(struct copy_out *co, const char *out,
     river_log(RIVER_LOG_ERROR, "copy-out: %s is a directory", out);
     return RIVER_EINVAL;
   }
-  direct = stat(o->target, &st) == 0 && !S_ISREG(st.st_mode);
-  if (direct) {
-    co->fd = open(o->target, O_WRONLY);
-  } else {
-    snprintf(o->tmp, sizeof o->tmp, "%s.river-tmp.%d", o->target,
-             (int)getpid());
-    co->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0666);
+  if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+    co->fd = open(o->target, O_WRONLY);   /* a device, FIFO: through */
+    if (co->fd < 0) {
+      river_log(RIVER_LOG_ERROR, "copy-out: cannot open %s: %s", out,
+                strerror(errno));
+      return RIVER_EIO;
+    }
+    return RIVER_SUCCESS;
   }
-  if (co->fd < 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: cannot %s %s: %s",
-              direct ? "open" : "create", direct ? out : o->tmp,
-              strerror(errno));
-    o->tmp[0] = '\0';
-    return RIVER_EIO;
-  }
-  return RIVER_SUCCESS;
+  rc = river_outfile_create(o->target, root, 0, &o->of);
+  if (rc == RIVER_SUCCESS)
+    river_outfile_fd(o->of, &co->fd);
+  return rc;
 }
 
-/* Rank 0: finish the output: a temporary is fsync'd and renamed over the
- * target, or removed on failure. */
+/* Rank 0: finish the output: a temporary is published over the target
+ * (rc: the agreed outcome of the copy, so only if every rank
+ * succeeded), or removed on failure. */
 static int copy_out_close(struct copy_out *co, const char *out,
-                          const struct out_path *o, int rc)
+                          struct out_path *o, int rc)
 {
   if (co->fd == STDOUT_FILENO || co->fd < 0)
     return rc;
-  if (o->tmp[0] == '\0') {   /* written through */
+  if (o->of == NULL) {   /* written through */
     if (close(co->fd) != 0 && rc == RIVER_SUCCESS) {
       river_log(RIVER_LOG_ERROR, "copy-out: writing %s failed: %s", out,
                 strerror(errno));
@@ -774,19 +774,11 @@ static int copy_out_close(struct copy_out *co, const char *out,
     }
     return rc;
   }
-  if (rc == RIVER_SUCCESS && fsync(co->fd) != 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: cannot sync %s: %s", o->tmp,
-              strerror(errno));
-    rc = RIVER_EIO;
-  }
-  close(co->fd);
-  if (rc == RIVER_SUCCESS && rename(o->tmp, o->target) != 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: cannot rename %s to %s: %s",
-              o->tmp, o->target, strerror(errno));
-    rc = RIVER_EIO;
-  }
   if (rc != RIVER_SUCCESS)
-    unlink(o->tmp);
+    river_outfile_discard(o->of);
+  else
+    rc = river_outfile_publish(o->of);
+  o->of = NULL;
   return rc;
 }
 
@@ -794,7 +786,7 @@ int cmd_copy_out(int argc, char **argv)
 {
   struct args a;
   struct copy_out co = {0};
-  struct out_path o = {{0}, {0}};
+  struct out_path o = {{0}, NULL};
   int rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
@@ -811,7 +803,7 @@ int cmd_copy_out(int argc, char **argv)
   if (co.rank == 0)
     rc = river_pcoll_order_create(co.pc, &co.order);
   if (rc == RIVER_SUCCESS && co.rank == 0)
-    rc = copy_out_open(&co, a.out, &o);
+    rc = copy_out_open(&co, a.out, a.opts.root, &o);
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = copy_out_run(&co, a.read_policy);

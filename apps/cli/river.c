@@ -73,8 +73,8 @@ static const struct cmd cmds[] = {
    "             flows/sort.yaml: read, partition by range, sort, write);\n"
    "             OUT's stream order is sorted (check: river valsort);\n"
    "             IN or OUT file:PATH: a flat file of records (--schema,\n"
-   "             default gensort's; --sync fsyncs OUT before it\n"
-   "             replaces one);\n"
+   "             default gensort's; OUT is fsynced before it replaces\n"
+   "             one, --sync is that default, RIVER_SYNC=0 skips it);\n"
    "             --static: the static baseline; --disk-rate, --cpu-rate\n"
    "             (bytes/s, k M G) emulate disks and partitioners, which\n"
    "             --perturb slows (\"disk:1=0.5;cpu:2=0.25\"), and the\n"
@@ -95,9 +95,10 @@ static const struct cmd cmds[] = {
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
    "             stage's totals"},
   {"gc", cmd_gc, "[--remove [--force]] [COMMON]",
-   "list the files crashed or failed writes left under the root\n"
-   "             (--remove: remove them; --force: also data files newer\n"
-   "             than their collection's metadata)"},
+   "list the files crashed or failed writes left under the root,\n"
+   "             and the temporaries of outputs outside it recorded there\n"
+   "             (copy-out -o, file: OUT; --remove: remove them; --force:\n"
+   "             also data files newer than their collection's metadata)"},
   {"flow", cmd_flow, "check FLOW.yaml [--ranks N] [--dot] [key=value...]",
    "check a flow spec (on this job's ranks, or as a plan for N ranks)\n"
    "             and print each rank's stages, or the flow as a Graphviz\n"

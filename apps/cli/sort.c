@@ -2,7 +2,9 @@
  * sort.c - `river sort IN OUT [--memory SIZE] [--mirror R] [--root DIR]
  * [--static] [--disk-rate R] [--cpu-rate R] [--perturb SPEC] [--schema S]
  * [--sync]`: the one-pass parallel sort of IN into OUT, each a
- * collection or file:PATH, a flat file of records. The sort
+ * collection or file:PATH, a flat file of records (a file: OUT is
+ * always fsynced, --sync is kept for old scripts; RIVER_SYNC=0 skips
+ * it for scratch data). The sort
  * is the flow spec flows/sort.yaml, which `river run` runs as well; this
  * command finds it, fills in its params from the options, and reports
  * the time, with emulated rates against the sort's fluid ideal.
@@ -217,7 +219,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   snprintf(mkv[m++], sizeof mkv[0], "memory=%llu", (unsigned long long)mem);
   snprintf(mkv[m++], sizeof mkv[0], "mirror=%d",
            a->opts.replication > 0 ? a->opts.replication : 1);
-  snprintf(mkv[m++], sizeof mkv[0], "sync=%s", a->sync ? "true" : "false");
+  snprintf(mkv[m++], sizeof mkv[0], "sync=true");   /* (RIVER_SYNC=0 skips) */
   snprintf(mkv[m++], sizeof mkv[0], "replace=%s", a->force ? "true" : "false");
   if (!app_param("sort", mkv[m++], sizeof mkv[0], "out", a->pos[1])
       || (a->opts.root != NULL
@@ -344,8 +346,7 @@ int cmd_sort(int argc, char **argv)
     return RIVER_EINVAL;
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
-  if (a.sync)
-    snprintf(kv[n++], sizeof kv[0], "sync=true");
+  snprintf(kv[n++], sizeof kv[0], "sync=true");   /* --sync: the default */
   if (!a.force)   /* a file: OUT made meanwhile is kept, not replaced */
     snprintf(kv[n++], sizeof kv[0], "replace=false");
   if (a.memory != NULL)   /* a cap: over it, a clear error */

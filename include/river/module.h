@@ -236,6 +236,43 @@ RIVER_API int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm);
 RIVER_API int river_ctx_wait(river_ctx *ctx, MPI_Request *req,
                              MPI_Status *status);
 
+/* ------------------------------------------------------ publishing */
+
+/*
+ * A module that writes outside River's queues (a file, a database) must
+ * not publish its output until the whole flow has succeeded: a failure
+ * anywhere (upstream, in another branch, on another rank) also ends its
+ * input, which then looks complete. It writes under a temporary name and
+ * registers an end step that publishes (renames) or discards it:
+ *
+ *   static int end(void *arg, int outcome)
+ *   {
+ *     if (outcome != RIVER_SUCCESS) {
+ *       river_outfile_discard(arg);        (river/outfile.h)
+ *       return RIVER_SUCCESS;
+ *     }
+ *     return river_outfile_publish(arg);
+ *   }
+ *   ... river_ctx_at_end(ctx, end, of);    (before the module returns)
+ *
+ * fn(arg, outcome) is called once, on this instance's rank, after every
+ * instance on every rank has returned and the ranks have agreed on the
+ * flow's outcome (inside river_flow_wait, or the river_flow_test that
+ * finds the flow done; never from a task). outcome is RIVER_SUCCESS, or
+ * the error the flow ends with: then the step discards and its return
+ * value is ignored. A step that fails to publish returns an error, which
+ * becomes the flow's outcome on every rank (agreed again); the steps
+ * after it still run with RIVER_SUCCESS (outputs are published one by
+ * one: two files cannot be renamed at once). Steps run in stage order,
+ * then in the order registered; a step may make collective calls over
+ * its stage's communicator if every instance of the stage registers the
+ * same steps. A flow destroyed before it finishes runs its steps with
+ * RIVER_ESTATE. RIVER_EINVAL for a NULL ctx or fn; RIVER_ESTATE (logged)
+ * outside a running module (a schema callback); RIVER_ENOMEM.
+ */
+typedef int (*river_end_fn)(void *arg, int outcome);
+RIVER_API int river_ctx_at_end(river_ctx *ctx, river_end_fn fn, void *arg);
+
 /* ----------------------------------------------------------- stats */
 
 typedef struct river_module_stats {

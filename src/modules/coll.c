@@ -7,7 +7,8 @@
  * Module `coll_write` writes its input into a new collection, instance
  * i writing partition i (or, from a pull edge, each unit it takes as a
  * partition of its own, placed by the unit's id), committed atomically
- * when every instance has reached the end of its input. Either takes a
+ * once the whole flow has succeeded on every rank (an end step,
+ * river_ctx_at_end). Either takes a
  * flat file of records instead, `coll: file:PATH` (file.c): coll_read
  * reads a slice per instance, coll_write writes one file in the order
  * the records' tags give (sort's runs).
@@ -19,6 +20,7 @@
 #include "modules.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* `coll: file:PATH`: a flat file of records instead (file.c). */
@@ -343,6 +345,30 @@ static int next_unit(river_ctx *ctx, river_pcoll *pc)
   return rc;
 }
 
+/* A write waiting for the flow's outcome; pc NULL once the module has
+ * abandoned it (a step registered on some instances only). */
+struct pending_write {
+  river_pcoll *pc;
+};
+
+/* The end step of a collection write (river_ctx_at_end): commit it if
+ * the whole flow succeeded, else close it (removing this write's
+ * files). Collective over the stage: every instance registers it. */
+static int end_commit(void *arg, int outcome)
+{
+  struct pending_write *p = arg;
+  river_pcoll *pc = p->pc;
+
+  free(p);
+  if (pc == NULL)
+    return RIVER_SUCCESS;   /* abandoned by the module */
+  if (outcome != RIVER_SUCCESS) {
+    river_pcoll_close(pc);
+    return RIVER_SUCCESS;
+  }
+  return river_pcoll_commit(pc);
+}
+
 static int coll_write(river_ctx *ctx)
 {
   struct river__mdisk disk;
@@ -352,8 +378,9 @@ static int coll_write(river_ctx *ctx)
   const char *name = "";
   const void *recs;
   MPI_Comm comm;
+  struct pending_write *p = NULL;
   size_t n, rsize = 0;
-  int inst, rc, wrc = RIVER_SUCCESS;
+  int inst, rc, reg, wrc = RIVER_SUCCESS;
 
   river_arg_str(ctx, "coll", &name);
   if (strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) == 0)
@@ -392,11 +419,23 @@ static int coll_write(river_ctx *ctx)
     rc = RIVER_ESTATE;
   }
   rc = river__agree(comm, rc);
-  if (rc != RIVER_SUCCESS) {
-    river_pcoll_close(pc);   /* collective: removes this write's files */
-    return rc;
+  /* The commit waits for the flow's agreed outcome: a failure in
+   * another branch, or after this stage's input ended, commits
+   * nothing. Every instance registers the step, or none does. */
+  if (rc == RIVER_SUCCESS) {
+    p = malloc(sizeof *p);
+    reg = p == NULL ? RIVER_ENOMEM : river_ctx_at_end(ctx, end_commit, p);
+    if (p != NULL)
+      p->pc = pc;
+    rc = river__agree(comm, reg);
+    if (rc != RIVER_SUCCESS && reg == RIVER_SUCCESS)
+      p->pc = NULL;   /* the step, registered here, now does nothing */
+    else if (rc != RIVER_SUCCESS)
+      free(p);
   }
-  return river_pcoll_commit(pc);
+  if (rc != RIVER_SUCCESS)
+    river_pcoll_close(pc);   /* collective: removes this write's files */
+  return rc;
 }
 
 /* ------------------------------------------------------- registration */
@@ -423,12 +462,13 @@ void river__module_coll_write(void)
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
-           "block_size:size=0,disk_rate:size=0,sync:bool=false,"
+           "block_size:size=0,disk_rate:size=0,sync:bool=true,"
            "replace:bool=true";
   d.doc = "write a parallel collection, instance i writing partition i "
           "(from a pull edge: each unit a partition, by unit id), committed "
           "atomically at the end; or one flat file, coll file:PATH, each "
-          "run at the position its tag gives (sync: fsync it; replace: "
-          "false keeps a file already there)";
+          "run at the position its tag gives, renamed into place once the "
+          "flow has succeeded (sync: false skips the fsyncs, for scratch; "
+          "replace: false keeps a file already there)";
   river_module_register("coll_write", coll_write, &d, NULL);
 }

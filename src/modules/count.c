@@ -1,14 +1,15 @@
 /*
  * count.c - sinks. Module `count` counts the records of its inputs and
  * their order-independent content digest (modules.h), prints one line
- * per instance and, with `file`, writes it to FILE.INSTANCE, for tests
+ * per instance and, with `file`, writes it to FILE.INSTANCE (published
+ * when the flow has succeeded, river_ctx_at_end), for tests
  * and validation; with `sorted`, it also fails, naming the first record
  * out of key order, if an input's records are not in key order. Module
  * `null` reads and discards.
  */
 #include "modules.h"
+#include "river/outfile.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,25 +32,41 @@ void river__digest_add(struct river__digest *d, const void *records,
   d->records += n;
 }
 
-/* Write a line to FILE.INSTANCE. */
+/* The end step of a digest file: published if the flow succeeded. */
+static int end_digest(void *arg, int outcome)
+{
+  if (outcome != RIVER_SUCCESS) {
+    river_outfile_discard(arg);
+    return RIVER_SUCCESS;
+  }
+  return river_outfile_publish(arg);
+}
+
+/* Write a line to FILE.INSTANCE: like every file a module writes, under
+ * a temporary name, renamed into place only if the whole flow succeeds
+ * (a digest, for tests: not fsynced). */
 static int write_digest(river_ctx *ctx, const char *file, int inst,
                         const char *line)
 {
+  river_outfile *of = NULL;
   char path[4096];
-  FILE *f = NULL;
-  int fd;
+  size_t n = strlen(line);
+  int fd = -1, rc;
 
   snprintf(path, sizeof path, "%s.%d", file, inst);
-  /* Not through a symbolic link left at FILE.INSTANCE (O_NOFOLLOW). */
-  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-            0666);
-  if (fd >= 0 && (f = fdopen(fd, "w")) == NULL)
-    close(fd);
-  if (f == NULL || fputs(line, f) == EOF || fclose(f) != 0) {
-    river__error("stage %s: cannot write %s", river_ctx_stage(ctx), path);
-    return RIVER_EIO;
+  rc = river_outfile_create(path, NULL, RIVER_OUTFILE_NOSYNC, &of);
+  if (rc == RIVER_SUCCESS) {
+    river_outfile_fd(of, &fd);
+    if (write(fd, line, n) != (ssize_t)n)
+      rc = RIVER_EIO;
   }
-  return RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS)
+    rc = river_ctx_at_end(ctx, end_digest, of);
+  if (rc != RIVER_SUCCESS) {
+    river__error("stage %s: cannot write %s", river_ctx_stage(ctx), path);
+    river_outfile_discard(of);
+  }
+  return rc;
 }
 
 /* With sorted=true: each input's records in key order. Per input: its

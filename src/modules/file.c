@@ -5,11 +5,16 @@
  * instance i reading records [N i/n, N (i+1)/n) with pread straight
  * into its output's messages. Module `file_write` writes its input's
  * records in arrival order: with one instance to PATH, with several
- * each instance to PATH.INSTANCE; each file is written under a
- * temporary name beside it and renamed into place when complete.
+ * each instance to PATH.INSTANCE. Each file is written under a
+ * temporary name beside it (a river_outfile, recorded for gc) and
+ * renamed into place only once the whole flow has succeeded on every
+ * rank (an end step, river_ctx_at_end): a failure anywhere, which also
+ * ends this module's input, leaves the old file as it was. Durable
+ * unless `sync: false` (or RIVER_SYNC=0): fsync before the rename, and
+ * of the directory after.
  */
-#define _GNU_SOURCE   /* renameat2 */
 #include "modules.h"
+#include "river/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The records' schema: the `schema` argument, else gensort's. */
@@ -191,15 +195,47 @@ static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
   return 0;
 }
 
+/* The flags of a file output from the stage's `sync` argument. */
+static int out_flags(river_ctx *ctx, int replace)
+{
+  int sync = 1;
+
+  river_arg_bool(ctx, "sync", &sync);
+  return (sync ? 0 : RIVER_OUTFILE_NOSYNC)
+         | (replace ? 0 : RIVER_OUTFILE_NOREPLACE);
+}
+
+/* The root where a file output's temporary is recorded (for gc): the
+ * stage's `root` argument, else NULL ($RIVER_ROOT or the default). */
+static const char *out_root(river_ctx *ctx)
+{
+  const char *root = "";
+
+  river_arg_str(ctx, "root", &root);
+  return root[0] ? root : NULL;
+}
+
+/* The end step of a file output (river_ctx_at_end): publish it if the
+ * flow succeeded everywhere, else remove it. */
+static int end_file(void *arg, int outcome)
+{
+  if (outcome != RIVER_SUCCESS) {
+    river_outfile_discard(arg);
+    return RIVER_SUCCESS;
+  }
+  return river_outfile_publish(arg);
+}
+
 static int file_write(river_ctx *ctx)
 {
   const river_schema *s;
-  const char *path = "";
-  char final[4096], tmp[4200];
+  const char *path = "", *tmp = "";
+  char final[4096];
+  river_outfile *of = NULL;
   const void *recs;
   size_t rs = 0, n;
   uint64_t at = 0;
-  int inst, ninst, fd, rc, wrc = RIVER_SUCCESS;
+  int inst, ninst, fd = -1, rc, wrc = RIVER_SUCCESS;
 
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
@@ -209,13 +245,14 @@ static int file_write(river_ctx *ctx)
     snprintf(final, sizeof final, "%s", path);
   else
     snprintf(final, sizeof final, "%s.%d", path, inst);
-  snprintf(tmp, sizeof tmp, "%s.river-tmp.%d", final, (int)getpid());
-  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    river__error("stage %s: cannot create %s: %s", river_ctx_stage(ctx),
-                 tmp, strerror(errno));
-    return errno == EACCES ? RIVER_EACCES : RIVER_EIO;
+  rc = river_outfile_create(final, out_root(ctx), out_flags(ctx, 1), &of);
+  if (rc != RIVER_SUCCESS) {
+    river__error("stage %s: cannot write %s (see above)",
+                 river_ctx_stage(ctx), final);
+    return rc;
   }
+  river_outfile_fd(of, &fd);
+  river_outfile_tmp(of, &tmp);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if (wrc == RIVER_SUCCESS && pwrite_all(fd, recs, n * rs, at) != 0) {
       river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
@@ -226,18 +263,12 @@ static int file_write(river_ctx *ctx)
     }
   if (rc == RIVER_EOS)
     rc = wrc;
-  if (close(fd) != 0 && rc == RIVER_SUCCESS) {
-    river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
-                 strerror(errno));
-    rc = RIVER_EIO;
-  }
-  if (rc == RIVER_SUCCESS && rename(tmp, final) != 0) {
-    river__error("stage %s: cannot rename %s to %s: %s",
-                 river_ctx_stage(ctx), tmp, final, strerror(errno));
-    rc = RIVER_EIO;
-  }
+  /* The end of input is not yet success: a failure anywhere ends it
+   * too. The file is published once the flow's outcome is agreed. */
+  if (rc == RIVER_SUCCESS)
+    rc = river_ctx_at_end(ctx, end_file, of);
   if (rc != RIVER_SUCCESS)
-    unlink(tmp);
+    river_outfile_discard(of);
   return rc;
 }
 
@@ -262,44 +293,42 @@ static int replaceable(river_ctx *ctx, const char *path)
   return RIVER_EEXIST;
 }
 
-/* The temporary file beside path: instance 0 creates it (O_EXCL, a
- * name no other job uses: its pid and a clock reading) and tells the
- * others the name, which they open. Collective over comm (every
- * instance makes the same calls, whatever fails); *fd -1 on failure. */
+/* The temporary file beside path: instance 0 creates it (a
+ * river_outfile: O_EXCL|O_NOFOLLOW, a random name, recorded for gc) and
+ * tells the others its name, which they open (O_NOFOLLOW). Collective
+ * over comm (every instance makes the same calls, whatever fails); *fd
+ * -1 and *of NULL on failure. */
 static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
-                           char *tmp, size_t len, int *fd)
+                           int flags, char *tmp, size_t len, int *fd,
+                           river_outfile **of)
 {
-  uint64_t word[2] = {0, 0};
-  int inst, rc;
+  const char *name = "";
+  int inst, rc = RIVER_SUCCESS;
 
   river_ctx_instance(ctx, &inst, NULL);
   *fd = -1;
+  *of = NULL;
+  memset(tmp, 0, len);
   if (inst == 0) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    word[0] = (uint64_t)getpid();
-    word[1] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-  }
-  rc = river__bcast(word, 2, MPI_UINT64_T, 0, comm);
-  if (rc == RIVER_SUCCESS
-      && snprintf(tmp, len, "%s.river-tmp.%llu.%llx", path,
-                  (unsigned long long)word[0], (unsigned long long)word[1])
-             >= (int)len) {
-    river__error("stage %s: the path %s is too long", river_ctx_stage(ctx),
-                 path);
-    rc = RIVER_EINVAL;
-  }
-  if (rc == RIVER_SUCCESS && inst == 0) {
-    *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (*fd < 0) {
-      river__error("stage %s: cannot create %s: %s", river_ctx_stage(ctx),
-                   tmp, strerror(errno));
-      rc = errno == EACCES ? RIVER_EACCES : RIVER_EIO;
+    rc = river_outfile_create(path, out_root(ctx), flags, of);
+    if (rc == RIVER_SUCCESS) {
+      river_outfile_fd(*of, fd);
+      river_outfile_tmp(*of, &name);
     }
+    if (rc == RIVER_SUCCESS && strlen(name) >= len) {
+      river__error("stage %s: the path %s is too long", river_ctx_stage(ctx),
+                   path);
+      rc = RIVER_EINVAL;
+    }
+    if (rc == RIVER_SUCCESS)
+      memcpy(tmp, name, strlen(name) + 1);
   }
   rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__bcast(tmp, (int)len, MPI_CHAR, 0, comm);
   if (rc == RIVER_SUCCESS && inst != 0) {
-    *fd = open(tmp, O_WRONLY | O_CLOEXEC);
+    tmp[len - 1] = '\0';
+    *fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0) {
       river__error("stage %s instance %d: cannot open %s: %s",
                    river_ctx_stage(ctx), inst, tmp, strerror(errno));
@@ -307,12 +336,13 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
     }
   }
   rc = river__agree(comm, rc);
-  if (rc != RIVER_SUCCESS && *fd >= 0) {
+  if (rc != RIVER_SUCCESS && inst != 0 && *fd >= 0)
     close(*fd);
+  if (rc != RIVER_SUCCESS) {
+    river_outfile_discard(*of);   /* instance 0's, if it made one */
+    *of = NULL;
     *fd = -1;
   }
-  if (rc != RIVER_SUCCESS && inst == 0 && *tmp)
-    unlink(tmp);   /* a name no one else uses: ours, if it is there */
   return rc;
 }
 
@@ -419,8 +449,9 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Instance 0: every writer's runs (gathered), sorted, must tile
- * [0, N) exactly, and the file (by path: every writer has closed it) be
- * N records long. *total gets N. */
+ * [0, N) exactly, and the file (by path: every other writer has closed
+ * it, and pwrite leaves nothing buffered) be N records long. *total
+ * gets N. */
 static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
                  const char *tmp, size_t rs, uint64_t *total)
 {
@@ -468,56 +499,18 @@ static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
   return rc;
 }
 
-/* Rename tmp over path (or, not replacing, to path only if there is
- * nothing there: RIVER_EEXIST if there is), keeping a replaced file's
- * permissions. */
-static int install(river_ctx *ctx, const char *tmp, const char *path,
-                   int replace)
-{
-  struct stat st;
-  int rc = replaceable(ctx, path);
-
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-    chmod(tmp, st.st_mode & 07777);   /* a sort onto itself: the same */
-  if (river__test_fault("file-rename")) {
-    errno = EIO;
-    rc = -1;
-  } else if (replace) {
-    rc = rename(tmp, path);
-  } else {
-    rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
-    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
-      rc = link(tmp, path);   /* a file system without the flag */
-      if (rc == 0)
-        unlink(tmp);
-    }
-  }
-  if (rc == 0)
-    return RIVER_SUCCESS;
-  if (errno == EEXIST) {
-    river__error("stage %s: %s appeared while this job wrote it: not "
-                 "replacing it (replace: true, river sort --force, does)",
-                 river_ctx_stage(ctx), path);
-    return RIVER_EEXIST;
-  }
-  river__error("stage %s: cannot rename %s to %s: %s", river_ctx_stage(ctx),
-               tmp, path, strerror(errno));
-  return RIVER_EIO;
-}
-
 int river__file_write_placed(river_ctx *ctx, const char *path)
 {
   const river__edge *e = &ctx->flow->edges[ctx->stage->in_edge[0]];
   struct placed w;
   struct river__mdisk disk = {NULL, NULL, 0, 0.0};
+  river_outfile *of = NULL;
   const river_schema *s;
   const void *recs;
   char tmp[4300] = "";
   size_t rs = 0, n;
   uint64_t total = 0;
-  int inst, ninst, fd = -1, sync = 0, replace = 1, rc, crc;
+  int inst, ninst, fd = -1, sync = 1, replace = 1, rc, crc = 0;
   MPI_Comm comm;
 
   memset(&w, 0, sizeof w);
@@ -535,7 +528,8 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
     rc = river__mdisk_open(ctx, inst, &disk);
   rc = river__agree(comm, rc);   /* before a collective */
   if (rc == RIVER_SUCCESS)
-    rc = open_shared_tmp(ctx, comm, path, tmp, sizeof tmp, &fd);
+    rc = open_shared_tmp(ctx, comm, path, out_flags(ctx, replace), tmp,
+                         sizeof tmp, &fd, &of);
   if (rc != RIVER_SUCCESS) {
     river__mdisk_close(&disk);
     return rc;
@@ -553,14 +547,16 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
                  river_ctx_stage(ctx), path);
     rc = RIVER_ESTATE;
   }
-  /* Each writer's data is down (and durable, if asked) before the file
-   * is judged and published. */
-  if (rc == RIVER_SUCCESS && sync && fsync(fd) != 0) {
+  /* Each writer's data is down (and durable, unless sync is off) before
+   * the file is judged; instance 0's descriptor is the outfile's, which
+   * publishing syncs and closes. */
+  if (rc == RIVER_SUCCESS && inst != 0 && sync && fsync(fd) != 0) {
     river__error("stage %s: fsync of %s: %s", river_ctx_stage(ctx), tmp,
                  strerror(errno));
     rc = RIVER_EIO;
   }
-  crc = close(fd);
+  if (inst != 0)
+    crc = close(fd);
   if (rc == RIVER_SUCCESS && crc != 0) {
     river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
                  strerror(errno));
@@ -569,13 +565,13 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS)
     rc = tiles(ctx, comm, &w, tmp, rs, &total);
-  if (rc == RIVER_SUCCESS && inst == 0)
-    rc = install(ctx, tmp, path, replace);
-  if (rc == RIVER_SUCCESS && inst == 0 && sync)
-    rc = river__fsync_dir(path);
   rc = river__agree(comm, rc);
-  if (rc != RIVER_SUCCESS && inst == 0)
-    unlink(tmp);
+  /* Published (renamed over path) only once the whole flow has
+   * succeeded on every rank: river_ctx_at_end. */
+  if (rc == RIVER_SUCCESS && inst == 0)
+    rc = river_ctx_at_end(ctx, end_file, of);
+  if (rc != RIVER_SUCCESS)
+    river_outfile_discard(of);   /* NULL off instance 0 */
   free(w.ext);
   return rc;
 }
@@ -601,7 +597,7 @@ void river__module_file_write(void)
 
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
-  d.args = "path:str";
+  d.args = "path:str,sync:bool=true,root:str=";
   d.doc = "write the records to a flat file: PATH (one instance) or "
           "PATH.INSTANCE (several)";
   river_module_register("file_write", file_write, &d, NULL);

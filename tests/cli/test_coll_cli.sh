@@ -206,6 +206,35 @@ r 2 rm g_binary >/dev/null || fail "rm"
 [ -z "$(ls "$root"/disk*/g_binary.* 2>/dev/null)" ] || fail "rm left data files"
 expect_fail 2 "collection g_binary not found" rm g_binary
 
+# copy-out -o: a replaced file keeps its mode; a write error on standard
+# output is a failure also through the launcher (which writes it).
+r 2 gen cm --records 3000 >/dev/null || fail "gen cm"
+r 1 copy-out cm -o "$tmp/cm.ref" || fail "copy-out cm"
+printf 'old' >"$tmp/cm.out"
+chmod 600 "$tmp/cm.out"
+r 2 copy-out cm -o "$tmp/cm.out" && cmp -s "$tmp/cm.out" "$tmp/cm.ref" \
+  || fail "copy-out over a mode-600 file"
+[ "$(stat -c %a "$tmp/cm.out")" = 600 ] \
+  || fail "copy-out -o turned mode 600 into $(stat -c %a "$tmp/cm.out")"
+for n in 1 2; do
+  r $n copy-out cm >/dev/full 2>"$tmp/err" \
+    && fail "$n ranks: copy-out > /dev/full exited 0 through $run"
+done
+# A copy-out killed while it writes leaves TARGET.river-tmp.RANDOM: gc
+# lists it (its record under the root), and gc --remove removes it.
+env RIVER_TEST_FAULT=outfile-created:kill "$run" -n 2 "$river" copy-out cm \
+  -o "$tmp/cm.out" >/dev/null 2>&1 && fail "copy-out not killed"
+cmp -s "$tmp/cm.out" "$tmp/cm.ref" || fail "a killed copy-out changed its target"
+left=$(ls "$tmp"/cm.out.river-tmp.* 2>/dev/null)
+[ -n "$left" ] || fail "a killed copy-out left no temporary (the test's premise)"
+r 1 gc >"$tmp/out" 2>&1
+grep -qF "$left" "$tmp/out" || { fail "gc does not list a killed copy-out's $left"
+  head -n 5 "$tmp/out"; }
+r 1 gc --remove >/dev/null 2>&1 || fail "gc --remove"
+[ -e "$left" ] && fail "gc --remove left $left"
+r 1 gc >"$tmp/out" 2>&1
+grep -q "river-tmp\|tmp-record" "$tmp/out" && fail "gc still lists after --remove"
+
 # --help on every collection command
 for cmd in gen copy-in copy-out ls info fsck rm; do
   r 1 "$cmd" --help >"$tmp/out" 2>&1 || fail "$cmd --help failed"

@@ -95,6 +95,25 @@ for n in $(ranks 1 2 3 4); do
       >/dev/null 2>&1 && [ "$(total "$tmp/c")" = "$want" ] \
       || fail "$n ranks: file_write's $n parts: $(total "$tmp/c")"; }
 done
+# A failure upstream (a corrupt block that coll_read cannot read) also
+# ends file_write's input: the old file stays byte for byte, with its
+# mode, and no temporary is left; a flow that succeeds keeps the mode.
+r 2 gen bad --records 200000 >/dev/null 2>&1 || fail "gen bad"
+f=$(part_file bad 1 1)
+flip "$f" $(( $(stat -c %s "$f") / 2 ))
+head -c 1000000 /dev/urandom >"$tmp/old.dat"
+cp "$tmp/old.dat" "$tmp/keep.dat"
+chmod 600 "$tmp/keep.dat"
+expect_fail 2 "no readable copy" run "$flows/coll_file.yaml" coll=bad \
+  out="$tmp/keep.dat"
+cmp -s "$tmp/keep.dat" "$tmp/old.dat" \
+  || fail "a failed flow replaced file_write's target ($(stat -c %s "$tmp/keep.dat") bytes)"
+ls "$tmp" | grep -q "^keep.dat.river-tmp" && fail "a failed flow left file_write's temporary"
+r 2 run "$flows/coll_file.yaml" coll=g out="$tmp/keep.dat" >/dev/null 2>&1 \
+  && cmp -s "$tmp/keep.dat" "$tmp/g.dat" || fail "coll_read -> file_write"
+[ "$(stat -c %a "$tmp/keep.dat")" = 600 ] \
+  || fail "file_write turned mode 600 into $(stat -c %a "$tmp/keep.dat")"
+
 # Another schema: 16-byte records of two uint64.
 head -c 16000 "$tmp/g.dat" >"$tmp/s16.dat"
 r 2 run "$flows/file_copy.yaml" in="$tmp/s16.dat" out="$tmp/o16.dat" \

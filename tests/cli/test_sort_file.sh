@@ -13,6 +13,10 @@
 #  - an I/O error writing a run or renaming leaves the old OUT and no
 #    temporary file; a kill there leaves the old OUT and only a
 #    temporary file named OUT.river-tmp.*;
+#  - a failure upstream (a corrupt block of IN) or in another branch of
+#    the flow (after the writers had all their input) leaves the old OUT
+#    and no temporary; OUT keeps its mode; gc lists a killed sort's
+#    temporary;
 #  - one file from several writers needs tagged input: records that are
 #    not tagged (gen -> coll_write file:) fail with that said.
 set -u
@@ -117,9 +121,60 @@ for step in file-write file-rename; do
   env RIVER_TEST_FAULT=$step:kill "$run" -n 3 "$river" sort "file:$d/s.in" \
     "file:$d/old" --force >/dev/null 2>&1 && fail "$step: not killed"
   cmp -s "$d/old" "$d/u.in" || fail "killed at $step: OUT changed"
-  ls "$d" | grep -q "^old.river-tmp\." || fail "killed at $step: no temporary"
+  t=$(ls "$d"/old.river-tmp.* 2>/dev/null)
+  [ -n "$t" ] || fail "killed at $step: no temporary"
+  r 1 gc >"$tmp/out" 2>&1
+  grep -qF "$t" "$tmp/out" || fail "killed at $step: gc does not list $t"
+  r 1 gc --remove >/dev/null 2>&1
+  [ -e "$t" ] && fail "killed at $step: gc --remove left $t"
   rm -f "$d"/old.river-tmp.*
 done
+
+# A failure upstream (a corrupt block of IN) leaves the old OUT byte for
+# byte, with its mode, and no temporary; a sort that succeeds keeps the
+# mode of the OUT it replaces.
+r 2 gen bad --records $N --seed 4 >/dev/null 2>&1 || fail "gen bad"
+f=$(part_file bad 1 1)
+flip "$f" $(( $(stat -c %s "$f") / 2 ))
+cp "$d/u.in" "$d/old"
+chmod 600 "$d/old"
+expect_fail 3 "no readable copy" sort bad "file:$d/old" --force
+cmp -s "$d/old" "$d/u.in" || fail "a failed sort replaced its file: OUT"
+ls "$d" | grep -q "^old.river-tmp" && fail "a failed sort left its temporary"
+r 3 sort s "file:$d/old" --force >/dev/null 2>&1 && valid "file:$d/old" s \
+  || fail "sort s over a mode-600 file: OUT"
+[ "$(stat -c %a "$d/old")" = 600 ] \
+  || fail "sort to file: turned mode 600 into $(stat -c %a "$d/old")"
+
+# A failure in another branch of the flow, after the file writers have
+# their whole input (a count that fails writing its digest a second
+# later): neither coll_write file:, file_write nor coll_write to a
+# collection publishes.
+printf 'old A' >"$d/twoA"
+r 2 gen twoC --records 500 >/dev/null 2>&1 && r 1 copy-out twoC -o "$tmp/twoC.ref" \
+  || fail "gen twoC"
+printf 'old B' >"$d/twoB"
+cp "$d/twoA" "$tmp/twoA.ref"
+cp "$d/twoB" "$tmp/twoB.ref"
+printf '%s\n' 'stages:' \
+  '  - {name: a, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  "  - {name: wa, module: coll_write, ranks: 0-0, args: {coll: \"file:$d/twoA\"}}" \
+  '  - {name: b, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  "  - {name: wb, module: file_write, ranks: 0-0, args: {path: \"$d/twoB\"}}" \
+  '  - {name: e, module: gen, ranks: 0-0, args: {records: 1000}}' \
+  '  - {name: we, module: coll_write, ranks: 0-0, args: {coll: twoC}}' \
+  '  - {name: c, module: gen, ranks: rest, args: {records: 20000}}' \
+  "  - {name: late, module: count, ranks: rest," \
+  "     args: {file: \"$d/nodir/c\", cpu_rate: 2M}}" \
+  'edges: [{from: a, to: wa}, {from: b, to: wb}, {from: e, to: we},' \
+  '        {from: c, to: late}]' \
+  >"$tmp/two.yaml"
+expect_fail 2 "cannot write $d/nodir/c" run "$tmp/two.yaml"
+cmp -s "$d/twoA" "$tmp/twoA.ref" || fail "a failed flow replaced coll_write's file:"
+cmp -s "$d/twoB" "$tmp/twoB.ref" || fail "a failed flow replaced file_write's file"
+ls "$d" | grep -q "^two.\.river-tmp" && fail "a failed flow left a temporary"
+r 1 copy-out twoC -o "$tmp/twoC.now" && cmp -s "$tmp/twoC.now" "$tmp/twoC.ref" \
+  || fail "a failed flow committed coll_write's collection"
 
 # One file from several writers needs records tagged with their place.
 printf '%s\n' 'stages:' \

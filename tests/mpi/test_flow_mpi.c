@@ -12,6 +12,10 @@
  *   peers     a stage's instances agree on a total (river_ctx_comm, a
  *             nonblocking allreduce, river_ctx_wait) beside gen
  *   async     go_async, then test until done
+ *   end steps river_ctx_at_end: called once per instance after the
+ *             outcome is agreed, with RIVER_SUCCESS or the flow's error
+ *             (a failure upstream included); a publish that fails on
+ *             one instance fails the flow on every rank
  *
  * Every record is delivered exactly once: the sinks' order-independent
  * digest (count, sum and xor of per-record CRCs, summed over the ranks)
@@ -117,6 +121,29 @@ static int failing(river_ctx *ctx)
   return rc;
 }
 
+/* A sink with an end step that records the outcome it was given; with
+ * user "fail", instance 0's step fails to publish. */
+static int end_calls, end_outcome = 1;
+
+static int end_step(void *arg, int outcome)
+{
+  end_calls++;
+  end_outcome = outcome;
+  return arg != NULL && outcome == RIVER_SUCCESS ? RIVER_EIO
+                                                 : RIVER_SUCCESS;
+}
+
+static int tend(river_ctx *ctx)
+{
+  int inst, rc = tsink(ctx);
+
+  river_ctx_instance(ctx, &inst, NULL);
+  if (rc == RIVER_SUCCESS)
+    rc = river_ctx_at_end(ctx, end_step,
+                          river_ctx_user(ctx) && inst == 0 ? ctx : NULL);
+  return rc;
+}
+
 /* Count input 0, then agree with the stage's other instances (a
  * nonblocking allreduce on river_ctx_comm, waited with river_ctx_wait
  * while gen runs beside it) on the total, which must be `records`. */
@@ -174,6 +201,9 @@ static void register_modules(void)
   d.max_inputs = -1;
   d.shares_rank = 1;
   MT_CHECK_RC(river_module_register("tsink", tsink, &d, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_module_register("tend", tend, &d, NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_module_register("tendfail", tend, &d, "fail"),
               RIVER_SUCCESS);
   d.max_inputs = 1;
   d.min_outputs = d.max_outputs = 1;
@@ -333,6 +363,41 @@ static void failure(MPI_Comm comm, int n)
   MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
 }
 
+/* End steps: gen -> [failing ->] sink with an end step, on every rank. */
+static void end_run(MPI_Comm comm, int n, const char *sink, int fail,
+                    int want)
+{
+  int all[8];
+  river_flow *f = NULL;
+  river_edge_opts one = RIVER_EDGE_OPTS_INIT;
+
+  range_ranks(all, 0, n);
+  fail_instance = fail ? n - 1 : -1;
+  one.kind = RIVER_EDGE_ONE_TO_ONE;
+  end_calls = 0;
+  end_outcome = 1;
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  place_gen(f, all, n, 20000);
+  MT_CHECK_RC(river_flow_place(f, "bad", "failing", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "sink", sink, all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "gen", "bad", &one), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "bad", "sink", NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_go(f), want);
+  /* every instance's step ran once, with the agreed outcome (a failed
+   * publish happens after it: the steps saw success) */
+  MT_CHECK_RC(end_calls, 1);
+  MT_CHECK_RC(end_outcome, fail ? RIVER_EIO : RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+  fail_instance = -1;
+}
+
+static void end_steps(MPI_Comm comm, int n)
+{
+  end_run(comm, n, "tend", 0, RIVER_SUCCESS);
+  end_run(comm, n, "tend", 1, RIVER_EIO);
+  end_run(comm, n, "tendfail", 0, RIVER_EIO);
+}
+
 /* A failure upstream of coll_write: the write is never committed. The
  * failing instance's end of output reaches coll_write like any end of
  * input; only the abort notice, which must arrive first, tells it the
@@ -487,6 +552,7 @@ int main(int argc, char **argv)
   failure_before_write(MPI_COMM_WORLD, size, 20);
   peers(MPI_COMM_WORLD, size);
   async(MPI_COMM_WORLD, size);
+  end_steps(MPI_COMM_WORLD, size);
   rc = mt_verdict(MPI_COMM_WORLD, "test_flow_mpi");
   river_finalize();
   return rc;

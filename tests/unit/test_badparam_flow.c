@@ -102,6 +102,13 @@ static void test_badparam_flow(void **state)
   river_log_set_handler(NULL, NULL);
 }
 
+/* An end step (never called here). */
+static int end_step(void *arg, int outcome)
+{
+  (void)arg;
+  return outcome;
+}
+
 /* river/module.h: registration, and every context call with no context. */
 static void test_badparam_module(void **state)
 {
@@ -130,6 +137,9 @@ static void test_badparam_module(void **state)
   assert_int_equal(river_arg_uint(NULL, "a", &u), RIVER_EINVAL);
   assert_int_equal(river_arg_double(NULL, "a", &x), RIVER_EINVAL);
   assert_int_equal(river_arg_bool(NULL, "a", &b), RIVER_EINVAL);
+  assert_int_equal(river_ctx_at_end(NULL, end_step, NULL), RIVER_EINVAL);
+  assert_int_equal(river_ctx_at_end((river_ctx *)&d, NULL, NULL),
+                   RIVER_EINVAL);
   assert_ptr_equal(sc, NULL);
   assert_string_equal(s, "x");
   assert_true(i == 7 && u == 7 && x == 7 && b == 7);

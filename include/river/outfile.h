@@ -1,0 +1,73 @@
+/*
+ * river/outfile.h - a file written outside a root (a flow's file_write,
+ * coll_write to file:PATH, river copy-out -o): written under a temporary
+ * name beside its target and published (renamed over it) only when
+ * complete, so that a reader sees the old file or the new one, never a
+ * part.
+ *
+ * The temporary, TARGET.river-tmp.RANDOM, is created O_EXCL|O_NOFOLLOW
+ * with a random part a bystander cannot predict, and recorded in a root
+ * (ROOT/.river-outside/RANDOM.tmp-record, locked while its writer lives)
+ * so that river_pcoll_gc of that root lists (and removes) a temporary a
+ * killed job left. Publishing keeps a replaced file's mode (and owner,
+ * where the process may set it) and is durable by default: the file is
+ * fsynced before the rename and its directory after.
+ *
+ * None of these calls is collective; the handle belongs to the caller
+ * until river_outfile_publish or river_outfile_discard, which free it.
+ */
+#ifndef RIVER_OUTFILE_H
+#define RIVER_OUTFILE_H
+
+#include "river/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flags of river_outfile_create. */
+#define RIVER_OUTFILE_NOSYNC    1  /* scratch data: no fsync of the file
+                                      or its directory (also when the
+                                      environment has RIVER_SYNC=0) */
+#define RIVER_OUTFILE_NOREPLACE 2  /* publish only if nothing is at the
+                                      target (else RIVER_EEXIST) */
+
+typedef struct river_outfile river_outfile;
+
+/*
+ * Create the temporary for target `path` (its directory must exist; a
+ * target that exists must be a regular file, else RIVER_EEXIST, logged:
+ * River does not rename over a directory, link, device or FIFO) and
+ * record it in `root` (NULL: $RIVER_ROOT, else the default root; no
+ * record if that directory does not exist). flags: RIVER_OUTFILE_*.
+ * *out gets the handle. RIVER_EINVAL for NULL or unknown flags; RIVER_EIO
+ * or RIVER_EACCES (logged, naming the file) if the temporary cannot be
+ * created.
+ */
+RIVER_API int river_outfile_create(const char *path, const char *root,
+                                   int flags, river_outfile **out);
+
+/* The temporary's descriptor (open for writing; owned by the handle). */
+RIVER_API int river_outfile_fd(const river_outfile *of, int *fd);
+
+/* The temporary's path (borrowed, valid while the handle lives). */
+RIVER_API int river_outfile_tmp(const river_outfile *of, const char **tmp);
+
+/*
+ * Publish: fsync the temporary (unless NOSYNC), give it the replaced
+ * file's mode and owner, close it, rename it over the target (or, with
+ * NOREPLACE, to the target only if nothing is there), fsync the
+ * directory, and drop the record. Frees the handle whatever happens; on
+ * failure (logged) the temporary is removed and the target untouched.
+ */
+RIVER_API int river_outfile_publish(river_outfile *of);
+
+/* Discard: close and remove the temporary, drop the record, free the
+ * handle. NULL is a no-op. */
+RIVER_API void river_outfile_discard(river_outfile *of);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIVER_OUTFILE_H */

@@ -1,0 +1,407 @@
+/*
+ * outfile.c - files River writes outside a root (river/outfile.h): a
+ * temporary beside the target, renamed over it when complete, and a
+ * record of that temporary in a root so that gc can find it if the job
+ * dies first.
+ *
+ * The record is one small file per temporary,
+ * ROOT/.river-outside/RANDOM.tmp-record, holding the temporary's
+ * absolute path; its writer holds an OFD write lock on it for as long as
+ * the temporary may exist, so gc (river__outfile_gc, called by
+ * river_pcoll_gc) tells a live writer's temporary (locked: left alone)
+ * from a dead one's. One file per temporary, not a shared list: jobs
+ * never rewrite each other's records. A record only ever names a
+ * RIVER_TMP_TAG file, and gc removes only such a regular file that the
+ * record's owner owns, so a planted record cannot make gc remove
+ * anything else.
+ */
+#define _GNU_SOURCE 1  /* renameat2, F_OFD_SETLK */
+#include "river_internal.h"
+#include "pcoll_internal.h"
+#include "river/outfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef F_OFD_SETLK
+#define OUT_LOCK F_OFD_SETLK
+#else
+#define OUT_LOCK F_SETLK
+#endif
+
+#define RIVER_TMP_TAG ".river-tmp."      /* in every temporary's name */
+#define RECORD_DIR ".river-outside"      /* under the root */
+#define RECORD_SUFFIX ".tmp-record"
+
+struct river_outfile {
+  char *path, *tmp;
+  int fd, flags;
+  int dirfd, recfd;      /* the record's directory and file, or -1 */
+  char rec[40];          /* the record's name in dirfd */
+};
+
+/* 16 hex digits no bystander can predict, into hex (17 bytes). */
+static void random_hex(char *hex)
+{
+  uint64_t r = 0;
+  struct timespec ts;
+
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+    clock_gettime(CLOCK_REALTIME, &ts);   /* no entropy yet: mix what */
+    r = river_hash64((uint64_t)getpid() ^ (uint64_t)ts.tv_nsec   /* is */
+                     ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&r);
+  }
+  snprintf(hex, 17, "%016llx", (unsigned long long)r);
+}
+
+/* 1 if the environment asks for no fsync (RIVER_SYNC=0: scratch data). */
+static int env_nosync(void)
+{
+  const char *v = getenv("RIVER_SYNC");
+
+  return v != NULL && (strcmp(v, "0") == 0 || strcmp(v, "false") == 0
+                       || strcmp(v, "no") == 0);
+}
+
+/* Record of->tmp (as an absolute path) in root's record directory,
+ * locked. A root that does not exist (or cannot be written: a read-only
+ * root copy-out reads from) gets no record; that is said at debug level,
+ * anything else as a warning; the output goes on either way. */
+static void record(river_outfile *of, const char *root, const char *hex)
+{
+  char abs[RIVER_PATH_MAX + 8], cwd[RIVER_PATH_MAX];
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  char dir[RIVER_PATH_MAX];
+  struct flock fl;
+  int rfd = -1, n, e;
+
+  o.root = root;
+  if (of->tmp[0] == '/')
+    n = snprintf(abs, sizeof abs, "%s\n", of->tmp);
+  else if (getcwd(cwd, sizeof cwd) != NULL)
+    n = snprintf(abs, sizeof abs, "%s/%s\n", cwd, of->tmp);
+  else
+    n = -1;
+  if (n < 0 || (size_t)n >= sizeof abs
+      || river__pcoll_resolve_root(root ? &o : NULL, dir, sizeof dir)
+             != RIVER_SUCCESS)
+    return;
+  snprintf(of->rec, sizeof of->rec, "%s%s", hex, RECORD_SUFFIX);
+  rfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);  /* a root may be a
+                                                           link: followed */
+  if (rfd >= 0 && mkdirat(rfd, RECORD_DIR, 0777) != 0 && errno != EEXIST)
+    goto fail;
+  if (rfd >= 0)
+    of->dirfd = openat(rfd, RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+                                        | O_CLOEXEC);
+  if (of->dirfd >= 0)
+    of->recfd = openat(of->dirfd, of->rec, O_WRONLY | O_CREAT | O_EXCL
+                       | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (of->recfd < 0)
+    goto fail;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fcntl(of->recfd, OUT_LOCK, &fl) != 0
+      || write(of->recfd, abs, (size_t)n) != n) {
+    unlinkat(of->dirfd, of->rec, 0);
+    goto fail;
+  }
+  close(rfd);
+  return;
+fail:
+  e = errno;
+  river_log(e == ENOENT || e == EROFS || e == EACCES ? RIVER_LOG_DEBUG
+                                                    : RIVER_LOG_WARN,
+            "%s: not recorded under %s/%s (gc will not list it if this job "
+            "dies): %s", of->tmp, dir, RECORD_DIR, strerror(e));
+  if (of->recfd >= 0)
+    close(of->recfd);
+  if (of->dirfd >= 0)
+    close(of->dirfd);
+  if (rfd >= 0)
+    close(rfd);
+  of->recfd = of->dirfd = -1;
+}
+
+/* Drop the record (the temporary is gone or published), free of. */
+static void finish(river_outfile *of)
+{
+  if (of->recfd >= 0) {
+    unlinkat(of->dirfd, of->rec, 0);   /* while still locked */
+    close(of->recfd);
+  }
+  if (of->dirfd >= 0)
+    close(of->dirfd);
+  free(of->path);
+  free(of->tmp);
+  free(of);
+}
+
+/* RIVER_SUCCESS if path may be replaced: absent or a regular file. */
+static int replaceable(const char *path)
+{
+  struct stat st;
+
+  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+    return RIVER_SUCCESS;
+  river__error("%s exists and is not a regular file (%s): not replacing "
+               "it", path, S_ISDIR(st.st_mode) ? "a directory"
+               : S_ISLNK(st.st_mode) ? "a symbolic link"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+  return RIVER_EEXIST;
+}
+
+int river_outfile_create(const char *path, const char *root, int flags,
+                         river_outfile **out)
+{
+  river_outfile *of;
+  char hex[17];
+  size_t len;
+  int rc, e;
+
+  if (path == NULL || path[0] == '\0' || out == NULL
+      || (flags & ~(RIVER_OUTFILE_NOSYNC | RIVER_OUTFILE_NOREPLACE)) != 0)
+    return RIVER_EINVAL;
+  if ((rc = replaceable(path)) != RIVER_SUCCESS)
+    return rc;
+  len = strlen(path);
+  if (len + sizeof RIVER_TMP_TAG + 16 >= RIVER_PATH_MAX) {
+    river__error("output path too long: %.60s...", path);
+    return RIVER_EINVAL;
+  }
+  of = calloc(1, sizeof *of);
+  if (of == NULL || (of->path = strdup(path)) == NULL
+      || (of->tmp = malloc(len + sizeof RIVER_TMP_TAG + 17)) == NULL) {
+    if (of != NULL)
+      free(of->path);
+    free(of);
+    return RIVER_ENOMEM;
+  }
+  of->flags = flags;
+  of->dirfd = of->recfd = -1;
+  random_hex(hex);
+  sprintf(of->tmp, "%s%s%s", path, RIVER_TMP_TAG, hex);
+  record(of, root, hex);   /* first: a crash in between leaves a record */
+  of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+                         | O_CLOEXEC, 0666);
+  if (of->fd < 0) {
+    e = errno;
+    river__error("cannot create %s: %s", of->tmp, strerror(e));
+    finish(of);
+    return e == EACCES || e == EPERM ? RIVER_EACCES : RIVER_EIO;
+  }
+  river__test_fault("outfile-created");   /* tests: a job killed here */
+  *out = of;
+  return RIVER_SUCCESS;
+}
+
+int river_outfile_fd(const river_outfile *of, int *fd)
+{
+  if (of == NULL || fd == NULL)
+    return RIVER_EINVAL;
+  *fd = of->fd;
+  return RIVER_SUCCESS;
+}
+
+int river_outfile_tmp(const river_outfile *of, const char **tmp)
+{
+  if (of == NULL || tmp == NULL)
+    return RIVER_EINVAL;
+  *tmp = of->tmp;
+  return RIVER_SUCCESS;
+}
+
+/* Give the temporary the mode and owner of the file it replaces. */
+static void keep_mode(const river_outfile *of)
+{
+  struct stat st;
+
+  if (lstat(of->path, &st) != 0 || !S_ISREG(st.st_mode))
+    return;
+  if (fchown(of->fd, st.st_uid, st.st_gid) != 0)
+    (void)!fchown(of->fd, (uid_t)-1, st.st_gid);  /* the group, if ours */
+  fchmod(of->fd, st.st_mode & 07777);   /* after chown, which may clear
+                                           set-id bits */
+}
+
+/* Rename the temporary to the target (replacing it unless NOREPLACE). */
+static int rename_in(const river_outfile *of)
+{
+  int r;
+
+  if (river__test_fault("file-rename")) {
+    errno = EIO;
+    return -1;
+  }
+  if (!(of->flags & RIVER_OUTFILE_NOREPLACE))
+    return rename(of->tmp, of->path);
+  r = renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_NOREPLACE);
+  if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+    r = link(of->tmp, of->path);   /* a file system without the flag */
+    if (r == 0)
+      unlink(of->tmp);
+  }
+  return r;
+}
+
+int river_outfile_publish(river_outfile *of)
+{
+  int sync, rc = RIVER_SUCCESS;
+
+  if (of == NULL)
+    return RIVER_EINVAL;
+  sync = !(of->flags & RIVER_OUTFILE_NOSYNC) && !env_nosync();
+  rc = replaceable(of->path);
+  if (rc == RIVER_SUCCESS)
+    keep_mode(of);
+  if (rc == RIVER_SUCCESS && sync && fsync(of->fd) != 0) {
+    river__error("fsync of %s: %s", of->tmp, strerror(errno));
+    rc = RIVER_EIO;
+  }
+  if (close(of->fd) != 0 && rc == RIVER_SUCCESS) {
+    river__error("writing %s: %s", of->tmp, strerror(errno));
+    rc = RIVER_EIO;
+  }
+  of->fd = -1;
+  if (rc == RIVER_SUCCESS && rename_in(of) != 0) {
+    if (errno == EEXIST) {
+      river__error("%s appeared while this job wrote it: not replacing it",
+                   of->path);
+      rc = RIVER_EEXIST;
+    } else {
+      river__error("cannot rename %s to %s: %s", of->tmp, of->path,
+                   strerror(errno));
+      rc = RIVER_EIO;
+    }
+  }
+  if (rc == RIVER_SUCCESS && sync)
+    rc = river__fsync_dir(of->path);   /* (logged) the rename is done */
+  else if (rc != RIVER_SUCCESS)
+    unlink(of->tmp);
+  finish(of);
+  return rc;
+}
+
+void river_outfile_discard(river_outfile *of)
+{
+  if (of == NULL)
+    return;
+  if (of->fd >= 0)
+    close(of->fd);
+  unlink(of->tmp);
+  finish(of);
+}
+
+/* ------------------------------------------------------------- gc */
+
+/* Read record `name` in dirfd into path: 1 if it names a temporary River
+ * may judge (a regular record file of ours, unlocked, naming an
+ * absolute RIVER_TMP_TAG path); 0 to skip it. *rst gets the record's
+ * stat. *busy: its writer lives. */
+static int read_record(int dirfd, const char *name, char *path, size_t len,
+                       struct stat *rst, int *busy)
+{
+  struct flock fl;
+  ssize_t n;
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC
+                               | O_NONBLOCK);
+  const char *base;
+
+  *busy = 0;
+  if (fd < 0)
+    return 0;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+#ifdef F_OFD_GETLK
+  *busy = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+#else
+  *busy = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+#endif
+  n = fstat(fd, rst) == 0 && S_ISREG(rst->st_mode)
+      && rst->st_uid == geteuid() && !*busy
+      ? read(fd, path, len - 1) : -1;
+  close(fd);
+  if (n <= 1 || path[n - 1] != '\n')
+    return 0;
+  path[n - 1] = '\0';
+  base = strrchr(path, '/');
+  return path[0] == '/' && memchr(path, '\0', (size_t)n - 1) == NULL
+         && base != NULL && strstr(base, RIVER_TMP_TAG) != NULL;
+}
+
+/* Report (and remove, if asked) one leftover. */
+static void left(const char *path, const char *what, uint64_t bytes,
+                 int removed, river_pcoll_leftover_fn report, void *arg)
+{
+  river_pcoll_leftover l;
+
+  l.path = path;
+  l.name = "";
+  l.what = what;
+  l.bytes = bytes;
+  l.removed = removed;
+  if (report)
+    report(&l, arg);
+}
+
+int river__outfile_gc(const char *root, int remove,
+                      river_pcoll_leftover_fn report, void *arg,
+                      uint64_t *nfiles, uint64_t *nbytes)
+{
+  char dir[RIVER_PATH_MAX], tmp[RIVER_PATH_MAX], rec[RIVER_PATH_MAX];
+  struct stat st, rst;
+  struct dirent *de;
+  size_t sl = strlen(RECORD_SUFFIX), n;
+  int dfd, busy, gone;
+  DIR *d;
+
+  if (snprintf(dir, sizeof dir, "%s/%s", root, RECORD_DIR) >= (int)sizeof dir)
+    return RIVER_SUCCESS;
+  dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+    if (dfd >= 0)
+      close(dfd);
+    return RIVER_SUCCESS;   /* no record ever made here */
+  }
+  while ((de = readdir(d)) != NULL) {
+    n = strlen(de->d_name);
+    if (n <= sl || strcmp(de->d_name + n - sl, RECORD_SUFFIX) != 0
+        || !read_record(dfd, de->d_name, tmp, sizeof tmp, &rst, &busy))
+      continue;
+    snprintf(rec, sizeof rec, "%s/%s", dir, de->d_name);
+    gone = lstat(tmp, &st) != 0 || !S_ISREG(st.st_mode)
+           || st.st_uid != rst.st_uid;
+    if (!gone) {   /* the temporary a dead job left */
+      int removed = remove && unlink(tmp) == 0;
+      if (remove && !removed)
+        river__warn("cannot remove %s: %s", tmp, strerror(errno));
+      left(tmp, "temporary of an output outside the root (copy-out -o, "
+           "file_write, a file: OUT) whose job died", (uint64_t)st.st_size,
+           removed, report, arg);
+      *nfiles += 1;
+      *nbytes += (uint64_t)st.st_size;
+      if (remove && removed)
+        unlinkat(dfd, de->d_name, 0);
+    } else {       /* its temporary is gone (or not here: another node) */
+      int removed = remove && unlinkat(dfd, de->d_name, 0) == 0;
+      left(rec, "record of an outside temporary that is not here (gone, "
+           "or on another node's file system)", (uint64_t)rst.st_size,
+           removed, report, arg);
+      *nfiles += 1;
+      *nbytes += (uint64_t)rst.st_size;
+    }
+  }
+  closedir(d);
+  return RIVER_SUCCESS;
+}
