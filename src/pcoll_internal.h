@@ -11,6 +11,7 @@
  *   pcoll_lock.c   the writers' lock of a name
  *   pcoll_gc.c     leftovers under a root (gc, purge)
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
+ *   pcoll_seal.c   its header: the whole file's checksum, checked first
  *   pcoll_path.c   names, the root, disk patterns, file names, listing
  *   pcoll_layout.c which records a partition holds, stripe order
  */
@@ -19,7 +20,11 @@
 
 #include "river_internal.h"
 
-#define RIVER_PCOLL_FORMAT 2      /* metadata format written and read */
+#define RIVER_PCOLL_FORMAT 3      /* metadata format written and read */
+#define RIVER_PCOLL_SEAL_SIZE 512 /* the metadata file's River header (the
+                                     HDF5 user block; pcoll_seal.c) */
+#define RIVER_PCOLL_META_MAX (1ULL << 30) /* largest metadata file written
+                                     or read (bytes) */
 #define RIVER_PATH_MAX 4096       /* any path River builds */
 #define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
                                      disk pattern and file names */
@@ -246,6 +251,27 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
  * file cannot be read or contradicts itself; RIVER_ENOMEM. */
 int river__pcoll_meta_read(river_pcoll *pc, const char *path,
                            int keep_disks);
+
+/* Parse the metadata file image img (len bytes, as read from path) into
+ * pc, as river__pcoll_meta_read does after reading the file: the seal is
+ * checked before HDF5 sees the image. Errors are logged. */
+int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
+                            const void *img, size_t len, int keep_disks);
+
+/* ------------------------------------------------------- pcoll_seal.c */
+
+/* Seal the metadata file image img of len bytes (len >=
+ * RIVER_PCOLL_SEAL_SIZE; its first RIVER_PCOLL_SEAL_SIZE bytes are the
+ * HDF5 user block, overwritten): River's header with the whole image's
+ * CRC32C. */
+void river__pcoll_seal(unsigned char *img, size_t len);
+
+/* Check the seal of the image img of len bytes, touching nothing past
+ * img[len - 1]: RIVER_SUCCESS if intact; RIVER_EFORMAT (an older or
+ * other metadata format) or RIVER_ECORRUPT, with the reason (a phrase
+ * that follows the file's name) in why (n bytes). Logs nothing. */
+int river__pcoll_seal_check(const unsigned char *img, size_t len, char *why,
+                            size_t n);
 
 /* ------------------------------------------------------- pcoll_open.c */
 

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* HDF5 prints its error stack by default; River reports errors itself. */
@@ -442,22 +443,27 @@ out:
  * writes to disk: a write error is River's own to report, and no failed
  * flush leaves a file HDF5 cannot close (HDF5 1.10's file images of the
  * checksummed 1.8+ superblock are wrong, so the file keeps HDF5's
- * earliest format). On failure *what is the step that failed. */
+ * earliest format). The file has a user block of RIVER_PCOLL_SEAL_SIZE
+ * bytes, which HDF5's image leaves out: River puts it in front, with the
+ * seal (pcoll_seal.c) over the whole. On failure *what is the step that
+ * failed. */
 static int h5_image(const river_pcoll *pc, const char *path,
                     const struct meta_attrs *a, const unsigned char *rows,
                     const struct row_layout *lay, void **img, size_t *len,
                     const char **what)
 {
   struct h5_quiet q;
-  hid_t fapl, f = -1;
+  hid_t fapl, fcpl, f = -1;
   ssize_t n = 0;
 
   *img = NULL;
   *what = NULL;
   h5_quiet_on(&q);
   fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
-      || (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+  fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (fapl < 0 || fcpl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
+      || H5Pset_userblock(fcpl, RIVER_PCOLL_SEAL_SIZE) < 0
+      || (f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl)) < 0)
     *what = "creating it in memory";
   else if (put_attrs(f, a) != RIVER_SUCCESS)
     *what = "writing its attributes";
@@ -466,22 +472,29 @@ static int h5_image(const river_pcoll *pc, const char *path,
   else if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0
            || (n = H5Fget_file_image(f, NULL, 0)) <= 0)
     *what = "building its image";
-  else if ((*img = malloc((size_t)n)) != NULL
-           && H5Fget_file_image(f, *img, (size_t)n) != n)
+  else if ((*img = malloc(RIVER_PCOLL_SEAL_SIZE + (size_t)n)) != NULL
+           && H5Fget_file_image(f, (char *)*img + RIVER_PCOLL_SEAL_SIZE,
+                                (size_t)n) != n)
     *what = "building its image";
   if (f >= 0 && H5Fclose(f) < 0 && *what == NULL)
     *what = "closing it in memory";
+  if (fcpl >= 0)
+    H5Pclose(fcpl);
   if (fapl >= 0)
     H5Pclose(fapl);
   h5_quiet_off(&q);
   if (*what == NULL && *img == NULL)
     return RIVER_ENOMEM;
+  if (*what == NULL
+      && (uint64_t)n > RIVER_PCOLL_META_MAX - RIVER_PCOLL_SEAL_SIZE)
+    *what = "building its image (over the size bound)";
   if (*what != NULL) {
     free(*img);
     *img = NULL;
     return RIVER_EHDF5;
   }
-  *len = (size_t)n;
+  *len = RIVER_PCOLL_SEAL_SIZE + (size_t)n;
+  river__pcoll_seal(*img, *len);
   return RIVER_SUCCESS;
 }
 
@@ -805,24 +818,107 @@ static int read_meta(hid_t f, river_pcoll *pc, const char *path,
   return rc;
 }
 
-int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
+/* Read the whole metadata file at path into *img (*len bytes; the
+ * caller frees it), with one open that follows no symbolic link and
+ * does not block (a FIFO is refused at once): only a regular file of at
+ * most RIVER_PCOLL_META_MAX bytes is read. Errors are logged. */
+static int read_image(const river_pcoll *pc, const char *path,
+                      unsigned char **img, size_t *len)
+{
+  river__file f = {-1, 0, NULL, 0};
+  struct stat st;
+  size_t got = 0;
+  ssize_t n;
+  int rc = RIVER_SUCCESS;
+
+  *img = NULL;
+  f.fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (f.fd < 0 && errno == ELOOP) {
+    river__error("collection %s: metadata %s is a symbolic link; not read "
+                 "(River's metadata is a regular file)", pc->info.name,
+                 path);
+    return RIVER_ECORRUPT;
+  }
+  if (f.fd < 0) {
+    f.err = errno;
+    f.call = "open";
+  } else if (fstat(f.fd, &st) != 0) {
+    f.err = errno;
+    f.call = "fstat";
+  } else if (!S_ISREG(st.st_mode)) {
+    f.mode = (unsigned)st.st_mode;
+  }
+  if (f.call != NULL || f.mode != 0) {
+    if (f.fd >= 0)
+      close(f.fd);
+    f.fd = -1;
+    return river__open_report(path, "metadata", RIVER_LOG_ERROR, &f);
+  }
+  if ((uint64_t)st.st_size > RIVER_PCOLL_META_MAX) {
+    river__error("collection %s: metadata %s is %llu bytes, over the "
+                 "%llu-byte bound of a metadata file; not read (corrupt, "
+                 "or not River's)", pc->info.name, path,
+                 (unsigned long long)st.st_size, RIVER_PCOLL_META_MAX);
+    close(f.fd);
+    return RIVER_ECORRUPT;
+  }
+  *img = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+  if (*img == NULL)
+    rc = RIVER_ENOMEM;
+  while (rc == RIVER_SUCCESS && got < (size_t)st.st_size) {
+    n = pread(f.fd, *img + got, (size_t)st.st_size - got, (off_t)got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      river__error("collection %s: cannot read metadata %s: %s",
+                   pc->info.name, path, strerror(errno));
+      rc = RIVER_EIO;
+    } else if (n == 0) {
+      break;  /* it shrank meanwhile: the seal's length says so */
+    }
+    got += n > 0 ? (size_t)n : 0;
+  }
+  close(f.fd);
+  if (rc != RIVER_SUCCESS) {
+    free(*img);
+    *img = NULL;
+    return rc;
+  }
+  *len = got;
+  return RIVER_SUCCESS;
+}
+
+int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
+                            const void *img, size_t len, int keep_disks)
 {
   struct h5_quiet q;
-  hid_t f, fapl;
-  int rc, fd;
+  char why[256], name[64];
+  hid_t f = -1, fapl;
+  int rc;
 
-  /* HDF5 opens the file itself, and would wait forever on a FIFO and
-   * call a file it may not read corrupt: look first. */
-  rc = river__open_regular(path, "metadata", RIVER_LOG_ERROR, &fd);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  close(fd);
+  /* HDF5 crashes on some corrupt files: it sees only a sealed image. */
+  rc = river__pcoll_seal_check(img, len, why, sizeof why);
+  if (rc == RIVER_EFORMAT) {
+    river__error("collection %s: metadata %s %s (copy it out with the "
+                 "River that wrote it, or remove it: `river rm --force "
+                 "%s`)", pc->info.name, path, why, pc->info.name);
+    return RIVER_ECORRUPT;
+  }
+  if (rc != RIVER_SUCCESS) {
+    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
+    return RIVER_ECORRUPT;
+  }
   h5_quiet_on(&q);
-  /* Closing the file closes whatever a failed read left open in it. */
+  /* The image in memory is the file: the core driver reads no file, and
+   * refuses an image whose name is an existing file, so the name is one
+   * no file can have (/dev/null is no directory), unique while open.
+   * Closing it closes whatever a failed read left open in it. */
+  snprintf(name, sizeof name, "/dev/null/river-metadata-%p", img);
   fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0)
-    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-  f = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+  if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0
+      && H5Pset_fapl_core(fapl, 64 * 1024, 0) >= 0
+      && H5Pset_file_image(fapl, (void *)img, len) >= 0)
+    f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
   if (f < 0) {
     river__error("collection %s: metadata %s: not a readable HDF5 file "
                  "(corrupt or truncated metadata)", pc->info.name, path);
@@ -834,5 +930,18 @@ int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
   if (fapl >= 0)
     H5Pclose(fapl);
   h5_quiet_off(&q);
+  return rc;
+}
+
+int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
+{
+  unsigned char *img;
+  size_t len = 0;
+  int rc = read_image(pc, path, &img, &len);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river__pcoll_meta_parse(pc, path, img, len, keep_disks);
+  free(img);
   return rc;
 }
