@@ -216,36 +216,6 @@ static int h5_put_u64(hid_t loc, const char *name, uint64_t val)
   return bad ? RIVER_EHDF5 : RIVER_SUCCESS;
 }
 
-static int h5_get_str(hid_t loc, const char *name, char *buf, size_t size)
-{
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  hid_t ft = a < 0 ? -1 : H5Aget_type(a);
-  hid_t mt = -1;
-  int bad = ft < 0 || H5Tget_class(ft) != H5T_STRING
-            || H5Tis_variable_str(ft) != 0 || H5Tget_size(ft) > size;
-
-  if (!bad) {
-    mt = h5_str_type(H5Tget_size(ft));
-    memset(buf, 0, size);
-    bad = mt < 0 || H5Aread(a, mt, buf) < 0;
-  }
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (a >= 0) H5Aclose(a);
-  if (!bad)
-    buf[size - 1] = '\0';
-  return bad ? RIVER_ECORRUPT : RIVER_SUCCESS;
-}
-
-static int h5_get_u64(hid_t loc, const char *name, uint64_t *val)
-{
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  int bad = a < 0 || H5Aread(a, H5T_NATIVE_UINT64, val) < 0;
-
-  if (a >= 0) H5Aclose(a);
-  return bad ? RIVER_ECORRUPT : RIVER_SUCCESS;
-}
-
 static const char *layout_name(river_layout l)
 {
   return l == RIVER_LAYOUT_INTERLEAVED ? "interleaved" : "partitioned";
@@ -257,72 +227,187 @@ struct meta_attrs {
   char disks[RIVER_PATH_MAX], version[64];
   char generation[sizeof ((river_pcoll_info *)NULL)->generation];
   uint64_t fmt, rs, nrec, np, nd, repl, ord, bs;
-  uint64_t crc;                 /* metadata_crc32c, if has_crc */
-  int has_crc;
+  uint64_t crc;                 /* metadata_crc32c (written only) */
 };
 
-/* ------------------------------------------------------------ checksum */
+/* -------------------------------------------------------------- record */
 
-static void dig_uint(uint32_t *crc, uint64_t v, int nbytes)
+/* Where the record goes: out NULL only counts its length. */
+struct enc {
+  unsigned char *out;
+  size_t len;
+};
+
+static void enc_bytes(struct enc *e, const void *p, size_t n)
+{
+  if (e->out != NULL && n > 0)
+    memcpy(e->out + e->len, p, n);
+  e->len += n;
+}
+
+static void enc_uint(struct enc *e, uint64_t v, int nbytes)
 {
   unsigned char b[8];
   int i;
 
   for (i = 0; i < nbytes; i++)
     b[i] = (unsigned char)(v >> (8 * i));
-  river_crc32c(b, (size_t)nbytes, crc);
+  enc_bytes(e, b, (size_t)nbytes);
 }
 
-static void dig_str(uint32_t *crc, const char *s, size_t max)
+static void enc_str(struct enc *e, const char *s, size_t max)
 {
   size_t n = strnlen(s, max);
 
-  dig_uint(crc, n, 8);
-  river_crc32c(s, n, crc);
+  enc_uint(e, n, 8);
+  enc_bytes(e, s, n);
 }
 
-/* metadata_crc32c of attributes a and the a->np /partitions rows at rows
- * (laid out by lay, keys of key_size bytes): the canonical serialisation
- * described at the top of this file, whatever the struct layouts. */
-static uint32_t digest(const struct meta_attrs *a, const unsigned char *rows,
-                       const struct row_layout *lay, size_t key_size)
+/* River's record of attributes a and the a->np /partitions rows at rows
+ * (laid out by lay, keys of key_size bytes), the serialisation described
+ * at the top of this file, into out (NULL: none); its length. */
+static size_t encode(const struct meta_attrs *a, const unsigned char *rows,
+                     const struct row_layout *lay, size_t key_size,
+                     unsigned char *out)
 {
-  uint32_t crc = 0, d;
+  struct enc e = {out, 0};
   uint64_t p, c;
   struct h5_row r;
+  uint32_t d;
 
-  dig_uint(&crc, a->fmt, 8);
-  dig_str(&crc, a->name, sizeof a->name);
-  dig_str(&crc, a->schema_text, sizeof a->schema_text);
-  dig_uint(&crc, a->rs, 8);
-  dig_uint(&crc, a->nrec, 8);
-  dig_uint(&crc, a->np, 8);
-  dig_uint(&crc, a->nd, 8);
-  dig_uint(&crc, a->repl, 8);
-  dig_str(&crc, a->layout, sizeof a->layout);
-  dig_uint(&crc, a->ord, 8);
-  dig_uint(&crc, a->bs, 8);
-  dig_str(&crc, a->generation, sizeof a->generation);
-  dig_str(&crc, a->disks, sizeof a->disks);
-  dig_str(&crc, a->version, sizeof a->version);
+  enc_uint(&e, a->fmt, 8);
+  enc_str(&e, a->name, sizeof a->name);
+  enc_str(&e, a->schema_text, sizeof a->schema_text);
+  enc_uint(&e, a->rs, 8);
+  enc_uint(&e, a->nrec, 8);
+  enc_uint(&e, a->np, 8);
+  enc_uint(&e, a->nd, 8);
+  enc_uint(&e, a->repl, 8);
+  enc_str(&e, a->layout, sizeof a->layout);
+  enc_uint(&e, a->ord, 8);
+  enc_uint(&e, a->bs, 8);
+  enc_str(&e, a->generation, sizeof a->generation);
+  enc_str(&e, a->disks, sizeof a->disks);
+  enc_str(&e, a->version, sizeof a->version);
   for (p = 0; p < a->np; p++) {
     const unsigned char *row = rows + p * lay->size;
     memcpy(&r, row, sizeof r);
-    dig_uint(&crc, r.partition, 4);
-    dig_uint(&crc, r.nrecords, 8);
-    dig_uint(&crc, r.bytes, 8);
-    dig_uint(&crc, r.nblocks, 8);
-    dig_uint(&crc, r.checksum, 4);
-    dig_uint(&crc, r.first_disk, 4);
+    enc_uint(&e, r.partition, 4);
+    enc_uint(&e, r.nrecords, 8);
+    enc_uint(&e, r.bytes, 8);
+    enc_uint(&e, r.nblocks, 8);
+    enc_uint(&e, r.checksum, 4);
+    enc_uint(&e, r.first_disk, 4);
     for (c = 0; c < a->repl; c++) {
       memcpy(&d, row + lay->disks_off + c * sizeof d, sizeof d);
-      dig_uint(&crc, d, 4);
+      enc_uint(&e, d, 4);
     }
-    dig_str(&crc, (const char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
-    river_crc32c(row + lay->kmin_off, key_size, &crc);
-    river_crc32c(row + lay->kmax_off, key_size, &crc);
+    enc_str(&e, (const char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
+    enc_bytes(&e, row + lay->kmin_off, key_size);
+    enc_bytes(&e, row + lay->kmax_off, key_size);
   }
-  return crc;
+  return e.len;
+}
+
+/* Reading a record: what is left of it; bad once anything did not fit. */
+struct dec {
+  const unsigned char *p;
+  size_t left;
+  int bad;
+};
+
+static void dec_bytes(struct dec *d, void *out, size_t n)
+{
+  if (d->bad || n > d->left) {
+    d->bad = 1;
+    return;
+  }
+  if (n > 0)
+    memcpy(out, d->p, n);
+  d->p += n;
+  d->left -= n;
+}
+
+static uint64_t dec_uint(struct dec *d, int nbytes)
+{
+  unsigned char b[8];
+  uint64_t v = 0;
+  int i;
+
+  dec_bytes(d, b, (size_t)nbytes);
+  for (i = nbytes - 1; !d->bad && i >= 0; i--)
+    v = (v << 8) | b[i];
+  return d->bad ? 0 : v;
+}
+
+/* A string into buf (size bytes, NUL-terminated); bad if it does not
+ * fit or holds a NUL. */
+static void dec_str(struct dec *d, char *buf, size_t size)
+{
+  uint64_t n = dec_uint(d, 8);
+
+  buf[0] = '\0';
+  if (d->bad || n >= size || n > d->left) {
+    d->bad = 1;
+    return;
+  }
+  dec_bytes(d, buf, (size_t)n);
+  buf[n] = '\0';
+  if (strlen(buf) != n)
+    d->bad = 1;
+}
+
+/* The attributes of a record into a. */
+static void decode_attrs(struct dec *d, struct meta_attrs *a)
+{
+  memset(a, 0, sizeof *a);
+  a->fmt = dec_uint(d, 8);
+  dec_str(d, a->name, sizeof a->name);
+  dec_str(d, a->schema_text, sizeof a->schema_text);
+  a->rs = dec_uint(d, 8);
+  a->nrec = dec_uint(d, 8);
+  a->np = dec_uint(d, 8);
+  a->nd = dec_uint(d, 8);
+  a->repl = dec_uint(d, 8);
+  dec_str(d, a->layout, sizeof a->layout);
+  a->ord = dec_uint(d, 8);
+  a->bs = dec_uint(d, 8);
+  dec_str(d, a->generation, sizeof a->generation);
+  dec_str(d, a->disks, sizeof a->disks);
+  dec_str(d, a->version, sizeof a->version);
+}
+
+/* The smallest a row can be in a record (no disks, empty path, no key). */
+#define ROW_MIN 44
+
+/* The a->np rows of a record into rows (laid out by lay, keys of
+ * key_size bytes). */
+static void decode_rows(struct dec *d, const struct meta_attrs *a,
+                        const struct row_layout *lay, size_t key_size,
+                        unsigned char *rows)
+{
+  uint64_t p, c;
+  struct h5_row r;
+  uint32_t v;
+
+  for (p = 0; !d->bad && p < a->np; p++) {
+    unsigned char *row = rows + p * lay->size;
+    memset(&r, 0, sizeof r);
+    r.partition = (uint32_t)dec_uint(d, 4);
+    r.nrecords = dec_uint(d, 8);
+    r.bytes = dec_uint(d, 8);
+    r.nblocks = dec_uint(d, 8);
+    r.checksum = (uint32_t)dec_uint(d, 4);
+    r.first_disk = (uint32_t)dec_uint(d, 4);
+    memcpy(row, &r, sizeof r);
+    for (c = 0; c < a->repl; c++) {
+      v = (uint32_t)dec_uint(d, 4);
+      memcpy(row + lay->disks_off + c * sizeof v, &v, sizeof v);
+    }
+    dec_str(d, (char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
+    dec_bytes(d, row + lay->kmin_off, key_size);
+    dec_bytes(d, row + lay->kmax_off, key_size);
+  }
 }
 
 /* --------------------------------------------------------------- write */
@@ -438,19 +523,18 @@ out:
 }
 
 /* The metadata file's bytes, attributes a and the table (rows laid out
- * by lay), into *img (the caller frees it) of *len bytes. HDF5 builds
- * the file in memory (the core driver, no backing store), so it never
- * writes to disk: a write error is River's own to report, and no failed
- * flush leaves a file HDF5 cannot close (HDF5 1.10's file images of the
- * checksummed 1.8+ superblock are wrong, so the file keeps HDF5's
- * earliest format). The file has a user block of RIVER_PCOLL_SEAL_SIZE
- * bytes, which HDF5's image leaves out: River puts it in front, with the
- * seal (pcoll_seal.c) over the whole. On failure *what is the step that
- * failed. */
+ * by lay), into *img (the caller frees it) of *len bytes, the first ub
+ * of them (the user block) zero. HDF5 builds the file in memory (the
+ * core driver, no backing store), so it never writes to disk: a write
+ * error is River's own to report, and no failed flush leaves a file
+ * HDF5 cannot close (HDF5 1.10's file images of the checksummed 1.8+
+ * superblock are wrong, so the file keeps HDF5's earliest format).
+ * HDF5's image leaves the user block out: River puts it in front. On
+ * failure *what is the step that failed. */
 static int h5_image(const river_pcoll *pc, const char *path,
                     const struct meta_attrs *a, const unsigned char *rows,
-                    const struct row_layout *lay, void **img, size_t *len,
-                    const char **what)
+                    const struct row_layout *lay, size_t ub,
+                    unsigned char **img, size_t *len, const char **what)
 {
   struct h5_quiet q;
   hid_t fapl, fcpl, f = -1;
@@ -462,7 +546,7 @@ static int h5_image(const river_pcoll *pc, const char *path,
   fapl = H5Pcreate(H5P_FILE_ACCESS);
   fcpl = H5Pcreate(H5P_FILE_CREATE);
   if (fapl < 0 || fcpl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
-      || H5Pset_userblock(fcpl, RIVER_PCOLL_SEAL_SIZE) < 0
+      || H5Pset_userblock(fcpl, (hsize_t)ub) < 0
       || (f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl)) < 0)
     *what = "creating it in memory";
   else if (put_attrs(f, a) != RIVER_SUCCESS)
@@ -472,9 +556,10 @@ static int h5_image(const river_pcoll *pc, const char *path,
   else if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0
            || (n = H5Fget_file_image(f, NULL, 0)) <= 0)
     *what = "building its image";
-  else if ((*img = malloc(RIVER_PCOLL_SEAL_SIZE + (size_t)n)) != NULL
-           && H5Fget_file_image(f, (char *)*img + RIVER_PCOLL_SEAL_SIZE,
-                                (size_t)n) != n)
+  else if ((uint64_t)n > RIVER_PCOLL_META_MAX - ub)
+    *what = "building its image (over the size bound of a metadata file)";
+  else if ((*img = calloc(1, ub + (size_t)n)) != NULL
+           && H5Fget_file_image(f, *img + ub, (size_t)n) != n)
     *what = "building its image";
   if (f >= 0 && H5Fclose(f) < 0 && *what == NULL)
     *what = "closing it in memory";
@@ -485,16 +570,12 @@ static int h5_image(const river_pcoll *pc, const char *path,
   h5_quiet_off(&q);
   if (*what == NULL && *img == NULL)
     return RIVER_ENOMEM;
-  if (*what == NULL
-      && (uint64_t)n > RIVER_PCOLL_META_MAX - RIVER_PCOLL_SEAL_SIZE)
-    *what = "building its image (over the size bound)";
   if (*what != NULL) {
     free(*img);
     *img = NULL;
     return RIVER_EHDF5;
   }
-  *len = RIVER_PCOLL_SEAL_SIZE + (size_t)n;
-  river__pcoll_seal(*img, *len);
+  *len = ub + (size_t)n;
   return RIVER_SUCCESS;
 }
 
@@ -536,15 +617,34 @@ static int write_image(const char *path, const void *img, size_t len,
   return err;
 }
 
+/* River's record of attributes a (their checksum set from it) and the
+ * rows (laid out by lay) into *rec (the caller frees it), *reclen
+ * bytes. */
+static int make_record(const river_pcoll *pc, struct meta_attrs *a,
+                       const unsigned char *rows,
+                       const struct row_layout *lay, unsigned char **rec,
+                       size_t *reclen)
+{
+  uint32_t crc = 0;
+
+  *reclen = encode(a, rows, lay, pc->key_size, NULL);
+  *rec = malloc(*reclen);
+  if (*rec == NULL)
+    return RIVER_ENOMEM;
+  encode(a, rows, lay, pc->key_size, *rec);
+  river_crc32c(*rec, *reclen, &crc);
+  a->crc = crc;
+  return RIVER_SUCCESS;
+}
+
 int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
                             const unsigned char *keys)
 {
   struct meta_attrs a;
   struct row_layout lay;
-  unsigned char *rows;
+  unsigned char *rows, *rec = NULL, *img = NULL;
   const char *what = NULL;
-  void *img = NULL;
-  size_t len = 0;
+  size_t len = 0, reclen = 0, ub;
   int rc, err;
 
   if (fill_attrs(pc, &a) != RIVER_SUCCESS) {
@@ -556,11 +656,24 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
   if (rows == NULL)
     return RIVER_ENOMEM;
   pack_rows(pc, keys, &lay, rows);
-  a.crc = digest(&a, rows, &lay, pc->key_size);
-  rc = h5_image(pc, path, &a, rows, &lay, &img, &len, &what);
+  rc = make_record(pc, &a, rows, &lay, &rec, &reclen);
+  ub = river__pcoll_seal_ub(reclen);
+  if (rc == RIVER_SUCCESS && ub > RIVER_PCOLL_META_MAX) {
+    river__error("cannot write metadata %s: its partition table (%d "
+                 "partitions) is over the %llu-byte bound of a metadata "
+                 "file", path, pc->info.npartitions, RIVER_PCOLL_META_MAX);
+    rc = RIVER_EOVERFLOW;
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = h5_image(pc, path, &a, rows, &lay, ub, &img, &len, &what);
   free(rows);
   if (rc == RIVER_EHDF5)
     river__error("cannot write metadata %s: HDF5 failed %s", path, what);
+  if (rc == RIVER_SUCCESS) {
+    memcpy(img + RIVER_PCOLL_SEAL_HDR, rec, reclen);
+    river__pcoll_seal(img, len, ub, reclen);
+  }
+  free(rec);
   if (rc != RIVER_SUCCESS)
     return rc;
   err = write_image(path, img, len, &what);
@@ -574,47 +687,6 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
 }
 
 /* ---------------------------------------------------------------- read */
-
-/* Read the root attributes of f into a (a missing checksum is
- * has_crc = 0). RIVER_ECORRUPT with the reason in why; RIVER_EFORMAT
- * for a file of another metadata format. */
-static int get_attrs(hid_t f, struct meta_attrs *a, char *why, size_t n)
-{
-  const char *bad = NULL;
-
-  memset(a, 0, sizeof *a);
-  if (h5_get_u64(f, "river_format", &a->fmt) == RIVER_SUCCESS
-      && a->fmt != RIVER_PCOLL_FORMAT) {
-    snprintf(why, n, "is in metadata format %llu; this River reads "
-             "format %d only (copy it out with the River that wrote it)",
-             (unsigned long long)a->fmt, RIVER_PCOLL_FORMAT);
-    return RIVER_EFORMAT;
-  }
-  if (a->fmt != RIVER_PCOLL_FORMAT) bad = "river_format";
-  else if (h5_get_str(f, "name", a->name, sizeof a->name)) bad = "name";
-  else if (h5_get_str(f, "schema", a->schema_text, sizeof a->schema_text))
-    bad = "schema";
-  else if (h5_get_u64(f, "record_size", &a->rs)) bad = "record_size";
-  else if (h5_get_u64(f, "nrecords", &a->nrec)) bad = "nrecords";
-  else if (h5_get_u64(f, "npartitions", &a->np)) bad = "npartitions";
-  else if (h5_get_u64(f, "ndisks", &a->nd)) bad = "ndisks";
-  else if (h5_get_u64(f, "replication", &a->repl)) bad = "replication";
-  else if (h5_get_str(f, "layout", a->layout, sizeof a->layout))
-    bad = "layout";
-  else if (h5_get_u64(f, "ordered", &a->ord)) bad = "ordered";
-  else if (h5_get_u64(f, "block_size", &a->bs)) bad = "block_size";
-  else if (h5_get_str(f, "generation", a->generation, sizeof a->generation))
-    bad = "generation";
-  else if (h5_get_str(f, "disks", a->disks, sizeof a->disks)) bad = "disks";
-  else if (h5_get_str(f, "river_version", a->version, sizeof a->version))
-    bad = "river_version";
-  if (bad != NULL) {
-    snprintf(why, n, "attribute '%s' missing or malformed", bad);
-    return RIVER_ECORRUPT;
-  }
-  a->has_crc = h5_get_u64(f, "metadata_crc32c", &a->crc) == RIVER_SUCCESS;
-  return RIVER_SUCCESS;
-}
 
 /* What reading the table needs from a: sane counts, and the schema
  * (into pc) for the key's size. The row layout into lay. */
@@ -635,43 +707,6 @@ static int get_shape(river_pcoll *pc, const struct meta_attrs *a,
   river_schema_key(pc->schema, NULL, &pc->key_off, &pc->key_size);
   row_layout((int)a->repl, pc->key_size, lay);
   return RIVER_SUCCESS;
-}
-
-/* Read /partitions of f, a->np rows laid out by lay, into *rows (the
- * caller frees it). */
-static int get_rows(hid_t f, const river_pcoll *pc, const struct meta_attrs *a,
-                    const struct row_layout *lay, unsigned char **rows,
-                    char *why, size_t n)
-{
-  hid_t ds, pt = -1, sp = -1;
-  hssize_t npts;
-  int rc = RIVER_ECORRUPT;
-
-  *rows = NULL;
-  ds = H5Dopen2(f, "partitions", H5P_DEFAULT);
-  sp = ds < 0 ? -1 : H5Dget_space(ds);
-  npts = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
-  if (npts < 0 || (uint64_t)npts != a->np) {
-    snprintf(why, n, "partition table missing or not %llu rows",
-             (unsigned long long)a->np);
-    goto out;
-  }
-  pt = h5_part_type((int)a->repl, pc->key_size, lay);
-  *rows = calloc(a->np, lay->size);
-  if (pt < 0 || *rows == NULL) {
-    rc = RIVER_ENOMEM;
-    goto out;
-  }
-  if (H5Dread(ds, pt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
-    snprintf(why, n, "cannot read the partition table");
-    goto out;
-  }
-  rc = RIVER_SUCCESS;
-out:
-  if (pt >= 0) H5Tclose(pt);
-  if (sp >= 0) H5Sclose(sp);
-  if (ds >= 0) H5Dclose(ds);
-  return rc;
 }
 
 /* Check the attributes against each other and the schema; fill pc
@@ -771,48 +806,53 @@ static int unpack_rows(river_pcoll *pc, const unsigned char *rows,
   return RIVER_SUCCESS;
 }
 
-/*
- * Read f into pc. The checksum is checked as soon as the whole content
- * is read, before anything in it is believed beyond what reading needs:
- * whatever stops the reading or fails the checksum is reported as a
- * checksum failure (the file was altered or torn), with the detail.
- */
-static int read_meta(hid_t f, river_pcoll *pc, const char *path,
+/* River's record rec (reclen bytes, inside a sealed image) of the
+ * metadata at path into pc. The seal vouches for its bytes, not for
+ * its sense: every count and string is checked before it is used. */
+static int read_meta(river_pcoll *pc, const char *path,
+                     const unsigned char *rec, size_t reclen,
                      int keep_disks)
 {
   struct meta_attrs *a = malloc(sizeof *a);
+  struct dec d = {rec, reclen, 0};
   unsigned char *rows = NULL;
   struct row_layout lay;
   char why[512] = "";
-  int rc, sealed = 0;
+  int rc = RIVER_SUCCESS;
 
   if (a == NULL)
     return RIVER_ENOMEM;
-  rc = get_attrs(f, a, why, sizeof why);
+  decode_attrs(&d, a);
+  if (d.bad || a->fmt != RIVER_PCOLL_FORMAT) {
+    snprintf(why, sizeof why, "its River record is malformed (attributes)");
+    rc = RIVER_ECORRUPT;
+  }
   if (rc == RIVER_SUCCESS)
     rc = get_shape(pc, a, &lay, why, sizeof why);
+  if (rc == RIVER_SUCCESS && a->np > d.left / ROW_MIN) {
+    snprintf(why, sizeof why, "its River record is too short for %llu "
+             "partitions", (unsigned long long)a->np);
+    rc = RIVER_ECORRUPT;
+  }
+  if (rc == RIVER_SUCCESS && (rows = calloc(a->np, lay.size)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS) {
+    decode_rows(&d, a, &lay, pc->key_size, rows);
+    if (d.bad || d.left != 0) {
+      snprintf(why, sizeof why, "its River record is malformed (partition "
+               "table)");
+      rc = RIVER_ECORRUPT;
+    }
+  }
   if (rc == RIVER_SUCCESS)
-    rc = get_rows(f, pc, a, &lay, &rows, why, sizeof why);
-  if (rc == RIVER_SUCCESS)
-    sealed = a->has_crc && a->crc == digest(a, rows, &lay, pc->key_size);
-  if (rc == RIVER_SUCCESS && sealed)
     rc = check_attrs(pc, a, keep_disks, why, sizeof why);
-  if (rc == RIVER_SUCCESS && sealed)
+  if (rc == RIVER_SUCCESS)
     rc = unpack_rows(pc, rows, &lay, why, sizeof why);
-  if (rc == RIVER_ENOMEM) {
+  if (rc == RIVER_ENOMEM)
     river__error("collection %s: metadata %s: out of memory reading it",
                  pc->info.name, path);
-  } else if (rc == RIVER_EFORMAT) {
-    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
-    rc = RIVER_ECORRUPT;
-  } else if (!sealed) {
-    river__error("collection %s: metadata %s fails its checksum (altered "
-                 "or torn write)%s%s", pc->info.name, path,
-                 why[0] ? ": " : "", why);
-    rc = RIVER_ECORRUPT;
-  } else if (rc != RIVER_SUCCESS) {
+  else if (rc != RIVER_SUCCESS)
     river__error("collection %s: metadata %s: %s", pc->info.name, path, why);
-  }
   free(rows);
   free(a);
   return rc;
@@ -891,13 +931,11 @@ static int read_image(const river_pcoll *pc, const char *path,
 int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
                             const void *img, size_t len, int keep_disks)
 {
-  struct h5_quiet q;
-  char why[256], name[64];
-  hid_t f = -1, fapl;
+  size_t reclen = 0;
+  char why[256];
   int rc;
 
-  /* HDF5 crashes on some corrupt files: it sees only a sealed image. */
-  rc = river__pcoll_seal_check(img, len, why, sizeof why);
+  rc = river__pcoll_seal_check(img, len, &reclen, why, sizeof why);
   if (rc == RIVER_EFORMAT) {
     river__error("collection %s: metadata %s %s (copy it out with the "
                  "River that wrote it, or remove it: `river rm --force "
@@ -908,29 +946,8 @@ int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
     river__error("collection %s: metadata %s %s", pc->info.name, path, why);
     return RIVER_ECORRUPT;
   }
-  h5_quiet_on(&q);
-  /* The image in memory is the file: the core driver reads no file, and
-   * refuses an image whose name is an existing file, so the name is one
-   * no file can have (/dev/null is no directory), unique while open.
-   * Closing it closes whatever a failed read left open in it. */
-  snprintf(name, sizeof name, "/dev/null/river-metadata-%p", img);
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0
-      && H5Pset_fapl_core(fapl, 64 * 1024, 0) >= 0
-      && H5Pset_file_image(fapl, (void *)img, len) >= 0)
-    f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
-  if (f < 0) {
-    river__error("collection %s: metadata %s: not a readable HDF5 file "
-                 "(corrupt or truncated metadata)", pc->info.name, path);
-    rc = RIVER_ECORRUPT;
-  } else {
-    rc = read_meta(f, pc, path, keep_disks);
-    H5Fclose(f);
-  }
-  if (fapl >= 0)
-    H5Pclose(fapl);
-  h5_quiet_off(&q);
-  return rc;
+  return read_meta(pc, path, (const unsigned char *)img
+                   + RIVER_PCOLL_SEAL_HDR, reclen, keep_disks);
 }
 
 int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
