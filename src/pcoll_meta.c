@@ -1,38 +1,51 @@
 /*
- * pcoll_meta.c - a parallel collection's metadata file, the one file of
- * River that speaks HDF5. Rank 0 writes it at commit; every reader reads
- * it itself (HDF5's default sec2 driver: small and independent).
+ * pcoll_meta.c - a parallel collection's metadata file. Rank 0 writes it
+ * at commit; every reader reads it itself (small and independent). It
+ * is an HDF5 file, so that tools (h5dump, h5py) read it, but River
+ * reads only its own record of the metadata, kept in the HDF5 user
+ * block with a header that seals the whole file (pcoll_seal.c): HDF5
+ * crashes on some damaged files, and a checksum cannot stop a file
+ * made to pass it, so no reader hands HDF5 a byte.
  *
- * Layout (format 2, RIVER_PCOLL_FORMAT):
+ * Layout (format 3, RIVER_PCOLL_FORMAT):
  *
- *   attributes on /: river_format=2, name, schema (text form),
- *     record_size, nrecords, npartitions, ndisks, replication, layout
- *     ("partitioned"|"interleaved"), ordered, block_size, generation,
- *     disks (the disk pattern), river_version, metadata_crc32c
- *   /record      committed compound datatype: the schema's fields
- *   /partitions  dataset, one row per partition: partition, nrecords,
- *     bytes, nblocks, checksum, first_disk, disks[r], path, key_min[k],
- *     key_max[k] (k = key size; bytes as stored in the records)
+ *   bytes 0..63  River's header (pcoll_seal.c): magic, format, the
+ *     CRC32C of the whole file, its size, the user block's size, the
+ *     record's length
+ *   bytes 64..   River's record (below), then zeros to the end of the
+ *     user block (512 bytes, or the next power of two that holds it)
+ *   the HDF5 file proper (superblock at the user block's end), written
+ *     from the same values:
+ *     attributes on /: river_format=3, name, schema (text form),
+ *       record_size, nrecords, npartitions, ndisks, replication, layout
+ *       ("partitioned"|"interleaved"), ordered, block_size, generation,
+ *       disks (the disk pattern), river_version, metadata_crc32c (the
+ *       CRC32C of the record)
+ *     /record      committed compound datatype: the schema's fields
+ *     /partitions  dataset, one row per partition: partition, nrecords,
+ *       bytes, nblocks, checksum, first_disk, disks[r], path,
+ *       key_min[k], key_max[k] (k = key size; bytes as in the records)
  *
- * metadata_crc32c is the CRC32C of this serialisation of everything
- * else the reader uses (uN: N-bit little-endian; str: u64 length, then
- * the bytes without the NUL):
+ * The record (uN: N-bit little-endian; str: u64 length, then the bytes,
+ * no NUL):
  *
  *   u64 river_format, str name, str schema, u64 record_size,
  *   u64 nrecords, u64 npartitions, u64 ndisks, u64 replication,
  *   str layout, u64 ordered, u64 block_size, str generation, str disks,
- *   str river_version, then each /partitions row in order: u32
- *   partition, u64 nrecords, u64 bytes, u64 nblocks, u32 checksum, u32
+ *   str river_version, then each partition in order: u32 partition,
+ *   u64 nrecords, u64 bytes, u64 nblocks, u32 checksum, u32
  *   first_disk, u32 disks[r], str path, key_min, key_max (k bytes each)
  *
- * (/record is derived from the schema and not read back.) Every read
- * checks it: a file altered in place or torn is refused, whatever HDF5
- * still parses. A /partitions row is built in memory with exactly the
- * file's layout (struct h5_row, then the variable members at offsets
- * struct row_layout gives), so one H5Dwrite/H5Dread moves the whole
- * table. The writer builds the file in memory and writes it itself, so
- * a write error is one River error naming the file; HDF5's own error
- * printing is off around every HDF5 call.
+ * A reader reads the whole file once (a regular file of at most
+ * RIVER_PCOLL_META_MAX bytes, no symbolic link followed), checks the
+ * seal, then decodes the record with every length bounded and checks
+ * what it says against itself and the schema. A /partitions row is
+ * built in memory with exactly the HDF5 file's layout (struct h5_row,
+ * then the variable members at offsets struct row_layout gives), so one
+ * H5Dwrite moves the whole table, and the decoder fills the same rows.
+ * The writer builds the file in memory and writes it itself, so a write
+ * error is one River error naming the file; HDF5's own error printing is
+ * off around every HDF5 call.
  */
 #include "pcoll_internal.h"
 

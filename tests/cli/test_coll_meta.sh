@@ -2,12 +2,12 @@
 # test_coll_meta - the metadata file ROOT/NAME.river.h5 is checked and
 # written safely:
 #   - the whole file carries a CRC32C (the River header in its user
-#     block, checked before HDF5 reads it; its content has another,
-#     attribute metadata_crc32c): the layout string changed in place
-#     (partitioned -> interleaved, which HDF5 still parses), a
-#     partition's record count changed in the table, the checksum
-#     attribute renamed away (missing), or the tail of the file zeroed
-#     (a torn write) make fsck and copy-out fail on every rank with
+#     block, checked before River reads its own record there; HDF5
+#     never parses the file on a read): the layout string changed in place
+#     in River's record (partitioned -> interleaved), a partition's
+#     record count changed there, the HDF5 part's checksum attribute
+#     renamed, or a partition's row zeroed (a torn write) make fsck and
+#     copy-out fail on every rank with
 #     "collection X: metadata PATH fails its checksum (altered or torn
 #     write)"; fsck's report says the metadata is damaged; copy-out
 #     writes nothing. A truncated file is a one-line error too, giving

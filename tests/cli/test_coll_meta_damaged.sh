@@ -7,20 +7,25 @@
 # read it (info, fsck, ls, gc, rm, rm --force, a rewrite) died of
 # SIGSEGV in H5Dread (H5T__conv_struct_opt, exit 139); 101 of the 26,136
 # one-byte corruptions (each byte xor 1, 2, 4, ..., 128, 255) of that
-# file crashed River's reader there or in H5Aopen. It is planted as collection
-# dmg's metadata in three forms:
+# file crashed River's reader there or in H5Aopen. It is planted as
+# collection dmg's metadata in three forms (the first two crashed River
+# before format 3: HDF5 finds its superblock at byte 0 or 512):
 #   v2     as it is (format 2: refused as an older format);
 #   zhdr   behind a 512-byte user block of River's magic and zeros
-#          (HDF5 still finds it; the River header is damaged);
-#   sealed behind the River header of a real format-3 file of the same
-#          size (only the checksum is wrong).
+#          (River's header is damaged);
+#   sealed behind the user block (header and record) of a real format-3
+#          file of the same size (only the checksum is wrong).
+# (River now never parses the HDF5 part, so even a correctly resealed
+# copy of it could not crash a reader; tests/fuzz/fuzz_meta.c forges
+# seals.)
 # For each: info, fsck and rm of dmg fail with an error (exit 1, not a
 # signal) naming the file; ls and gc of the root succeed, name dmg, and
 # ls still lists the intact collection keep; rm --force removes dmg's
 # metadata and data files, and a new dmg can be written after it. Then
 # a rewrite of dmg over the damaged file works, leaving the old data
 # for gc to list, and one killed at the commit's rename leaves a
-# temporary metadata file that gc lists.
+# temporary metadata file that gc lists. Last, a symbolic link and a
+# file over the size bound are refused without being read.
 # Run by scripts/mpi-test-launch.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
@@ -135,6 +140,17 @@ r 1 rm --force dmg >/dev/null 2>&1 || fail "rm --force after the killed rewrite"
 ls -A "$root" "$root"/disk* | grep -q 'dmg\.' \
   && fail "rm --force left files of dmg after the killed rewrite"
 r 1 gen dmg --records 40 >/dev/null 2>&1 || fail "gen dmg at the end"
+
+# What is read at all: no symbolic link (to an intact file, even), no
+# file over the 1 GiB bound (a sparse one here), each refused naming it.
+r 1 gen ln --records 10 >/dev/null || fail "gen ln"
+mv "$root/ln.river.h5" "$tmp/ln.river.h5"
+ln -s "$tmp/ln.river.h5" "$root/ln.river.h5"
+expect_fail 1 "collection ln: metadata $root/ln.river.h5 is a symbolic link; not read" info ln
+mv "$tmp/ln.river.h5" "$root/ln.river.h5"
+truncate -s 1100M "$root/ln.river.h5"
+expect_fail 1 "collection ln: metadata $root/ln.river.h5 is 1153433600 bytes, over the 1073741824-byte bound of a metadata file; not read" info ln
+r 1 rm --force ln >/dev/null 2>&1 || fail "rm --force ln"
 
 r 1 copy-out keep -o "$tmp/keep2" && cmp -s "$tmp/keep" "$tmp/keep2" \
   || fail "keep changed"
