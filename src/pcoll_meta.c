@@ -390,8 +390,9 @@ static void decode_attrs(struct dec *d, struct meta_attrs *a)
   dec_str(d, a->version, sizeof a->version);
 }
 
-/* The smallest a row can be in a record (no disks, empty path, no key). */
-#define ROW_MIN 44
+/* The fixed part of a row in a record (its numbers and its path's
+ * length); the disks and keys come on top. */
+#define ROW_FIXED 44
 
 /* The a->np rows of a record into rows (laid out by lay, keys of
  * key_size bytes). */
@@ -842,7 +843,11 @@ static int read_meta(river_pcoll *pc, const char *path,
   }
   if (rc == RIVER_SUCCESS)
     rc = get_shape(pc, a, &lay, why, sizeof why);
-  if (rc == RIVER_SUCCESS && a->np > d.left / ROW_MIN) {
+  /* Nothing is allocated for rows the record cannot hold. */
+  if (rc == RIVER_SUCCESS
+      && (a->repl > d.left || pc->key_size > d.left
+          || a->np > d.left / (ROW_FIXED + 4 * a->repl
+                               + 2 * (uint64_t)pc->key_size))) {
     snprintf(why, sizeof why, "its River record is too short for %llu "
              "partitions", (unsigned long long)a->np);
     rc = RIVER_ECORRUPT;
