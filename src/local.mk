@@ -19,6 +19,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll_commit.c \
 	src/pcoll_open.c \
 	src/pcoll_meta.c \
+	src/pcoll_seal.c \
 	src/pcoll_path.c \
 	src/pcoll_remove.c \
 	src/pcoll_lock.c \

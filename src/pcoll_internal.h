@@ -11,6 +11,8 @@
  *   pcoll_lock.c   the writers' lock of a name
  *   pcoll_gc.c     leftovers under a root (gc, purge)
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
+ *   pcoll_seal.c   its River header: the whole file's checksum, and where
+ *                  River's own record of the metadata lies
  *   pcoll_path.c   names, the root, disk patterns, file names, listing
  *   pcoll_layout.c which records a partition holds, stripe order
  */
@@ -19,7 +21,12 @@
 
 #include "river_internal.h"
 
-#define RIVER_PCOLL_FORMAT 2      /* metadata format written and read */
+#define RIVER_PCOLL_FORMAT 3      /* metadata format written and read */
+#define RIVER_PCOLL_SEAL_SIZE 512 /* the smallest user block of a metadata
+                                     file (HDF5's); pcoll_seal.c */
+#define RIVER_PCOLL_SEAL_HDR 64   /* its River header; the record follows */
+#define RIVER_PCOLL_META_MAX (1ULL << 30) /* largest metadata file written
+                                     or read (bytes) */
 #define RIVER_PATH_MAX 4096       /* any path River builds */
 #define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
                                      disk pattern and file names */
@@ -305,6 +312,35 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
  * file cannot be read or contradicts itself; RIVER_ENOMEM. */
 int river__pcoll_meta_read(river_pcoll *pc, const char *path,
                            int keep_disks);
+
+/* Parse the metadata file image img (len bytes, as read from path) into
+ * pc, as river__pcoll_meta_read does after reading the file: the seal is
+ * checked, then River's record parsed (never the HDF5 part). Errors are
+ * logged. */
+int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
+                            const void *img, size_t len, int keep_disks);
+
+/* ------------------------------------------------------- pcoll_seal.c */
+
+/* The user block size of a metadata file whose River record is reclen
+ * bytes: the smallest power of two >= RIVER_PCOLL_SEAL_SIZE that holds
+ * the header and the record (> RIVER_PCOLL_META_MAX if none does). */
+size_t river__pcoll_seal_ub(size_t reclen);
+
+/* Seal the metadata file image img of len bytes: its first
+ * RIVER_PCOLL_SEAL_HDR bytes become River's header, saying the user
+ * block is ub bytes and the record (already at img +
+ * RIVER_PCOLL_SEAL_HDR) reclen bytes, with the CRC32C of the whole. */
+void river__pcoll_seal(unsigned char *img, size_t len, size_t ub,
+                       size_t reclen);
+
+/* Check the seal of the image img of len bytes, reading nothing past
+ * img[len - 1]: RIVER_SUCCESS with *reclen (the record at img +
+ * RIVER_PCOLL_SEAL_HDR, inside the image) if intact; RIVER_EFORMAT (an
+ * older or other metadata format) or RIVER_ECORRUPT, with the reason (a
+ * phrase that follows the file's name) in why (n bytes). Logs nothing. */
+int river__pcoll_seal_check(const unsigned char *img, size_t len,
+                            size_t *reclen, char *why, size_t n);
 
 /* ------------------------------------------------------- pcoll_open.c */
 

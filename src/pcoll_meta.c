@@ -1,38 +1,51 @@
 /*
- * pcoll_meta.c - a parallel collection's metadata file, the one file of
- * River that speaks HDF5. Rank 0 writes it at commit; every reader reads
- * it itself (HDF5's default sec2 driver: small and independent).
+ * pcoll_meta.c - a parallel collection's metadata file. Rank 0 writes it
+ * at commit; every reader reads it itself (small and independent). It
+ * is an HDF5 file, so that tools (h5dump, h5py) read it, but River
+ * reads only its own record of the metadata, kept in the HDF5 user
+ * block with a header that seals the whole file (pcoll_seal.c): HDF5
+ * crashes on some damaged files, and a checksum cannot stop a file
+ * made to pass it, so no reader hands HDF5 a byte.
  *
- * Layout (format 2, RIVER_PCOLL_FORMAT):
+ * Layout (format 3, RIVER_PCOLL_FORMAT):
  *
- *   attributes on /: river_format=2, name, schema (text form),
- *     record_size, nrecords, npartitions, ndisks, replication, layout
- *     ("partitioned"|"interleaved"), ordered, block_size, generation,
- *     disks (the disk pattern), river_version, metadata_crc32c
- *   /record      committed compound datatype: the schema's fields
- *   /partitions  dataset, one row per partition: partition, nrecords,
- *     bytes, nblocks, checksum, first_disk, disks[r], path, key_min[k],
- *     key_max[k] (k = key size; bytes as stored in the records)
+ *   bytes 0..63  River's header (pcoll_seal.c): magic, format, the
+ *     CRC32C of the whole file, its size, the user block's size, the
+ *     record's length
+ *   bytes 64..   River's record (below), then zeros to the end of the
+ *     user block (512 bytes, or the next power of two that holds it)
+ *   the HDF5 file proper (superblock at the user block's end), written
+ *     from the same values:
+ *     attributes on /: river_format=3, name, schema (text form),
+ *       record_size, nrecords, npartitions, ndisks, replication, layout
+ *       ("partitioned"|"interleaved"), ordered, block_size, generation,
+ *       disks (the disk pattern), river_version, metadata_crc32c (the
+ *       CRC32C of the record)
+ *     /record      committed compound datatype: the schema's fields
+ *     /partitions  dataset, one row per partition: partition, nrecords,
+ *       bytes, nblocks, checksum, first_disk, disks[r], path,
+ *       key_min[k], key_max[k] (k = key size; bytes as in the records)
  *
- * metadata_crc32c is the CRC32C of this serialisation of everything
- * else the reader uses (uN: N-bit little-endian; str: u64 length, then
- * the bytes without the NUL):
+ * The record (uN: N-bit little-endian; str: u64 length, then the bytes,
+ * no NUL):
  *
  *   u64 river_format, str name, str schema, u64 record_size,
  *   u64 nrecords, u64 npartitions, u64 ndisks, u64 replication,
  *   str layout, u64 ordered, u64 block_size, str generation, str disks,
- *   str river_version, then each /partitions row in order: u32
- *   partition, u64 nrecords, u64 bytes, u64 nblocks, u32 checksum, u32
+ *   str river_version, then each partition in order: u32 partition,
+ *   u64 nrecords, u64 bytes, u64 nblocks, u32 checksum, u32
  *   first_disk, u32 disks[r], str path, key_min, key_max (k bytes each)
  *
- * (/record is derived from the schema and not read back.) Every read
- * checks it: a file altered in place or torn is refused, whatever HDF5
- * still parses. A /partitions row is built in memory with exactly the
- * file's layout (struct h5_row, then the variable members at offsets
- * struct row_layout gives), so one H5Dwrite/H5Dread moves the whole
- * table. The writer builds the file in memory and writes it itself, so
- * a write error is one River error naming the file; HDF5's own error
- * printing is off around every HDF5 call.
+ * A reader reads the whole file once (a regular file of at most
+ * RIVER_PCOLL_META_MAX bytes, no symbolic link followed), checks the
+ * seal, then decodes the record with every length bounded and checks
+ * what it says against itself and the schema. A /partitions row is
+ * built in memory with exactly the HDF5 file's layout (struct h5_row,
+ * then the variable members at offsets struct row_layout gives), so one
+ * H5Dwrite moves the whole table, and the decoder fills the same rows.
+ * The writer builds the file in memory and writes it itself, so a write
+ * error is one River error naming the file; HDF5's own error printing is
+ * off around every HDF5 call.
  */
 #include "pcoll_internal.h"
 
@@ -43,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* HDF5 prints its error stack by default; River reports errors itself. */
@@ -215,36 +229,6 @@ static int h5_put_u64(hid_t loc, const char *name, uint64_t val)
   return bad ? RIVER_EHDF5 : RIVER_SUCCESS;
 }
 
-static int h5_get_str(hid_t loc, const char *name, char *buf, size_t size)
-{
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  hid_t ft = a < 0 ? -1 : H5Aget_type(a);
-  hid_t mt = -1;
-  int bad = ft < 0 || H5Tget_class(ft) != H5T_STRING
-            || H5Tis_variable_str(ft) != 0 || H5Tget_size(ft) > size;
-
-  if (!bad) {
-    mt = h5_str_type(H5Tget_size(ft));
-    memset(buf, 0, size);
-    bad = mt < 0 || H5Aread(a, mt, buf) < 0;
-  }
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (a >= 0) H5Aclose(a);
-  if (!bad)
-    buf[size - 1] = '\0';
-  return bad ? RIVER_ECORRUPT : RIVER_SUCCESS;
-}
-
-static int h5_get_u64(hid_t loc, const char *name, uint64_t *val)
-{
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  int bad = a < 0 || H5Aread(a, H5T_NATIVE_UINT64, val) < 0;
-
-  if (a >= 0) H5Aclose(a);
-  return bad ? RIVER_ECORRUPT : RIVER_SUCCESS;
-}
-
 static const char *layout_name(river_layout l)
 {
   return l == RIVER_LAYOUT_INTERLEAVED ? "interleaved" : "partitioned";
@@ -256,72 +240,188 @@ struct meta_attrs {
   char disks[RIVER_PATH_MAX], version[64];
   char generation[sizeof ((river_pcoll_info *)NULL)->generation];
   uint64_t fmt, rs, nrec, np, nd, repl, ord, bs;
-  uint64_t crc;                 /* metadata_crc32c, if has_crc */
-  int has_crc;
+  uint64_t crc;                 /* metadata_crc32c (written only) */
 };
 
-/* ------------------------------------------------------------ checksum */
+/* -------------------------------------------------------------- record */
 
-static void dig_uint(uint32_t *crc, uint64_t v, int nbytes)
+/* Where the record goes: out NULL only counts its length. */
+struct enc {
+  unsigned char *out;
+  size_t len;
+};
+
+static void enc_bytes(struct enc *e, const void *p, size_t n)
+{
+  if (e->out != NULL && n > 0)
+    memcpy(e->out + e->len, p, n);
+  e->len += n;
+}
+
+static void enc_uint(struct enc *e, uint64_t v, int nbytes)
 {
   unsigned char b[8];
   int i;
 
   for (i = 0; i < nbytes; i++)
     b[i] = (unsigned char)(v >> (8 * i));
-  river_crc32c(b, (size_t)nbytes, crc);
+  enc_bytes(e, b, (size_t)nbytes);
 }
 
-static void dig_str(uint32_t *crc, const char *s, size_t max)
+static void enc_str(struct enc *e, const char *s, size_t max)
 {
   size_t n = strnlen(s, max);
 
-  dig_uint(crc, n, 8);
-  river_crc32c(s, n, crc);
+  enc_uint(e, n, 8);
+  enc_bytes(e, s, n);
 }
 
-/* metadata_crc32c of attributes a and the a->np /partitions rows at rows
- * (laid out by lay, keys of key_size bytes): the canonical serialisation
- * described at the top of this file, whatever the struct layouts. */
-static uint32_t digest(const struct meta_attrs *a, const unsigned char *rows,
-                       const struct row_layout *lay, size_t key_size)
+/* River's record of attributes a and the a->np /partitions rows at rows
+ * (laid out by lay, keys of key_size bytes), the serialisation described
+ * at the top of this file, into out (NULL: none); its length. */
+static size_t encode(const struct meta_attrs *a, const unsigned char *rows,
+                     const struct row_layout *lay, size_t key_size,
+                     unsigned char *out)
 {
-  uint32_t crc = 0, d;
+  struct enc e = {out, 0};
   uint64_t p, c;
   struct h5_row r;
+  uint32_t d;
 
-  dig_uint(&crc, a->fmt, 8);
-  dig_str(&crc, a->name, sizeof a->name);
-  dig_str(&crc, a->schema_text, sizeof a->schema_text);
-  dig_uint(&crc, a->rs, 8);
-  dig_uint(&crc, a->nrec, 8);
-  dig_uint(&crc, a->np, 8);
-  dig_uint(&crc, a->nd, 8);
-  dig_uint(&crc, a->repl, 8);
-  dig_str(&crc, a->layout, sizeof a->layout);
-  dig_uint(&crc, a->ord, 8);
-  dig_uint(&crc, a->bs, 8);
-  dig_str(&crc, a->generation, sizeof a->generation);
-  dig_str(&crc, a->disks, sizeof a->disks);
-  dig_str(&crc, a->version, sizeof a->version);
+  enc_uint(&e, a->fmt, 8);
+  enc_str(&e, a->name, sizeof a->name);
+  enc_str(&e, a->schema_text, sizeof a->schema_text);
+  enc_uint(&e, a->rs, 8);
+  enc_uint(&e, a->nrec, 8);
+  enc_uint(&e, a->np, 8);
+  enc_uint(&e, a->nd, 8);
+  enc_uint(&e, a->repl, 8);
+  enc_str(&e, a->layout, sizeof a->layout);
+  enc_uint(&e, a->ord, 8);
+  enc_uint(&e, a->bs, 8);
+  enc_str(&e, a->generation, sizeof a->generation);
+  enc_str(&e, a->disks, sizeof a->disks);
+  enc_str(&e, a->version, sizeof a->version);
   for (p = 0; p < a->np; p++) {
     const unsigned char *row = rows + p * lay->size;
     memcpy(&r, row, sizeof r);
-    dig_uint(&crc, r.partition, 4);
-    dig_uint(&crc, r.nrecords, 8);
-    dig_uint(&crc, r.bytes, 8);
-    dig_uint(&crc, r.nblocks, 8);
-    dig_uint(&crc, r.checksum, 4);
-    dig_uint(&crc, r.first_disk, 4);
+    enc_uint(&e, r.partition, 4);
+    enc_uint(&e, r.nrecords, 8);
+    enc_uint(&e, r.bytes, 8);
+    enc_uint(&e, r.nblocks, 8);
+    enc_uint(&e, r.checksum, 4);
+    enc_uint(&e, r.first_disk, 4);
     for (c = 0; c < a->repl; c++) {
       memcpy(&d, row + lay->disks_off + c * sizeof d, sizeof d);
-      dig_uint(&crc, d, 4);
+      enc_uint(&e, d, 4);
     }
-    dig_str(&crc, (const char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
-    river_crc32c(row + lay->kmin_off, key_size, &crc);
-    river_crc32c(row + lay->kmax_off, key_size, &crc);
+    enc_str(&e, (const char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
+    enc_bytes(&e, row + lay->kmin_off, key_size);
+    enc_bytes(&e, row + lay->kmax_off, key_size);
   }
-  return crc;
+  return e.len;
+}
+
+/* Reading a record: what is left of it; bad once anything did not fit. */
+struct dec {
+  const unsigned char *p;
+  size_t left;
+  int bad;
+};
+
+static void dec_bytes(struct dec *d, void *out, size_t n)
+{
+  if (d->bad || n > d->left) {
+    d->bad = 1;
+    return;
+  }
+  if (n > 0)
+    memcpy(out, d->p, n);
+  d->p += n;
+  d->left -= n;
+}
+
+static uint64_t dec_uint(struct dec *d, int nbytes)
+{
+  unsigned char b[8];
+  uint64_t v = 0;
+  int i;
+
+  dec_bytes(d, b, (size_t)nbytes);
+  for (i = nbytes - 1; !d->bad && i >= 0; i--)
+    v = (v << 8) | b[i];
+  return d->bad ? 0 : v;
+}
+
+/* A string into buf (size bytes, NUL-terminated); bad if it does not
+ * fit or holds a NUL. */
+static void dec_str(struct dec *d, char *buf, size_t size)
+{
+  uint64_t n = dec_uint(d, 8);
+
+  buf[0] = '\0';
+  if (d->bad || n >= size || n > d->left) {
+    d->bad = 1;
+    return;
+  }
+  dec_bytes(d, buf, (size_t)n);
+  buf[n] = '\0';
+  if (strlen(buf) != n)
+    d->bad = 1;
+}
+
+/* The attributes of a record into a. */
+static void decode_attrs(struct dec *d, struct meta_attrs *a)
+{
+  memset(a, 0, sizeof *a);
+  a->fmt = dec_uint(d, 8);
+  dec_str(d, a->name, sizeof a->name);
+  dec_str(d, a->schema_text, sizeof a->schema_text);
+  a->rs = dec_uint(d, 8);
+  a->nrec = dec_uint(d, 8);
+  a->np = dec_uint(d, 8);
+  a->nd = dec_uint(d, 8);
+  a->repl = dec_uint(d, 8);
+  dec_str(d, a->layout, sizeof a->layout);
+  a->ord = dec_uint(d, 8);
+  a->bs = dec_uint(d, 8);
+  dec_str(d, a->generation, sizeof a->generation);
+  dec_str(d, a->disks, sizeof a->disks);
+  dec_str(d, a->version, sizeof a->version);
+}
+
+/* The fixed part of a row in a record (its numbers and its path's
+ * length); the disks and keys come on top. */
+#define ROW_FIXED 44
+
+/* The a->np rows of a record into rows (laid out by lay, keys of
+ * key_size bytes). */
+static void decode_rows(struct dec *d, const struct meta_attrs *a,
+                        const struct row_layout *lay, size_t key_size,
+                        unsigned char *rows)
+{
+  uint64_t p, c;
+  struct h5_row r;
+  uint32_t v;
+
+  for (p = 0; !d->bad && p < a->np; p++) {
+    unsigned char *row = rows + p * lay->size;
+    memset(&r, 0, sizeof r);
+    r.partition = (uint32_t)dec_uint(d, 4);
+    r.nrecords = dec_uint(d, 8);
+    r.bytes = dec_uint(d, 8);
+    r.nblocks = dec_uint(d, 8);
+    r.checksum = (uint32_t)dec_uint(d, 4);
+    r.first_disk = (uint32_t)dec_uint(d, 4);
+    memcpy(row, &r, sizeof r);
+    for (c = 0; c < a->repl; c++) {
+      v = (uint32_t)dec_uint(d, 4);
+      memcpy(row + lay->disks_off + c * sizeof v, &v, sizeof v);
+    }
+    dec_str(d, (char *)row + lay->path_off, RIVER_PCOLL_PATH_LEN);
+    dec_bytes(d, row + lay->kmin_off, key_size);
+    dec_bytes(d, row + lay->kmax_off, key_size);
+  }
 }
 
 /* --------------------------------------------------------------- write */
@@ -437,27 +537,31 @@ out:
 }
 
 /* The metadata file's bytes, attributes a and the table (rows laid out
- * by lay), into *img (the caller frees it) of *len bytes. HDF5 builds
- * the file in memory (the core driver, no backing store), so it never
- * writes to disk: a write error is River's own to report, and no failed
- * flush leaves a file HDF5 cannot close (HDF5 1.10's file images of the
- * checksummed 1.8+ superblock are wrong, so the file keeps HDF5's
- * earliest format). On failure *what is the step that failed. */
+ * by lay), into *img (the caller frees it) of *len bytes, the first ub
+ * of them (the user block) zero. HDF5 builds the file in memory (the
+ * core driver, no backing store), so it never writes to disk: a write
+ * error is River's own to report, and no failed flush leaves a file
+ * HDF5 cannot close (HDF5 1.10's file images of the checksummed 1.8+
+ * superblock are wrong, so the file keeps HDF5's earliest format).
+ * HDF5's image leaves the user block out: River puts it in front. On
+ * failure *what is the step that failed. */
 static int h5_image(const river_pcoll *pc, const char *path,
                     const struct meta_attrs *a, const unsigned char *rows,
-                    const struct row_layout *lay, void **img, size_t *len,
-                    const char **what)
+                    const struct row_layout *lay, size_t ub,
+                    unsigned char **img, size_t *len, const char **what)
 {
   struct h5_quiet q;
-  hid_t fapl, f = -1;
+  hid_t fapl, fcpl, f = -1;
   ssize_t n = 0;
 
   *img = NULL;
   *what = NULL;
   h5_quiet_on(&q);
   fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
-      || (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+  fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (fapl < 0 || fcpl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0
+      || H5Pset_userblock(fcpl, (hsize_t)ub) < 0
+      || (f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl)) < 0)
     *what = "creating it in memory";
   else if (put_attrs(f, a) != RIVER_SUCCESS)
     *what = "writing its attributes";
@@ -466,11 +570,15 @@ static int h5_image(const river_pcoll *pc, const char *path,
   else if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0
            || (n = H5Fget_file_image(f, NULL, 0)) <= 0)
     *what = "building its image";
-  else if ((*img = malloc((size_t)n)) != NULL
-           && H5Fget_file_image(f, *img, (size_t)n) != n)
+  else if ((uint64_t)n > RIVER_PCOLL_META_MAX - ub)
+    *what = "building its image (over the size bound of a metadata file)";
+  else if ((*img = calloc(1, ub + (size_t)n)) != NULL
+           && H5Fget_file_image(f, *img + ub, (size_t)n) != n)
     *what = "building its image";
   if (f >= 0 && H5Fclose(f) < 0 && *what == NULL)
     *what = "closing it in memory";
+  if (fcpl >= 0)
+    H5Pclose(fcpl);
   if (fapl >= 0)
     H5Pclose(fapl);
   h5_quiet_off(&q);
@@ -481,7 +589,7 @@ static int h5_image(const river_pcoll *pc, const char *path,
     *img = NULL;
     return RIVER_EHDF5;
   }
-  *len = (size_t)n;
+  *len = ub + (size_t)n;
   return RIVER_SUCCESS;
 }
 
@@ -528,15 +636,34 @@ static int write_image(const char *path, const void *img, size_t len,
   return err;
 }
 
+/* River's record of attributes a (their checksum set from it) and the
+ * rows (laid out by lay) into *rec (the caller frees it), *reclen
+ * bytes. */
+static int make_record(const river_pcoll *pc, struct meta_attrs *a,
+                       const unsigned char *rows,
+                       const struct row_layout *lay, unsigned char **rec,
+                       size_t *reclen)
+{
+  uint32_t crc = 0;
+
+  *reclen = encode(a, rows, lay, pc->key_size, NULL);
+  *rec = malloc(*reclen);
+  if (*rec == NULL)
+    return RIVER_ENOMEM;
+  encode(a, rows, lay, pc->key_size, *rec);
+  river_crc32c(*rec, *reclen, &crc);
+  a->crc = crc;
+  return RIVER_SUCCESS;
+}
+
 int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
                             const unsigned char *keys)
 {
   struct meta_attrs a;
   struct row_layout lay;
-  unsigned char *rows;
+  unsigned char *rows, *rec = NULL, *img = NULL;
   const char *what = NULL;
-  void *img = NULL;
-  size_t len = 0;
+  size_t len = 0, reclen = 0, ub;
   int rc, err;
 
   if (fill_attrs(pc, &a) != RIVER_SUCCESS) {
@@ -548,11 +675,24 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
   if (rows == NULL)
     return RIVER_ENOMEM;
   pack_rows(pc, keys, &lay, rows);
-  a.crc = digest(&a, rows, &lay, pc->key_size);
-  rc = h5_image(pc, path, &a, rows, &lay, &img, &len, &what);
+  rc = make_record(pc, &a, rows, &lay, &rec, &reclen);
+  ub = river__pcoll_seal_ub(reclen);
+  if (rc == RIVER_SUCCESS && ub > RIVER_PCOLL_META_MAX) {
+    river__error("cannot write metadata %s: its partition table (%d "
+                 "partitions) is over the %llu-byte bound of a metadata "
+                 "file", path, pc->info.npartitions, RIVER_PCOLL_META_MAX);
+    rc = RIVER_EOVERFLOW;
+  }
+  if (rc == RIVER_SUCCESS)
+    rc = h5_image(pc, path, &a, rows, &lay, ub, &img, &len, &what);
   free(rows);
   if (rc == RIVER_EHDF5)
     river__error("cannot write metadata %s: HDF5 failed %s", path, what);
+  if (rc == RIVER_SUCCESS) {
+    memcpy(img + RIVER_PCOLL_SEAL_HDR, rec, reclen);
+    river__pcoll_seal(img, len, ub, reclen);
+  }
+  free(rec);
   if (rc != RIVER_SUCCESS)
     return rc;
   err = write_image(path, img, len, &what);
@@ -566,47 +706,6 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
 }
 
 /* ---------------------------------------------------------------- read */
-
-/* Read the root attributes of f into a (a missing checksum is
- * has_crc = 0). RIVER_ECORRUPT with the reason in why; RIVER_EFORMAT
- * for a file of another metadata format. */
-static int get_attrs(hid_t f, struct meta_attrs *a, char *why, size_t n)
-{
-  const char *bad = NULL;
-
-  memset(a, 0, sizeof *a);
-  if (h5_get_u64(f, "river_format", &a->fmt) == RIVER_SUCCESS
-      && a->fmt != RIVER_PCOLL_FORMAT) {
-    snprintf(why, n, "is in metadata format %llu; this River reads "
-             "format %d only (copy it out with the River that wrote it)",
-             (unsigned long long)a->fmt, RIVER_PCOLL_FORMAT);
-    return RIVER_EFORMAT;
-  }
-  if (a->fmt != RIVER_PCOLL_FORMAT) bad = "river_format";
-  else if (h5_get_str(f, "name", a->name, sizeof a->name)) bad = "name";
-  else if (h5_get_str(f, "schema", a->schema_text, sizeof a->schema_text))
-    bad = "schema";
-  else if (h5_get_u64(f, "record_size", &a->rs)) bad = "record_size";
-  else if (h5_get_u64(f, "nrecords", &a->nrec)) bad = "nrecords";
-  else if (h5_get_u64(f, "npartitions", &a->np)) bad = "npartitions";
-  else if (h5_get_u64(f, "ndisks", &a->nd)) bad = "ndisks";
-  else if (h5_get_u64(f, "replication", &a->repl)) bad = "replication";
-  else if (h5_get_str(f, "layout", a->layout, sizeof a->layout))
-    bad = "layout";
-  else if (h5_get_u64(f, "ordered", &a->ord)) bad = "ordered";
-  else if (h5_get_u64(f, "block_size", &a->bs)) bad = "block_size";
-  else if (h5_get_str(f, "generation", a->generation, sizeof a->generation))
-    bad = "generation";
-  else if (h5_get_str(f, "disks", a->disks, sizeof a->disks)) bad = "disks";
-  else if (h5_get_str(f, "river_version", a->version, sizeof a->version))
-    bad = "river_version";
-  if (bad != NULL) {
-    snprintf(why, n, "attribute '%s' missing or malformed", bad);
-    return RIVER_ECORRUPT;
-  }
-  a->has_crc = h5_get_u64(f, "metadata_crc32c", &a->crc) == RIVER_SUCCESS;
-  return RIVER_SUCCESS;
-}
 
 /* What reading the table needs from a: sane counts, and the schema
  * (into pc) for the key's size. The row layout into lay. */
@@ -627,43 +726,6 @@ static int get_shape(river_pcoll *pc, const struct meta_attrs *a,
   river_schema_key(pc->schema, NULL, &pc->key_off, &pc->key_size);
   row_layout((int)a->repl, pc->key_size, lay);
   return RIVER_SUCCESS;
-}
-
-/* Read /partitions of f, a->np rows laid out by lay, into *rows (the
- * caller frees it). */
-static int get_rows(hid_t f, const river_pcoll *pc, const struct meta_attrs *a,
-                    const struct row_layout *lay, unsigned char **rows,
-                    char *why, size_t n)
-{
-  hid_t ds, pt = -1, sp = -1;
-  hssize_t npts;
-  int rc = RIVER_ECORRUPT;
-
-  *rows = NULL;
-  ds = H5Dopen2(f, "partitions", H5P_DEFAULT);
-  sp = ds < 0 ? -1 : H5Dget_space(ds);
-  npts = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
-  if (npts < 0 || (uint64_t)npts != a->np) {
-    snprintf(why, n, "partition table missing or not %llu rows",
-             (unsigned long long)a->np);
-    goto out;
-  }
-  pt = h5_part_type((int)a->repl, pc->key_size, lay);
-  *rows = calloc(a->np, lay->size);
-  if (pt < 0 || *rows == NULL) {
-    rc = RIVER_ENOMEM;
-    goto out;
-  }
-  if (H5Dread(ds, pt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
-    snprintf(why, n, "cannot read the partition table");
-    goto out;
-  }
-  rc = RIVER_SUCCESS;
-out:
-  if (pt >= 0) H5Tclose(pt);
-  if (sp >= 0) H5Sclose(sp);
-  if (ds >= 0) H5Dclose(ds);
-  return rc;
 }
 
 /* Check the attributes against each other and the schema; fill pc
@@ -763,81 +825,163 @@ static int unpack_rows(river_pcoll *pc, const unsigned char *rows,
   return RIVER_SUCCESS;
 }
 
-/*
- * Read f into pc. The checksum is checked as soon as the whole content
- * is read, before anything in it is believed beyond what reading needs:
- * whatever stops the reading or fails the checksum is reported as a
- * checksum failure (the file was altered or torn), with the detail.
- */
-static int read_meta(hid_t f, river_pcoll *pc, const char *path,
+/* River's record rec (reclen bytes, inside a sealed image) of the
+ * metadata at path into pc. The seal vouches for its bytes, not for
+ * its sense: every count and string is checked before it is used. */
+static int read_meta(river_pcoll *pc, const char *path,
+                     const unsigned char *rec, size_t reclen,
                      int keep_disks)
 {
   struct meta_attrs *a = malloc(sizeof *a);
+  struct dec d = {rec, reclen, 0};
   unsigned char *rows = NULL;
   struct row_layout lay;
   char why[512] = "";
-  int rc, sealed = 0;
+  int rc = RIVER_SUCCESS;
 
   if (a == NULL)
     return RIVER_ENOMEM;
-  rc = get_attrs(f, a, why, sizeof why);
+  decode_attrs(&d, a);
+  if (d.bad || a->fmt != RIVER_PCOLL_FORMAT) {
+    snprintf(why, sizeof why, "its River record is malformed (attributes)");
+    rc = RIVER_ECORRUPT;
+  }
   if (rc == RIVER_SUCCESS)
     rc = get_shape(pc, a, &lay, why, sizeof why);
+  /* Nothing is allocated for rows the record cannot hold. */
+  if (rc == RIVER_SUCCESS
+      && (a->repl > d.left || pc->key_size > d.left
+          || a->np > d.left / (ROW_FIXED + 4 * a->repl
+                               + 2 * (uint64_t)pc->key_size))) {
+    snprintf(why, sizeof why, "its River record is too short for %llu "
+             "partitions", (unsigned long long)a->np);
+    rc = RIVER_ECORRUPT;
+  }
+  if (rc == RIVER_SUCCESS && (rows = calloc(a->np, lay.size)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (rc == RIVER_SUCCESS) {
+    decode_rows(&d, a, &lay, pc->key_size, rows);
+    if (d.bad || d.left != 0) {
+      snprintf(why, sizeof why, "its River record is malformed (partition "
+               "table)");
+      rc = RIVER_ECORRUPT;
+    }
+  }
   if (rc == RIVER_SUCCESS)
-    rc = get_rows(f, pc, a, &lay, &rows, why, sizeof why);
-  if (rc == RIVER_SUCCESS)
-    sealed = a->has_crc && a->crc == digest(a, rows, &lay, pc->key_size);
-  if (rc == RIVER_SUCCESS && sealed)
     rc = check_attrs(pc, a, keep_disks, why, sizeof why);
-  if (rc == RIVER_SUCCESS && sealed)
+  if (rc == RIVER_SUCCESS)
     rc = unpack_rows(pc, rows, &lay, why, sizeof why);
-  if (rc == RIVER_ENOMEM) {
+  if (rc == RIVER_ENOMEM)
     river__error("collection %s: metadata %s: out of memory reading it",
                  pc->info.name, path);
-  } else if (rc == RIVER_EFORMAT) {
-    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
-    rc = RIVER_ECORRUPT;
-  } else if (!sealed) {
-    river__error("collection %s: metadata %s fails its checksum (altered "
-                 "or torn write)%s%s", pc->info.name, path,
-                 why[0] ? ": " : "", why);
-    rc = RIVER_ECORRUPT;
-  } else if (rc != RIVER_SUCCESS) {
+  else if (rc != RIVER_SUCCESS)
     river__error("collection %s: metadata %s: %s", pc->info.name, path, why);
-  }
   free(rows);
   free(a);
   return rc;
 }
 
+/* Read the whole metadata file at path into *img (*len bytes; the
+ * caller frees it), with one open that follows no symbolic link and
+ * does not block (a FIFO is refused at once): only a regular file of at
+ * most RIVER_PCOLL_META_MAX bytes is read. Errors are logged. */
+static int read_image(const river_pcoll *pc, const char *path,
+                      unsigned char **img, size_t *len)
+{
+  river__file f = {-1, 0, NULL, 0};
+  struct stat st;
+  size_t got = 0;
+  ssize_t n;
+  int rc = RIVER_SUCCESS;
+
+  *img = NULL;
+  f.fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (f.fd < 0 && errno == ELOOP) {
+    river__error("collection %s: metadata %s is a symbolic link; not read "
+                 "(River's metadata is a regular file)", pc->info.name,
+                 path);
+    return RIVER_ECORRUPT;
+  }
+  if (f.fd < 0) {
+    f.err = errno;
+    f.call = "open";
+  } else if (fstat(f.fd, &st) != 0) {
+    f.err = errno;
+    f.call = "fstat";
+  } else if (!S_ISREG(st.st_mode)) {
+    f.mode = (unsigned)st.st_mode;
+  }
+  if (f.call != NULL || f.mode != 0) {
+    if (f.fd >= 0)
+      close(f.fd);
+    f.fd = -1;
+    return river__open_report(path, "metadata", RIVER_LOG_ERROR, &f);
+  }
+  if ((uint64_t)st.st_size > RIVER_PCOLL_META_MAX) {
+    river__error("collection %s: metadata %s is %llu bytes, over the "
+                 "%llu-byte bound of a metadata file; not read (corrupt, "
+                 "or not River's)", pc->info.name, path,
+                 (unsigned long long)st.st_size, RIVER_PCOLL_META_MAX);
+    close(f.fd);
+    return RIVER_ECORRUPT;
+  }
+  *img = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+  if (*img == NULL)
+    rc = RIVER_ENOMEM;
+  while (rc == RIVER_SUCCESS && got < (size_t)st.st_size) {
+    n = pread(f.fd, *img + got, (size_t)st.st_size - got, (off_t)got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      river__error("collection %s: cannot read metadata %s: %s",
+                   pc->info.name, path, strerror(errno));
+      rc = RIVER_EIO;
+    } else if (n == 0) {
+      break;  /* it shrank meanwhile: the seal's length says so */
+    }
+    got += n > 0 ? (size_t)n : 0;
+  }
+  close(f.fd);
+  if (rc != RIVER_SUCCESS) {
+    free(*img);
+    *img = NULL;
+    return rc;
+  }
+  *len = got;
+  return RIVER_SUCCESS;
+}
+
+int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
+                            const void *img, size_t len, int keep_disks)
+{
+  size_t reclen = 0;
+  char why[256];
+  int rc;
+
+  rc = river__pcoll_seal_check(img, len, &reclen, why, sizeof why);
+  if (rc == RIVER_EFORMAT) {
+    river__error("collection %s: metadata %s %s (copy it out with the "
+                 "River that wrote it, or remove it: `river rm --force "
+                 "%s`)", pc->info.name, path, why, pc->info.name);
+    return RIVER_ECORRUPT;
+  }
+  if (rc != RIVER_SUCCESS) {
+    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
+    return RIVER_ECORRUPT;
+  }
+  return read_meta(pc, path, (const unsigned char *)img
+                   + RIVER_PCOLL_SEAL_HDR, reclen, keep_disks);
+}
+
 int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
 {
-  struct h5_quiet q;
-  hid_t f, fapl;
-  int rc, fd;
+  unsigned char *img;
+  size_t len = 0;
+  int rc = read_image(pc, path, &img, &len);
 
-  /* HDF5 opens the file itself, and would wait forever on a FIFO and
-   * call a file it may not read corrupt: look first. */
-  rc = river__open_regular(path, "metadata", RIVER_LOG_ERROR, &fd);
   if (rc != RIVER_SUCCESS)
     return rc;
-  close(fd);
-  h5_quiet_on(&q);
-  /* Closing the file closes whatever a failed read left open in it. */
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0)
-    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-  f = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
-  if (f < 0) {
-    river__error("collection %s: metadata %s: not a readable HDF5 file "
-                 "(corrupt or truncated metadata)", pc->info.name, path);
-    rc = RIVER_ECORRUPT;
-  } else {
-    rc = read_meta(f, pc, path, keep_disks);
-    H5Fclose(f);
-  }
-  if (fapl >= 0)
-    H5Pclose(fapl);
-  h5_quiet_off(&q);
+  rc = river__pcoll_meta_parse(pc, path, img, len, keep_disks);
+  free(img);
   return rc;
 }

@@ -117,6 +117,7 @@ unit_tests = \
 	tests/unit/test_log \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_outfile \
+	tests/unit/test_pcoll_seal \
 	tests/unit/test_sched \
 	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \
@@ -148,6 +149,10 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the metadata file's seal.
+tests_unit_test_pcoll_seal_SOURCES = tests/unit/test_pcoll_seal.c \
+	src/pcoll_seal.c
+tests_unit_test_pcoll_seal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the scheduler, with the backoff it shares with river_wait.
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
@@ -271,6 +276,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_special.sh tests/cli/test_coll_streams.sh \
 	tests/cli/test_bench.sh tests/cli/test_coll_commit.sh \
 	tests/cli/test_coll_memory.sh tests/cli/test_coll_meta.sh \
+	tests/cli/test_coll_meta_damaged.sh \
 	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
 	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh \
 	tests/cli/test_modules_sort.sh tests/cli/test_valsort.sh \
@@ -280,6 +286,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
+	tests/cli/meta_crash.river.h5 \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
 	tests/flows/run/shared.yaml tests/flows/run/coll_count.yaml \
 	tests/flows/run/gen_coll.yaml tests/flows/run/file_copy.yaml \
