@@ -174,6 +174,10 @@ static uint64_t run_block(const river_pcoll_info *in, size_t key_size,
   return b;
 }
 
+/* A claim on runs this process could not remove: kept (and reachable)
+ * until the process exits, when gc takes over. */
+static river_pcoll_scratch *kept_claim;
+
 /* The two-pass sort: IN's sorted runs (at most mem bytes each) into
  * collection `runs`, then merged into OUT; `runs` removed whatever
  * happens. kv/n: the first pass's params so far. */
@@ -182,6 +186,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
                     const char *spec, uint64_t mem, double *seconds)
 {
   char merge[4096], runs[96], mkv[8][4200];
+  river_pcoll_scratch *claim = NULL;
   const char *params[24];
   double t1 = 0, t2 = 0;
   uint64_t block = run_block(in, key_size, mem);
@@ -204,8 +209,13 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
                                sizeof merge));
   if (rc == RIVER_SUCCESS)
     rc = runs_name(runs, sizeof runs);
-  if (rc != RIVER_SUCCESS)
+  if (rc == RIVER_SUCCESS && cli_rank() == 0)   /* gc's, if we die */
+    rc = river_pcoll_scratch_claim(runs, &a->opts, &claim);
+  rc = cli_agree(rc);
+  if (rc != RIVER_SUCCESS) {
+    river_pcoll_scratch_release(claim);
     return rc;
+  }
   snprintf(kv[n++], 4200, "out=%s", runs);
   snprintf(kv[n++], 4200, "memory=%llu", (unsigned long long)mem);
   snprintf(kv[n++], 4200, "spill=true");
@@ -232,9 +242,14 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
     rc = cli_run_flow(merge, params, m, &t2);
   if (cli_rank() == 0) {   /* the runs go, whatever happened */
     int r = river_pcoll_remove(runs, &a->opts);
-    if (r != RIVER_SUCCESS && r != RIVER_ENOTFOUND)
+    if (r != RIVER_SUCCESS && r != RIVER_ENOTFOUND) {
       river_log(RIVER_LOG_WARN, "sort: could not remove the runs "
-                "collection %s (river rm %s removes it)", runs, runs);
+                "collection %s (river rm %s or river gc --remove removes "
+                "it)", runs, runs);
+      kept_claim = claim;   /* held to exit: gc lists the runs after */
+    } else {
+      river_pcoll_scratch_release(claim);
+    }
   }
   *seconds = t1 + t2;
   if (rc == RIVER_SUCCESS && cli_rank() == 0)

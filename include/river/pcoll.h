@@ -328,6 +328,26 @@ RIVER_API int river_pcoll_purge(const char *name,
                                 river_pcoll_leftover_fn report, void *arg,
                                 uint64_t *nfiles, uint64_t *nbytes);
 
+/*
+ * A claim on a scratch collection: one a job makes and removes itself
+ * (a two-pass sort's runs). Claim it before it is created and release
+ * it after it is removed; should the process die in between, the claim
+ * outlives it (a locked record under ROOT/.river-outside that no one
+ * holds) and river_pcoll_gc of that root lists the collection as a
+ * leftover, and removes it, data files and all, with remove set. Not
+ * collective: one rank claims. RIVER_EINVAL for NULL or a bad name;
+ * RIVER_EACCES or RIVER_EIO (logged) if the record cannot be made.
+ */
+typedef struct river_pcoll_scratch river_pcoll_scratch;
+
+RIVER_API int river_pcoll_scratch_claim(const char *name,
+                                        const river_pcoll_opts *opts,
+                                        river_pcoll_scratch **out);
+
+/* Drop a claim and free it (the collection itself is the caller's to
+ * remove first). NULL is a no-op. */
+RIVER_API void river_pcoll_scratch_release(river_pcoll_scratch *sc);
+
 /* Check a collection name (see river_pcoll_create): RIVER_SUCCESS or
  * RIVER_EINVAL with a logged reason. */
 RIVER_API int river_pcoll_check_name(const char *name);

@@ -11,7 +11,8 @@
 #  - a failure in the second pass (an I/O error at OUT's rename) or the
 #    first (an I/O error writing the runs) leaves the old OUT and no
 #    temporary collection; a kill leaves the old OUT, and the runs
-#    collection is listed by river ls and removed by river rm;
+#    collection is listed by river ls and by river gc, which removes it
+#    with --remove; gc --remove leaves a live sort's runs alone;
 #  - --memory too small to make progress, and --static when IN does not
 #    fit, are refused naming why.
 set -u
@@ -80,8 +81,35 @@ env RIVER_TEST_FAULT=file-rename:kill "$run" -n 3 "$river" sort \
 cmp -s "$d/old" "$d/s.in" || fail "killed in the second pass: OUT changed"
 left=$(r 1 ls 2>/dev/null | awk '/^sort-runs-/ { print $1 }')
 [ -n "$left" ] || fail "killed: no runs collection to clean up"
-for c in $left; do r 1 rm "$c" >/dev/null 2>&1 || fail "river rm $c"; done
-no_runs || fail "river rm left the runs"
+# gc finds them (the sort's claim on its runs outlived it), and removes
+# them with their data files; a live sort's runs are left alone.
+"$river" gc >"$tmp/gc" 2>&1 || fail "gc after a killed two-pass sort"
+for c in $left; do
+  grep -q "/$c.river.h5 .*scratch collection whose job died" "$tmp/gc" \
+    || { fail "gc does not list the killed sort's runs $c"; cat "$tmp/gc"; }
+done
+"$river" gc --remove >"$tmp/gc" 2>&1 || fail "gc --remove"
+for c in $left; do
+  grep -q "/disk[0-9]*/$c\.p0\..*\.rdat .*removed" "$tmp/gc" \
+    || fail "gc --remove did not remove the runs' data files"
+  ls "$root"/disk*/"$c".* >/dev/null 2>&1 && fail "runs data left: $c"
+done
+no_runs || fail "gc --remove left the runs"
+"$river" gc 2>&1 | grep -q "^gc: no leftovers" || fail "gc: not clean after"
+env RIVER_TEST_FAULT=file-rename:wait=$tmp/hold "$run" -n 2 "$river" sort \
+  u "file:$d/live" --memory $M >/dev/null 2>&1 &
+live=$!
+touch "$tmp/hold"
+for i in $(seq 1 200); do   # until the second pass holds at the rename
+  r 1 ls 2>/dev/null | grep -q '^sort-runs-' && break
+  sleep 0.1
+done
+"$river" gc --remove >"$tmp/gc" 2>&1
+grep -q "sort-runs-" "$tmp/gc" && fail "gc --remove touched a live sort's runs"
+rm -f "$tmp/hold"
+wait $live || fail "the live sort failed after gc"
+valid "file:$d/live" u || fail "the live sort's output invalid"
+no_runs || fail "the live sort left its runs"
 
 # Refused.
 expect_fail 2 "sort: --memory 4096 bytes is too small to make progress" \

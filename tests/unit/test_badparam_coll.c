@@ -281,6 +281,23 @@ static void test_badparam_pcoll_remove(void **state)
     assert_int_equal(river_pcoll_purge(badnames[i], NULL, NULL, NULL, NULL,
                                        NULL), RIVER_EINVAL);
 
+  /* scratch claims: a name, an out-parameter; release of NULL is a no-op */
+  {
+    river_pcoll_scratch *sc = (river_pcoll_scratch *)&o;
+    assert_int_equal(river_pcoll_scratch_claim(NULL, NULL, &sc),
+                     RIVER_EINVAL);
+    assert_int_equal(river_pcoll_scratch_claim("c", NULL, NULL),
+                     RIVER_EINVAL);
+    for (i = 0; i < NBADNAMES; i++)
+      assert_int_equal(river_pcoll_scratch_claim(badnames[i], NULL, &sc),
+                       RIVER_EINVAL);
+    o.root = "";
+    assert_int_equal(river_pcoll_scratch_claim("c", &o, &sc), RIVER_EINVAL);
+    o.root = NULL;
+    assert_ptr_equal(sc, (river_pcoll_scratch *)&o);   /* untouched */
+    river_pcoll_scratch_release(NULL);
+  }
+
   /* check_name */
   assert_int_equal(river_pcoll_check_name(NULL), RIVER_EINVAL);
   for (i = 0; i < NBADNAMES; i++)
