@@ -83,19 +83,19 @@ left=$(r 1 ls 2>/dev/null | awk '/^sort-runs-/ { print $1 }')
 [ -n "$left" ] || fail "killed: no runs collection to clean up"
 # gc finds them (the sort's claim on its runs outlived it), and removes
 # them with their data files; a live sort's runs are left alone.
-"$river" gc >"$tmp/gc" 2>&1 || fail "gc after a killed two-pass sort"
+r 1 gc >"$tmp/gc" 2>&1 || fail "gc after a killed two-pass sort"
 for c in $left; do
   grep -q "/$c.river.h5 .*scratch collection whose job died" "$tmp/gc" \
     || { fail "gc does not list the killed sort's runs $c"; cat "$tmp/gc"; }
 done
-"$river" gc --remove >"$tmp/gc" 2>&1 || fail "gc --remove"
+r 1 gc --remove >"$tmp/gc" 2>&1 || fail "gc --remove"
 for c in $left; do
   grep -q "/disk[0-9]*/$c\.p0\..*\.rdat .*removed" "$tmp/gc" \
     || fail "gc --remove did not remove the runs' data files"
   ls "$root"/disk*/"$c".* >/dev/null 2>&1 && fail "runs data left: $c"
 done
 no_runs || fail "gc --remove left the runs"
-"$river" gc 2>&1 | grep -q "^gc: no leftovers" || fail "gc: not clean after"
+r 1 gc 2>&1 | grep -q "^gc: no leftovers" || fail "gc: not clean after"
 env RIVER_TEST_FAULT=file-rename:wait=$tmp/hold "$run" -n 2 "$river" sort \
   u "file:$d/live" --memory $M >/dev/null 2>&1 &
 live=$!
@@ -104,7 +104,7 @@ for i in $(seq 1 200); do   # until the second pass holds at the rename
   r 1 ls 2>/dev/null | grep -q '^sort-runs-' && break
   sleep 0.1
 done
-"$river" gc --remove >"$tmp/gc" 2>&1
+r 1 gc --remove >"$tmp/gc" 2>&1
 grep -q "sort-runs-" "$tmp/gc" && fail "gc --remove touched a live sort's runs"
 rm -f "$tmp/hold"
 wait $live || fail "the live sort failed after gc"
