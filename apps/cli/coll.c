@@ -773,19 +773,18 @@ toolong:
   return RIVER_EINVAL;
 }
 
-/* Rank 0: open o->target, a character device or FIFO (st: its lstat),
- * to write through it: without waiting (O_NONBLOCK: a FIFO with no
- * reader fails at once), not through a link swapped in since, and
- * only if it still is such a file; then blocking again for the writes.
- * The descriptor, or -1 with a logged error. */
+/* Rank 0: open o->target, a character device or FIFO (st: its lstat;
+ * out_protected has let it through), to write through it: without
+ * waiting (O_NONBLOCK: a FIFO with no reader fails at once), not through
+ * a link swapped in since, and only if it still is such a file; then
+ * blocking again for the writes. The descriptor, or -1 with a logged
+ * error. */
 static int out_special(const char *out, const struct out_path *o,
                        const struct stat *st)
 {
   struct stat fs;
   int fd, fl;
 
-  if (out_protected(o->target, st, "special file") != 0)
-    return -1;
   fd = open(o->target, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY
                        | O_CLOEXEC);
   if (fd < 0) {
@@ -827,6 +826,8 @@ static int copy_out_open(struct copy_out *co, const char *out,
   }
   if (lstat(o->target, &st) == 0 && (S_ISFIFO(st.st_mode)
                                      || S_ISCHR(st.st_mode))) {
+    if (out_protected(o->target, &st, "special file") != 0)
+      return RIVER_EACCES;
     co->fd = out_special(out, o, &st);   /* written through */
     return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;
   }

@@ -11,7 +11,8 @@
  * so that river_pcoll_gc of that root lists (and removes) a temporary a
  * killed job left. Publishing keeps a replaced file's mode (and owner,
  * where the process may set it) and is durable by default: the file is
- * fsynced before the rename and its directory after.
+ * fsynced before the rename and its directory after (a failure of that
+ * last fsync is a warning: river_outfile_publish).
  *
  * None of these calls is collective; the handle belongs to the caller
  * until river_outfile_publish or river_outfile_discard, which free it.
@@ -59,6 +60,10 @@ RIVER_API int river_outfile_tmp(const river_outfile *of, const char **tmp);
  * NOREPLACE, to the target only if nothing is there), fsync the
  * directory, and drop the record. Frees the handle whatever happens; on
  * failure (logged) the temporary is removed and the target untouched.
+ * The rename is the publish: once it is done the call succeeds, and a
+ * failed fsync of the directory after it is only a warning naming the
+ * directory (the new file is in place and whole; the rename may not
+ * survive a power failure), as a collection's commit treats the root's.
  */
 RIVER_API int river_outfile_publish(river_outfile *of);
 
