@@ -776,17 +776,17 @@ toolong:
 /* Rank 0: open o->target, a character device or FIFO (st: its lstat;
  * out_protected has let it through), to write through it: without
  * waiting (O_NONBLOCK: a FIFO with no reader fails at once), not through
- * a link swapped in since, and only if it still is such a file; then
- * blocking again for the writes. The descriptor, or -1 with a logged
- * error. */
+ * a link swapped in since (unless follow: a link only the kernel can
+ * resolve), and only if it still is such a file; then blocking again for
+ * the writes. The descriptor, or -1 with a logged error. */
 static int out_special(const char *out, const struct out_path *o,
-                       const struct stat *st)
+                       const struct stat *st, int follow)
 {
   struct stat fs;
   int fd, fl;
 
-  fd = open(o->target, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY
-                       | O_CLOEXEC);
+  fd = open(o->target, O_WRONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW)
+                       | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     river_log(RIVER_LOG_ERROR, "copy-out: cannot open %s: %s", out,
               errno == ENXIO && S_ISFIFO(st->st_mode)
@@ -820,6 +820,16 @@ static int copy_out_open(struct copy_out *co, const char *out,
   }
   if ((rc = out_resolve(out, o)) != RIVER_SUCCESS)
     return rc;
+  if (lstat(o->target, &st) != 0 && strcmp(o->target, out) != 0
+      && stat(out, &st) == 0 && (S_ISFIFO(st.st_mode)
+                                 || S_ISCHR(st.st_mode))) {
+    /* A link whose text names no file, but the kernel resolves it: a
+     * process's descriptor (/dev/stdout -> /proc/self/fd/1 -> pipe:[N]).
+     * Every link on the way was allowed above. */
+    snprintf(o->target, sizeof o->target, "%s", out);
+    co->fd = out_special(out, o, &st, 1);
+    return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;
+  }
   if (lstat(o->target, &st) == 0 && S_ISDIR(st.st_mode)) {
     river_log(RIVER_LOG_ERROR, "copy-out: %s is a directory", out);
     return RIVER_EINVAL;
@@ -828,7 +838,7 @@ static int copy_out_open(struct copy_out *co, const char *out,
                                      || S_ISCHR(st.st_mode))) {
     if (out_protected(o->target, &st, "special file") != 0)
       return RIVER_EACCES;
-    co->fd = out_special(out, o, &st);   /* written through */
+    co->fd = out_special(out, o, &st, 0);   /* written through */
     return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;
   }
   if (lstat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -7,7 +7,8 @@
 #     applied whatever the sysctl says); the caller's own link there, and
 #     a link of the directory's owner, are followed;
 #   - copy-out -o to a FIFO another user planted there, or to a FIFO with
-#     no reader, is an error at once, never a wait in open();
+#     no reader, is an error at once, never a wait in open(); /dev/stderr
+#     (a link to the launcher's pipe) is written through;
 #   - the directory sync after the rename that publishes an output fails
 #     (EIO, the fail_fsync shim on the output's directory): copy-out -o,
 #     a flow's file_write and sort file: warn that the file is published
@@ -80,6 +81,13 @@ co_timed "a FIFO with no reader" "$tmp/nobody-reads"
 [ $rc = 0 ] && fail "copy-out -o a FIFO with no reader succeeded"
 grep -q "copy-out: cannot open $tmp/nobody-reads: a FIFO with no reader" "$tmp/err" \
   || { fail "a FIFO with no reader: no message saying so"; head -n 3 "$tmp/err"; }
+
+# /dev/stderr, a link to /proc/self/fd/2, a link whose text names no file
+# (pipe:[N]: the launcher's pipe): written through, as the kernel resolves
+# it.
+r 2 copy-out X -o /dev/stderr </dev/null >/dev/null 2>"$tmp/se" \
+  || { fail "copy-out -o /dev/stderr (a pipe)"; head -c 300 "$tmp/se"; }
+cmp -s "$tmp/se" "$tmp/ref.dat" || fail "copy-out -o /dev/stderr: other bytes"
 
 # --------------------------- the directory sync after the publish fails
 mkdir "$tmp/out"
