@@ -171,13 +171,48 @@ static void finish(river_outfile *of)
   free(of);
 }
 
-/* RIVER_SUCCESS if path may be replaced: absent or a regular file. */
+/* The directory holding path into dir (RIVER_PATH_MAX bytes). */
+static void dir_of(const char *path, char *dir)
+{
+  const char *slash = strrchr(path, '/');
+
+  if (slash == NULL)
+    strcpy(dir, ".");
+  else
+    snprintf(dir, RIVER_PATH_MAX, "%.*s", slash == path ? 1
+             : (int)(slash - path), path);
+}
+
+/* RIVER_SUCCESS unless regular file path (st: its lstat) belongs to
+ * another user in a sticky, world-writable directory (the kernel's
+ * protected_regular rule): replacing it would give its owner, who
+ * planted it, the new file (keep_mode) -- RIVER_EACCES, logged. */
+static int not_planted(const char *path, const struct stat *st)
+{
+  char dir[RIVER_PATH_MAX];
+  struct stat ds;
+
+  dir_of(path, dir);
+  if (st->st_uid == geteuid() || stat(dir, &ds) != 0
+      || !(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH)
+      || st->st_uid == ds.st_uid)
+    return RIVER_SUCCESS;
+  river__error("%s is a file owned by another user (uid %u) in the "
+               "sticky, world-writable directory %s: not replacing it",
+               path, (unsigned)st->st_uid, dir);
+  return RIVER_EACCES;
+}
+
+/* RIVER_SUCCESS if path may be replaced: absent or a regular file (not
+ * another user's in a sticky, world-writable directory). */
 static int replaceable(const char *path)
 {
   struct stat st;
 
-  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+  if (lstat(path, &st) != 0)
     return RIVER_SUCCESS;
+  if (S_ISREG(st.st_mode))
+    return not_planted(path, &st);
   river__error("%s exists and is not a regular file (%s): not replacing "
                "it", path, S_ISDIR(st.st_mode) ? "a directory"
                : S_ISLNK(st.st_mode) ? "a symbolic link"
@@ -288,15 +323,10 @@ static int rename_in(const river_outfile *of)
  */
 static void sync_dir(const char *path)
 {
-  const char *slash = strrchr(path, '/');
   char dir[RIVER_PATH_MAX];
   int fd, e = 0;
 
-  if (slash == NULL)
-    strcpy(dir, ".");
-  else
-    snprintf(dir, sizeof dir, "%.*s", slash == path ? 1
-             : (int)(slash - path), path);
+  dir_of(path, dir);
   fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fsync(fd) != 0)
     e = errno;

@@ -5,7 +5,9 @@
 #     world-writable directory is refused, naming it, and what the link
 #     points to stays byte for byte (Linux's protected_symlinks rule,
 #     applied whatever the sysctl says); the caller's own link there, and
-#     a link of the directory's owner, are followed;
+#     a link of the directory's owner, are followed; a regular file
+#     another user planted there is not replaced (copy-out, sort file:),
+#     as Linux's protected_regular would refuse to open it;
 #   - copy-out -o to a FIFO another user planted there, or to a FIFO with
 #     no reader, is an error at once, never a wait in open(); /dev/stderr
 #     (a link to the launcher's pipe) is written through;
@@ -56,6 +58,21 @@ if chown -h "$other" "$tmp/pub/theirs.dat"; then
   grep -q "copy-out: $tmp/pub/fifo.dat is a special file owned by another user (uid $other)" "$tmp/err" \
     || { fail "another user's FIFO: no message naming it"; head -n 3 "$tmp/err"; }
 
+  # A regular file another user planted there is not replaced (the new
+  # file would be given its owner and mode): copy-out and sort file:.
+  head -c 700 /dev/urandom >"$tmp/pub/planted.dat"
+  cp "$tmp/pub/planted.dat" "$tmp/planted.orig"
+  chown "$other" "$tmp/pub/planted.dat"; chmod 666 "$tmp/pub/planted.dat"
+  co_timed "another user's file" "$tmp/pub/planted.dat"
+  [ $rc = 0 ] && fail "copy-out -o replaced another user's file in a sticky directory"
+  grep -q "$tmp/pub/planted.dat is a file owned by another user (uid $other) in the sticky, world-writable directory $tmp/pub: not replacing it" "$tmp/err" \
+    || { fail "another user's file: no message naming it"; head -n 3 "$tmp/err"; }
+  expect_fail 2 "planted.dat is a file owned by another user \\(uid $other\\)" \
+    sort X "file:$tmp/pub/planted.dat" --force
+  cmp -s "$tmp/pub/planted.dat" "$tmp/planted.orig" \
+    || fail "another user's file in a sticky directory was replaced"
+  [ -z "$(ls -a "$tmp/pub" | grep river-tmp)" ] || fail "a refused output left a temporary"
+
   # A link of the directory's owner is followed (the kernel's rule too).
   mkdir -m 1777 "$tmp/pub2"; chown "$other" "$tmp/pub2"
   echo old >"$tmp/victim/owners.dat"
@@ -90,40 +107,40 @@ r 2 copy-out X -o /dev/stderr </dev/null >/dev/null 2>"$tmp/se" \
 cmp -s "$tmp/se" "$tmp/ref.dat" || fail "copy-out -o /dev/stderr: other bytes"
 
 # --------------------------- the directory sync after the publish fails
-mkdir "$tmp/out"
+mkdir "$tmp/odir"
 warned() { # WHAT FILE: the warning names FILE
-  grep -q "$2 is published, but the directory sync failed ($tmp/out: Input/output error): the rename may not survive a power failure" "$tmp/err" \
+  grep -q "$2 is published, but the directory sync failed ($tmp/odir: Input/output error): the rename may not survive a power failure" "$tmp/err" \
     || { fail "$1: no warning that the directory sync failed"; head -n 3 "$tmp/err"; }
 }
 # preloaded N ARGS...: river ARGS on N ranks with the shim failing the
-# fsync of $tmp/out; exit status in $rc, stderr in $tmp/err.
+# fsync of $tmp/odir; exit status in $rc, stderr in $tmp/err.
 preloaded() {
   local n=$1; shift
-  env LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$tmp/out" \
+  env LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$tmp/odir" \
     timeout 120 "$run" -n "$n" "$river" "$@" </dev/null >/dev/null 2>"$tmp/err"
   rc=$?
 }
 
-head -c 20000 /dev/urandom >"$tmp/out/co.dat"
-preloaded 2 copy-out X -o "$tmp/out/co.dat"
+head -c 20000 /dev/urandom >"$tmp/odir/co.dat"
+preloaded 2 copy-out X -o "$tmp/odir/co.dat"
 [ $rc = 0 ] || { fail "copy-out -o: a failed directory sync after the rename: exit $rc"; head -n 3 "$tmp/err"; }
-warned "copy-out -o" "$tmp/out/co.dat"
-cmp -s "$tmp/out/co.dat" "$tmp/ref.dat" || fail "copy-out -o: the published file is not complete"
+warned "copy-out -o" "$tmp/odir/co.dat"
+cmp -s "$tmp/odir/co.dat" "$tmp/ref.dat" || fail "copy-out -o: the published file is not complete"
 
-head -c 20000 /dev/urandom >"$tmp/out/fw.dat"
-preloaded 2 run "$flows/coll_file.yaml" coll=X out="$tmp/out/fw.dat"
+head -c 20000 /dev/urandom >"$tmp/odir/fw.dat"
+preloaded 2 run "$flows/coll_file.yaml" coll=X out="$tmp/odir/fw.dat"
 [ $rc = 0 ] || { fail "file_write: a failed directory sync after the rename: exit $rc"; head -n 3 "$tmp/err"; }
-warned "file_write" "$tmp/out/fw.dat"
+warned "file_write" "$tmp/odir/fw.dat"
 r 2 run "$flows/coll_file.yaml" coll=X out="$tmp/fw.want" </dev/null >/dev/null 2>&1 \
   || fail "file_write without the shim"
-cmp -s "$tmp/out/fw.dat" "$tmp/fw.want" || fail "file_write: the published file is not complete"
+cmp -s "$tmp/odir/fw.dat" "$tmp/fw.want" || fail "file_write: the published file is not complete"
 
-head -c 20000 /dev/urandom >"$tmp/out/sf.dat"
-preloaded 2 sort X "file:$tmp/out/sf.dat" --force
+head -c 20000 /dev/urandom >"$tmp/odir/sf.dat"
+preloaded 2 sort X "file:$tmp/odir/sf.dat" --force
 [ $rc = 0 ] || { fail "sort file:: a failed directory sync after the rename: exit $rc"; head -n 3 "$tmp/err"; }
-warned "sort file:" "$tmp/out/sf.dat"
+warned "sort file:" "$tmp/odir/sf.dat"
 r 2 sort X "file:$tmp/sf.want" </dev/null >/dev/null 2>&1 || fail "sort file: without the shim"
-cmp -s "$tmp/out/sf.dat" "$tmp/sf.want" || fail "sort file:: the published file is not complete"
-[ -z "$(ls -a "$tmp/out" | grep river-tmp)" ] || fail "a temporary was left in $tmp/out"
+cmp -s "$tmp/odir/sf.dat" "$tmp/sf.want" || fail "sort file:: the published file is not complete"
+[ -z "$(ls -a "$tmp/odir" | grep river-tmp)" ] || fail "a temporary was left in $tmp/odir"
 
 clitest_end test_outfile_target
