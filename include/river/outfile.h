@@ -38,7 +38,10 @@ typedef struct river_outfile river_outfile;
 /*
  * Create the temporary for target `path` (its directory must exist; a
  * target that exists must be a regular file, else RIVER_EEXIST, logged:
- * River does not rename over a directory, link, device or FIFO) and
+ * River does not rename over a directory, link, device or FIFO; and not
+ * another user's, not the directory owner's, in a sticky, world-writable
+ * directory, else RIVER_EACCES, logged: publishing keeps the replaced
+ * file's owner and mode, which would hand the new data over) and
  * record it in `root` (NULL: $RIVER_ROOT, else the default root; no
  * record if that directory does not exist). flags: RIVER_OUTFILE_*.
  * *out gets the handle. RIVER_EINVAL for NULL or unknown flags; RIVER_EIO
