@@ -171,13 +171,48 @@ static void finish(river_outfile *of)
   free(of);
 }
 
-/* RIVER_SUCCESS if path may be replaced: absent or a regular file. */
+/* The directory holding path into dir (RIVER_PATH_MAX bytes). */
+static void dir_of(const char *path, char *dir)
+{
+  const char *slash = strrchr(path, '/');
+
+  if (slash == NULL)
+    strcpy(dir, ".");
+  else
+    snprintf(dir, RIVER_PATH_MAX, "%.*s", slash == path ? 1
+             : (int)(slash - path), path);
+}
+
+/* RIVER_SUCCESS unless regular file path (st: its lstat) belongs to
+ * another user in a sticky, world-writable directory (the kernel's
+ * protected_regular rule): replacing it would give its owner, who
+ * planted it, the new file (keep_mode) -- RIVER_EACCES, logged. */
+static int not_planted(const char *path, const struct stat *st)
+{
+  char dir[RIVER_PATH_MAX];
+  struct stat ds;
+
+  dir_of(path, dir);
+  if (st->st_uid == geteuid() || stat(dir, &ds) != 0
+      || !(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH)
+      || st->st_uid == ds.st_uid)
+    return RIVER_SUCCESS;
+  river__error("%s is a file owned by another user (uid %u) in the "
+               "sticky, world-writable directory %s: not replacing it",
+               path, (unsigned)st->st_uid, dir);
+  return RIVER_EACCES;
+}
+
+/* RIVER_SUCCESS if path may be replaced: absent or a regular file (not
+ * another user's in a sticky, world-writable directory). */
 static int replaceable(const char *path)
 {
   struct stat st;
 
-  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+  if (lstat(path, &st) != 0)
     return RIVER_SUCCESS;
+  if (S_ISREG(st.st_mode))
+    return not_planted(path, &st);
   river__error("%s exists and is not a regular file (%s): not replacing "
                "it", path, S_ISDIR(st.st_mode) ? "a directory"
                : S_ISLNK(st.st_mode) ? "a symbolic link"
@@ -279,6 +314,30 @@ static int rename_in(const river_outfile *of)
   return r;
 }
 
+/*
+ * fsync the directory holding path, just after the rename that
+ * published path. The rename is the publish: readers see the new file
+ * whatever happens next, so a failure here is a warning naming the
+ * directory, and the publish succeeds (as a collection's commit does
+ * when the root's fsync after it fails).
+ */
+static void sync_dir(const char *path)
+{
+  char dir[RIVER_PATH_MAX];
+  int fd, e = 0;
+
+  dir_of(path, dir);
+  fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd) != 0)
+    e = errno;
+  if (fd >= 0)
+    close(fd);
+  if (e != 0)
+    river__warn("%s is published, but the directory sync failed (%s: %s): "
+                "the rename may not survive a power failure", path, dir,
+                strerror(e));
+}
+
 int river_outfile_publish(river_outfile *of)
 {
   int sync, rc = RIVER_SUCCESS;
@@ -309,10 +368,10 @@ int river_outfile_publish(river_outfile *of)
       rc = RIVER_EIO;
     }
   }
-  if (rc == RIVER_SUCCESS && sync)
-    rc = river__fsync_dir(of->path);   /* (logged) the rename is done */
-  else if (rc != RIVER_SUCCESS)
+  if (rc != RIVER_SUCCESS)
     unlink(of->tmp);
+  else if (sync)
+    sync_dir(of->path);   /* published: a failure here only warns */
   finish(of);
   return rc;
 }

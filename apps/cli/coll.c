@@ -4,8 +4,9 @@
  * coll_info.c). Which records each rank writes and the order of records
  * read back come from the library (river_pcoll_split, river_pcoll_order).
  * copy-in stages an input that is not a shared regular file (a pipe, a
- * FIFO) under the root (struct copy_in); copy-out writes special files
- * and symbolic links' targets through, renaming only over regular files
+ * FIFO) under the root (struct copy_in); copy-out writes a FIFO or device
+ * through and follows symbolic links (only those the kernel's
+ * protected_symlinks rule would), renaming only over regular files
  * (struct out_path).
  *
  * Every subcommand runs on all ranks of the job. Options are parsed the
@@ -675,20 +676,66 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
 /*
  * Rank 0's output. -o PATH is followed through symbolic links to what
  * they name (resolved by hand, so that a dangling link names the file to
- * create). That target, if it is a regular file or does not exist, is
- * written under a temporary name beside it (river/outfile.h: a random
- * name, recorded in the root for gc) and, once every rank has succeeded,
- * renamed over it keeping its mode, fsync'd before and its directory
- * after (unless RIVER_SYNC=0); a character device, FIFO or socket is
- * written through, as it is; a directory is an error.
+ * create), but only through links the kernel's protected_symlinks rule
+ * would follow, whatever that sysctl says: in a sticky, world-writable
+ * directory (/tmp) only a link of the caller's or of the directory's
+ * owner; another user's link there is refused, naming it. That target,
+ * if it is a regular file or does not exist, is written under a
+ * temporary name beside it (river/outfile.h: a random name, recorded in
+ * the root for gc) and, once every rank has succeeded, renamed over it
+ * keeping its mode, fsync'd before and its directory after (unless
+ * RIVER_SYNC=0). A character device or a FIFO is written through, as
+ * it is, opened without waiting: a FIFO with no reader is an error at
+ * once, and in a sticky, world-writable directory the same ownership
+ * rule applies to it (Linux's protected_fifos). A directory, a block
+ * device or a socket is an error.
  */
 struct out_path {
   char target[PATH_MAX];  /* PATH with its symbolic links followed */
   river_outfile *of;      /* its temporary; NULL when writing through */
 };
 
-/* Follow the symbolic links of path into o->target: 0, or -1 with a
- * logged error. */
+/* The directory holding path (".", "/" or its leading part) into dir
+ * (PATH_MAX bytes). */
+static void out_dir(const char *path, char *dir)
+{
+  const char *slash = strrchr(path, '/');
+
+  if (slash == NULL)
+    strcpy(dir, ".");
+  else
+    snprintf(dir, PATH_MAX, "%.*s", slash == path ? 1
+             : (int)(slash - path), path);
+}
+
+/* 0 if the entry at path (st: its lstat) may be followed or written
+ * through: the kernel's rule for links (protected_symlinks) and FIFOs
+ * (protected_fifos) in a sticky, world-writable directory; else -1,
+ * logged naming it. what: "symbolic link" or "special file". */
+static int out_protected(const char *path, const struct stat *st,
+                         const char *what)
+{
+  char dir[PATH_MAX];
+  struct stat ds;
+
+  out_dir(path, dir);
+  if (stat(dir, &ds) != 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH)
+      || st->st_uid == geteuid() || st->st_uid == ds.st_uid)
+    return 0;
+  river_log(RIVER_LOG_ERROR, "copy-out: %s is a %s owned by another user "
+            "(uid %u) in the sticky, world-writable directory %s: not "
+            "followed or written through (remove it, or write to another "
+            "name)", path, what, (unsigned)st->st_uid, dir);
+  return -1;
+}
+
+/* Follow the symbolic links of path into o->target: RIVER_SUCCESS, or
+ * (logged) RIVER_EACCES for a link not followed, RIVER_EINVAL for one
+ * that cannot be. */
 static int out_resolve(const char *path, struct out_path *o)
 {
   char link[PATH_MAX], next[2 * PATH_MAX];
@@ -701,11 +748,13 @@ static int out_resolve(const char *path, struct out_path *o)
     goto toolong;
   strcpy(o->target, path);
   for (hops = 0; lstat(o->target, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+    if (out_protected(o->target, &st, "symbolic link") != 0)
+      return RIVER_EACCES;
     n = readlink(o->target, link, sizeof link - 1);
     if (hops == 40 || n < 0) {
       river_log(RIVER_LOG_ERROR, "copy-out: cannot follow the link %s: %s",
                 path, hops == 40 ? strerror(ELOOP) : strerror(errno));
-      return -1;
+      return RIVER_EINVAL;
     }
     link[n] = '\0';
     slash = strrchr(o->target, '/');
@@ -718,10 +767,42 @@ static int out_resolve(const char *path, struct out_path *o)
       goto toolong;
     strcpy(o->target, next);
   }
-  return 0;
+  return RIVER_SUCCESS;
 toolong:
   river_log(RIVER_LOG_ERROR, "copy-out: output path too long: %s", path);
-  return -1;
+  return RIVER_EINVAL;
+}
+
+/* Rank 0: open o->target, a character device or FIFO (st: its lstat;
+ * out_protected has let it through), to write through it: without
+ * waiting (O_NONBLOCK: a FIFO with no reader fails at once), not through
+ * a link swapped in since (unless follow: a link only the kernel can
+ * resolve), and only if it still is such a file; then blocking again for
+ * the writes. The descriptor, or -1 with a logged error. */
+static int out_special(const char *out, const struct out_path *o,
+                       const struct stat *st, int follow)
+{
+  struct stat fs;
+  int fd, fl;
+
+  fd = open(o->target, O_WRONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW)
+                       | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: cannot open %s: %s", out,
+              errno == ENXIO && S_ISFIFO(st->st_mode)
+              ? "a FIFO with no reader (copy-out does not wait for one: "
+                "start the reader first)" : strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, &fs) != 0 || (!S_ISFIFO(fs.st_mode) && !S_ISCHR(fs.st_mode))
+      || (fl = fcntl(fd, F_GETFL)) < 0
+      || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: %s changed while it was opened "
+              "(no longer a FIFO or character device)", out);
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 /* Rank 0: open the output (stdout, PATH's target, or a temporary name
@@ -737,20 +818,33 @@ static int copy_out_open(struct copy_out *co, const char *out,
     co->fd = STDOUT_FILENO;
     return RIVER_SUCCESS;
   }
-  if (out_resolve(out, o) != 0)
-    return RIVER_EINVAL;
-  if (stat(o->target, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if ((rc = out_resolve(out, o)) != RIVER_SUCCESS)
+    return rc;
+  if (lstat(o->target, &st) != 0 && strcmp(o->target, out) != 0
+      && stat(out, &st) == 0 && (S_ISFIFO(st.st_mode)
+                                 || S_ISCHR(st.st_mode))) {
+    /* A link whose text names no file, but the kernel resolves it: a
+     * process's descriptor (/dev/stdout -> /proc/self/fd/1 -> pipe:[N]).
+     * Every link on the way was allowed above. */
+    snprintf(o->target, sizeof o->target, "%s", out);
+    co->fd = out_special(out, o, &st, 1);
+    return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;
+  }
+  if (lstat(o->target, &st) == 0 && S_ISDIR(st.st_mode)) {
     river_log(RIVER_LOG_ERROR, "copy-out: %s is a directory", out);
     return RIVER_EINVAL;
   }
-  if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
-    co->fd = open(o->target, O_WRONLY);   /* a device, FIFO: through */
-    if (co->fd < 0) {
-      river_log(RIVER_LOG_ERROR, "copy-out: cannot open %s: %s", out,
-                strerror(errno));
-      return RIVER_EIO;
-    }
-    return RIVER_SUCCESS;
+  if (lstat(o->target, &st) == 0 && (S_ISFIFO(st.st_mode)
+                                     || S_ISCHR(st.st_mode))) {
+    if (out_protected(o->target, &st, "special file") != 0)
+      return RIVER_EACCES;
+    co->fd = out_special(out, o, &st, 0);   /* written through */
+    return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;
+  }
+  if (lstat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+    river_log(RIVER_LOG_ERROR, "copy-out: %s is a %s: not written", out,
+              S_ISBLK(st.st_mode) ? "block device" : "socket");
+    return RIVER_EINVAL;
   }
   rc = river_outfile_create(o->target, root, 0, &o->of);
   if (rc == RIVER_SUCCESS)

@@ -11,7 +11,8 @@
  * so that river_pcoll_gc of that root lists (and removes) a temporary a
  * killed job left. Publishing keeps a replaced file's mode (and owner,
  * where the process may set it) and is durable by default: the file is
- * fsynced before the rename and its directory after.
+ * fsynced before the rename and its directory after (a failure of that
+ * last fsync is a warning: river_outfile_publish).
  *
  * None of these calls is collective; the handle belongs to the caller
  * until river_outfile_publish or river_outfile_discard, which free it.
@@ -37,7 +38,10 @@ typedef struct river_outfile river_outfile;
 /*
  * Create the temporary for target `path` (its directory must exist; a
  * target that exists must be a regular file, else RIVER_EEXIST, logged:
- * River does not rename over a directory, link, device or FIFO) and
+ * River does not rename over a directory, link, device or FIFO; and not
+ * another user's, not the directory owner's, in a sticky, world-writable
+ * directory, else RIVER_EACCES, logged: publishing keeps the replaced
+ * file's owner and mode, which would hand the new data over) and
  * record it in `root` (NULL: $RIVER_ROOT, else the default root; no
  * record if that directory does not exist). flags: RIVER_OUTFILE_*.
  * *out gets the handle. RIVER_EINVAL for NULL or unknown flags; RIVER_EIO
@@ -59,6 +63,10 @@ RIVER_API int river_outfile_tmp(const river_outfile *of, const char **tmp);
  * NOREPLACE, to the target only if nothing is there), fsync the
  * directory, and drop the record. Frees the handle whatever happens; on
  * failure (logged) the temporary is removed and the target untouched.
+ * The rename is the publish: once it is done the call succeeds, and a
+ * failed fsync of the directory after it is only a warning naming the
+ * directory (the new file is in place and whole; the rename may not
+ * survive a power failure), as a collection's commit treats the root's.
  */
 RIVER_API int river_outfile_publish(river_outfile *of);
 
