@@ -68,6 +68,13 @@ tests_fail_write_la_SOURCES = tests/fail_write.c
 tests_fail_write_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_write_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_fail_write_la_LIBADD = -ldl
+# meta_forge rewrites a metadata file's generation or disk pattern and
+# seals it again with River's sealing code (compiled in: it is internal),
+# as anyone could; tests/cli/test_coll_forged.sh runs it.
+check_PROGRAMS += tests/meta_forge
+tests_meta_forge_SOURCES = tests/meta_forge.c src/pcoll_seal.c
+tests_meta_forge_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_meta_forge_LDADD = src/libriver.la
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
@@ -283,7 +290,8 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_sort.sh tests/cli/test_sort_static.sh \
 	tests/cli/test_demo.sh tests/cli/test_sort_file.sh tests/cli/test_join.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
-	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh
+	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
+	tests/cli/test_coll_forged.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \
