@@ -39,7 +39,11 @@
  * A reader reads the whole file once (a regular file of at most
  * RIVER_PCOLL_META_MAX bytes, no symbolic link followed), checks the
  * seal, then decodes the record with every length bounded and checks
- * what it says against itself and the schema. A /partitions row is
+ * what it says against itself and the schema. The seal is no signature
+ * (anyone can compute a CRC), so every field that becomes part of a path
+ * must be what River writes: the name asked for, a 16-hex-digit
+ * generation, row paths built from both, a checked disk pattern; whose
+ * word moves files is pcoll_remove.c's to say. A /partitions row is
  * built in memory with exactly the HDF5 file's layout (struct h5_row,
  * then the variable members at offsets struct row_layout gives), so one
  * H5Dwrite moves the whole table, and the decoder fills the same rows.

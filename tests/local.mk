@@ -125,6 +125,7 @@ unit_tests = \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_outfile \
 	tests/unit/test_pcoll_seal \
+	tests/unit/test_pcoll_generation \
 	tests/unit/test_sched \
 	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \
@@ -160,6 +161,11 @@ tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_pcoll_seal_SOURCES = tests/unit/test_pcoll_seal.c \
 	src/pcoll_seal.c
 tests_unit_test_pcoll_seal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the generation check (with the path code it lives in).
+tests_unit_test_pcoll_generation_SOURCES = \
+	tests/unit/test_pcoll_generation.c src/pcoll_path.c
+tests_unit_test_pcoll_generation_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src
 # So is the scheduler, with the backoff it shares with river_wait.
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
