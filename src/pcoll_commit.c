@@ -116,9 +116,13 @@ static int build_table(river_pcoll *pc, const unsigned char *reports,
 }
 
 /* Rank 0: learn what the metadata being replaced says, if it can be
- * read, so that its data files can be removed after the commit. */
+ * read, so that its data files can be removed after the commit; not
+ * if another user owns it (its word moves no file: river__pcoll_
+ * foreign), then they stay. */
 static void learn_old(const river_pcoll *pc, struct old_gen *old)
 {
+  const struct river__pcoll_where *w = &old->where;
+  char path[RIVER_PATH_MAX], who[320];
   int rc = river__pcoll_where(pc->root, pc->info.name, &old->where);
 
   old->exists = rc == RIVER_SUCCESS;
@@ -126,6 +130,20 @@ static void learn_old(const river_pcoll *pc, struct old_gen *old)
     river__warn("collection %s: replacing unreadable metadata; its data "
                 "files are left in place (`river gc` lists "
                 "them)", pc->info.name);
+  if (rc != RIVER_SUCCESS || !river__pcoll_foreign(w))
+    return;
+  old->exists = 0;
+  if (river__pcoll_meta_path(pc->root, pc->info.name, NULL, path,
+                             sizeof path) != RIVER_SUCCESS)
+    path[0] = '\0';
+  river__pcoll_owner_name(w->owner, who, sizeof who);
+  river__warn("collection %s: the metadata this write replaces, %s, "
+              "belongs to %s, not to you: the data files it names "
+              "(disks '%s', generation %s) are left in place (River "
+              "removes no data file on the word of another user's "
+              "metadata; `river gc` lists those in this root's own disk "
+              "directories)", pc->info.name, path, who, w->disks,
+              w->generation);
 }
 
 /* Rank 0: is the metadata file still the one this write set out to

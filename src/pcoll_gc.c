@@ -26,7 +26,9 @@
  * the caller's user; write generations are random, so no other root has
  * them) and says how many
  * it left; purge removes only those and the files its collection's own
- * metadata names.
+ * metadata names, if the caller's user owns that metadata file (the seal
+ * has no secret: another user's metadata may name another root's
+ * directory and generation, river__pcoll_foreign).
  *
  * A data file of a generation its name's metadata does not name is
  * kept, not removed, when it looks newer than that metadata (newer_than
@@ -337,8 +339,11 @@ static const char *judge(struct scan *s, const struct name_view *v,
   *keep = 0;
   if ((c->kind == RIVER__PCOLL_DATA || c->kind == RIVER__PCOLL_DATA_TMP)
       && !c->owned && !claimed) {
-    /* A shared directory: maybe another root's file of the same name. */
-    if (s->only && current)
+    /* A shared directory: maybe another root's file of the same name.
+     * Purge takes the metadata's word for its own generation there,
+     * but only the word of the caller's own metadata (another user's
+     * may name another root's files: river__pcoll_foreign). */
+    if (s->only && current && !river__pcoll_foreign(w))
       return "data file";
     s->shared += !s->only;
     return NULL;
@@ -444,6 +449,25 @@ static int lock_name(struct scan *s, const char *name, int *fd)
   return rc;
 }
 
+/* Purge of a name whose metadata (w) another user owns: say that the
+ * files it names outside the root's own directories stay. */
+static void warn_foreign(const struct scan *s, const char *name,
+                         const struct river__pcoll_where *w)
+{
+  char path[RIVER_PATH_MAX], who[320];
+
+  if (river__pcoll_meta_path(s->root, name, NULL, path, sizeof path)
+      != RIVER_SUCCESS)
+    return;
+  river__pcoll_owner_name(w->owner, who, sizeof who);
+  river__warn("collection %s: its metadata %s belongs to %s, not to you: "
+              "only the files named %s in this root's own disk "
+              "directories are removed; the data files it names elsewhere "
+              "(disks '%s', generation %s) are left alone (River removes "
+              "no data file on the word of another user's metadata)",
+              name, path, who, name, w->disks, w->generation);
+}
+
 /* Judge candidates [from, to), all named for one collection, holding
  * its lock (when removing). Lock files are not reported: removing, the
  * lock file goes as the lock is released whenever no collection of the
@@ -472,6 +496,8 @@ static int judge_name(struct scan *s, size_t from, size_t to)
                                                   : "",
                 meta && S_ISREG(meta->id.st_mode) ? name : "",
                 meta && S_ISREG(meta->id.st_mode) ? "` removes them)" : "");
+  if (s->only && st == RIVER_SUCCESS && river__pcoll_foreign(&w))
+    warn_foreign(s, name, &w);
   s->name_failed = 0;
   for (i = from; i < to; i++)
     if ((what = judge(s, &v, &s->c[i], st, &w, &keep)) != NULL)

@@ -21,6 +21,8 @@
 
 #include "river_internal.h"
 
+#include <sys/types.h>
+
 #define RIVER_PCOLL_FORMAT 3      /* metadata format written and read */
 #define RIVER_PCOLL_SEAL_SIZE 512 /* the smallest user block of a metadata
                                      file (HDF5's); pcoll_seal.c */
@@ -71,6 +73,8 @@ struct river_pcoll {
   river_pcoll_part *parts;      /* npartitions entries (reader; a writer's
                                    rank 0 fills them at commit) */
   int direct_io;
+  uid_t meta_uid;               /* the owner of the metadata file read
+                                   (river__pcoll_meta_read) */
   /* writer */
   int lock_fd;                  /* rank 0: the writers' lock, else -1 */
   struct river__file_id prev;   /* rank 0: the metadata file this write
@@ -135,6 +139,13 @@ int river__pcoll_meta_path(const char *root, const char *name,
 /* 16 random lowercase hex digits and a NUL (getrandom; where there is
  * none, a unique value mixed from the time, the pid and a counter). */
 void river__pcoll_random_tag(char out[17]);
+
+/* 1 if gen is a write generation as River makes them (river__pcoll_
+ * random_tag: exactly 16 lowercase hex digits), 0 if not. Data file
+ * names carry the generation, so a reader accepts no other from a
+ * metadata file or write record (a sealed file may still be forged: a
+ * generation holding "/.." would name a file outside the root). */
+int river__pcoll_is_generation(const char *gen);
 
 /* The record of write `gen` of collection `name` under root
  * (pcoll_record.c). */
@@ -219,7 +230,22 @@ struct river__pcoll_where {
                             look for files on every disk */
   char generation[17];
   char disks[RIVER_PATH_MAX];
+  uid_t owner;           /* the metadata file's owner: not the caller's
+                            effective user, its word moves no file
+                            (river__pcoll_foreign) */
 };
+
+/* 1 if w was read from a metadata file the caller's effective user does
+ * not own (root included). The seal has no secret, so anyone who can
+ * create a file in a shared root can write metadata naming any
+ * generation and disk directory: River removes no data file on the word
+ * of such a file (rm refuses, rm --force and a replacing write leave the
+ * files it names outside the root's own directories). */
+int river__pcoll_foreign(const struct river__pcoll_where *w);
+
+/* "user NAME (uid N)", or "uid N" where the name cannot be had, into
+ * buf (for messages). */
+void river__pcoll_owner_name(uid_t uid, char *buf, size_t size);
 
 /* Remove this rank's files of write gen of partition p of collection
  * name (ndisks disks, repl copies from disk p mod ndisks, or any_disk:

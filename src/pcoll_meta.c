@@ -39,7 +39,11 @@
  * A reader reads the whole file once (a regular file of at most
  * RIVER_PCOLL_META_MAX bytes, no symbolic link followed), checks the
  * seal, then decodes the record with every length bounded and checks
- * what it says against itself and the schema. A /partitions row is
+ * what it says against itself and the schema. The seal is no signature
+ * (anyone can compute a CRC), so every field that becomes part of a path
+ * must be what River writes: the name asked for, a 16-hex-digit
+ * generation, row paths built from both, a checked disk pattern; whose
+ * word moves files is pcoll_remove.c's to say. A /partitions row is
  * built in memory with exactly the HDF5 file's layout (struct h5_row,
  * then the variable members at offsets struct row_layout gives), so one
  * H5Dwrite moves the whole table, and the decoder fills the same rows.
@@ -759,6 +763,16 @@ static int check_attrs(river_pcoll *pc, const struct meta_attrs *a,
                                                 : RIVER_LAYOUT_INTERLEAVED;
   in->ordered = (int)a->ord;
   in->block_size = a->bs;
+  /* Every data file's name carries the generation: only River's own
+   * kind (a sealed file can still be forged, and "a/../../v" would name
+   * a file outside the root). The name was compared above and the row
+   * paths are compared with names built from both (unpack_row); the
+   * disk pattern is checked below. */
+  if (!river__pcoll_is_generation(a->generation)) {
+    snprintf(why, n, "bad generation '%s' (River writes 16 lowercase hex "
+             "digits)", a->generation);
+    return RIVER_ECORRUPT;
+  }
   memcpy(in->generation, a->generation, sizeof in->generation);
   if (!keep_disks) {
     if (river__pcoll_check_disks(a->disks) != RIVER_SUCCESS) {
@@ -884,9 +898,10 @@ static int read_meta(river_pcoll *pc, const char *path,
 /* Read the whole metadata file at path into *img (*len bytes; the
  * caller frees it), with one open that follows no symbolic link and
  * does not block (a FIFO is refused at once): only a regular file of at
- * most RIVER_PCOLL_META_MAX bytes is read. Errors are logged. */
+ * most RIVER_PCOLL_META_MAX bytes is read; *uid gets the owner of the
+ * very file read. Errors are logged. */
 static int read_image(const river_pcoll *pc, const char *path,
-                      unsigned char **img, size_t *len)
+                      unsigned char **img, size_t *len, uid_t *uid)
 {
   river__file f = {-1, 0, NULL, 0};
   struct stat st;
@@ -948,6 +963,7 @@ static int read_image(const river_pcoll *pc, const char *path,
     return rc;
   }
   *len = got;
+  *uid = st.st_uid;
   return RIVER_SUCCESS;
 }
 
@@ -977,7 +993,7 @@ int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
 {
   unsigned char *img;
   size_t len = 0;
-  int rc = read_image(pc, path, &img, &len);
+  int rc = read_image(pc, path, &img, &len, &pc->meta_uid);
 
   if (rc != RIVER_SUCCESS)
     return rc;

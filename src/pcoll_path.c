@@ -303,6 +303,11 @@ static int is_hex(const char *s, size_t n)
   return 1;
 }
 
+int river__pcoll_is_generation(const char *gen)
+{
+  return gen != NULL && strlen(gen) == 16 && is_hex(gen, 16);
+}
+
 /* 1 if entry ends with suffix; *stem_len gets the length before it. */
 static int ends_with(const char *entry, const char *suffix, size_t *stem_len)
 {

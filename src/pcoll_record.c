@@ -141,7 +141,7 @@ int river__pcoll_record_read(const char *path, struct river__pcoll_record *r)
     text[n] = '\0';
     ok = strncmp(text, RECORD_MAGIC, strlen(RECORD_MAGIC)) == 0
          && field(text, "generation", r->generation, sizeof r->generation)
-         && strlen(r->generation) == 16
+         && river__pcoll_is_generation(r->generation)
          && field(text, "ndisks", num, sizeof num)
          && field(text, "disks", r->disks, sizeof r->disks);
   }

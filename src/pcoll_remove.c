@@ -5,10 +5,20 @@
  * files are (its metadata, by one process, without a communicator).
  * rm takes the name's writers' lock (pcoll_lock.c) so that it never
  * removes a collection while a job writes it.
+ *
+ * What a metadata file says is believed only as far as it can be
+ * checked: its seal is a CRC, which anyone can compute, so the parser
+ * (pcoll_meta.c) accepts only names River makes, and no data file is
+ * removed on the word of a metadata file the caller's user does not own
+ * (river__pcoll_foreign): in a root others can write to, such a file may
+ * name another root's disk directory and generation. rm refuses it,
+ * naming its owner; rm --force (pcoll_gc.c) and a replacing write
+ * (pcoll_commit.c) leave the files it names.
  */
 #include "pcoll_internal.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +43,23 @@ void river__pcoll_remove_files(const char *root, const char *disks,
         && unlink(path) != 0 && errno != ENOENT)
       river__warn("cannot remove %s: %s", path, strerror(errno));
   }
+}
+
+int river__pcoll_foreign(const struct river__pcoll_where *w)
+{
+  return w->owner != geteuid();
+}
+
+void river__pcoll_owner_name(uid_t uid, char *buf, size_t size)
+{
+  struct passwd pw, *res = NULL;
+  char tmp[1024];
+
+  if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &res) == 0 && res != NULL)
+    snprintf(buf, size, "user %s (uid %lu)", res->pw_name,
+             (unsigned long)uid);
+  else
+    snprintf(buf, size, "uid %lu", (unsigned long)uid);
 }
 
 int river__pcoll_where(const char *root, const char *name,
@@ -62,12 +89,31 @@ int river__pcoll_where(const char *root, const char *name,
     w->replication = pc->info.replication;
     memcpy(w->generation, pc->info.generation, sizeof w->generation);
     snprintf(w->disks, sizeof w->disks, "%s", pc->disks);
+    w->owner = pc->meta_uid;
     w->any_disk = 0;
     for (p = 0; p < pc->info.npartitions; p++)
       w->any_disk |= pc->parts[p].first_disk != p % pc->info.ndisks;
   }
   river__pcoll_free(pc);
   return rc;
+}
+
+/* rm's refusal of metadata at path that the caller does not own. */
+static int refuse_foreign(const char *name, const char *path,
+                          const struct river__pcoll_where *w)
+{
+  char who[320];
+
+  river__pcoll_owner_name(w->owner, who, sizeof who);
+  river__error("collection %s: its metadata %s belongs to %s, not to "
+               "you: River removes no data file on the word of another "
+               "user's metadata (anyone who can write in the root can "
+               "write one naming files elsewhere); nothing removed. Its "
+               "owner can remove it (`river rm %s`); `river rm --force %s` "
+               "removes that metadata file and only the files named %s "
+               "in this root's own disk directories", name, path, who,
+               name, name, name);
+  return RIVER_EACCES;
 }
 
 /* Remove what w says is collection name's (metadata at path first, so
@@ -119,6 +165,8 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
                  "nothing removed%s%s%s", name, path, river_strerror(rc),
                  regular ? " (`river rm --force " : "", regular ? name : "",
                  regular ? "` removes it and every file named for it)" : "");
+  } else if (river__pcoll_foreign(&w)) {
+    rc = refuse_foreign(name, path, &w);
   } else {
     if (opts && opts->disks)
       snprintf(w.disks, sizeof w.disks, "%s", opts->disks);

@@ -68,6 +68,13 @@ tests_fail_write_la_SOURCES = tests/fail_write.c
 tests_fail_write_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_write_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_fail_write_la_LIBADD = -ldl
+# meta_forge rewrites a metadata file's generation or disk pattern and
+# seals it again with River's sealing code (compiled in: it is internal),
+# as anyone could; tests/cli/test_coll_forged.sh runs it.
+check_PROGRAMS += tests/meta_forge
+tests_meta_forge_SOURCES = tests/meta_forge.c src/pcoll_seal.c
+tests_meta_forge_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_meta_forge_LDADD = src/libriver.la
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
@@ -118,6 +125,7 @@ unit_tests = \
 	tests/unit/test_pcoll_layout \
 	tests/unit/test_outfile \
 	tests/unit/test_pcoll_seal \
+	tests/unit/test_pcoll_generation \
 	tests/unit/test_sched \
 	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \
@@ -153,6 +161,11 @@ tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_pcoll_seal_SOURCES = tests/unit/test_pcoll_seal.c \
 	src/pcoll_seal.c
 tests_unit_test_pcoll_seal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So is the generation check (with the path code it lives in).
+tests_unit_test_pcoll_generation_SOURCES = \
+	tests/unit/test_pcoll_generation.c src/pcoll_path.c
+tests_unit_test_pcoll_generation_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src
 # So is the scheduler, with the backoff it shares with river_wait.
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
 	src/wait.c
@@ -284,7 +297,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_demo.sh tests/cli/test_sort_file.sh tests/cli/test_join.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
-	tests/cli/test_outfile_target.sh
+	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \

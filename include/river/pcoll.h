@@ -257,7 +257,12 @@ RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
  * or removing it. RIVER_ENOTFOUND if there is no such collection. If the
  * metadata cannot be read (damaged: RIVER_ECORRUPT; not permitted:
  * RIVER_EACCES; not a regular file) nothing is removed and the error is
- * returned: river_pcoll_purge removes such a collection.
+ * returned: river_pcoll_purge removes such a collection. Nor is anything
+ * removed (RIVER_EACCES, logged naming the file and its owner) if the
+ * metadata file belongs to a user other than the caller's effective
+ * user, root included: its seal has no secret, so it may name another
+ * root's files (doc/collections.md, "What River believes of a metadata
+ * file").
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
@@ -318,7 +323,11 @@ RIVER_API int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
  * cannot be read; not if it is no regular file), every data file
  * NAME.pP.GEN.rdat[.tmp] on the disks river_pcoll_gc searches,
  * temporaries (and, unreported, the lock file). For a collection whose metadata is
- * damaged, after confirmation (`river rm --force`). report, *nfiles and
+ * damaged, after confirmation (`river rm --force`). In a disk directory
+ * outside the root's own (as river_pcoll_gc decides) it removes only
+ * files of a generation the root's write records claim, and those of
+ * the metadata's generation if the caller's effective user owns the
+ * metadata file (another user's may name another root's files). report, *nfiles and
  * *nbytes as for river_pcoll_gc. RIVER_ENOTFOUND (logged) if nothing
  * of that name exists; RIVER_EBUSY if a job is writing it. Not
  * collective.
