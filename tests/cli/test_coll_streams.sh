@@ -31,15 +31,15 @@ for np in 1 3; do
   for lay in partitioned interleaved; do
     c=pipe_${np}_$lay
     r 1 copy-in "$tmp/other.dat" "$c" </dev/null >/dev/null || fail "copy-in $c"
-    cat "$tmp/src.dat" | r $np copy-in /dev/stdin "$c" --layout $lay >"$tmp/out" \
+    r_in pipe $np "$tmp/src.dat" copy-in /dev/stdin "$c" --layout $lay >"$tmp/out" \
       || fail "copy-in /dev/stdin $c ($np ranks)"
     grep -q "$n records" "$tmp/out" || fail "copy-in /dev/stdin $c: not $n records"
     same $np "$c" "$tmp/src.dat" "pipe, $np ranks, $lay"
   done
   # "-" is standard input, even when that is a regular file.
-  r $np copy-in - dash_$np <"$tmp/src.dat" >/dev/null || fail "copy-in - ($np ranks)"
+  r_in file $np "$tmp/src.dat" copy-in - dash_$np >/dev/null || fail "copy-in - ($np ranks)"
   same $np dash_$np "$tmp/src.dat" "stdin from a file, $np ranks"
-  r $np copy-in /dev/stdin devstdin_$np <"$tmp/src.dat" >/dev/null \
+  r_in file $np "$tmp/src.dat" copy-in /dev/stdin devstdin_$np >/dev/null \
     || fail "copy-in /dev/stdin <file ($np ranks)"
   same $np devstdin_$np "$tmp/src.dat" "/dev/stdin from a file, $np ranks"
   # From a FIFO, written by another process.
@@ -52,7 +52,8 @@ for np in 1 3; do
   # collection it would replace is untouched.
   c=torn_$np
   r 1 copy-in "$tmp/other.dat" "$c" </dev/null >/dev/null || fail "copy-in $c"
-  if head -c 1050 "$tmp/src.dat" | r $np copy-in /dev/stdin "$c" >/dev/null 2>"$tmp/err"; then
+  head -c 1050 "$tmp/src.dat" >"$tmp/torn.dat"
+  if r_in pipe $np "$tmp/torn.dat" copy-in /dev/stdin "$c" >/dev/null 2>"$tmp/err"; then
     fail "copy-in of 10.5 records from a pipe succeeded ($np ranks)"
   else
     grep -q "/dev/stdin: 1050 bytes is not a whole number of 100-byte records" \

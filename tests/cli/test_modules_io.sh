@@ -128,7 +128,7 @@ r 3 run "$flows/file_count.yaml" in="$tmp/s16.dat" out="$tmp/c" \
 for n in $(ranks 1 2 3 4); do
   rm -f "$tmp"/c.*
   if [ "$n" -gt 1 ]; then cr=1-$((n - 1)); else cr=0-0; fi
-  cat "$tmp/g.dat" | r "$n" run "$flows/stdin_count.yaml" count_ranks=$cr \
+  r_in pipe "$n" "$tmp/g.dat" run "$flows/stdin_count.yaml" count_ranks=$cr \
     out="$tmp/c" >/dev/null 2>"$tmp/err" && [ "$(total "$tmp/c")" = "$want" ] \
     || { fail "$n ranks: stdin -> count: $(total "$tmp/c")"; head -n 5 "$tmp/err"; }
   # gen on one rank: stdout gets the records in order, only them.
@@ -170,7 +170,8 @@ expect_fail 3 "argument 'schema': 'a:nosuch' is not a schema" run \
 [ "$(grep -c "nosuch" "$tmp/err")" -le 2 ] || fail "bad schema: said on every rank"
 expect_fail 2 "write .*/nodir/x.dat.*|create .*/nodir/x.dat" run \
   "$flows/file_copy.yaml" in="$tmp/g.dat" out="$tmp/nodir/x.dat"
-head -c 150 "$tmp/g.dat" | r 2 run "$flows/stdin_count.yaml" out="$tmp/c" \
+head -c 150 "$tmp/g.dat" >"$tmp/g150.dat"
+r_in pipe 2 "$tmp/g150.dat" run "$flows/stdin_count.yaml" out="$tmp/c" \
   >/dev/null 2>"$tmp/err" && fail "stdin with a partial record succeeded"
 grep -q "ends with 50 bytes, not a whole 100-byte record" "$tmp/err" \
   || fail "stdin with a partial record: no message"
