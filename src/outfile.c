@@ -568,9 +568,13 @@ static void judge_scratch(struct og *g, const char *recname, const char *rec,
          (uint64_t)st.st_size, 0, g->report, g->arg);
     *g->nfiles += 1;
     *g->nbytes += (uint64_t)st.st_size;
-  } else if (river_pcoll_purge(name, g->opts, g->report, g->arg, g->nfiles,
-                               g->nbytes) == RIVER_SUCCESS) {
-    unlinkat(g->dfd, recname, 0);
+  } else {
+    uint64_t n = 0, bytes = 0;   /* purge sets its counts, not adds */
+    if (river_pcoll_purge(name, g->opts, g->report, g->arg, &n, &bytes)
+        == RIVER_SUCCESS)
+      unlinkat(g->dfd, recname, 0);
+    *g->nfiles += n;
+    *g->nbytes += bytes;
   }
 }
 

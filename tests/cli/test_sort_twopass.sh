@@ -89,6 +89,9 @@ for c in $left; do
     || { fail "gc does not list the killed sort's runs $c"; cat "$tmp/gc"; }
 done
 r 1 gc --remove >"$tmp/gc" 2>&1 || fail "gc --remove"
+nrm=$(grep -c '^  .*, removed$' "$tmp/gc")
+grep -q "^gc: $nrm leftover files, .*removed" "$tmp/gc" \
+  || { fail "gc --remove: its total is not the $nrm files it listed"; cat "$tmp/gc"; }
 for c in $left; do
   grep -q "/disk[0-9]*/$c\.p0\..*\.rdat .*removed" "$tmp/gc" \
     || fail "gc --remove did not remove the runs' data files"
