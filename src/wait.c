@@ -218,7 +218,7 @@ int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
   char list[256];
   size_t len = 0;
   MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
-  int i, wr;
+  int i, j, wr, me, shown[32], nshown = 0;
 
   if (watchdog_logged)
     return RIVER_ETIMEDOUT;
@@ -227,12 +227,18 @@ int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
   if (n > 0 && comm != MPI_COMM_NULL
       && MPI_Comm_group(comm, &g) == MPI_SUCCESS
       && MPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
-    for (i = 0; i < n && len + 16 < sizeof list; i++) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (i = 0; i < n && len + 16 < sizeof list && nshown < 32; i++) {
       if (MPI_Group_translate_ranks(g, 1, &ranks[i], w, &wr) != MPI_SUCCESS
           || wr == MPI_UNDEFINED)
         wr = -1;
+      for (j = 0; j < nshown && shown[j] != wr; j++)
+        ;
+      if (wr == me || j < nshown)   /* each other rank once */
+        continue;
+      shown[nshown++] = wr;
       len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
-                              i ? ", " : "", wr);
+                              len ? ", " : "", wr);
     }
     if (i < n)
       snprintf(list + len, sizeof list - len, ", ...");
@@ -244,7 +250,8 @@ int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
   river_log(RIVER_LOG_ERROR, "no progress for %g s (RIVER_TIMEOUT, river "
             "--timeout): %s%s%s%s; giving up", watchdog_s, what,
             list[0] ? ", from world rank" : "",
-            list[0] ? (n > 1 ? "s " : " ") : "", list);
+            list[0] ? (nshown > 1 || list[len] != '\0' ? "s " : " ") : "",
+            list);
   return RIVER_ETIMEDOUT;
 }
 

@@ -154,6 +154,16 @@ frozen() {
       grep -Eq "no progress for 3 s \(RIVER_TIMEOUT, river --timeout\): .*, from world ranks? ([0-9]+, )*1(, [0-9]+)*; giving up" "$tmp/err" \
         || { fail "watchdog ($how): no message naming rank 1"; head -n 8 "$tmp/err"; }
       grep -q "aborting the job" "$tmp/err" || fail "watchdog ($how): the job was not aborted"
+      # Each rank named once, never the one that says it.
+      grep -E "^river\[[0-9]+\] error: no progress for" "$tmp/err" \
+        | sed -E 's/^river\[([0-9]+)\].*from world ranks? ([0-9, .]*);.*/\1 \2/' \
+        | while read -r me others; do
+            dup=$(echo "$others" | tr -d ' .' | tr ',' '\n' | sed '/^$/d' | sort | uniq -d)
+            echo "$others" | tr -d ' .' | tr ',' '\n' | grep -qx "$me" \
+              && echo "rank $me names itself: $others"
+            [ -n "$dup" ] && echo "rank $me names a rank twice: $others"
+          done >"$tmp/names"
+      [ -s "$tmp/names" ] && fail "watchdog ($how): $(head -n 1 "$tmp/names")"
     fi
   fi
   kill -CONT "$pid" 2>/dev/null
