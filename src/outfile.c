@@ -183,23 +183,29 @@ static void dir_of(const char *path, char *dir)
              : (int)(slash - path), path);
 }
 
-/* RIVER_SUCCESS unless regular file path (st: its lstat) belongs to
- * another user in a sticky, world-writable directory (the kernel's
- * protected_regular rule): replacing it would give its owner, who
- * planted it, the new file (keep_mode) -- RIVER_EACCES, logged. */
-static int not_planted(const char *path, const struct stat *st)
+int river_outfile_check_planted(const char *path)
 {
   char dir[RIVER_PATH_MAX];
-  struct stat ds;
+  struct stat st, ds;
+  const char *kind, *verdict;
 
-  dir_of(path, dir);
-  if (st->st_uid == geteuid() || stat(dir, &ds) != 0
-      || !(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH)
-      || st->st_uid == ds.st_uid)
+  if (path == NULL || path[0] == '\0')
+    return RIVER_EINVAL;
+  if (strlen(path) >= RIVER_PATH_MAX || lstat(path, &st) != 0
+      || st.st_uid == geteuid())
     return RIVER_SUCCESS;
-  river__error("%s is a file owned by another user (uid %u) in the "
-               "sticky, world-writable directory %s: not replacing it",
-               path, (unsigned)st->st_uid, dir);
+  dir_of(path, dir);
+  if (stat(dir, &ds) != 0 || !(ds.st_mode & S_ISVTX)
+      || !(ds.st_mode & S_IWOTH) || st.st_uid == ds.st_uid)
+    return RIVER_SUCCESS;
+  kind = S_ISLNK(st.st_mode) ? "symbolic link"
+         : S_ISREG(st.st_mode) ? "file" : "special file";
+  verdict = S_ISREG(st.st_mode) ? "not replacing it"
+            : "not followed or written through (remove it, or write to "
+              "another name)";
+  river__error("%s is a %s owned by another user (uid %u) in the sticky, "
+               "world-writable directory %s: %s", path, kind,
+               (unsigned)st.st_uid, dir, verdict);
   return RIVER_EACCES;
 }
 
@@ -212,7 +218,7 @@ static int replaceable(const char *path)
   if (lstat(path, &st) != 0)
     return RIVER_SUCCESS;
   if (S_ISREG(st.st_mode))
-    return not_planted(path, &st);
+    return river_outfile_check_planted(path);
   river__error("%s exists and is not a regular file (%s): not replacing "
                "it", path, S_ISDIR(st.st_mode) ? "a directory"
                : S_ISLNK(st.st_mode) ? "a symbolic link"

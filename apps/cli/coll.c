@@ -695,44 +695,6 @@ struct out_path {
   river_outfile *of;      /* its temporary; NULL when writing through */
 };
 
-/* The directory holding path (".", "/" or its leading part) into dir
- * (PATH_MAX bytes). */
-static void out_dir(const char *path, char *dir)
-{
-  const char *slash = strrchr(path, '/');
-
-  if (slash == NULL)
-    strcpy(dir, ".");
-  else
-    snprintf(dir, PATH_MAX, "%.*s", slash == path ? 1
-             : (int)(slash - path), path);
-}
-
-/* 0 if the entry at path (st: its lstat) may be followed or written
- * through: the kernel's rule for links (protected_symlinks) and FIFOs
- * (protected_fifos) in a sticky, world-writable directory; else -1,
- * logged naming it. what: "symbolic link" or "special file". */
-static int out_protected(const char *path, const struct stat *st,
-                         const char *what)
-{
-  char dir[PATH_MAX];
-  struct stat ds;
-
-  out_dir(path, dir);
-  if (stat(dir, &ds) != 0) {
-    river_log(RIVER_LOG_ERROR, "copy-out: %s: %s", dir, strerror(errno));
-    return -1;
-  }
-  if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH)
-      || st->st_uid == geteuid() || st->st_uid == ds.st_uid)
-    return 0;
-  river_log(RIVER_LOG_ERROR, "copy-out: %s is a %s owned by another user "
-            "(uid %u) in the sticky, world-writable directory %s: not "
-            "followed or written through (remove it, or write to another "
-            "name)", path, what, (unsigned)st->st_uid, dir);
-  return -1;
-}
-
 /* Follow the symbolic links of path into o->target: RIVER_SUCCESS, or
  * (logged) RIVER_EACCES for a link not followed, RIVER_EINVAL for one
  * that cannot be. */
@@ -748,8 +710,8 @@ static int out_resolve(const char *path, struct out_path *o)
     goto toolong;
   strcpy(o->target, path);
   for (hops = 0; lstat(o->target, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
-    if (out_protected(o->target, &st, "symbolic link") != 0)
-      return RIVER_EACCES;
+    if (river_outfile_check_planted(o->target) != RIVER_SUCCESS)
+      return RIVER_EACCES;   /* the kernel's rule, said */
     n = readlink(o->target, link, sizeof link - 1);
     if (hops == 40 || n < 0) {
       river_log(RIVER_LOG_ERROR, "copy-out: cannot follow the link %s: %s",
@@ -774,7 +736,7 @@ toolong:
 }
 
 /* Rank 0: open o->target, a character device or FIFO (st: its lstat;
- * out_protected has let it through), to write through it: without
+ * river_outfile_check_planted has let it through), to write through it: without
  * waiting (O_NONBLOCK: a FIFO with no reader fails at once), not through
  * a link swapped in since (unless follow: a link only the kernel can
  * resolve), and only if it still is such a file; then blocking again for
@@ -836,7 +798,7 @@ static int copy_out_open(struct copy_out *co, const char *out,
   }
   if (lstat(o->target, &st) == 0 && (S_ISFIFO(st.st_mode)
                                      || S_ISCHR(st.st_mode))) {
-    if (out_protected(o->target, &st, "special file") != 0)
+    if (river_outfile_check_planted(o->target) != RIVER_SUCCESS)
       return RIVER_EACCES;
     co->fd = out_special(out, o, &st, 0);   /* written through */
     return co->fd >= 0 ? RIVER_SUCCESS : RIVER_EIO;

@@ -54,6 +54,20 @@ RIVER_API int river_outfile_create(const char *path, const char *root,
 /* The temporary's descriptor (open for writing; owned by the handle). */
 RIVER_API int river_outfile_fd(const river_outfile *of, int *fd);
 
+/*
+ * The kernel's rule for entries planted in a shared directory
+ * (protected_symlinks, protected_fifos, protected_regular), applied
+ * whatever the system's setting: RIVER_EACCES, logged naming path, what
+ * it is, its owner and the directory, if the entry at path (not
+ * followed) lies in a sticky, world-writable directory and belongs
+ * neither to the caller nor to the directory's owner; RIVER_SUCCESS
+ * otherwise (also when nothing is there). River does not follow, write
+ * through or replace such an entry; river_outfile_create checks its
+ * target so, and a program that resolves links itself (copy-out -o)
+ * checks each one. RIVER_EINVAL for NULL or "".
+ */
+RIVER_API int river_outfile_check_planted(const char *path);
+
 /* The temporary's path (borrowed, valid while the handle lives). */
 RIVER_API int river_outfile_tmp(const river_outfile *of, const char **tmp);
 

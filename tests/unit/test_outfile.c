@@ -243,6 +243,8 @@ static void test_badparam_outfile(void **state)
 
   (void)state;
   assert_int_equal(river_outfile_create(NULL, root, 0, &of), RIVER_EINVAL);
+  assert_int_equal(river_outfile_check_planted(NULL), RIVER_EINVAL);
+  assert_int_equal(river_outfile_check_planted(""), RIVER_EINVAL);
   assert_int_equal(river_outfile_create("", root, 0, &of), RIVER_EINVAL);
   assert_int_equal(river_outfile_create(target, root, 0, NULL),
                    RIVER_EINVAL);
