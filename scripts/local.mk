@@ -3,7 +3,7 @@
 # (plots; a chroot bundle for a machine without Open MPI) to
 # $(pkgdatadir)/scripts.
 
-dist_bin_SCRIPTS = scripts/river-mpirun scripts/river-demo
+dist_bin_SCRIPTS = scripts/river-mpirun scripts/river-node-agent scripts/river-demo
 riverscriptsdir = $(pkgdatadir)/scripts
 dist_riverscripts_SCRIPTS = \
 	scripts/install-deps \
