@@ -47,6 +47,25 @@ out:
   return rc;
 }
 
+int river_node_name(char *buf, size_t *len)
+{
+  const char *vars[2] = {"RIVER_NODE_NAME", "SLURMD_NODENAME"};
+  char host[256];
+  int i;
+
+  if (buf == NULL || len == NULL)
+    return RIVER_EINVAL;
+  for (i = 0; i < 2; i++) {
+    const char *v = getenv(vars[i]);
+    if (v != NULL && *v != '\0')
+      return river__copy_out(v, buf, len);
+  }
+  if (gethostname(host, sizeof host) != 0)
+    snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = '\0';
+  return river__copy_out(host, buf, len);
+}
+
 int river_topo_describe(char *buf, size_t *len)
 {
   hwloc_topology_t topo;
@@ -64,9 +83,11 @@ int river_topo_describe(char *buf, size_t *len)
   rc = describe_binding(topo, bound, sizeof bound);
   if (rc != RIVER_SUCCESS)
     goto out;
-  if (gethostname(host, sizeof host) != 0)
-    snprintf(host, sizeof host, "unknown");
-  host[sizeof host - 1] = '\0';
+  {
+    size_t hl = sizeof host;
+    if (river_node_name(host, &hl) != RIVER_SUCCESS)
+      snprintf(host, sizeof host, "unknown");
+  }
 
   snprintf(line, sizeof line,
            "host=%s packages=%d cores=%d pus=%d numa=%d bound=%s", host,
