@@ -262,6 +262,7 @@ module river
     integer(c_int64_t) :: records_out = 0, bytes_out = 0
     real(c_double) :: seconds = 0.0_c_double
     integer(c_int) :: slowest = -1
+    integer(c_int) :: in_credits = 0
   end type river_stage_stats
 
   !> A module instance's counters (river_ctx_stats), laid out as C's
