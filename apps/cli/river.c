@@ -40,7 +40,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cmd cmds[] = {
   {"hello", cmd_hello, "[--laps N] [--bytes N]",
    "report the job (build, river topo's report) and ring bandwidth"},
-  {"topo", cmd_topo, "[--root DIR] [--disks PATTERN]",
+  {"topo", cmd_topo, "[--bind] [--root DIR] [--disks PATTERN]",
    "print each node's machine (packages, cores, PUs, NUMA nodes) once,\n"
    "             and each rank's node, binding (and who made it: river\n"
    "             --bind, the launcher, or none) and disk directory"},
