@@ -212,6 +212,7 @@ module river
     integer(c_int) :: producer_index = -1, consumer_index = -1
     integer(c_int64_t) :: credits_paced = 0, messages_waiting = 0
     integer(c_int64_t) :: messages_static = 0
+    integer(c_int) :: credit_path = 0
   end type river_dq_stats
 
   !> A graduated-declustering read of a mirrored parallel collection
@@ -261,6 +262,7 @@ module river
     integer(c_int64_t) :: records_out = 0, bytes_out = 0
     real(c_double) :: seconds = 0.0_c_double
     integer(c_int) :: slowest = -1
+    integer(c_int) :: in_credits = 0
   end type river_stage_stats
 
   !> A module instance's counters (river_ctx_stats), laid out as C's

@@ -317,6 +317,25 @@ EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml \
 	tests/flows/run/filter_edge.yaml
 
+# ------------------------------------------------------ emulated nodes
+# The DQ, GD, flow, sort, join and collection tests again, with their
+# ranks on 2 or 3 emulated nodes (river-mpirun --nodes; TCP between the
+# nodes, which share nothing but this machine's files), and the DQ tests
+# with two-sided credits forced on one node: tests/nodes/*.sh, each a
+# line that runs the one-node test that way (ranks and limits in
+# tests/nodes/testlist).
+nodes_tests = tests/nodes/test_hello_nodes.sh tests/nodes/test_dq_msg.sh \
+	tests/nodes/test_dq_2n.sh \
+	tests/nodes/test_dq_pull_3n.sh tests/nodes/test_dq_coop_2n.sh \
+	tests/nodes/test_gd_2n.sh tests/nodes/test_flow_2n.sh \
+	tests/nodes/test_join_mpi_2n.sh tests/nodes/test_pcoll_2n.sh \
+	tests/nodes/test_pcoll_failover_3n.sh tests/nodes/test_sort_2n.sh \
+	tests/nodes/test_sort_twopass_2n.sh tests/nodes/test_join_2n.sh \
+	tests/nodes/test_flow_run_3n.sh tests/nodes/test_modules_sort_2n.sh \
+	tests/nodes/test_coll_cli_2n.sh
+TESTS += $(nodes_tests)
+EXTRA_DIST += $(nodes_tests) tests/nodes/testlist
+
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN
 fortran_tests = \

@@ -208,12 +208,52 @@ static int ring(uint64_t laps, uint64_t bytes, double *seconds)
   return RIVER_SUCCESS;
 }
 
+/* A queue over every rank (rank 0 the consumer, the others producers,
+ * one record each): which way its credits travel (river/dq.h), in
+ * *path. Its records are checked: each producer's rank once. */
+static int hello_queue(int *path)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq_stats st;
+  river_dq *q = NULL;
+  int rank, size, rc, r2, got = 0, sum = 0;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  o.policy = RIVER_DQ_PUSH;
+  rc = river_dq_create(MPI_COMM_WORLD, rank == 0 ? RIVER_DQ_CONSUMER
+                                                 : RIVER_DQ_PRODUCER,
+                       sizeof rank, &o, &q);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (rank > 0) {
+    rc = river_dq_put(q, &rank, 1);
+    r2 = river_dq_close(q);
+    rc = rc != RIVER_SUCCESS ? rc : r2;
+  } else {
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      int v;
+      memcpy(&v, recs, sizeof v);
+      got += (int)n;
+      sum += v;
+    }
+    rc = rc == RIVER_EOS && got == size - 1 && sum == size * (size - 1) / 2
+         ? RIVER_SUCCESS : rc == RIVER_EOS ? RIVER_ECORRUPT : rc;
+  }
+  if (river_dq_stats_get(q, &st) == RIVER_SUCCESS)
+    *path = st.credit_path;
+  r2 = river_dq_destroy(q);
+  return rc != RIVER_SUCCESS ? rc : r2;
+}
+
 static int cmd_hello(int argc, char **argv)
 {
   uint64_t laps = 50, bytes = 1 << 20;
   char line[CLI_LINE];
   size_t len = sizeof line;
-  int i, rank, size, rc;
+  int i, rank, size, rc, path = 0;
   double secs = 0.0;
 
   for (i = 1; i < argc; i++) {
@@ -240,6 +280,11 @@ static int cmd_hello(int argc, char **argv)
     return rc;
   if (size > 1 && (rc = ring(laps, bytes, &secs)) != RIVER_SUCCESS)
     return rc;
+  if (size > 1 && (rc = hello_queue(&path)) != RIVER_SUCCESS) {
+    river_log(RIVER_LOG_ERROR, "hello: a queue over every rank failed: %s",
+              river_strerror(rc));
+    return rc;
+  }
   if (rank == 0) {
     if (size > 1) {
       double hops = (double)laps * size;
@@ -247,6 +292,10 @@ static int cmd_hello(int argc, char **argv)
              "%.3f s: %.1f us and %.2f GB/s per hop\n",
              (unsigned long long)bytes, (unsigned long long)laps, size, secs, 1e6 * secs / hops,
              (double)bytes * hops / secs / 1e9);
+      printf("queue: credits by %s\n", path == RIVER_DQ_CREDITS_RMA
+             ? "rma (an RMA window spans the ranks)"
+             : "msg (two-sided messages: no RMA window spans the ranks, "
+               "or RIVER_DQ_CREDITS=msg)");
     } else {
       printf("ring: skipped (needs 2 or more ranks)\n");
     }
