@@ -129,7 +129,8 @@ static int node_place(MPI_Comm comm, int *index, int *count)
   memset(mine, 0, sizeof mine);
   rc = river_node_name(mine, &len);
   if (rc == RIVER_ENOBUFS) {
-    river__error("bind: node name longer than %d bytes", RIVER_NODE_NAME_MAX - 1);
+    river__error("bind: node name longer than %d bytes",
+                 RIVER_NODE_NAME_MAX - 1);
     rc = RIVER_EOVERFLOW;
   }
   MPI_Comm_rank(comm, &rank);
