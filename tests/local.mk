@@ -222,7 +222,8 @@ mpi_tests = \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
 	tests/mpi/test_flow_mpi.mpi \
-	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi
+	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi \
+	tests/mpi/test_topo_bind_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
   tests/mpi/test_dq_posted.sh
@@ -231,6 +232,11 @@ EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/mpi/test_dq_winal
 EXTRA_DIST += tests/fortran/test_pcoll_f_layout.inc
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
+# The binding test asks hwloc itself where each rank and thread runs.
+tests_mpi_test_topo_bind_mpi_mpi_SOURCES = tests/mpi/test_topo_bind_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_topo_bind_mpi_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
+tests_mpi_test_topo_bind_mpi_mpi_LDADD = src/libriver.la $(HWLOC_LIBS)
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
 # The parallel-collection tests share tests/mpi/pcolltest.h.
@@ -297,7 +303,8 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_demo.sh tests/cli/test_sort_file.sh tests/cli/test_join.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
-	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh
+	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
+	tests/cli/test_topo.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \

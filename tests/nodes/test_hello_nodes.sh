@@ -23,7 +23,7 @@ hello() {
   [ "$nodes" -gt 1 ] || return 0
   for ((r = 0; r < n; r++)); do
     node=river-node$((r % nodes + 1))
-    grep -q "^  rank $r  *host=$node " "$tmp/out" \
+    grep -Eq "^  rank $r +node=$node " "$tmp/out" \
       || fail "hello on $nodes nodes: rank $r not on $node"
   done
 }
