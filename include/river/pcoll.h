@@ -182,6 +182,19 @@ RIVER_API int river_pcoll_copy_disk(const river_pcoll *pc, int p, int c,
 RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
                                     size_t *len);
 
+/* Which rank of comm serves each disk (ranks: ndisks entries), for
+ * readers that deal out work by disk (GD's servers, fsck). Collective
+ * over comm; every rank passes its reader of the same collection. Disk d
+ * goes to rank d mod size. Where the disks are node-local (a pattern
+ * with %n: each node sees only its own disks' files), it goes to rank d
+ * mod size if that rank holds a file of disk d, else to the next rank
+ * (d mod size + 1, ...) that does; if none does (a lost node's disk),
+ * to rank d mod size, whose reads then fail over to the mirrors.
+ * RIVER_EINVAL for a NULL argument, a writer, or ranks whose
+ * collections have different numbers of disks. */
+RIVER_API int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc,
+                                     int *ranks);
+
 /*
  * Read block `block` of partition p into buf (at least records_per_block
  * * record_size bytes), verified. Tries the copies in order starting with
