@@ -270,12 +270,17 @@ int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc, int *ranks)
   int size = 0, rank = 0, d, r, nd, rc = RIVER_SUCCESS, *held = NULL;
   uint64_t v[1] = {0};
 
-  if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+  int init = 0;
+
+  /* NULL arguments are refused at once, as river_pcoll_open does. */
+  if (comm == MPI_COMM_NULL || pc == NULL || ranks == NULL
+      || MPI_Initialized(&init) != MPI_SUCCESS || !init
+      || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return RIVER_EINVAL;
   MPI_Comm_rank(comm, &rank);
-  if (pc == NULL || pc->writing || pc->rfiles == NULL || ranks == NULL) {
-    river__error("river_pcoll_disk_ranks: %s", pc == NULL || ranks == NULL
-                 ? "NULL argument" : "not a collection reader");
+  if (pc->writing || pc->rfiles == NULL) {
+    river__error("river_pcoll_disk_ranks: collection %s is not open for "
+                 "reading", pc->info.name);
     rc = RIVER_EINVAL;
   }
   nd = rc == RIVER_SUCCESS ? pc->info.ndisks : 0;

@@ -213,6 +213,7 @@ static void test_badparam_pcoll_handles(void **state)
   unsigned char rec[100] = {0};
   char buf[8] = "keep";
   size_t len = sizeof buf, rpb = 7, k = 7;
+  int ranks[2] = {7, 7};
   uint64_t nb = 7, bad = 7;
   unsigned char marks[1] = {7};
 
@@ -230,6 +231,11 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_schema(NULL, &sp), RIVER_EINVAL);
   assert_int_equal(river_pcoll_partition(NULL, 0, &part), RIVER_EINVAL);
   assert_int_equal(river_pcoll_disk_path(NULL, 0, buf, &len), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_WORLD, NULL, ranks),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(ranks[0], 7);   /* untouched */
   assert_int_equal(river_pcoll_read_block(NULL, 0, 0, rec, sizeof rec, &k),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
