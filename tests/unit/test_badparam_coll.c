@@ -171,7 +171,8 @@ static void test_badparam_pcoll_open(void **state)
   river_pcoll *keep = (river_pcoll *)&o, *out = keep;
   const char *const *badnames = bad_names();
   const char *badpats[] = {"nodisk", "d%d%d", "d%s", "../x%d",
-                           "a/../../x%d", "x%d/..", "%"};
+                           "a/../../x%d", "x%d/..", "%", "%n/%n/d%d",
+                           "x%r/d%d", "%n", "%n/../d%d"};
   size_t i;
 
   river_log_set_handler(collect, NULL);
