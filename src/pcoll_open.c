@@ -311,3 +311,11 @@ int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc, int *ranks)
   free(held);
   return rc;
 }
+
+int river_pcoll_node_local(const river_pcoll *pc, int *local)
+{
+  if (pc == NULL || local == NULL)
+    return RIVER_EINVAL;
+  *local = river__pcoll_node_local(pc->disks);
+  return RIVER_SUCCESS;
+}

@@ -182,6 +182,12 @@ RIVER_API int river_pcoll_copy_disk(const river_pcoll *pc, int p, int c,
 RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
                                     size_t *len);
 
+/* *local = 1 if pc's disks are node-local (its disk pattern has %n: each
+ * node sees only its own disks' files, so a rank can read only the
+ * copies its node holds; read through GD, river_gd_open, to read them
+ * all), else 0. */
+RIVER_API int river_pcoll_node_local(const river_pcoll *pc, int *local);
+
 /* Which rank of comm serves each disk (ranks: ndisks entries), for
  * readers that deal out work by disk (GD's servers, fsck). Collective
  * over comm; every rank passes its reader of the same collection. Disk d

@@ -11,9 +11,10 @@
 # fsck's report on a lost node (OK with warnings, exit 0; DATA LOST,
 # exit 1, when two of three nodes are gone); that rm removes only what
 # its node sees and gc --disks on the other node finds the rest; that
-# a replacing write removes the old files on every node; RIVER_DISKS as
-# the default pattern; and the warning when every copy of a partition is
-# on one node.
+# a replacing write removes the old files on every node; river sort
+# across the nodes, mirrored and not, checked by valsort --input (through
+# GD, with a node lost too); RIVER_DISKS as the default pattern; and the
+# warning when every copy of a partition is on one node.
 set -u
 . "$(dirname "$0")/clitest.sh"
 unset RIVER_NODES RIVER_NODE_NAME RIVER_DISKS
@@ -144,6 +145,32 @@ RIVER_NODES=3 expect_fail 3 "collection T: partition 1 block 0: no readable copy
   copy-out T -o "$tmp/out"
 mv "$tmp/saved-node2" "$nodes/river-node2"
 mv "$tmp/saved-node3" "$nodes/river-node3"
+
+# --- river sort across the nodes (partitions begun by the writers, sent
+# to their disks' nodes at the commit), mirrored and not; valsort reads
+# node-local collections through GD: every record once, in order, with a
+# node lost too while a mirror is left.
+RIVER_DISKS="$pat" rn 2 4 sort X S --mirror 2 >/dev/null || fail "sort X S on 2 nodes"
+RIVER_DISKS="$pat" rn 2 4 sort X U >/dev/null || fail "sort X U on 2 nodes"
+for d in 0 1 2 3; do
+  other=river-node$(((d + 1) % 2 + 1))
+  [ "$(copies "$nodes/$other/d$d" S)" = 0 ] && [ "$(copies "$nodes/$other/d$d" U)" = 0 ] \
+    || fail "sort: disk $d has files on $other"
+done
+ns=$(find "$nodes" -name 'S.p*.rdat' | wc -l) nu=$(find "$nodes" -name 'U.p*.rdat' | wc -l)
+[ "$ns" -gt 0 ] && [ "$ns" = $((2 * nu)) ] || fail "sort: $ns files of S for $nu of U"
+for c in S U; do
+  rn 2 3 valsort $c --input X >"$tmp/vs" 2>&1 || fail "valsort $c --input X on 2 nodes"
+  grep -q "^$c: SUCCESS - all records are in order, the records of X" "$tmp/vs" \
+    || fail "valsort $c: $(tail -n 1 "$tmp/vs")"
+done
+mv "$nodes/river-node2" "$tmp/saved-node2"
+rn 2 3 valsort S --input X >"$tmp/vs" 2>/dev/null || fail "valsort S, river-node2 lost"
+grep -q "^S: SUCCESS - all records are in order, the records of X" "$tmp/vs" \
+  || fail "valsort S, river-node2 lost: $(tail -n 1 "$tmp/vs")"
+RIVER_NODES=2 expect_fail 3 "collection U: partition [0-9]+ block 0: no readable copy \(missing on disk [13]\)" \
+  valsort U
+mv "$tmp/saved-node2" "$nodes/river-node2"
 
 # --- A replacing write removes the old generation on every node.
 old=$(find "$nodes" -name 'X.p0.*.rdat' | head -n 1 | sed 's/.*X\.p0\.\(.*\)\.rdat/\1/')

@@ -237,6 +237,10 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_NULL, NULL, NULL),
                    RIVER_EINVAL);
   assert_int_equal(ranks[0], 7);   /* untouched */
+  assert_int_equal(river_pcoll_node_local(NULL, &ranks[0]), RIVER_EINVAL);
+  assert_int_equal(ranks[0], 7);
+  assert_int_equal(river_pcoll_node_local((river_pcoll *)&o, NULL),
+                   RIVER_EINVAL);
   assert_int_equal(river_pcoll_read_block(NULL, 0, 0, rec, sizeof rec, &k),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
