@@ -214,7 +214,7 @@ static int publish(river_pcoll *pc, const unsigned char *reports,
  * Partition p's old files are removed by rank p mod size (node-local
  * disks: by a rank of each node); failures are warnings (the files
  * become orphans, see river_pcoll_gc). */
-static void remove_old(const river_pcoll *pc, const struct old_gen *old)
+static void remove_old(river_pcoll *pc, const struct old_gen *old)
 {
   const struct river__pcoll_where *w = &old->where;
   int p;
@@ -224,8 +224,10 @@ static void remove_old(const river_pcoll *pc, const struct old_gen *old)
   if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
     return;
   /* Node-local disks: each node sees only its own, so its ranks share
-   * every partition out among them and look on every disk. */
-  if (river__pcoll_node_local(w->disks) && pc->nodes != NULL
+   * every partition out among them and look on every disk (w is the
+   * same on every rank, so is the gathering of the nodes' names). */
+  if (river__pcoll_node_local(w->disks)
+      && (pc->nodes != NULL || river__pcoll_gather_nodes(pc) == RIVER_SUCCESS)
       && river__pcoll_node_slot(pc, &index, &count) == RIVER_SUCCESS) {
     for (p = index; p < w->npartitions; p += count)
       river__pcoll_remove_files(pc->root, w->disks, pc->info.name, p,

@@ -180,6 +180,13 @@ rn 2 4 gen X --records $N --mirror 2 --disks "$pat" >/dev/null \
   || fail "the old generation's files stay: $(find "$nodes" -name "X.*.$old.rdat" | head -n 2)"
 [ "$(copies "$nodes" X)" = 8 ] || fail "X has $(copies "$nodes" X) files after the rewrite"
 
+# A node-local collection replaced by one on the root's own disks: the
+# old files go from both nodes.
+rn 2 4 gen V --records 1000 --mirror 2 --disks "$pat" >/dev/null || fail "gen V node-local"
+[ "$(copies "$nodes" V)" = 8 ] || fail "V has $(copies "$nodes" V) files, not 8"
+rn 2 4 gen V --records 1000 --mirror 2 >/dev/null || fail "gen V shared"
+[ "$(copies "$nodes" V)" = 0 ] || fail "V's node-local files stay after a shared rewrite"
+
 # --- rm runs on one node and removes what it sees; gc --disks on the
 # other node finds the rest as leftovers.
 RIVER_NODE_NAME=river-node1 r 1 rm X >/dev/null 2>&1 || fail "rm X on river-node1"
