@@ -146,6 +146,14 @@ submodule (river) river_pcoll_impl
       type(pcoll_opts_c), intent(in) :: opts
       integer(c_int) :: river_pcoll_remove_c
     end function river_pcoll_remove_c
+    function river_pcoll_remove_all_c(comm, name, opts) &
+        bind(C, name='river__f_pcoll_remove_all')
+      import :: c_int, c_char, pcoll_opts_c
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: name(*)
+      type(pcoll_opts_c), intent(in) :: opts
+      integer(c_int) :: river_pcoll_remove_all_c
+    end function river_pcoll_remove_all_c
     function river_pcoll_gc_c(opts, remove, report, arg, nfiles, nbytes) &
         bind(C, name='river_pcoll_gc')
       import :: c_int, c_ptr, c_funptr, c_int64_t, pcoll_opts_c
@@ -460,6 +468,16 @@ contains
     call river_check(river_pcoll_remove_c(c_str(name), opts), &
                      'river_pcoll_remove', ierr)
   end procedure river_pcoll_remove
+
+  module procedure river_pcoll_remove_all
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    call river_check(river_pcoll_remove_all_c(int(comm%MPI_VAL, c_int), &
+                                              c_str(name), opts), &
+                     'river_pcoll_remove_all', ierr)
+  end procedure river_pcoll_remove_all
 
   module procedure river_pcoll_gc
     type(pcoll_opts_c) :: opts

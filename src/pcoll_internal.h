@@ -417,6 +417,15 @@ int river__pcoll_open_slot(river_pcoll *pc, int p, int c, const char *path,
 
 /* ------------------------------------------------------- pcoll_ship.c */
 
+/* Collective over comm: every rank's node name (RIVER_PCOLL_NODE_LEN
+ * bytes each, in rank order) into *names (malloc'd; NULL on failure). */
+int river__gather_nodes(MPI_Comm comm, char **names);
+
+/* Rank's index among the ranks of its node in names (size of them), and
+ * their number. */
+void river__node_slot(const char *names, int rank, int size, int *index,
+                      int *count);
+
 /* Collective: every rank's node name into pc->nodes. */
 int river__pcoll_gather_nodes(river_pcoll *pc);
 

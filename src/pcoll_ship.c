@@ -45,22 +45,47 @@ struct ship_item {
   char path[RIVER_PATH_MAX];
 };
 
-int river__pcoll_gather_nodes(river_pcoll *pc)
+int river__gather_nodes(MPI_Comm comm, char **names)
 {
   char mine[RIVER_PCOLL_NODE_LEN];
-  int rc;
+  int rc, size = 0;
 
+  *names = NULL;
+  MPI_Comm_size(comm, &size);
   memset(mine, 0, sizeof mine);
   rc = river__pcoll_this_node(mine, sizeof mine);
-  free(pc->nodes);
-  pc->nodes = calloc((size_t)pc->size, RIVER_PCOLL_NODE_LEN);
-  if (pc->nodes == NULL)
+  *names = calloc((size_t)size, RIVER_PCOLL_NODE_LEN);
+  if (*names == NULL && rc == RIVER_SUCCESS)
     rc = RIVER_ENOMEM;
-  rc = river__agree(pc->comm, rc);
+  rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS)
-    rc = river__allgather(mine, RIVER_PCOLL_NODE_LEN, MPI_CHAR, pc->nodes,
-                          pc->comm);
+    rc = river__allgather(mine, RIVER_PCOLL_NODE_LEN, MPI_CHAR, *names,
+                          comm);
+  if (rc != RIVER_SUCCESS) {
+    free(*names);
+    *names = NULL;
+  }
   return rc;
+}
+
+void river__node_slot(const char *names, int rank, int size, int *index,
+                      int *count)
+{
+  const char *me = names + (size_t)rank * RIVER_PCOLL_NODE_LEN;
+  int r;
+
+  *index = *count = 0;
+  for (r = 0; r < size; r++)
+    if (strcmp(names + (size_t)r * RIVER_PCOLL_NODE_LEN, me) == 0) {
+      *index += r < rank;
+      (*count)++;
+    }
+}
+
+int river__pcoll_gather_nodes(river_pcoll *pc)
+{
+  free(pc->nodes);
+  return river__gather_nodes(pc->comm, &pc->nodes);
 }
 
 /* The node of rank r (after river__pcoll_gather_nodes). */
@@ -453,16 +478,9 @@ void river__pcoll_ship_free(river_pcoll *pc)
 
 int river__pcoll_node_slot(const river_pcoll *pc, int *index, int *count)
 {
-  int r;
-
-  *index = 0;
-  *count = 0;
+  *index = *count = 0;
   if (pc->nodes == NULL)
     return RIVER_EINVAL;
-  for (r = 0; r < pc->size; r++)
-    if (strcmp(node_of(pc, r), node_of(pc, pc->rank)) == 0) {
-      *index += r < pc->rank;
-      (*count)++;
-    }
+  river__node_slot(pc->nodes, pc->rank, pc->size, index, count);
   return RIVER_SUCCESS;
 }

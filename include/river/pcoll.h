@@ -281,10 +281,19 @@ RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
  * metadata file belongs to a user other than the caller's effective
  * user, root included: its seal has no secret, so it may name another
  * root's files (doc/collections.md, "What River believes of a metadata
- * file").
+ * file"). With node-local disks (a pattern with %n) only the files this
+ * node sees go (river_pcoll_remove_all removes every node's).
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
+
+/* river_pcoll_remove on rank 0 of comm, collectively: where the disks
+ * are node-local (a pattern with %n), every node's ranks then remove the
+ * files their node holds, so a job with a rank on each node removes the
+ * collection whole. The same outcome on every rank. RIVER_EINVAL for a
+ * NULL name or comm, or before MPI_Init. */
+RIVER_API int river_pcoll_remove_all(MPI_Comm comm, const char *name,
+                                     const river_pcoll_opts *opts);
 
 /* One file river_pcoll_gc or river_pcoll_purge found (and removed, if
  * asked to). The strings live only during the report call. */

@@ -9,11 +9,12 @@
 # 3 ranks on 2 nodes, on 3 nodes (one of them without disks), and with
 # one node's directory removed (its disks lost: the mirrors serve);
 # fsck's report on a lost node (OK with warnings, exit 0; DATA LOST,
-# exit 1, when two of three nodes are gone); that rm removes only what
-# its node sees and gc --disks on the other node finds the rest; that
+# exit 1, when two of three nodes are gone); that rm on one node removes
+# only what its node sees and gc --disks on the other node finds the
+# rest, and rm on a rank per node removes all; that
 # a replacing write removes the old files on every node; river sort
 # across the nodes, mirrored and not, checked by valsort --input (through
-# GD, with a node lost too); RIVER_DISKS as the default pattern; and the
+# GD, with a node lost too), and a two-pass sort refused (node-local runs); RIVER_DISKS as the default pattern; and the
 # warning when every copy of a partition is on one node.
 set -u
 . "$(dirname "$0")/clitest.sh"
@@ -171,6 +172,15 @@ grep -q "^S: SUCCESS - all records are in order, the records of X" "$tmp/vs" \
 RIVER_NODES=2 expect_fail 3 "collection U: partition [0-9]+ block 0: no readable copy \(missing on disk [13]\)" \
   valsort U
 mv "$tmp/saved-node2" "$nodes/river-node2"
+# rm on a job with a rank on each node removes every node's files.
+rn 2 2 rm S >/dev/null || fail "rm S on 2 nodes"
+[ "$(copies "$nodes" S)" = 0 ] || fail "rm S on 2 nodes left $(copies "$nodes" S) files"
+# A two-pass sort's mergers read runs any node may hold: node-local runs
+# are refused, clearly, and the runs are removed from both nodes.
+RIVER_DISKS="$pat" RIVER_NODES=2 expect_fail 2 \
+  "coll_merge: collection sort-runs-[0-9a-f-]+ is on node-local disks \(its disk pattern has %n\)" \
+  sort X S2 --memory 800k
+[ -z "$(find "$nodes" "$root" -name 'sort-runs-*')" ] || fail "two-pass sort left its runs"
 
 # --- A replacing write removes the old generation on every node.
 old=$(find "$nodes" -name 'X.p0.*.rdat' | head -n 1 | sed 's/.*X\.p0\.\(.*\)\.rdat/\1/')

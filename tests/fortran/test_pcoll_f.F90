@@ -512,8 +512,11 @@ contains
     call river_pcoll_begin_partition(h, int(mod(rank, 2), c_int64_t))
     call river_pcoll_commit(h, e)
     call check(e == RIVER_EINVAL, 'begun: two of one order fail')
-    if (rank == 0) call river_pcoll_remove('fparts', root=dir)
-    call MPI_Barrier(MPI_COMM_WORLD)
+    ! Removed by every rank together (the same outcome everywhere).
+    call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
+    call check(e == RIVER_SUCCESS, 'remove_all fparts')
+    call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
+    call check(e == RIVER_ENOTFOUND, 'remove_all fparts again: not found')
   end subroutine test_parts
 
   include 'test_pcoll_f_layout.inc'

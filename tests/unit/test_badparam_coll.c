@@ -268,6 +268,10 @@ static void test_badparam_pcoll_remove(void **state)
 
   river_log_set_handler(collect, NULL);
   assert_int_equal(river_pcoll_remove(NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_remove_all(MPI_COMM_NULL, "c", NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_remove_all(MPI_COMM_WORLD, NULL, NULL),
+                   RIVER_EINVAL);
   for (i = 0; i < NBADNAMES; i++)
     assert_int_equal(river_pcoll_remove(badnames[i], NULL), RIVER_EINVAL);
   o.disks = "../x%d";
