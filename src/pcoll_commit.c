@@ -217,9 +217,7 @@ static int publish(river_pcoll *pc, const unsigned char *reports,
 static void remove_old(river_pcoll *pc, const struct old_gen *old)
 {
   const struct river__pcoll_where *w = &old->where;
-  int p;
-
-  int index, count;
+  int p, index, count;
 
   if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
     return;
