@@ -441,6 +441,9 @@ int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts)
       e = got;   /* the rounds cannot go on */
     rc = rc == RIVER_SUCCESS ? got : rc;
   }
+  /* Tests: fail or kill with every copy sent and received. */
+  if (rc == RIVER_SUCCESS && river__test_fault("commit-ship") != 0)
+    rc = RIVER_EIO;
   rc = river__agree(pc->comm, rc);
   /* Sent and kept where they belong: this node's copies go. */
   for (i = 0; rc == RIVER_SUCCESS && i < nitems; i++)

@@ -11,7 +11,9 @@
 # fsck's report on a lost node (OK with warnings, exit 0; DATA LOST,
 # exit 1, when two of three nodes are gone); that rm on one node removes
 # only what its node sees and gc --disks on the other node finds the
-# rest, and rm on a rank per node removes all; that
+# rest, and rm on a rank per node removes all; a write failed once its
+# copies are on their nodes (RIVER_TEST_FAULT=commit-ship:fail) leaves
+# nothing, one killed there leaves what gc --disks on each node removes; that
 # a replacing write removes the old files on every node; river sort
 # across the nodes, mirrored and not, checked by valsort --input (through
 # GD, with a node lost too), and a two-pass sort refused (node-local runs); RIVER_DISKS as the default pattern; and the
@@ -181,6 +183,25 @@ RIVER_DISKS="$pat" RIVER_NODES=2 expect_fail 2 \
   "coll_merge: collection sort-runs-[0-9a-f-]+ is on node-local disks \(its disk pattern has %n\)" \
   sort X S2 --memory 800k
 [ -z "$(find "$nodes" "$root" -name 'sort-runs-*')" ] || fail "two-pass sort left its runs"
+
+# --- A write that fails once its copies are on their nodes leaves
+# nothing on any node; one killed there leaves files that gc --disks on
+# each node removes (the write's record claims their generation).
+RIVER_TEST_FAULT=commit-ship:fail RIVER_NODES=2 expect_fail 4 "gen failed" \
+  gen F --records $N --mirror 2 --disks "$pat"
+[ -e "$root/F.river.h5" ] && fail "a failed write of F left metadata"
+[ "$(copies "$nodes" F)" = 0 ] && [ -z "$(find "$nodes" -name 'F.*')" ] \
+  || fail "a failed write of F left files: $(find "$nodes" -name 'F.*' | head -n 3)"
+RIVER_TEST_FAULT=commit-ship:kill rn 2 4 gen F --records $N --mirror 2 \
+  --disks "$pat" >/dev/null 2>&1 && fail "gen F killed at commit-ship succeeded"
+[ -e "$root/F.river.h5" ] && fail "a killed write of F left metadata"
+[ -n "$(find "$nodes" -name 'F.*')" ] || fail "a write killed at commit-ship left no files (was it killed there?)"
+for n in 2 1; do
+  RIVER_NODE_NAME=river-node$n r 1 gc --remove --disks "$pat" >/dev/null 2>&1 \
+    || fail "gc --remove on river-node$n after the kill"
+done
+[ -z "$(find "$nodes" "$root" -name 'F.*' -o -name '.F.*.write')" ] \
+  || fail "gc left F's files: $(find "$nodes" "$root" -name 'F.*' -o -name '.F.*.write' | head -n 3)"
 
 # --- A replacing write removes the old generation on every node.
 old=$(find "$nodes" -name 'X.p0.*.rdat' | head -n 1 | sed 's/.*X\.p0\.\(.*\)\.rdat/\1/')
