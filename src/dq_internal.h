@@ -418,6 +418,9 @@ struct river_dq {
   uint64_t claim_msg[4], claim_rep[2]; /* PULL consumer: its claim */
   MPI_Request claim_sreq, claim_rreq;
   int claim_p;                  /* producer asked last, or -1 */
+  int draining;                 /* destroy has begun (dq.c, drain) */
+  int cw_late;                  /* tests: RIVER_TEST_FAULT dq-credit-late:fail
+                                   (dq_credit.c, push) */
   uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
   size_t *count;                /* EXCHANGE: records per consumer */
   int rr;                       /* STATIC: next consumer; PUSH: where ties start */
@@ -543,6 +546,10 @@ int river__dq_cw_progress(river_dq *q);
  * its sends; cancel the posted credit receive. */
 uint64_t river__dq_cw_sent_to(const river_dq *q, int p);
 int river__dq_cw_busy(river_dq *q, uint64_t expected);
+/* Destroy, at the end of the drain: RIVER_ECORRUPT (logged) if this rank
+ * sent a producer other than the count it gave it (count_out: two words
+ * per comm rank, the second the credit messages). */
+int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out);
 int river__dq_cw_cancel(river_dq *q);
 /* The rank's tick (river__backoff's hook) takes a queue that needs it
  * (paced consumer, MSG path) at create, lets go at destroy. */
