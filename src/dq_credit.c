@@ -30,7 +30,9 @@
  * applies what has come before it reads its own words (and in every
  * River wait of the rank: the backoff hook, below), so a claim needs the
  * producer to be in River now and then, as any queue call or wait is:
- * a producer busy outside River delays a claim, never loses one. A
+ * a producer busy outside River delays a claim, never loses one (but
+ * the consumer that asked it asks no other producer meanwhile:
+ * doc/design.md, "Credit paths"). A
  * claim is atomic at the producer, so PULL's race for the last announced
  * unit (dq_internal.h) cannot happen on this path. A rank's words and
  * its own adds to them (a rank in both roles) are plain memory: River's
