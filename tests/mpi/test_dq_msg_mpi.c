@@ -1,7 +1,7 @@
 /*
  * test_dq_msg_mpi - the two-sided credit path (RIVER_DQ_CREDITS=msg,
- * src/dq_credit.c) where timing decides, on pairs of ranks (a producer,
- * a consumer; any even number of ranks):
+ * src/dq_credit.c) where timing decides, on groups of 3 ranks (any
+ * multiple of 3):
  *
  *   late    the consumer's credit returns queue behind an unfinished
  *           send until destroy (test fault dq-credit-late, as behind
@@ -10,7 +10,14 @@
  *           queue, on a communicator whose id MPI gives the next queue
  *           (Open MPI matched it there, and that queue lost a credit
  *           message and hung); a second queue on the same communicator
- *           then streams every record exactly once
+ *           then streams every record exactly once (ranks 0 and 1)
+ *   closed  PULL: producer 0 closes with no unit and then waits outside
+ *           River (MPI_Barrier) without having answered the consumer's
+ *           claim (test fault dq-claim-deaf: claims answered only at
+ *           destroy); the consumer joins that barrier only after all 5
+ *           units of producer 1, so it must stop awaiting a closed
+ *           producer's answer (it granted nothing) and claim at producer
+ *           1 (it used to wait for producer 0's answer for ever)
  *
  * RIVER_TIMEOUT bounds every wait, so a hang fails the test.
  */
@@ -20,6 +27,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define MSG 4096
 #define PER ((MSG - 32) / 64) /* records of 64 bytes per message (32:
@@ -75,30 +83,86 @@ static void test_late(MPI_Comm c, int rank)
   stream(c, rank, 2, 200 * PER);
 }
 
+static void test_closed(MPI_Comm c, int rank)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  uint64_t rec[8] = {0}, unit = 0;
+  const void *recs;
+  size_t n;
+  int rc, i, from = -1, first = 0, last = 0, units = 0, more = 0;
+
+  o.policy = RIVER_DQ_PULL;
+  o.message_size = MSG;
+  if (rank == 0)
+    setenv("RIVER_TEST_FAULT", "dq-claim-deaf:fail", 1);
+  rc = river_dq_create(c, rank < 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                       sizeof rec, &o, &q);
+  unsetenv("RIVER_TEST_FAULT");
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (rank == 0) {
+    struct timespec ts = {0, 300000000L};
+
+    nanosleep(&ts, NULL); /* the consumer asks this producer first */
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    MPI_Barrier(c);
+  } else if (rank == 1) {
+    for (i = 0; i < 5; i++) {
+      rec[0] = (uint64_t)i;
+      MT_CHECK_RC(river_dq_put(q, rec, 1), RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    MPI_Barrier(c);
+  } else {
+    while (units < 5
+           && (rc = river_dq_get(q, &recs, &n, &from)) == RIVER_SUCCESS) {
+      MT_CHECK(from == 1 && n == 1);
+      MT_CHECK(((const uint64_t *)recs)[0] == (uint64_t)units);
+      MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_SUCCESS);
+      units += last;
+    }
+    MT_CHECK(units == 5);
+    MPI_Barrier(c);
+    while ((rc = river_dq_get(q, &recs, &n, &from)) == RIVER_SUCCESS)
+      more++;
+    MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK(more == 0);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
-  MPI_Comm c;
+  MPI_Comm c, pair;
   int wrank, wsize, rank, rc;
   double t0;
 
   setenv("RIVER_DQ_CREDITS", "msg", 1);
-  setenv("RIVER_TIMEOUT", "30", 0);
+  setenv("RIVER_TIMEOUT", "20", 0);
   if (river_init(&argc, &argv) != RIVER_SUCCESS) {
     fprintf(stderr, "river_init failed\n");
     return 1;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  if (wsize % 2 != 0) {
+  if (wsize % 3 != 0) {
     if (wrank == 0)
-      fprintf(stderr, "test_dq_msg_mpi needs an even number of ranks\n");
+      fprintf(stderr, "test_dq_msg_mpi needs a multiple of 3 ranks\n");
     river_finalize();
     return 1;
   }
   t0 = river_wtime();
-  MPI_Comm_split(MPI_COMM_WORLD, wrank / 2, wrank, &c);
+  MPI_Comm_split(MPI_COMM_WORLD, wrank / 3, wrank, &c);
   MPI_Comm_rank(c, &rank);
-  test_late(c, rank);
+  MPI_Comm_split(c, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+  if (pair != MPI_COMM_NULL) {
+    test_late(pair, rank);
+    MPI_Comm_free(&pair);
+  }
+  test_closed(c, rank);
   MPI_Comm_free(&c);
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0)
