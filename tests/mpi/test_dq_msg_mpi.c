@@ -18,6 +18,11 @@
  *           units of producer 1, so it must stop awaiting a closed
  *           producer's answer (it granted nothing) and claim at producer
  *           1 (it used to wait for producer 0's answer for ever)
+ *   destroy the same without a fault or barrier, 10 times: producer 0
+ *           closes with no unit and calls destroy at once, whose count
+ *           exchange serves no claim until every rank is in destroy; a
+ *           consumer that asked it before its end of stream came waited
+ *           for the answer for good (4 runs in 8 hung)
  *
  * RIVER_TIMEOUT bounds every wait, so a hang fails the test.
  */
@@ -134,6 +139,55 @@ static void test_closed(MPI_Comm c, int rank)
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
+/* One round of case destroy: 0 if it passed. */
+static int destroy_round(MPI_Comm c, int rank)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  uint64_t rec[8] = {0}, unit = 0;
+  const void *recs;
+  size_t n;
+  int rc, i, from = -1, first = 0, last = 0, units = 0, before, all;
+
+  before = mt_failures;
+  o.policy = RIVER_DQ_PULL;
+  o.message_size = MSG;
+  rc = river_dq_create(c, rank < 2 ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER,
+                       sizeof rec, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return 1;
+  if (rank == 0) {
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else if (rank == 1) {
+    for (i = 0; i < 5; i++) {
+      MT_CHECK_RC(river_dq_put(q, rec, 1), RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else {
+    while ((rc = river_dq_get(q, &recs, &n, &from)) == RIVER_SUCCESS) {
+      MT_CHECK_RC(river_dq_unit(q, &unit, &first, &last), RIVER_SUCCESS);
+      units += last;
+    }
+    MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK(units == 5);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  before = mt_failures != before;
+  MPI_Allreduce(&before, &all, 1, MPI_INT, MPI_MAX, c);
+  return all;
+}
+
+static void test_destroy(MPI_Comm c, int rank)
+{
+  int i;
+
+  for (i = 0; i < 10; i++)
+    if (destroy_round(c, rank) != 0)
+      break;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm c, pair;
@@ -163,6 +217,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&pair);
   }
   test_closed(c, rank);
+  test_destroy(c, rank);
   MPI_Comm_free(&c);
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0)
