@@ -419,6 +419,7 @@ static int drain(river_dq *q)
   uint64_t cw_expected = 0;
   MPI_Request req = MPI_REQUEST_NULL;
 
+  q->draining = 1;
   memset(q->count_out, 0, 2 * (size_t)q->size * sizeof(uint64_t));
   for (c = 0; (q->role & RIVER_DQ_PRODUCER) && c < q->ncons; c++)
     q->count_out[2 * (size_t)q->cons_rank[c]] = q->sent[c]
@@ -457,8 +458,10 @@ static int drain(river_dq *q)
       for (p = 0; p < q->nprod; p++)
         more |= q->arrived[p] < q->count_in[2 * (size_t)q->prod_rank[p]];
     }
-    if (!more)
-      return first;
+    if (!more) {
+      rc = river__dq_cw_check_sent(q, q->count_out);
+      return first != RIVER_SUCCESS ? first : rc;
+    }
     if (river__backoff(&ns) != RIVER_SUCCESS)
       return river__dq_timeout(q, "a queue's destroy waiting for its "
                                   "last messages");

@@ -30,16 +30,21 @@
  * applies what has come before it reads its own words (and in every
  * River wait of the rank: the backoff hook, below), so a claim needs the
  * producer to be in River now and then, as any queue call or wait is:
- * a producer busy outside River delays a claim, never loses one. A
+ * a producer busy outside River delays a claim, never loses one (but
+ * the consumer that asked it asks no other producer meanwhile, unless
+ * the producer has closed: msg_claim_answer; doc/design.md, "Credit
+ * paths"). A
  * claim is atomic at the producer, so PULL's race for the last announced
  * unit (dq_internal.h) cannot happen on this path. A rank's words and
  * its own adds to them (a rank in both roles) are plain memory: River's
  * handles are single-threaded.
  *
  * Destroy counts the credit messages (and claims) each rank sent each
- * other beside the data messages (dq.c, drain): a producer serves until
- * it has had them all, everyone until its sends completed, so nothing
- * of the queue is in flight when its receive is cancelled.
+ * other beside the data messages (dq.c, drain), an ADD still waiting
+ * behind an unfinished send included: a producer serves until it has
+ * had them all, everyone until its sends completed, so nothing of the
+ * queue is in flight when its receive is cancelled (a count short of
+ * what went is reported: river__dq_cw_check_sent).
  */
 #include "dq_internal.h"
 #include "rma.h"
@@ -80,6 +85,38 @@ static int path_wanted(void)
   return -1;
 }
 
+/* The MSG path's PULL state: a producer's replies, a consumer's claims
+ * (one to each producer at most); RIVER_SUCCESS or RIVER_ENOMEM. */
+static int msg_alloc_pull(river_dq *q)
+{
+  int np = q->nprod, k;
+
+  if (q->role & RIVER_DQ_PRODUCER) {
+    q->rep_buf = calloc((size_t)q->ncons * 2, sizeof(uint64_t));
+    q->rep_req = calloc((size_t)q->ncons, sizeof(MPI_Request));
+    if (q->rep_buf == NULL || q->rep_req == NULL)
+      return RIVER_ENOMEM;
+    for (k = 0; k < q->ncons; k++)
+      q->rep_req[k] = MPI_REQUEST_NULL;
+    if (river__test_fault("dq-claim-deaf")
+        && (q->claim_held = calloc((size_t)q->ncons, 1)) == NULL)
+      return RIVER_ENOMEM;
+  }
+  if (q->role & RIVER_DQ_CONSUMER) {
+    q->claim_rep = calloc((size_t)np * 2, sizeof(uint64_t));
+    q->claim_sreq = calloc((size_t)np, sizeof(MPI_Request));
+    q->claim_rreq = calloc((size_t)np, sizeof(MPI_Request));
+    if (q->claim_rep == NULL || q->claim_sreq == NULL
+        || q->claim_rreq == NULL)
+      return RIVER_ENOMEM;
+    for (k = 0; k < np; k++)
+      q->claim_sreq[k] = q->claim_rreq[k] = MPI_REQUEST_NULL;
+    /* Never changed: claims to several producers may be in flight. */
+    q->claim_msg[0] = DQ_CW_CLAIM;
+  }
+  return RIVER_SUCCESS;
+}
+
 /* The MSG path's state; RIVER_SUCCESS or RIVER_ENOMEM. */
 static int msg_alloc(river_dq *q, size_t words)
 {
@@ -97,18 +134,9 @@ static int msg_alloc(river_dq *q, size_t words)
   for (k = 0; k < np; k++)
     q->cw_sreq[k] = MPI_REQUEST_NULL;
   q->cw_rreq = MPI_REQUEST_NULL;
-  q->claim_sreq = MPI_REQUEST_NULL;
-  q->claim_rreq = MPI_REQUEST_NULL;
   q->claim_p = -1;
-  if (q->policy == RIVER_DQ_PULL && (q->role & RIVER_DQ_PRODUCER)) {
-    q->rep_buf = calloc((size_t)q->ncons * 2, sizeof(uint64_t));
-    q->rep_req = calloc((size_t)q->ncons, sizeof(MPI_Request));
-    if (q->rep_buf == NULL || q->rep_req == NULL)
-      return RIVER_ENOMEM;
-    for (k = 0; k < q->ncons; k++)
-      q->rep_req[k] = MPI_REQUEST_NULL;
-  }
-  return RIVER_SUCCESS;
+  q->cw_late = river__test_fault("dq-credit-late");
+  return q->policy == RIVER_DQ_PULL ? msg_alloc_pull(q) : RIVER_SUCCESS;
 }
 
 /* A producer's one posted credit receive (from anyone). */
@@ -208,6 +236,10 @@ void river__dq_credits_free(river_dq *q)
   free(q->cw_has);
   free(q->rep_buf);
   free(q->rep_req);
+  free(q->claim_rep);
+  free(q->claim_sreq);
+  free(q->claim_rreq);
+  free(q->claim_held);
 }
 
 /* --------------------------------------------------------- serving (MSG) */
@@ -274,8 +306,13 @@ static int apply(river_dq *q, const uint64_t *m, int r)
       q->winmem[DQ_W_WAKE(q)] += m[2];
     return RIVER_SUCCESS;
   }
-  if (m[0] == DQ_CW_CLAIM && c >= 0 && q->rep_req != NULL)
+  if (m[0] == DQ_CW_CLAIM && c >= 0 && q->rep_req != NULL) {
+    if (q->claim_held != NULL && !q->draining) {
+      q->claim_held[c] = 1;  /* test fault dq-claim-deaf */
+      return RIVER_SUCCESS;
+    }
     return reply_claim(q, c, r);
+  }
   river__error("dq: a malformed credit message (kind %llu) from rank %d",
                (unsigned long long)m[0], r);
   return RIVER_ECORRUPT;
@@ -292,6 +329,11 @@ static int push(river_dq *q, int p)
   if (q->cw_sreq[p] != MPI_REQUEST_NULL
       && MPI_Test(&q->cw_sreq[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;
+  /* Test fault dq-credit-late: every send after the first to p stays
+   * unfinished until destroy, as one queued behind data on a busy link
+   * would (what a consumer adds meanwhile waits in cw_pend). */
+  if (q->cw_late && !q->draining && q->cw_sent[p] > 0)
+    done = 0;
   if (!done)
     return RIVER_SUCCESS;
   m[0] = DQ_CW_ADD;
@@ -330,6 +372,11 @@ int river__dq_cw_progress(river_dq *q)
   }
   for (p = 0; rc == RIVER_SUCCESS && p < q->nprod; p++)
     rc = push(q, p);
+  for (p = 0; q->claim_held != NULL && q->draining && p < q->ncons; p++)
+    if (q->claim_held[p] && rc == RIVER_SUCCESS) {
+      q->claim_held[p] = 0;
+      rc = reply_claim(q, p, q->cons_rank[p]);
+    }
   return rc;
 }
 
@@ -428,38 +475,48 @@ static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
 
   if (r == q->rank)
     return claim_here(q, q->cidx, unit);
-  if (q->claim_sreq != MPI_REQUEST_NULL   /* the last ask was answered */
-      && MPI_Wait(&q->claim_sreq, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  if (q->claim_sreq[p] != MPI_REQUEST_NULL /* the last ask was answered */
+      && MPI_Wait(&q->claim_sreq[p], MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;
-  memset(q->claim_msg, 0, sizeof q->claim_msg);
-  q->claim_msg[0] = DQ_CW_CLAIM;
-  if (MPI_Irecv(q->claim_rep, 2, MPI_UINT64_T, r, DQ_TAG_REPLY, q->comm,
-                &q->claim_rreq) != MPI_SUCCESS
+  if (MPI_Irecv(q->claim_rep + 2 * (size_t)p, 2, MPI_UINT64_T, r,
+                DQ_TAG_REPLY, q->comm, &q->claim_rreq[p]) != MPI_SUCCESS
       || MPI_Isend(q->claim_msg, DQ_CW_WORDS, MPI_UINT64_T, r,
-                   DQ_TAG_CREDIT, q->comm, &q->claim_sreq) != MPI_SUCCESS)
+                   DQ_TAG_CREDIT, q->comm, &q->claim_sreq[p])
+             != MPI_SUCCESS)
     return RIVER_EMPI;
   q->cw_sent[p]++;
   q->claim_p = p;
+  q->claim_wait = 1;
   return 0;
 }
 
-/* MSG: the answer to the claim in flight: 1 (claimed: *unit), 0 (none
- * there, or no answer yet: *waiting says which). */
+/* MSG: the answer to the claim awaited: 1 (claimed: *unit), 0 (none
+ * there, or no answer yet: *waiting says which). A producer whose end
+ * of stream came, with every message it sent here delivered, granted
+ * this consumer nothing (a unit granted here would have messages not
+ * delivered yet: only its claimer takes them): its answer is not
+ * awaited, so a producer that closed and went on outside River holds
+ * no one up. That answer stays posted (claim_rreq[p]; closed producers
+ * are not asked again) and destroy completes it (river__dq_cw_busy). */
 static int msg_claim_answer(river_dq *q, uint64_t *unit, int *waiting)
 {
-  int done = 0;
+  int done = 0, p = q->claim_p;
 
   *waiting = 0;
-  if (q->claim_rreq == MPI_REQUEST_NULL)
+  if (!q->claim_wait)
     return 0;
-  if (MPI_Test(&q->claim_rreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  if (MPI_Test(&q->claim_rreq[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;
   if (!done) {
-    *waiting = 1;
+    if (q->eos_seq[p] != DQ_UNKNOWN && q->next[p] == q->eos_seq[p])
+      q->claim_wait = 0;
+    else
+      *waiting = 1;
     return 0;
   }
-  *unit = q->claim_rep[1];
-  return q->claim_rep[0] != 0;
+  q->claim_wait = 0;
+  *unit = q->claim_rep[2 * (size_t)p + 1];
+  return q->claim_rep[2 * (size_t)p] != 0;
 }
 
 int river__dq_cw_claim(river_dq *q)
@@ -492,7 +549,7 @@ int river__dq_cw_claim(river_dq *q)
     }
     if (got)
       goto claimed;
-    if (q->path == RIVER_DQ_CREDITS_MSG && q->claim_rreq != MPI_REQUEST_NULL)
+    if (q->path == RIVER_DQ_CREDITS_MSG && q->claim_wait)
       return RIVER_SUCCESS;  /* asked: the answer comes later */
   }
   q->claim_p = -1;
@@ -514,14 +571,17 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected)
     return 0;
   if (q->cw_recvd < expected)
     return 1;
-  if (q->claim_rreq != MPI_REQUEST_NULL
-      && (MPI_Test(&q->claim_rreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS
-          || !done))
-    return 1;
-  if (q->claim_sreq != MPI_REQUEST_NULL
-      && (MPI_Test(&q->claim_sreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS
-          || !done))
-    return 1;
+  for (p = 0; p < q->nprod; p++)
+    if (q->cw_has[p])
+      return 1;
+  for (p = 0; q->claim_rreq != NULL && p < q->nprod; p++)
+    if ((q->claim_rreq[p] != MPI_REQUEST_NULL
+         && (MPI_Test(&q->claim_rreq[p], &done, MPI_STATUS_IGNORE)
+                 != MPI_SUCCESS || !done))
+        || (q->claim_sreq[p] != MPI_REQUEST_NULL
+            && (MPI_Test(&q->claim_sreq[p], &done, MPI_STATUS_IGNORE)
+                    != MPI_SUCCESS || !done)))
+      return 1;
   for (p = 0; p < q->nprod; p++)
     if (q->cw_sreq[p] != MPI_REQUEST_NULL
         && (MPI_Test(&q->cw_sreq[p], &done, MPI_STATUS_IGNORE)
@@ -535,9 +595,32 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected)
   return 0;
 }
 
+/* The count includes an ADD still waiting for the send before it to
+ * complete (cw_has): it goes during the drain (busy waits for it), and
+ * nothing adds after the count is taken (the tick is off; dropping
+ * undelivered messages returns no credit). */
 uint64_t river__dq_cw_sent_to(const river_dq *q, int p)
 {
-  return q->path == RIVER_DQ_CREDITS_MSG ? q->cw_sent[p] : 0;
+  return q->path == RIVER_DQ_CREDITS_MSG ? q->cw_sent[p] + q->cw_has[p] : 0;
+}
+
+int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out)
+{
+  uint64_t told;
+  int p;
+
+  for (p = 0; q->path == RIVER_DQ_CREDITS_MSG && p < q->nprod; p++) {
+    told = count_out[2 * (size_t)q->prod_rank[p] + 1];
+    if (q->cw_sent[p] != told) {
+      /* The producer stops serving at the count: a message after it
+       * is left unmatched on the freed communicator. */
+      river__error("dq destroy: %llu credit messages went to rank %d, "
+                   "which was told %llu", (unsigned long long)q->cw_sent[p],
+                   q->prod_rank[p], (unsigned long long)told);
+      return RIVER_ECORRUPT;
+    }
+  }
+  return RIVER_SUCCESS;
 }
 
 int river__dq_cw_cancel(river_dq *q)

@@ -415,9 +415,16 @@ struct river_dq {
   unsigned char *cw_has;        /* nprod: something waits in cw_pend */
   uint64_t *rep_buf;            /* PULL producer: ncons x 2 replies */
   MPI_Request *rep_req;         /* ncons */
-  uint64_t claim_msg[4], claim_rep[2]; /* PULL consumer: its claim */
-  MPI_Request claim_sreq, claim_rreq;
+  uint64_t claim_msg[4];        /* PULL consumer: the CLAIM sent */
+  uint64_t *claim_rep;          /* nprod x 2: each producer's answer */
+  MPI_Request *claim_sreq, *claim_rreq; /* nprod: a claim to each */
   int claim_p;                  /* producer asked last, or -1 */
+  int claim_wait;               /* 1: claim_p's answer is awaited */
+  int draining;                 /* destroy has begun (dq.c, drain) */
+  int cw_late;                  /* tests: RIVER_TEST_FAULT dq-credit-late:fail
+                                   (dq_credit.c, push) */
+  unsigned char *claim_held;    /* tests: dq-claim-deaf:fail, ncons: a
+                                   claim not answered until destroy */
   uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
   size_t *count;                /* EXCHANGE: records per consumer */
   int rr;                       /* STATIC: next consumer; PUSH: where ties start */
@@ -543,6 +550,10 @@ int river__dq_cw_progress(river_dq *q);
  * its sends; cancel the posted credit receive. */
 uint64_t river__dq_cw_sent_to(const river_dq *q, int p);
 int river__dq_cw_busy(river_dq *q, uint64_t expected);
+/* Destroy, at the end of the drain: RIVER_ECORRUPT (logged) if this rank
+ * sent a producer other than the count it gave it (count_out: two words
+ * per comm rank, the second the credit messages). */
+int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out);
 int river__dq_cw_cancel(river_dq *q);
 /* The rank's tick (river__backoff's hook) takes a queue that needs it
  * (paced consumer, MSG path) at create, lets go at destroy. */
