@@ -1,0 +1,138 @@
+# river-slurm.sh - what River's Slurm batch templates share; each
+# river-*.sbatch beside it sources it. Not run on its own.
+#
+# It gives a template:
+#   river_step ARGS...       run `river ARGS` on every task of the job,
+#                            saying so; exits the job if it fails
+#   river_bench_step ARGS... the same for river-bench
+#   river_launch PROG ARGS...  PROG on every task, through $RIVER_LAUNCH
+#   river_hello              one line per rank: which node it runs on
+#   river_job_root, river_job_disks, river_job_local
+#                            this job's paths (below); the root and the
+#                            node-local directories are removed at exit
+#   river_forget COLL...     `river rm` these collections at exit
+#
+# Settings (environment variables; sbatch passes the submitter's
+# environment on, so `RIVER_LAUNCH=mpirun sbatch river-main.sbatch`):
+#   RIVER_LAUNCH  srun (default): `srun --mpi=pmix`, Slurm's PMIx starts
+#                 the ranks (Debian's Open MPI speaks PMIx only:
+#                 --mpi=pmi2 and --mpi=none fail); mpirun: Open MPI's
+#                 mpirun inside the allocation, which takes its hosts and
+#                 slots from Slurm (as root with Open MPI's run-as-root
+#                 consent, OMPI_ALLOW_RUN_AS_ROOT[_CONFIRM], set here)
+#   RIVER_SRUN_ARGS, RIVER_MPIRUN_ARGS  more options for that launcher
+#   RIVER, RIVER_BENCH  the programs (default: river and river-bench on
+#                 PATH, e.g. after `make install`)
+#   RIVER_SHARED  a directory on the file system every node shares, for
+#                 this job's root (metadata, results); default the
+#                 directory sbatch was run from ($SLURM_SUBMIT_DIR)
+#   RIVER_LOCAL   the node-local directory for this job's data: default
+#                 $SLURM_TMPDIR, else $TMPDIR, else /tmp (the same path on
+#                 every node, a different disk on each)
+#   RIVER_KEEP=1  keep this job's root and node-local data (debugging)
+#   RIVER_HELLO=0 skip the placement report at the start
+#
+# Paths, all derived from $SLURM_JOB_ID so concurrent jobs never meet:
+#   river_job_root   $RIVER_SHARED/river-job-$SLURM_JOB_ID  (shared)
+#   river_job_local  $RIVER_LOCAL/river-$SLURM_JOB_ID       (each node's)
+#   river_job_disks  the --disks pattern for collections whose data
+#                    should stay on the nodes: river_job_local/d%d. Disk
+#                    d is served by rank d mod (ranks), as it was written:
+#                    keep the same tasks per node for every step, and
+#                    --mirror 1 (a mirror copy would be written on the
+#                    writer's node, not on the node that serves its disk).
+set -u
+
+if [ -z "${SLURM_JOB_ID:-}" ]; then
+  echo "river-slurm: not inside a Slurm job (submit the template with sbatch)" >&2
+  exit 2
+fi
+
+RIVER=${RIVER:-river}
+RIVER_BENCH=${RIVER_BENCH:-river-bench}
+RIVER_LAUNCH=${RIVER_LAUNCH:-srun}
+RIVER_SHARED=${RIVER_SHARED:-${SLURM_SUBMIT_DIR:-$PWD}}
+RIVER_LOCAL=${RIVER_LOCAL:-${SLURM_TMPDIR:-${TMPDIR:-/tmp}}}
+river_job_root=$RIVER_SHARED/river-job-$SLURM_JOB_ID
+river_job_local=$RIVER_LOCAL/river-$SLURM_JOB_ID
+river_job_disks=$river_job_local/d%d
+
+case $RIVER_LAUNCH in
+  srun|mpirun) ;;
+  *) echo "river-slurm: RIVER_LAUNCH=$RIVER_LAUNCH: expected srun or mpirun" >&2
+     exit 2 ;;
+esac
+if [ "$RIVER_LAUNCH" = mpirun ] && [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# river_launch PROG ARGS...: PROG on every task of the allocation. srun
+# ends the whole step if a task fails (--kill-on-bad-exit), as mpirun
+# does.
+river_launch() {
+  if [ "$RIVER_LAUNCH" = srun ]; then
+    # shellcheck disable=SC2086
+    srun --mpi=pmix --kill-on-bad-exit=1 ${RIVER_SRUN_ARGS:-} "$@"
+  else
+    # shellcheck disable=SC2086
+    mpirun ${RIVER_MPIRUN_ARGS:-} "$@"
+  fi
+}
+
+# river_on_nodes CMD...: CMD once on each node of the job (not an MPI
+# program: srun without MPI, whichever launcher the ranks use).
+river_on_nodes() {
+  srun --mpi=none --ntasks-per-node=1 --nodes="${SLURM_JOB_NUM_NODES:-1}" \
+    --ntasks="${SLURM_JOB_NUM_NODES:-1}" "$@"
+}
+
+river_step_prog() {
+  local prog=$1 name=$2 rc; shift 2
+  echo "+ $RIVER_LAUNCH $name $*"
+  river_launch "$prog" "$@"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "river-slurm: '$name $*' failed (exit $rc)" >&2
+    exit $rc
+  fi
+}
+river_step() { river_step_prog "$RIVER" river "$@"; }
+river_bench_step() { river_step_prog "$RIVER_BENCH" river-bench "$@"; }
+
+# river_hello: the job's ranks and the node each runs on (host=NODE),
+# with a one-lap ring to show the ranks reach each other.
+river_hello() {
+  [ "${RIVER_HELLO:-1}" = 0 ] || river_step hello --laps 1 --bytes 1024
+}
+
+# Collections to remove at exit, and the cleanup itself: run once, on
+# success, failure or a signal (scancel and the time limit send SIGTERM
+# to this script first; Slurm then ends the steps itself).
+river_forgotten=()
+river_forget() { river_forgotten+=("$@"); }
+river_cleanup() {
+  local c
+  trap - EXIT INT TERM
+  if [ "${RIVER_KEEP:-0}" = 1 ]; then
+    echo "river-slurm: kept $river_job_root and $river_job_local on each node"
+    return
+  fi
+  for c in ${river_forgotten[@]+"${river_forgotten[@]}"}; do
+    [ -e "$RIVER_ROOT/$c.river.h5" ] || continue
+    river_launch "$RIVER" rm "$c" >/dev/null \
+      || echo "river-slurm: 'river rm $c' failed" >&2
+  done
+  river_on_nodes rm -rf "$river_job_local" \
+    || echo "river-slurm: removing $river_job_local failed on some node" >&2
+  # The job root: gone if the collections went (rm leaves the disk
+  # directories and lock files of the default layout, hence -r).
+  rm -rf "$river_job_root"
+}
+trap river_cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+mkdir -p "$river_job_root" || exit 1
+echo "river-slurm: job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?}," \
+     "${SLURM_NTASKS:-?} tasks, launcher $RIVER_LAUNCH"
+echo "river-slurm: shared root $river_job_root, node-local $river_job_local"

@@ -1,0 +1,372 @@
+#!/bin/bash
+# test_slurm - River under a real Slurm with two nodes on this machine
+# (issue 34): a slurmctld and two slurmd (nodes n1 and n2, 4 CPUs
+# declared each, whatever this machine has), with munge, all of their
+# state under one scratch directory and on random ports. Then:
+#  * each batch template of scripts/slurm/ (the main job, a sort of a
+#    user's collection, the DQ/GD experiments, a user's flow), submitted
+#    with sbatch once with RIVER_LAUNCH=srun (srun --mpi=pmix) and once
+#    with RIVER_LAUNCH=mpirun: the job completes with exit 0, its ranks
+#    ran on both nodes (river hello's host=n1 and host=n2), its outputs
+#    validated (valsort's SUCCESS lines with the exact record count, the
+#    flow's check line, the benchmarks' CSV rows and data checks), and
+#    it removed its per-job root and node-local directory;
+#  * a blocked rank does not spin where Slurm declares more CPUs than
+#    the machine has: 8 ranks (4 a node) of `river copy-out` into a FIFO
+#    nobody reads, so rank 0 blocks writing and the others wait in
+#    River's waits; each rank's CPU time over 3 s (from /proc/PID/stat)
+#    must stay under 20% of a core.
+# Jobs are polled with `scontrol show job ID -o` every 0.1 s, all of
+# them within one bound; every daemon started here is stopped by its PID
+# at exit (failure and timeout included).
+#
+# Skips (77) only when Slurm or munge is missing and cannot be
+# installed (as root with apt-get it installs slurm-wlm, slurmctld,
+# slurmd, slurm-client and munge: about 15 s), or when a daemon cannot
+# be started. Emulating two nodes on one machine needs, for the jobs
+# only: OMPI_MCA_btl=self,tcp (vader's segments of the two nodes
+# collide), and for mpirun's daemons PMIX_MCA_gds=hash and
+# OMPI_MCA_rtc_hwloc_vmhole=none, as scripts/river-mpirun --nodes sets.
+# Run by scripts/mpi-test-launch (the testlist's limit bounds it).
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+src=${top_srcdir:-.}
+bench=${top_builddir:-.}/apps/river-bench
+
+# ------------------------------------------------------------ packages
+need="slurmctld slurmd sbatch scontrol sinfo srun munged mungekey"
+missing() {
+  local c m=
+  for c in $need; do command -v "$c" >/dev/null 2>&1 || m="$m $c"; done
+  echo "$m"
+}
+if [ -n "$(missing)" ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "NOTE: installing Slurm and munge (missing:$(missing))"
+    pkgs="slurm-wlm slurmctld slurmd slurm-client munge"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q $pkgs >"$tmp/apt.log" 2>&1 \
+      || { apt-get update -q >>"$tmp/apt.log" 2>&1 \
+           && apt-get install -y -q $pkgs >>"$tmp/apt.log" 2>&1; } \
+      || tail -n 5 "$tmp/apt.log"
+  fi
+  if [ -n "$(missing)" ]; then
+    echo "SKIP: Slurm/munge not installed and not installable here (missing:$(missing))"
+    exit 77
+  fi
+fi
+
+# ------------------------------------------------------------- daemons
+lab=$tmp/slurm
+pids=()      # every daemon started here
+stop_daemons() {
+  local p i alive
+  [ ${#pids[@]} -gt 0 ] || return 0
+  kill -TERM "${pids[@]}" 2>/dev/null
+  for i in $(seq 100); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive -eq 0 ] && break
+    sleep 0.1
+  done
+  [ $alive -eq 0 ] || kill -KILL "${pids[@]}" 2>/dev/null
+  wait "${pids[@]}" 2>/dev/null
+  pids=()
+}
+trap 'stop_daemons; rm -rf "$tmp"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+# start_lab: munge and Slurm on fresh random ports; 0 once n1 and n2 are
+# idle (within 20 s), else 1 with the daemons stopped.
+start_lab() {
+  local host base i st t0
+  stop_daemons
+  rm -rf "$lab"
+  mkdir -p "$lab/munge" "$lab/state" "$lab/spool/n1" "$lab/spool/n2" \
+    "$lab/log" "$lab/run" "$lab/tmp/n1" "$lab/tmp/n2"
+  # munged refuses a socket whose directories others cannot search.
+  chmod go+x "$tmp" && chmod 755 "$lab" "$lab/munge" || return 1
+  mungekey -c -k "$lab/munge/key" >"$lab/log/mungekey.out" 2>&1 || return 1
+  munged -F --socket="$lab/munge/socket" --key-file="$lab/munge/key" \
+    --pid-file="$lab/run/munged.pid" --log-file="$lab/log/munged.log" \
+    --seed-file="$lab/munge/seed" >"$lab/log/munged.out" 2>&1 &
+  pids+=($!)
+  host=$(hostname)
+  base=$((20000 + RANDOM % 40000))
+  cat >"$lab/slurm.conf" <<EOF
+ClusterName=riverlab
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$base
+SlurmdPort=$((base + 1))
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$lab/munge/socket
+StateSaveLocation=$lab/state
+SlurmdSpoolDir=$lab/spool/%n
+SlurmctldPidFile=$lab/run/slurmctld.pid
+SlurmdPidFile=$lab/run/slurmd.%n.pid
+SlurmctldLogFile=$lab/log/slurmctld.log
+SlurmdLogFile=$lab/log/slurmd.%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=pmix
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
+SlurmdParameters=config_overrides
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MailProg=/bin/true
+TmpFS=$lab/tmp/%n
+NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=4 State=UNKNOWN
+NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=4 State=UNKNOWN
+PartitionName=lab Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+EOF
+  export SLURM_CONF=$lab/slurm.conf
+  for i in $(seq 50); do [ -S "$lab/munge/socket" ] && break; sleep 0.1; done
+  if [ ! -S "$lab/munge/socket" ]; then
+    echo "munge: no socket after 5 s: $(tail -n 1 "$lab/log/munged.out")"
+    stop_daemons
+    return 1
+  fi
+  slurmctld -D -i -f "$SLURM_CONF" >"$lab/log/slurmctld.out" 2>&1 &
+  pids+=($!)
+  slurmd -D -N n1 -f "$SLURM_CONF" >"$lab/log/slurmd.n1.out" 2>&1 &
+  pids+=($!)
+  slurmd -D -N n2 -f "$SLURM_CONF" >"$lab/log/slurmd.n2.out" 2>&1 &
+  pids+=($!)
+  t0=$(date +%s)
+  while [ $(( $(date +%s) - t0 )) -lt 20 ]; do
+    st=$(timeout 5 sinfo -h -N -o '%N=%T' 2>/dev/null | sort | tr '\n' ' ')
+    [ "$st" = "n1=idle n2=idle " ] && return 0
+    sleep 0.1
+  done
+  echo "slurm: nodes not idle after 20 s (ports $base..$((base + 2))): ${st:-no answer}"
+  stop_daemons
+  return 1
+}
+up=0
+for attempt in 1 2 3; do
+  start_lab && { up=1; break; }
+done
+if [ $up -ne 1 ]; then
+  for f in "$lab"/log/*; do echo "== $f"; tail -n 5 "$f"; done
+  echo "SKIP: the Slurm daemons could not be started (3 attempts)"
+  exit 77
+fi
+echo "slurm: controller and nodes n1, n2 up (slurm.conf in $lab)"
+
+# ------------------------------------------------------------ the jobs
+# What every job gets (sbatch passes the environment on): the programs
+# of this build, the templates' directory, and the emulation's settings.
+export RIVER=$river RIVER_BENCH=$bench RIVER_SLURM_DIR=$src/scripts/slurm
+export RIVER_SHARED=$tmp/shared RIVER_LOCAL=$tmp/local
+export OMPI_MCA_btl=self,tcp PMIX_MCA_gds=hash OMPI_MCA_rtc_hwloc_vmhole=none
+mkdir -p "$RIVER_SHARED" "$RIVER_LOCAL"
+out=$tmp/jobs
+mkdir -p "$out"
+jobs_ids=() jobs_names=()
+
+# submit NAME TEMPLATE [VAR=VALUE...]: sbatch the template with those
+# variables set, its output in $out/NAME.out.
+submit() {
+  local name=$1 tpl=$2 id; shift 2
+  id=$(env "$@" sbatch --parsable -o "$out/$name.out" -J "$name" \
+         "$src/scripts/slurm/$tpl" 2>"$out/$name.sbatch") \
+    || { fail "$name: sbatch failed: $(head -n 2 "$out/$name.sbatch")"; return; }
+  jobs_ids+=("${id%%;*}")
+  jobs_names+=("$name")
+}
+
+# wait_jobs SECONDS: poll every job until each has ended, within SECONDS
+# in all; $out/NAME.state gets its JobState and ExitCode. Jobs still
+# running then are cancelled and fail.
+wait_jobs() {
+  local limit=$1 t0 i left line st
+  t0=$(date +%s)
+  while :; do
+    left=0
+    for i in "${!jobs_ids[@]}"; do
+      [ -s "$out/${jobs_names[$i]}.state" ] && continue
+      line=$(scontrol show job "${jobs_ids[$i]}" -o 2>/dev/null)
+      st=$(echo "$line" | grep -o 'JobState=[A-Z_]*')
+      case $st in
+        JobState=PENDING|JobState=CONFIGURING|JobState=RUNNING|JobState=COMPLETING|"")
+          left=$((left + 1)) ;;
+        *) echo "$st $(echo "$line" | grep -o 'ExitCode=[0-9:]*')" \
+             >"$out/${jobs_names[$i]}.state" ;;
+      esac
+    done
+    [ $left -eq 0 ] && return 0
+    if [ $(( $(date +%s) - t0 )) -ge "$limit" ]; then
+      for i in "${!jobs_ids[@]}"; do
+        [ -s "$out/${jobs_names[$i]}.state" ] && continue
+        fail "${jobs_names[$i]}: still running after ${limit}s: cancelled"
+        scancel "${jobs_ids[$i]}" 2>/dev/null
+        echo "JobState=TIMEOUT-TEST" >"$out/${jobs_names[$i]}.state"
+      done
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# check_job NAME: it completed with exit 0, its ranks ran on n1 and n2,
+# and it left neither its shared root nor its node-local directory.
+check_job() {
+  local name=$1 o=$out/$1.out id
+  if ! grep -q "^JobState=COMPLETED ExitCode=0:0" "$out/$name.state"; then
+    fail "$name: $(cat "$out/$name.state")"
+    sed 's/^/    /' "$o" | grep -v '^    -*$' | tail -n 15
+    return
+  fi
+  grep -q " host=n1 " "$o" && grep -q " host=n2 " "$o" \
+    || fail "$name: ranks not on both nodes: $(grep -o 'host=[^ ]*' "$o" | tr '\n' ' ')"
+  id=$(sed -n 's/^river-slurm: job \([0-9]*\) .*/\1/p' "$o")
+  [ -n "$id" ] || { fail "$name: no job line"; return; }
+  [ ! -e "$RIVER_SHARED/river-job-$id" ] || fail "$name: left $RIVER_SHARED/river-job-$id"
+  [ ! -e "$RIVER_LOCAL/river-$id" ] || fail "$name: left $RIVER_LOCAL/river-$id"
+}
+
+N=20000
+# A user's collection for the sort and flow templates, on their root.
+uroot=$tmp/user
+RIVER_ROOT=$uroot r 4 gen events --records $N --skew --seed 3 >/dev/null \
+  || fail "gen events"
+
+for l in srun mpirun; do
+  submit "main-$l" river-main.sbatch RIVER_LAUNCH=$l RECORDS=$N
+  submit "sort-$l" river-sort.sbatch RIVER_LAUNCH=$l RIVER_ROOT="$uroot" \
+    IN=events OUT=events_$l
+  submit "flow-$l" river-flow.sbatch RIVER_LAUNCH=$l RIVER_ROOT="$uroot" \
+    FLOW="$src/flows/sort.yaml" PARAMS="in=events out=flow_$l" \
+    VALSORT="flow_$l events"
+done
+submit bench-srun river-bench.sbatch RIVER_LAUNCH=srun \
+  EXPERIMENTS="gd:read dq:read" RESULTS="$tmp/bench-srun" \
+  BENCH_ARGS="--seconds 0.2 --rate 5 --repeats 1"
+submit bench-mpirun river-bench.sbatch RIVER_LAUNCH=mpirun \
+  EXPERIMENTS="gd:lost dq:write" RESULTS="$tmp/bench-mpirun" \
+  BENCH_ARGS="--seconds 0.2 --rate 5 --repeats 1"
+submit demo-srun river-flow.sbatch RIVER_LAUNCH=srun \
+  FLOW="$src/flows/sort_demo.yaml" PARAMS="records=$N"
+wait_jobs 420
+
+for l in srun mpirun; do
+  check_job "main-$l"
+  for c in main_river main_static; do
+    grep -q "^$c: $N records, checksum [0-9a-f]*, " "$out/main-$l.out" \
+      && grep -q "^$c: SUCCESS" "$out/main-$l.out" \
+      || fail "main-$l: $c not validated ($N records)"
+  done
+  check_job "sort-$l"
+  grep -q "^events_$l: $N records, checksum " "$out/sort-$l.out" \
+    && grep -q "^events_$l: SUCCESS" "$out/sort-$l.out" \
+    || fail "sort-$l: events_$l not validated ($N records)"
+  check_job "flow-$l"
+  grep -q "^flow_$l: $N records, checksum " "$out/flow-$l.out" \
+    && grep -q "^flow_$l: SUCCESS" "$out/flow-$l.out" \
+    || fail "flow-$l: flow_$l not validated ($N records)"
+done
+# The sorted collections stay on the user's root, whole.
+for c in events_srun events_mpirun flow_srun flow_mpirun; do
+  [ -e "$uroot/$c.river.h5" ] || continue
+  RIVER_ROOT=$uroot r 2 valsort "$c" --input events >"$tmp/v" 2>&1 \
+    && grep -q "^$c: $N records" "$tmp/v" || fail "$c: valsort after the job"
+done
+check_job demo-srun
+grep -q "^check 0 $N " "$out/demo-srun.out" || fail "demo-srun: no check line for $N records"
+check_job bench-srun
+check_job bench-mpirun
+for c in bench-srun/dq-read bench-srun/gd-read bench-mpirun/dq-write bench-mpirun/gd-lost; do
+  [ "$(tail -n +2 "$tmp/$c.csv" 2>/dev/null | wc -l)" -gt 0 ] || fail "$c.csv: no rows"
+done
+grep -q "DATA CHECK FAILED" "$out"/bench-*.out && fail "bench: a data check failed"
+grep -q "every record delivered once and verified" "$out/bench-mpirun.out" \
+  || fail "bench-mpirun: gd lost did not verify its records"
+
+# ------------------------------------- a blocked rank does not spin
+# 8 ranks, 4 on each node (4 CPUs declared, fewer present): copy-out
+# into a FIFO whose reader holds it open without reading. Once the
+# pipe is full rank 0 blocks in write() and the others wait in River's
+# waits; the job script measures each rank's CPU over 3 s, then drains.
+cat >"$tmp/spin.sbatch" <<'EOF'
+#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=4
+set -u
+fifo=$SPIN_DIR/fifo
+mkfifo "$fifo" || exit 1
+exec 3<>"$fifo"          # hold it open, never read: the pipe fills
+export SPIN_MARK=$SLURM_JOB_ID
+srun --mpi=pmix "$RIVER" copy-out events -o "$fifo" 3<&- &
+step=$!
+# ticks PID: its user + system CPU time in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+ranks=()
+for _ in $(seq 200); do
+  ranks=()
+  for p in $(ls /proc | grep -E '^[0-9]+$'); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SPIN_MARK=$SLURM_JOB_ID" \
+      || continue
+    case $(cat "/proc/$p/comm" 2>/dev/null) in river|lt-river) ranks+=("$p") ;; esac
+  done
+  [ ${#ranks[@]} -eq 8 ] && break
+  sleep 0.1
+done
+echo "spin: ${#ranks[@]} ranks found"
+sleep 2                 # the pipe fills; every rank is waiting
+declare -A t0
+for p in "${ranks[@]}"; do t0[$p]=$(ticks "$p"); done
+s0=$(date +%s.%N)
+sleep 3
+s1=$(date +%s.%N)
+hz=$(getconf CLK_TCK)
+for p in "${ranks[@]}"; do
+  e=$(tr '\0' '\n' <"/proc/$p/environ")
+  rank=$(echo "$e" | sed -n 's/^SLURM_PROCID=//p')
+  node=$(echo "$e" | sed -n 's/^SLURMD_NODENAME=//p')
+  awk -v r="$rank" -v n="$node" -v a="${t0[$p]}" -v b="$(ticks "$p")" \
+      -v s0="$s0" -v s1="$s1" -v hz="$hz" \
+      'BEGIN { printf "spin: rank %s on %s used %.1f%% of a core over %.1f s\n",
+               r, n, 100 * (b - a) / hz / (s1 - s0), s1 - s0 }'
+done
+# Drain it: open a reader first (never without one, or rank 0's write
+# fails with EPIPE), then drop the holder: EOF once copy-out ends.
+exec 4<"$fifo"
+cat <&4 >"$SPIN_DIR/out.dat" 3<&- &
+reader=$!
+exec 3<&- 4<&-
+wait "$step"; rc=$?
+wait "$reader"
+echo "spin: copy-out exit $rc, $(stat -c %s "$SPIN_DIR/out.dat") bytes"
+exit $rc
+EOF
+mkdir -p "$tmp/spin"
+jobs_ids=() jobs_names=()
+id=$(SPIN_DIR=$tmp/spin RIVER_ROOT=$uroot sbatch --parsable -o "$out/spin.out" \
+       -J spin "$tmp/spin.sbatch" 2>&1) || fail "spin: sbatch failed: $id"
+jobs_ids=("${id%%;*}") jobs_names=(spin)
+wait_jobs 180
+grep -q "^JobState=COMPLETED ExitCode=0:0" "$out/spin.state" \
+  || { fail "spin: $(cat "$out/spin.state")"; tail -n 15 "$out/spin.out"; }
+grep "^spin: " "$out/spin.out"
+grep -q "^spin: 8 ranks found" "$out/spin.out" || fail "spin: not 8 ranks found"
+[ "$(grep -c '^spin: rank [0-7] on n1 ' "$out/spin.out")" -eq 4 ] \
+  && [ "$(grep -c '^spin: rank [0-7] on n2 ' "$out/spin.out")" -eq 4 ] \
+  || fail "spin: not 4 ranks on each node"
+awk '/^spin: rank / { if ($7 + 0 >= 20) bad = bad " " $3 "(" $7 ")" }
+     END { if (bad != "") { print "spinning ranks:" bad; exit 1 } }' \
+  "$out/spin.out" || fail "spin: a blocked rank used 20% of a core or more"
+[ "$(stat -c %s "$tmp/spin/out.dat" 2>/dev/null)" = $((N * 100)) ] \
+  || fail "spin: copy-out did not deliver $N records"
+RIVER_ROOT=$uroot r 2 copy-out events -o "$tmp/spin/want.dat" >/dev/null 2>&1 \
+  && cmp -s "$tmp/spin/want.dat" "$tmp/spin/out.dat" \
+  || fail "spin: the FIFO's bytes differ from copy-out's"
+
+stop_daemons
+clitest_end test_slurm
