@@ -265,7 +265,7 @@ static int alloc_buffers(river_dq *q)
 /* Free the queue's MPI objects (collective where they are) and memory. */
 static void free_queue(river_dq *q)
 {
-  river__win_free(&q->win);
+  river__dq_credits_free(q);
   if (q->comm != MPI_COMM_NULL)
     MPI_Comm_free(&q->comm);
   free(q->prod_rank);
@@ -324,18 +324,16 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
                                    ? (size_t)q->ncons + 3
                                    : q->policy == RIVER_DQ_PUSH))
               * sizeof(uint64_t) : 0;
-  /* The counters start at zero, and that is visible to RMA before any
-   * rank leaves river__win_allocate: a consumer returns its first credit
-   * only after a message this producer sent after create. */
-  r = river__win_allocate(q->comm, winsize, (int)sizeof(uint64_t),
-                          &q->winmem, &q->win);
+  r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
     return r; /* agreed; no receive is posted yet */
   if (rc == RIVER_SUCCESS)
     rc = river__dq_post_recvs(q);
   rc = river__agree(q->comm, rc);
-  if (rc != RIVER_SUCCESS)
+  if (rc != RIVER_SUCCESS) {
     river__dq_cancel_recvs(q);
+    river__dq_cw_cancel(q);
+  }
   return rc;
 }
 
@@ -372,14 +370,14 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->win = MPI_WIN_NULL;
     q->size = size;
     q->prod_rank = calloc((size_t)size * 3, sizeof(int));
-    q->count_out = calloc((size_t)size * 2, sizeof(uint64_t));
+    q->count_out = calloc((size_t)size * 4, sizeof(uint64_t));
   }
   rc = q && q->prod_rank && q->count_out ? RIVER_SUCCESS : RIVER_ENOMEM;
   rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS) {
     MPI_Comm_rank(comm, &q->rank);
     q->cons_rank = q->prod_rank + size;
-    q->count_in = q->count_out + size;
+    q->count_in = q->count_out + 2 * (size_t)size;
     q->role = role;
     q->policy = o.policy;
     q->credits = o.credits;
@@ -402,35 +400,48 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
       free_queue(q);
     return rc;
   }
-  river__dq_pace_register(q);
+  river__dq_tick_register(q);
+  river__debug("dq: %d producers, %d consumers, credits by %s", q->nprod,
+               q->ncons, river__dq_path_name(q));
   *out = q;
   return RIVER_SUCCESS;
 }
 
 /* Wait until this rank's sends have completed and every message sent to
- * it has arrived (counts exchanged with MPI_Ialltoall, waited for with
+ * it has arrived (counts exchanged with MPI_Ialltoall, two per pair: data
+ * messages, and two-sided credit messages, dq_credit.c; waited for with
  * river_wait, which yields in a task: no collective of River's blocks a
  * rank's other stages). */
 static int drain(river_dq *q)
 {
   long ns = RIVER_BACKOFF_START;
-  int c, p, rc, more, first = RIVER_SUCCESS;
+  int c, p, r, rc, more, first = RIVER_SUCCESS;
+  uint64_t cw_expected = 0;
   MPI_Request req = MPI_REQUEST_NULL;
 
-  memset(q->count_out, 0, (size_t)q->size * sizeof(uint64_t));
+  memset(q->count_out, 0, 2 * (size_t)q->size * sizeof(uint64_t));
   for (c = 0; (q->role & RIVER_DQ_PRODUCER) && c < q->ncons; c++)
-    q->count_out[q->cons_rank[c]] = q->sent[c] + (q->closed ? 1 : 0);
-  if (MPI_Ialltoall(q->count_out, 1, MPI_UINT64_T, q->count_in, 1,
+    q->count_out[2 * (size_t)q->cons_rank[c]] = q->sent[c]
+                                                + (q->closed ? 1 : 0);
+  for (p = 0; p < q->nprod; p++)
+    q->count_out[2 * (size_t)q->prod_rank[p] + 1] = river__dq_cw_sent_to(q, p);
+  if (MPI_Ialltoall(q->count_out, 2, MPI_UINT64_T, q->count_in, 2,
                     MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
     return RIVER_EMPI;
   if ((rc = river__wait_collective(&req, q->comm)) != RIVER_SUCCESS)
     return rc;
+  for (r = 0; r < q->size; r++)
+    cw_expected += q->count_in[2 * (size_t)r + 1];
   for (;;) {
-    more = 0;
+    if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS
+        && rc != RIVER_ECORRUPT)
+      return rc;
+    more = river__dq_cw_busy(q, cw_expected);
     if (q->role & RIVER_DQ_PRODUCER) {
-      if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+      if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS
+          && rc != RIVER_ECORRUPT)
         return rc;
-      more = q->sactive > 0;
+      more |= q->sactive > 0;
     }
     if (q->role & RIVER_DQ_CONSUMER) {
       /* A malformed arrival is reported (its slot re-posted, counted as
@@ -444,7 +455,7 @@ static int drain(river_dq *q)
       if ((rc = river__dq_drop_waiting(q)) != RIVER_SUCCESS)
         return rc;
       for (p = 0; p < q->nprod; p++)
-        more |= q->arrived[p] < q->count_in[q->prod_rank[p]];
+        more |= q->arrived[p] < q->count_in[2 * (size_t)q->prod_rank[p]];
     }
     if (!more)
       return first;
@@ -477,7 +488,7 @@ int river_dq_destroy(river_dq *q)
 
   if (q == NULL)
     return RIVER_SUCCESS;
-  river__dq_pace_unregister(q);
+  river__dq_tick_unregister(q);
   if ((q->role & RIVER_DQ_PRODUCER) && !q->closed) {
     river__error("dq destroy: producer %d did not close", q->pidx);
     rc = RIVER_ESTATE;
@@ -490,6 +501,8 @@ int river_dq_destroy(river_dq *q)
   if ((r = drain(q)) != RIVER_SUCCESS && r < rc)
     rc = r;
   if ((r = river__dq_cancel_recvs(q)) != RIVER_SUCCESS && r < rc)
+    rc = r;
+  if ((r = river__dq_cw_cancel(q)) != RIVER_SUCCESS && r < rc)
     rc = r;
   rc = river__agree(q->comm, rc);
   if (river__watchdog_fired()) {
@@ -528,6 +541,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->consumer_index = q->cidx;
   stats->credits_paced = q->credits_paced;
   stats->messages_static = q->messages_static;
+  stats->credit_path = q->path;
   for (p = 0; q->ring != NULL && p < q->nring; p++)
     stats->messages_waiting += q->ring[p] >= 0;
   for (p = 0; q->eos_full != NULL && p < q->nprod; p++)

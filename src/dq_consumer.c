@@ -95,24 +95,24 @@ static int tell_code(river_dq *q)
 
 /* Return n credits to producer p (add to its window slot for this
  * consumer), and with them (PUSH) the change in this consumer's rate
- * code since p's slot last heard it: one word, one MPI_Accumulate. The
+ * code since p's slot last heard it: one word, one add (dq_credit.c). The
  * sum wraps modulo 2^64, so the code's field takes the difference. */
 static int return_credits(river_dq *q, int p, uint64_t n)
 {
   int r = q->prod_rank[p];
   uint32_t code = q->rate;
   uint64_t add = n, low = q->released[p] & DQ_COUNT_MASK;
+  int rc;
 
   /* The count is modulo 2^DQ_COUNT_BITS: its carry must not reach the
    * rate field (after 2^40 messages on one pair). */
   if (low + n > DQ_COUNT_MASK)
     add -= UINT64_C(1) << DQ_COUNT_BITS;
   add += ((uint64_t)code - (uint64_t)q->code_sent[p]) << DQ_COUNT_BITS;
-  if (MPI_Accumulate(&add, 1, MPI_UINT64_T, r, (MPI_Aint)q->cidx, 1,
-                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
-      || MPI_Win_flush(r, q->win) != MPI_SUCCESS) {
+  if ((rc = river__dq_cw_add(q, p, (MPI_Aint)q->cidx, add, 1))
+      != RIVER_SUCCESS) {
     river__error("dq: returning a credit to rank %d failed", r);
-    return RIVER_EMPI;
+    return rc;
   }
   q->released[p] += n;
   q->code_sent[p] = code;
@@ -139,49 +139,21 @@ static int return_one_held(river_dq *q)
   return RIVER_SUCCESS;
 }
 
-/* The rank's paced consumer queues: while it waits anywhere in River
- * (river__backoff), a queue whose consumer has been out of get for
- * longer than pace and than two of its message times gives back every
- * credit it holds, so a consumer waiting on another queue or input
- * never holds a producer up for good (dq_internal.h). River's handles
- * are not thread-safe; neither is this list. */
-static river_dq *paced_queues;
-
 static double pace_msg_time(const river_dq *q);
 
-static void pace_tick(void)
+/* While the rank waits anywhere in River (river__backoff's hook:
+ * dq_credit.c), a paced queue whose consumer has been out of get for
+ * longer than pace and than two of its message times gives back every
+ * credit it holds, so a consumer waiting on another queue or input
+ * never holds a producer up for good (dq_internal.h). */
+void river__dq_pace_tick(river_dq *q)
 {
-  river_dq *q;
   double now = river_wtime();
 
-  for (q = paced_queues; q != NULL; q = q->paced_next)
-    if (!q->in_get && q->nheld > 0 && now - q->t_left >= q->pace
-        && now - q->t_left >= 2.0 * pace_msg_time(q))
-      while (q->nheld > 0 && return_one_held(q) == RIVER_SUCCESS)
-        ;
-}
-
-void river__dq_pace_register(river_dq *q)
-{
-  if (q->pace <= 0.0 || !(q->role & RIVER_DQ_CONSUMER))
-    return;
-  q->t_left = river_wtime();
-  q->paced_next = paced_queues;
-  paced_queues = q;
-  river__backoff_hook = pace_tick;
-}
-
-void river__dq_pace_unregister(river_dq *q)
-{
-  river_dq **pp;
-
-  for (pp = &paced_queues; *pp != NULL; pp = &(*pp)->paced_next)
-    if (*pp == q) {
-      *pp = q->paced_next;
-      break;
-    }
-  if (paced_queues == NULL)
-    river__backoff_hook = NULL;
+  if (!q->in_get && q->nheld > 0 && now - q->t_left >= q->pace
+      && now - q->t_left >= 2.0 * pace_msg_time(q))
+    while (q->nheld > 0 && return_one_held(q) == RIVER_SUCCESS)
+      ;
 }
 
 /* Pacing: the time this consumer takes for a full message, or 0 while
@@ -340,6 +312,10 @@ int river__dq_recv_progress(river_dq *q)
 {
   int i, n = 0, rc = RIVER_SUCCESS, r;
 
+  /* Two-sided credits: send the credits that wait for an earlier send
+   * to the same producer (dq_credit.c). */
+  if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
+    return rc;
   if (MPI_Testsome(q->nrreq, q->rreq, &n, q->ridx, q->rstat) != MPI_SUCCESS)
     return RIVER_EMPI;
   if (n == MPI_UNDEFINED)
@@ -517,51 +493,6 @@ static int deliver(river_dq *q, int p, int k,
   return rc;
 }
 
-/* PULL, idle consumer: try to claim the next unclaimed unit of some
- * producer that has not closed (producers take turns, starting after the
- * last one): read its claimed and announced counters; if a unit is
- * unclaimed, take the next unit number with MPI_Fetch_and_op(+1) on
- * claimed, then tell the producer by adding this consumer's index + 1 to
- * that unit's owner word. Sets q->cur_p. (Consumers racing for the last
- * announced unit may take the number of a unit not announced yet: see
- * the PULL paragraph of dq_internal.h.) */
-static int claim_unit(river_dq *q)
-{
-  uint64_t zero[2] = {0, 0}, v[2], one = 1, want, got;
-  int i, p, r;
-
-  for (i = 1; i <= q->nprod; i++) {
-    p = (q->last_p + i) % q->nprod;
-    if (q->eos_seq[p] != DQ_UNKNOWN)
-      continue; /* closed: close waited for its last unit's claim */
-    r = q->prod_rank[p];
-    if (MPI_Get_accumulate(zero, 2, MPI_UINT64_T, v, 2, MPI_UINT64_T, r,
-                           DQ_W_CLAIM(q), 2, MPI_UINT64_T, MPI_NO_OP,
-                           q->win) != MPI_SUCCESS
-        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
-      goto fail;
-    if (v[0] >= v[1])
-      continue;
-    if (MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, r, DQ_W_CLAIM(q),
-                         MPI_SUM, q->win) != MPI_SUCCESS
-        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
-      goto fail;
-    want = (uint64_t)q->cidx + 1;
-    if (MPI_Accumulate(&want, 1, MPI_UINT64_T, r, DQ_W_OWNER(q, got),
-                       1, MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
-        || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
-      goto fail;
-    q->cur_p = p;
-    q->cur_u = got;
-    q->last_p = p;
-    return RIVER_SUCCESS;
-  }
-  return RIVER_SUCCESS;
-fail:
-  river__error("dq: claiming a unit at rank %d failed", q->prod_rank[p]);
-  return RIVER_EMPI;
-}
-
 /* PULL: one look. An idle consumer claims a unit; one with a unit in
  * progress takes only that unit's producer's next message. */
 static int step_pull(river_dq *q, const void **records,
@@ -577,7 +508,7 @@ static int step_pull(river_dq *q, const void **records,
   if (q->cur_p >= 0 && q->eos_seq[q->cur_p] != DQ_UNKNOWN
       && q->next[q->cur_p] == q->eos_seq[q->cur_p] && !q->eos_full[q->cur_p])
     q->cur_p = -1;
-  if (q->cur_p < 0 && (rc = claim_unit(q)) != RIVER_SUCCESS)
+  if (q->cur_p < 0 && (rc = river__dq_cw_claim(q)) != RIVER_SUCCESS)
     return rc;
   if (q->cur_p >= 0 && (k = next_in_order(q, q->cur_p)) >= 0) {
     if ((rc = deliver(q, q->cur_p, k, &h, records, nrecords, from))

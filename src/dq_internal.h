@@ -298,6 +298,8 @@
 
 #define DQ_TAG_DATA 1
 #define DQ_TAG_EOS 2
+#define DQ_TAG_CREDIT 3       /* two-sided credits: ADD and CLAIM */
+#define DQ_TAG_REPLY 4        /* two-sided credits: a claim's answer */
 #define DQ_KIND_DATA 1u
 #define DQ_KIND_EOS 2u
 #define DQ_ALIGN 64           /* slot stride: records stay aligned */
@@ -358,7 +360,9 @@ struct dq_hdr {
 
 struct river_dq {
   MPI_Comm comm;                /* private duplicate, or MPI_COMM_NULL */
-  MPI_Win win;                  /* credits; MPI_WIN_NULL until made */
+  MPI_Win win;                  /* credits (RMA path); MPI_WIN_NULL if
+                                   none */
+  int path;                     /* RIVER_DQ_CREDITS_RMA or _MSG */
   int rank, size, role;
   int nprod, ncons, pidx, cidx; /* counts; own indices (-1: not) */
   int *prod_rank, *cons_rank;   /* index -> rank in comm (size entries) */
@@ -386,7 +390,23 @@ struct river_dq {
   MPI_Request *sreq;            /* nsreq: slot x fanout + j, then EOS */
   int *sidx;
   struct dq_hdr *eos_hdr;       /* ncons: header-only EOS messages */
-  uint64_t *winmem;             /* window: returned credits (RMA only) */
+  uint64_t *winmem;             /* the credit words (the window's on the
+                                   RMA path, plain memory on MSG's) */
+  /* two-sided credits (MSG path; dq_credit.c) */
+  uint64_t cw_rbuf[4];          /* producer: the posted credit receive */
+  MPI_Request cw_rreq;
+  uint64_t cw_recvd;            /* credit messages received */
+  uint64_t *cw_sbuf;            /* nprod x 4: the ADD in flight to each */
+  MPI_Request *cw_sreq;         /* nprod */
+  uint64_t *cw_pend;            /* nprod x 2: credit and wake adds not
+                                   sent yet; then cw_sent */
+  uint64_t *cw_sent;            /* nprod: messages sent to each producer */
+  unsigned char *cw_has;        /* nprod: something waits in cw_pend */
+  uint64_t *rep_buf;            /* PULL producer: ncons x 2 replies */
+  MPI_Request *rep_req;         /* ncons */
+  uint64_t claim_msg[4], claim_rep[2]; /* PULL consumer: its claim */
+  MPI_Request claim_sreq, claim_rreq;
+  int claim_p;                  /* producer asked last, or -1 */
   uint64_t *sent, *returned, *zeros, *msgs_to, *avail; /* per consumer */
   size_t *count;                /* EXCHANGE: records per consumer */
   int rr;                       /* STATIC: next consumer; PUSH: where ties start */
@@ -460,7 +480,8 @@ struct river_dq {
   uint64_t credits_paced;
   double t_left;                /* when get last returned */
   int in_get;                   /* inside get: the tick leaves it be */
-  struct river_dq *paced_next;  /* the rank's paced queues (a list) */
+  struct river_dq *tick_next;   /* the rank's queues with something to do
+                                   in River's waits (dq_credit.c) */
 
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;
@@ -483,9 +504,38 @@ int river__dq_drop_waiting(river_dq *q);
 /* dq_consumer.c: cancel and complete this rank's posted receives (none
  * can match any more when this is called). */
 int river__dq_cancel_recvs(river_dq *q);
-/* dq_consumer.c: a paced consumer joins (at create) or leaves (at
- * destroy) the rank's list of paced queues. */
-void river__dq_pace_register(river_dq *q);
-void river__dq_pace_unregister(river_dq *q);
+/* dq_consumer.c: a paced consumer's part of the rank's tick (in every
+ * River wait: gives back credits held while it is out of get). */
+void river__dq_pace_tick(river_dq *q);
+
+/* dq_credit.c: the credit words, on the queue's path. */
+/* Collective: choose the path (RIVER_DQ_CREDITS, the RMA window where
+ * it can be made), make the window or the two-sided state (words: the
+ * producer's words, 0 elsewhere); rc: this rank's outcome so far. The
+ * outcome agreed over the queue's communicator. */
+int river__dq_credits_setup(river_dq *q, size_t words, int rc);
+void river__dq_credits_free(river_dq *q);
+const char *river__dq_path_name(const river_dq *q);
+/* Read n of this producer's own words from off (atomically). */
+int river__dq_cw_read_own(river_dq *q, MPI_Aint off, int n, uint64_t *out);
+/* Add add to word off of producer p (this rank's too); RMA: flush
+ * completes it at once, else river__dq_cw_flush_all. */
+int river__dq_cw_add(river_dq *q, int p, MPI_Aint off, uint64_t add,
+                     int flush);
+int river__dq_cw_flush_all(river_dq *q);
+/* PULL, idle consumer: try to claim a unit (sets cur_p, cur_u). */
+int river__dq_cw_claim(river_dq *q);
+/* MSG: apply what came, send what waits; no-op on RMA. */
+int river__dq_cw_progress(river_dq *q);
+/* Destroy: credit messages sent to producer p; 1 while this rank still
+ * waits for its credit messages (expected: the count sent to it) or
+ * its sends; cancel the posted credit receive. */
+uint64_t river__dq_cw_sent_to(const river_dq *q, int p);
+int river__dq_cw_busy(river_dq *q, uint64_t expected);
+int river__dq_cw_cancel(river_dq *q);
+/* The rank's tick (river__backoff's hook) takes a queue that needs it
+ * (paced consumer, MSG path) at create, lets go at destroy. */
+void river__dq_tick_register(river_dq *q);
+void river__dq_tick_unregister(river_dq *q);
 
 #endif /* RIVER_DQ_INTERNAL_H */

@@ -42,20 +42,14 @@ static uint64_t free_credits(const river_dq *q, int c)
 static int read_credits(river_dq *q)
 {
   uint64_t woke = 0;
-  int c;
+  int c, rc;
 
-  if (MPI_Get_accumulate(q->zeros, q->ncons, MPI_UINT64_T, q->returned,
-                         q->ncons, MPI_UINT64_T, q->rank, 0, q->ncons,
-                         MPI_UINT64_T, MPI_NO_OP, q->win) != MPI_SUCCESS
+  if ((rc = river__dq_cw_read_own(q, 0, q->ncons, q->returned))
+          != RIVER_SUCCESS
       || (q->dormant
-          && MPI_Get_accumulate(q->zeros, 1, MPI_UINT64_T, &woke, 1,
-                                MPI_UINT64_T, q->rank, DQ_W_WAKE(q), 1,
-                                MPI_UINT64_T, MPI_NO_OP, q->win)
-             != MPI_SUCCESS)
-      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
-    river__error("dq: reading the credit window failed");
-    return RIVER_EMPI;
-  }
+          && (rc = river__dq_cw_read_own(q, DQ_W_WAKE(q), 1, &woke))
+                 != RIVER_SUCCESS))
+    return rc;
   for (c = 0; c < q->ncons; c++) {
     q->code[c] = (uint32_t)(q->returned[c] >> DQ_COUNT_BITS);
     q->returned[c] &= DQ_COUNT_MASK;
@@ -71,23 +65,17 @@ static int read_credits(river_dq *q)
  * queues and pacing would then hold back the producers that woke. */
 static int tell_wake(river_dq *q)
 {
-  uint64_t one = 1;
-  int p;
+  int p, rc;
 
   q->tell_wake = 0;
   for (p = 0; p < q->nprod; p++)
     if (p != q->pidx
-        && MPI_Accumulate(&one, 1, MPI_UINT64_T, q->prod_rank[p],
-                          DQ_W_WAKE(q), 1, MPI_UINT64_T, MPI_SUM, q->win)
-           != MPI_SUCCESS) {
+        && (rc = river__dq_cw_add(q, p, DQ_W_WAKE(q), 1, 0))
+               != RIVER_SUCCESS) {
       river__error("dq: telling producer %d to wake failed", p);
-      return RIVER_EMPI;
+      return rc;
     }
-  if (MPI_Win_flush_all(q->win) != MPI_SUCCESS) {
-    river__error("dq: telling the producers to wake failed");
-    return RIVER_EMPI;
-  }
-  return RIVER_SUCCESS;
+  return river__dq_cw_flush_all(q);
 }
 
 /* PUSH, dormant: how far consumer c is behind static's schedule for
@@ -186,17 +174,15 @@ static int dormant_choose(river_dq *q, const uint64_t *avail,
 /* PULL: learn who claimed the open unit (q->owner), if anyone has. */
 static int read_owner(river_dq *q)
 {
-  uint64_t zero = 0, v = 0, back;
+  uint64_t v = 0;
   MPI_Aint w;
+  int rc;
 
   if (q->owner >= 0 || !q->unit_open)
     return RIVER_SUCCESS;
   w = DQ_W_OWNER(q, q->nunits - 1);
-  if (MPI_Get_accumulate(&zero, 1, MPI_UINT64_T, &v, 1, MPI_UINT64_T,
-                         q->rank, w, 1, MPI_UINT64_T, MPI_NO_OP, q->win)
-          != MPI_SUCCESS
-      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
-    goto fail;
+  if ((rc = river__dq_cw_read_own(q, w, 1, &v)) != RIVER_SUCCESS)
+    return rc;
   if (v == 0)
     return RIVER_SUCCESS;
   if (v > (uint64_t)q->ncons) {
@@ -207,29 +193,23 @@ static int read_owner(river_dq *q)
   /* Clear the word for unit nunits - 1 + ncons + 1, whose claim cannot
    * come before this producer opens its next unit (the PULL
    * paragraph of dq_internal.h). */
-  back = (uint64_t)0 - v;
-  if (MPI_Accumulate(&back, 1, MPI_UINT64_T, q->rank, w, 1, MPI_UINT64_T,
-                     MPI_SUM, q->win) != MPI_SUCCESS
-      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS)
-    goto fail;
+  if ((rc = river__dq_cw_add(q, q->pidx, w, (uint64_t)0 - v, 1))
+      != RIVER_SUCCESS)
+    return rc;
   q->owner = (int)(v - 1);
   return RIVER_SUCCESS;
-fail:
-  river__error("dq: reading the claim window failed");
-  return RIVER_EMPI;
 }
 
 /* PULL: open a new unit: announce it (an atomic add on this producer's
  * own window). */
 static int open_unit(river_dq *q)
 {
-  uint64_t one = 1;
+  int rc;
 
-  if (MPI_Accumulate(&one, 1, MPI_UINT64_T, q->rank, DQ_W_ANN(q), 1,
-                     MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
-      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+  if ((rc = river__dq_cw_add(q, q->pidx, DQ_W_ANN(q), 1, 1))
+      != RIVER_SUCCESS) {
     river__error("dq: announcing a unit failed");
-    return RIVER_EMPI;
+    return rc;
   }
   q->nunits++;
   q->unit_open = 1;
@@ -253,8 +233,11 @@ static int step_claim(river_dq *q, int b)
 /* Retire completed sends: their slots become free again. */
 int river__dq_send_progress(river_dq *q)
 {
-  int i, n = 0, data = q->nslots * q->fanout;
+  int i, n = 0, data = q->nslots * q->fanout, rc;
 
+  /* Two-sided credits: apply what came, send what waits (dq_credit.c). */
+  if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
+    return rc;
   if (q->sactive == 0)
     return RIVER_SUCCESS;
   if (MPI_Testsome(q->nsreq, q->sreq, &n, q->sidx, MPI_STATUSES_IGNORE)

@@ -38,6 +38,7 @@ src_libriver_la_SOURCES = \
 	src/dq.c \
 	src/dq_producer.c \
 	src/dq_consumer.c \
+	src/dq_credit.c \
 	src/throttle_internal.h \
 	src/throttle.c \
 	src/perturb.c \

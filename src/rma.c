@@ -139,25 +139,48 @@ static void holder_text(int fd, char *buf, size_t len)
            cmd);
 }
 
-/* Take the lock on fd (path for messages), polling with River's backoff:
- * after LOCK_WARN_S seconds say once what it waits for; after
- * RIVER_WIN_LOCK_TIMEOUT seconds (or when the watchdog fires) give up.
- * RIVER_SUCCESS, RIVER_ETIMEDOUT or RIVER_EBUSY (both logged). */
-static int take_lock(int fd, const char *path)
+/* One try at the lock on fd (-1: no lock file: nothing to take): 1 if
+ * this rank holds it now (or has none to take), else 0. A lock call that
+ * fails for another reason than contention is warned and counts as
+ * held: the window is then made unserialised. */
+static int try_lock(int fd, const char *path)
+{
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
+    return 1;
+  if (errno == EWOULDBLOCK || errno == EINTR)
+    return 0;
+  river__warn("window: cannot lock %s: %s: creating the window "
+              "unserialised", path, strerror(errno));
+  return 1;
+}
+
+/* Collective over comm: take the node window locks of all of comm's
+ * node leaders (fd >= 0 on them, -1 elsewhere) at once, or none. Each
+ * round every leader tries its lock without waiting and the ranks agree
+ * (MIN) whether all got theirs; if not, those that did let go, and all
+ * back off and try again. Holding one lock while waiting for another
+ * could deadlock: two leaders of one communicator whose nodes share the
+ * lock directory (emulated nodes on one machine share /dev/shm) each
+ * waited for the lock the other held inside the collective window
+ * creation, and River's sort across two such nodes hung (until issue
+ * 33's bound gave up after 60 s), which had looked like osc/pt2pt
+ * hanging (issue 34, doc/design.md). After LOCK_WARN_S seconds a
+ * leader says once what it waits for; after RIVER_WIN_LOCK_TIMEOUT
+ * seconds (or when the watchdog fires) it gives up, and with it every
+ * rank. RIVER_SUCCESS, or the same failure on every rank (logged where
+ * it happened). */
+static int take_locks(MPI_Comm comm, int fd, const char *path)
 {
   double t0 = river_wtime(), limit = lock_timeout(), waited;
   long ns = RIVER_BACKOFF_START;
   char holder[128];
-  int warned = 0;
+  int warned = 0, fired = 0, mine[2], all[2], r;
 
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      river__warn("window: cannot lock %s: %s: creating the window "
-                  "unserialised", path, strerror(errno));
-      return RIVER_SUCCESS;
-    }
+  for (;;) {
+    mine[0] = try_lock(fd, path);
+    mine[1] = RIVER_SUCCESS;
     waited = river_wtime() - t0;
-    if (!warned && waited >= LOCK_WARN_S) {
+    if (!mine[0] && !warned && waited >= LOCK_WARN_S) {
       holder_text(fd, holder, sizeof holder);
       river__warn("window: waiting for the node's window lock %s%s, "
                   "which another process of this user holds while it "
@@ -165,48 +188,106 @@ static int take_lock(int fd, const char *path)
                   "RIVER_WIN_LOCK_TIMEOUT=%g s)", path, holder, limit);
       warned = 1;
     }
-    if (limit > 0.0 && waited >= limit) {
+    if (!mine[0] && limit > 0.0 && waited >= limit) {
       holder_text(fd, holder, sizeof holder);
       river__error("window: gave up after %g s waiting for the node's "
                    "window lock %s%s: end the process that holds it, or "
                    "remove the file if that process is not River's "
                    "(RIVER_WIN_LOCK_TIMEOUT sets the wait)", waited, path,
                    holder);
-      return RIVER_EBUSY;
+      mine[1] = RIVER_EBUSY;
     }
-    if (river__backoff(&ns) != RIVER_SUCCESS) {
-      holder_text(fd, holder, sizeof holder);
-      river__error("window: waiting for the node's window lock %s%s",
-                   path, holder);
-      return river__timeout_error(MPI_COMM_NULL, NULL, 0,
-                                  "waiting for the node's window lock");
+    if (fired) {
+      river__error("window: waiting for the node window locks of the "
+                   "communicator's nodes");
+      mine[1] = RIVER_ETIMEDOUT;
     }
+    r = river__allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm);
+    if (r != RIVER_SUCCESS)
+      all[1] = r;
+    if (all[1] == RIVER_SUCCESS && all[0] == 1)
+      return RIVER_SUCCESS;
+    if (mine[0] && fd >= 0)
+      flock(fd, LOCK_UN);
+    if (all[1] != RIVER_SUCCESS)
+      return all[1];
+    fired = river__backoff(&ns) != RIVER_SUCCESS;
   }
-  return RIVER_SUCCESS;
 }
 
-/* Collective over comm: on the lowest rank of comm on each node, take
- * the node's window lock (above) and return its descriptor in *fd;
- * elsewhere, or if no lock file can be opened (warned), *fd = -1.
- * RIVER_SUCCESS, or a failure logged here (an unsafe lock file, a wait
- * that gave up), which the caller agrees over comm. The lock file lives
- * in $RIVER_WIN_LOCK_DIR if set, else /dev/shm, else /tmp. */
+/* This machine's identity for lock files: its boot id (the kernel's,
+ * random per boot), or 0 where it cannot be read. */
+static uint64_t boot_id(void)
+{
+  char line[64] = "";
+  uint64_t h = 0;
+  size_t i;
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+  if (f == NULL)
+    return 0;
+  if (fgets(line, sizeof line, f) == NULL)
+    line[0] = '\0';
+  fclose(f);
+  for (i = 0; line[i] != '\0' && line[i] != '\n'; i++)
+    h = river__mix64(h ^ (unsigned char)line[i]);
+  return h;
+}
+
+/* Collective over comm: of comm's node leaders that would take the same
+ * lock file (the same file on the same machine: emulated nodes, which
+ * MPI tells apart, run on one machine and share /dev/shm), only the
+ * lowest-ranked keeps its descriptor (*fd); the others close theirs.
+ * One process holding the lock serialises the machine, and two leaders
+ * of one communicator cannot both hold it. RIVER_SUCCESS or RIVER_EMPI
+ * (the allgather failed; agreed), RIVER_ENOMEM. */
+static int one_taker(MPI_Comm comm, int *fd)
+{
+  struct stat st;
+  uint64_t key = 0, *all;
+  int size = 0, rank = 0, i, rc;
+
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  if (*fd >= 0 && fstat(*fd, &st) == 0)
+    key = river__mix64(boot_id() ^ river__mix64((uint64_t)st.st_dev)
+                       ^ ((uint64_t)st.st_ino << 1)) | 1;
+  all = malloc((size_t)size * sizeof *all);
+  rc = river__agree(comm, all != NULL ? RIVER_SUCCESS : RIVER_ENOMEM);
+  if (rc == RIVER_SUCCESS)
+    rc = river__allgather(&key, 1, MPI_UINT64_T, all, comm);
+  for (i = 0; rc == RIVER_SUCCESS && key != 0 && i < rank; i++)
+    if (all[i] == key) {
+      close(*fd);
+      *fd = -1;
+      break;
+    }
+  free(all);
+  return rc;
+}
+
+/* Collective over comm: on the lowest rank of comm on each node, open
+ * the node's window lock file; then take every node's lock at once
+ * (take_locks). *fd is the descriptor on those ranks, -1 elsewhere or
+ * where no lock file can be opened (warned). RIVER_SUCCESS, or the same
+ * failure on every rank (an unsafe lock file, a wait that gave up). The
+ * lock file lives in $RIVER_WIN_LOCK_DIR if set, else /dev/shm, else
+ * /tmp. */
 static int node_lock(MPI_Comm comm, int *fd)
 {
   const char *dirs[3] = {getenv("RIVER_WIN_LOCK_DIR"), "/dev/shm", "/tmp"};
   MPI_Comm node;
-  char path[4096];
-  int lrank = -1, i, rc;
+  char path[4096] = "";
+  int lrank = -1, i, rc = RIVER_SUCCESS;
 
   *fd = -1;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                          &node) != MPI_SUCCESS)
-    return RIVER_SUCCESS;
-  MPI_Comm_rank(node, &lrank);
-  MPI_Comm_free(&node);
-  if (lrank != 0)
-    return RIVER_SUCCESS;
-  for (i = dirs[0] != NULL && dirs[0][0] ? 0 : 1; i < 3 && *fd == -1; i++) {
+                          &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &lrank);
+    MPI_Comm_free(&node);
+  }
+  for (i = dirs[0] != NULL && dirs[0][0] ? 0 : 1;
+       lrank == 0 && i < 3 && *fd == -1; i++) {
     snprintf(path, sizeof path, "%s/river-win-%u.lock", dirs[i],
              (unsigned)getuid());
     *fd = open_lock(path);
@@ -215,15 +296,17 @@ static int node_lock(MPI_Comm comm, int *fd)
   }
   if (*fd == -2) {
     *fd = -1;
-    return RIVER_EACCES;
-  }
-  if (*fd < 0) {
+    rc = RIVER_EACCES;
+  } else if (lrank == 0 && *fd < 0) {
     river__warn("window: no lock file (%s: %s): creating the window "
                 "unserialised; Open MPI < 5 may collide (ompi#9492)",
                 path, strerror(errno));
-    return RIVER_SUCCESS;
   }
-  if ((rc = take_lock(*fd, path)) != RIVER_SUCCESS) {
+  if ((rc = river__agree(comm, rc)) == RIVER_SUCCESS)
+    rc = one_taker(comm, fd);
+  if (rc == RIVER_SUCCESS)
+    rc = take_locks(comm, *fd, path);
+  if (rc != RIVER_SUCCESS && *fd >= 0) {
     close(*fd);
     *fd = -1;
   }
@@ -288,7 +371,7 @@ static int one_node(MPI_Comm comm, int *lock_rc)
 }
 
 int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
-                        void *base_out, MPI_Win *win)
+                        int try_only, void *base_out, MPI_Win *win)
 {
   MPI_Aint size = (MPI_Aint)bytes;
   MPI_Win w = MPI_WIN_NULL;
@@ -326,10 +409,11 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
   }
   if (mrc != MPI_SUCCESS) {
     w = MPI_WIN_NULL;
-    river__error("window: %s of %zu bytes failed%s",
-                 shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate",
-                 bytes, shared ? " (RIVER_WIN_SHARED=0 makes such windows "
-                                 "with MPI_Win_allocate)" : "");
+    river_log(try_only ? RIVER_LOG_DEBUG : RIVER_LOG_ERROR,
+              "window: %s of %zu bytes failed%s",
+              shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate",
+              bytes, shared ? " (RIVER_WIN_SHARED=0 makes such windows "
+                              "with MPI_Win_allocate)" : "");
     rc = RIVER_EMPI;
   }
   node_unlock(lock);

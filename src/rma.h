@@ -25,10 +25,12 @@
  * code on every rank (logged where it happened) with base_out and *win
  * untouched and nothing left allocated -- except where the allocation
  * failed on some ranks only: the others' parts are then left (warned), as
- * freeing them would wait forever.
+ * freeing them would wait forever. try_only (IN): a failed MPI
+ * allocation is logged at debug level, not as an error (the caller has
+ * another way: a distributed queue's two-sided credits).
  */
 int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
-                        void *base_out, MPI_Win *win);
+                        int try_only, void *base_out, MPI_Win *win);
 
 /* Collective over the window's group: unlock and free a window from
  * river__win_allocate; *win becomes MPI_WIN_NULL. MPI_WIN_NULL is a no-op

@@ -221,7 +221,19 @@ typedef struct river_dq_stats {
                                    dormant, before a consumer was
                                    measured slower (above; detours and
                                    the last, with the EOS, included) */
+  int credit_path;              /* how this queue's credits travel:
+                                   RIVER_DQ_CREDITS_RMA or _MSG (below) */
 } river_dq_stats;
+
+/* A queue's credit path (river_dq_stats' credit_path), chosen at create
+ * and the same on every rank of the queue: an RMA window where MPI can
+ * make one over the queue's ranks, else two-sided messages (see
+ * doc/design.md, "Credit paths"). The environment variable
+ * RIVER_DQ_CREDITS=auto|rma|msg (default auto) forces one: rma fails
+ * create where no window can be made; msg wins over rma if the ranks
+ * differ. */
+#define RIVER_DQ_CREDITS_RMA 1
+#define RIVER_DQ_CREDITS_MSG 2
 
 typedef struct river_dq river_dq;
 

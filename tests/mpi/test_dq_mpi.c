@@ -609,11 +609,27 @@ static void test_credits(MPI_Comm c)
     MPI_Allreduce(&nsize, &node_wide, 1, MPI_INT, MPI_MIN, c);
     node_wide = node_wide == size;   /* the group on one node */
     off = env != NULL && strcmp(env, "0") == 0;
-    MPI_Win_get_attr(q->win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
-    MT_CHECK(flag && flavor != NULL);
-    if (flag && flavor != NULL)
-      MT_CHECK(*flavor == (node_wide && !off ? MPI_WIN_FLAVOR_SHARED
-                                             : MPI_WIN_FLAVOR_ALLOCATE));
+    /* The credit path (doc/design.md, "Credit paths"): forced by
+     * RIVER_DQ_CREDITS, else a window on one node, and across nodes a
+     * window where MPI makes one, else two-sided messages. */
+    const char *path = getenv("RIVER_DQ_CREDITS");
+    int msg = path != NULL && strcmp(path, "msg") == 0;
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    if (msg || (node_wide && !off))
+      MT_CHECK(st.credit_path == (msg ? RIVER_DQ_CREDITS_MSG
+                                      : RIVER_DQ_CREDITS_RMA));
+    else
+      MT_CHECK(st.credit_path == RIVER_DQ_CREDITS_MSG
+               || st.credit_path == RIVER_DQ_CREDITS_RMA);
+    MT_CHECK((st.credit_path == RIVER_DQ_CREDITS_MSG)
+             == (q->win == MPI_WIN_NULL));
+    if (st.credit_path == RIVER_DQ_CREDITS_RMA) {
+      MPI_Win_get_attr(q->win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+      MT_CHECK(flag && flavor != NULL);
+      if (flag && flavor != NULL)
+        MT_CHECK(*flavor == (node_wide && !off ? MPI_WIN_FLAVOR_SHARED
+                                               : MPI_WIN_FLAVOR_ALLOCATE));
+    }
   }
   if (grank == 0) {
     for (;;) {

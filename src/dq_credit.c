@@ -1,0 +1,566 @@
+/*
+ * dq_credit.c - a distributed queue's credit words, on either of two
+ * paths (dq_internal.h, "Credit paths"): an RMA window (RMA: passive
+ * target atomics, no help from the window's owner) or two-sided messages
+ * (MSG: the owner keeps its words in plain memory and applies what others
+ * send it). Every access to the words goes through here, so the
+ * producer and consumer files are the same on both paths.
+ *
+ * Words live on producers: consumer c's credit word (returned credits
+ * and rate field) at index c, and after them PUSH's wake word or PULL's
+ * claimed/announced counters and owner ring (dq_internal.h). Only three
+ * things ever reach another rank's words: a consumer adds to its credit
+ * word (return_credits), a producer adds 1 to another's wake word
+ * (tell_wake), and a PULL consumer claims a unit (claimed += 1, owner
+ * word += its index + 1). On the MSG path the first two are one message
+ * kind (ADD) and the claim another (CLAIM, answered by a REPLY):
+ *
+ *   ADD   {DQ_CW_ADD, credit, wake, 0}  from any rank to producer p:
+ *         p adds credit to the sender's credit word (the sender's
+ *         consumer index, found from its rank), wake to its wake word;
+ *   CLAIM {DQ_CW_CLAIM, 0, 0, 0}        from a PULL consumer: p takes its
+ *         next unclaimed announced unit for it, if any, and answers
+ *   REPLY {1, unit} or {0, 0}           on DQ_TAG_REPLY.
+ *
+ * Each rank has at most one ADD in flight to each producer: what it adds
+ * while one is in flight is summed (the words only ever add, modulo
+ * 2^64, and only this rank adds to its credit word) and goes when that
+ * send completes, so a producer's unexpected messages are bounded by its
+ * number of peers, and a consumer's memory by its producers. A producer
+ * applies what has come before it reads its own words (and in every
+ * River wait of the rank: the backoff hook, below), so a claim needs the
+ * producer to be in River now and then, as any queue call or wait is:
+ * a producer busy outside River delays a claim, never loses one. A
+ * claim is atomic at the producer, so PULL's race for the last announced
+ * unit (dq_internal.h) cannot happen on this path. A rank's words and
+ * its own adds to them (a rank in both roles) are plain memory: River's
+ * handles are single-threaded.
+ *
+ * Destroy counts the credit messages (and claims) each rank sent each
+ * other beside the data messages (dq.c, drain): a producer serves until
+ * it has had them all, everyone until its sends completed, so nothing
+ * of the queue is in flight when its receive is cancelled.
+ */
+#include "dq_internal.h"
+#include "rma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DQ_CW_ADD 1u
+#define DQ_CW_CLAIM 2u
+#define DQ_CW_WORDS 4  /* words of an ADD or CLAIM message */
+
+static const char *path_name(int path)
+{
+  return path == RIVER_DQ_CREDITS_RMA ? "rma" : "msg";
+}
+
+const char *river__dq_path_name(const river_dq *q)
+{
+  return path_name(q->path);
+}
+
+/* ------------------------------------------------------ choosing a path */
+
+/* RIVER_DQ_CREDITS: 0 auto (unset or "auto"), RIVER_DQ_CREDITS_RMA,
+ * RIVER_DQ_CREDITS_MSG, or -1 (logged) for anything else. */
+static int path_wanted(void)
+{
+  const char *v = getenv("RIVER_DQ_CREDITS");
+
+  if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0)
+    return 0;
+  if (strcmp(v, "rma") == 0)
+    return RIVER_DQ_CREDITS_RMA;
+  if (strcmp(v, "msg") == 0)
+    return RIVER_DQ_CREDITS_MSG;
+  river__error("dq create: RIVER_DQ_CREDITS=%s: expected auto, rma or msg",
+               v);
+  return -1;
+}
+
+/* The MSG path's state; RIVER_SUCCESS or RIVER_ENOMEM. */
+static int msg_alloc(river_dq *q, size_t words)
+{
+  int np = q->nprod, k;
+
+  q->winmem = calloc(words > 0 ? words : 1, sizeof(uint64_t));
+  q->cw_sbuf = calloc((size_t)np * DQ_CW_WORDS, sizeof(uint64_t));
+  q->cw_pend = calloc((size_t)np * 3, sizeof(uint64_t));
+  q->cw_sreq = calloc((size_t)np, sizeof(MPI_Request));
+  q->cw_has = calloc((size_t)np, 1);
+  if (q->winmem == NULL || q->cw_sbuf == NULL || q->cw_pend == NULL
+      || q->cw_sreq == NULL || q->cw_has == NULL)
+    return RIVER_ENOMEM;
+  q->cw_sent = q->cw_pend + 2 * (size_t)np;
+  for (k = 0; k < np; k++)
+    q->cw_sreq[k] = MPI_REQUEST_NULL;
+  q->cw_rreq = MPI_REQUEST_NULL;
+  q->claim_sreq = MPI_REQUEST_NULL;
+  q->claim_rreq = MPI_REQUEST_NULL;
+  q->claim_p = -1;
+  if (q->policy == RIVER_DQ_PULL && (q->role & RIVER_DQ_PRODUCER)) {
+    q->rep_buf = calloc((size_t)q->ncons * 2, sizeof(uint64_t));
+    q->rep_req = calloc((size_t)q->ncons, sizeof(MPI_Request));
+    if (q->rep_buf == NULL || q->rep_req == NULL)
+      return RIVER_ENOMEM;
+    for (k = 0; k < q->ncons; k++)
+      q->rep_req[k] = MPI_REQUEST_NULL;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* A producer's one posted credit receive (from anyone). */
+static int post_cw(river_dq *q)
+{
+  if (MPI_Irecv(q->cw_rbuf, DQ_CW_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE,
+                DQ_TAG_CREDIT, q->comm, &q->cw_rreq) != MPI_SUCCESS) {
+    river__error("dq: posting the credit receive failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+int river__dq_credits_setup(river_dq *q, size_t words, int rc)
+{
+  int want = path_wanted(), all = 0, r;
+
+  if (want < 0 && rc == RIVER_SUCCESS)
+    rc = RIVER_EINVAL;
+  /* The strongest wish wins (msg over rma over auto), so the path is
+   * the same on every rank even where the variable differs. */
+  if ((r = river__allreduce(&want, &all, 1, MPI_INT, MPI_MAX, q->comm))
+      != RIVER_SUCCESS)
+    return river__agree(q->comm, r);
+  if ((rc = river__agree(q->comm, rc)) != RIVER_SUCCESS)
+    return rc;
+  if (all != RIVER_DQ_CREDITS_MSG) {
+    /* The counters start at zero, and that is visible to RMA before any
+     * rank leaves river__win_allocate: a consumer returns its first
+     * credit only after a message this producer sent after create. */
+    r = river__win_allocate(q->comm, words * sizeof(uint64_t),
+                            (int)sizeof(uint64_t), all == 0, &q->winmem,
+                            &q->win);
+    if (r == RIVER_SUCCESS) {
+      q->path = RIVER_DQ_CREDITS_RMA;
+      river__debug("dq: credits in an RMA window%s",
+                   all == 0 ? "" : " (RIVER_DQ_CREDITS=rma)");
+      return RIVER_SUCCESS;
+    }
+    if (all == RIVER_DQ_CREDITS_RMA || r == RIVER_ETIMEDOUT
+        || r == RIVER_EBUSY || r == RIVER_EACCES)
+      return r;   /* agreed by river__win_allocate */
+    river__debug("dq: no RMA window over the queue's ranks: credits by "
+                 "two-sided messages");
+  } else {
+    river__debug("dq: credits by two-sided messages (RIVER_DQ_CREDITS=msg)");
+  }
+  q->winmem = NULL;
+  q->path = RIVER_DQ_CREDITS_MSG;
+  rc = msg_alloc(q, words);
+  if (rc == RIVER_SUCCESS && (q->role & RIVER_DQ_PRODUCER))
+    rc = post_cw(q);
+  return river__agree(q->comm, rc);
+}
+
+void river__dq_credits_free(river_dq *q)
+{
+  river__win_free(&q->win);
+  if (q->path == RIVER_DQ_CREDITS_MSG)
+    free(q->winmem);
+  q->winmem = NULL;
+  free(q->cw_sbuf);
+  free(q->cw_pend);
+  free(q->cw_sreq);
+  free(q->cw_has);
+  free(q->rep_buf);
+  free(q->rep_req);
+}
+
+/* --------------------------------------------------------- serving (MSG) */
+
+/* The consumer index of comm rank r, or -1: consumer indices follow
+ * rank order, so cons_rank is sorted. */
+static int cidx_of(const river_dq *q, int r)
+{
+  int lo = 0, hi = q->ncons - 1, mid;
+
+  while (lo <= hi) {
+    mid = lo + (hi - lo) / 2;
+    if (q->cons_rank[mid] == r)
+      return mid;
+    if (q->cons_rank[mid] < r)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* PULL, at this producer: consumer c claims the next announced unit not
+ * claimed yet; 1 and its number in *unit, or 0 if there is none. */
+static int claim_here(river_dq *q, int c, uint64_t *unit)
+{
+  uint64_t *w = q->winmem;
+
+  if (w[DQ_W_CLAIM(q)] >= w[DQ_W_ANN(q)])
+    return 0;
+  *unit = w[DQ_W_CLAIM(q)]++;
+  w[DQ_W_OWNER(q, *unit)] += (uint64_t)c + 1;
+  return 1;
+}
+
+/* Answer consumer c's claim (its rank r). The reply before it to c has
+ * been received (c asks again only after that), so its send completes
+ * locally: MPI_Wait cannot wait for anyone. */
+static int reply_claim(river_dq *q, int c, int r)
+{
+  uint64_t *b = q->rep_buf + 2 * (size_t)c;
+
+  if (q->rep_req[c] != MPI_REQUEST_NULL
+      && MPI_Wait(&q->rep_req[c], MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  b[0] = (uint64_t)claim_here(q, c, &b[1]);
+  if (!b[0])
+    b[1] = 0;
+  if (MPI_Isend(b, 2, MPI_UINT64_T, r, DQ_TAG_REPLY, q->comm,
+                &q->rep_req[c]) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
+}
+
+/* Apply one message that came to this producer from rank r. */
+static int apply(river_dq *q, const uint64_t *m, int r)
+{
+  int c = cidx_of(q, r);
+
+  if (m[0] == DQ_CW_ADD && (m[1] == 0 || c >= 0)) {
+    if (m[1] != 0)
+      q->winmem[c] += m[1];
+    if (m[2] != 0)
+      q->winmem[DQ_W_WAKE(q)] += m[2];
+    return RIVER_SUCCESS;
+  }
+  if (m[0] == DQ_CW_CLAIM && c >= 0 && q->rep_req != NULL)
+    return reply_claim(q, c, r);
+  river__error("dq: a malformed credit message (kind %llu) from rank %d",
+               (unsigned long long)m[0], r);
+  return RIVER_ECORRUPT;
+}
+
+/* Send what waits for producer p, if the last send to it completed. */
+static int push(river_dq *q, int p)
+{
+  uint64_t *m = q->cw_sbuf + (size_t)p * DQ_CW_WORDS;
+  int done = 1;
+
+  if (!q->cw_has[p])
+    return RIVER_SUCCESS;
+  if (q->cw_sreq[p] != MPI_REQUEST_NULL
+      && MPI_Test(&q->cw_sreq[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (!done)
+    return RIVER_SUCCESS;
+  m[0] = DQ_CW_ADD;
+  m[1] = q->cw_pend[2 * (size_t)p];
+  m[2] = q->cw_pend[2 * (size_t)p + 1];
+  m[3] = 0;
+  q->cw_pend[2 * (size_t)p] = q->cw_pend[2 * (size_t)p + 1] = 0;
+  q->cw_has[p] = 0;
+  if (MPI_Isend(m, DQ_CW_WORDS, MPI_UINT64_T, q->prod_rank[p],
+                DQ_TAG_CREDIT, q->comm, &q->cw_sreq[p]) != MPI_SUCCESS) {
+    river__error("dq: sending credits to rank %d failed", q->prod_rank[p]);
+    return RIVER_EMPI;
+  }
+  q->cw_sent[p]++;
+  return RIVER_SUCCESS;
+}
+
+int river__dq_cw_progress(river_dq *q)
+{
+  MPI_Status st;
+  int done = 1, p, rc = RIVER_SUCCESS, r;
+
+  if (q->path != RIVER_DQ_CREDITS_MSG)
+    return RIVER_SUCCESS;
+  while (q->cw_rreq != MPI_REQUEST_NULL) {
+    if (MPI_Test(&q->cw_rreq, &done, &st) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!done)
+      break;
+    q->cw_recvd++;
+    r = apply(q, q->cw_rbuf, st.MPI_SOURCE);
+    if (r != RIVER_SUCCESS && rc == RIVER_SUCCESS)
+      rc = r;
+    if ((r = post_cw(q)) != RIVER_SUCCESS)
+      return r;
+  }
+  for (p = 0; rc == RIVER_SUCCESS && p < q->nprod; p++)
+    rc = push(q, p);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the words */
+
+int river__dq_cw_read_own(river_dq *q, MPI_Aint off, int n, uint64_t *out)
+{
+  int rc;
+
+  if (q->path == RIVER_DQ_CREDITS_MSG) {
+    if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
+      return rc;
+    memcpy(out, q->winmem + off, (size_t)n * sizeof *out);
+    return RIVER_SUCCESS;
+  }
+  if (MPI_Get_accumulate(q->zeros, n, MPI_UINT64_T, out, n, MPI_UINT64_T,
+                         q->rank, off, n, MPI_UINT64_T, MPI_NO_OP, q->win)
+          != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+    river__error("dq: reading the credit window failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+int river__dq_cw_add(river_dq *q, int p, MPI_Aint off, uint64_t add,
+                     int flush)
+{
+  int r = q->prod_rank[p];
+
+  if (q->path == RIVER_DQ_CREDITS_MSG) {
+    if (r == q->rank) {
+      q->winmem[off] += add;
+      return RIVER_SUCCESS;
+    }
+    /* Only two words of another producer: this consumer's own credit
+     * word, or the wake word. */
+    q->cw_pend[2 * (size_t)p + (off == (MPI_Aint)q->cidx ? 0 : 1)] += add;
+    q->cw_has[p] = 1;
+    return push(q, p);
+  }
+  if (MPI_Accumulate(&add, 1, MPI_UINT64_T, r, off, 1, MPI_UINT64_T,
+                     MPI_SUM, q->win) != MPI_SUCCESS
+      || (flush && MPI_Win_flush(r, q->win) != MPI_SUCCESS)) {
+    river__error("dq: adding to the credit window of rank %d failed", r);
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+int river__dq_cw_flush_all(river_dq *q)
+{
+  if (q->path == RIVER_DQ_CREDITS_RMA
+      && MPI_Win_flush_all(q->win) != MPI_SUCCESS) {
+    river__error("dq: completing credit window updates failed");
+    return RIVER_EMPI;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------- PULL's claims */
+
+/* RMA: read producer rank r's claimed and announced counters; if a unit
+ * is unclaimed, take the next unit number with MPI_Fetch_and_op(+1) on
+ * claimed, then add this consumer's index + 1 to that unit's owner
+ * word. 1 and the number in *unit if taken. (Consumers racing for the
+ * last announced unit may take the number of a unit not announced yet:
+ * the PULL paragraph of dq_internal.h.) */
+static int rma_claim(river_dq *q, int r, uint64_t *unit)
+{
+  uint64_t zero[2] = {0, 0}, v[2], one = 1, want = (uint64_t)q->cidx + 1;
+
+  if (MPI_Get_accumulate(zero, 2, MPI_UINT64_T, v, 2, MPI_UINT64_T, r,
+                         DQ_W_CLAIM(q), 2, MPI_UINT64_T, MPI_NO_OP, q->win)
+          != MPI_SUCCESS
+      || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (v[0] >= v[1])
+    return 0;
+  if (MPI_Fetch_and_op(&one, unit, MPI_UINT64_T, r, DQ_W_CLAIM(q), MPI_SUM,
+                       q->win) != MPI_SUCCESS
+      || MPI_Win_flush(r, q->win) != MPI_SUCCESS
+      || MPI_Accumulate(&want, 1, MPI_UINT64_T, r, DQ_W_OWNER(q, *unit), 1,
+                        MPI_UINT64_T, MPI_SUM, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(r, q->win) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return 1;
+}
+
+/* MSG: ask producer p for a unit (a CLAIM; the REPLY is taken by
+ * msg_claim_answer), or claim at once where p is this rank. 1 and the
+ * number in *unit if claimed now, 0 if not (asked, or nothing there). */
+static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
+{
+  int r = q->prod_rank[p];
+
+  if (r == q->rank)
+    return claim_here(q, q->cidx, unit);
+  if (q->claim_sreq != MPI_REQUEST_NULL   /* the last ask was answered */
+      && MPI_Wait(&q->claim_sreq, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  memset(q->claim_msg, 0, sizeof q->claim_msg);
+  q->claim_msg[0] = DQ_CW_CLAIM;
+  if (MPI_Irecv(q->claim_rep, 2, MPI_UINT64_T, r, DQ_TAG_REPLY, q->comm,
+                &q->claim_rreq) != MPI_SUCCESS
+      || MPI_Isend(q->claim_msg, DQ_CW_WORDS, MPI_UINT64_T, r,
+                   DQ_TAG_CREDIT, q->comm, &q->claim_sreq) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  q->cw_sent[p]++;
+  q->claim_p = p;
+  return 0;
+}
+
+/* MSG: the answer to the claim in flight: 1 (claimed: *unit), 0 (none
+ * there, or no answer yet: *waiting says which). */
+static int msg_claim_answer(river_dq *q, uint64_t *unit, int *waiting)
+{
+  int done = 0;
+
+  *waiting = 0;
+  if (q->claim_rreq == MPI_REQUEST_NULL)
+    return 0;
+  if (MPI_Test(&q->claim_rreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (!done) {
+    *waiting = 1;
+    return 0;
+  }
+  *unit = q->claim_rep[1];
+  return q->claim_rep[0] != 0;
+}
+
+int river__dq_cw_claim(river_dq *q)
+{
+  uint64_t unit = 0;
+  int i, p, got = 0, waiting;
+
+  if (q->path == RIVER_DQ_CREDITS_MSG) {
+    got = msg_claim_answer(q, &unit, &waiting);
+    if (got < 0 || waiting)
+      return got < 0 ? RIVER_EMPI : RIVER_SUCCESS;
+    if (got) {
+      p = q->claim_p;
+      q->claim_p = -1;
+      goto claimed;
+    }
+  }
+  /* One producer a call on the MSG path (the next after the last one
+   * asked); every one on the RMA path. */
+  for (i = 1; i <= q->nprod; i++) {
+    p = ((q->claim_p >= 0 ? q->claim_p : q->last_p) + i) % q->nprod;
+    if (q->eos_seq[p] != DQ_UNKNOWN)
+      continue; /* closed: close waited for its last unit's claim */
+    got = q->path == RIVER_DQ_CREDITS_MSG
+          ? msg_claim_ask(q, p, &unit) : rma_claim(q, q->prod_rank[p], &unit);
+    if (got < 0) {
+      river__error("dq: claiming a unit at rank %d failed",
+                   q->prod_rank[p]);
+      return RIVER_EMPI;
+    }
+    if (got)
+      goto claimed;
+    if (q->path == RIVER_DQ_CREDITS_MSG && q->claim_rreq != MPI_REQUEST_NULL)
+      return RIVER_SUCCESS;  /* asked: the answer comes later */
+  }
+  q->claim_p = -1;
+  return RIVER_SUCCESS;
+claimed:
+  q->cur_p = p;
+  q->cur_u = unit;
+  q->last_p = p;
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------------- destroy */
+
+int river__dq_cw_busy(river_dq *q, uint64_t expected)
+{
+  int done = 1, p, k;
+
+  if (q->path != RIVER_DQ_CREDITS_MSG)
+    return 0;
+  if (q->cw_recvd < expected)
+    return 1;
+  if (q->claim_rreq != MPI_REQUEST_NULL
+      && (MPI_Test(&q->claim_rreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS
+          || !done))
+    return 1;
+  if (q->claim_sreq != MPI_REQUEST_NULL
+      && (MPI_Test(&q->claim_sreq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS
+          || !done))
+    return 1;
+  for (p = 0; p < q->nprod; p++)
+    if (q->cw_sreq[p] != MPI_REQUEST_NULL
+        && (MPI_Test(&q->cw_sreq[p], &done, MPI_STATUS_IGNORE)
+                != MPI_SUCCESS || !done))
+      return 1;
+  for (k = 0; q->rep_req != NULL && k < q->ncons; k++)
+    if (q->rep_req[k] != MPI_REQUEST_NULL
+        && (MPI_Test(&q->rep_req[k], &done, MPI_STATUS_IGNORE)
+                != MPI_SUCCESS || !done))
+      return 1;
+  return 0;
+}
+
+uint64_t river__dq_cw_sent_to(const river_dq *q, int p)
+{
+  return q->path == RIVER_DQ_CREDITS_MSG ? q->cw_sent[p] : 0;
+}
+
+int river__dq_cw_cancel(river_dq *q)
+{
+  if (q->path != RIVER_DQ_CREDITS_MSG || q->cw_rreq == MPI_REQUEST_NULL)
+    return RIVER_SUCCESS;
+  if (MPI_Cancel(&q->cw_rreq) != MPI_SUCCESS
+      || MPI_Wait(&q->cw_rreq, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
+}
+
+/* ---------------------------------------------------- the rank's tick */
+
+/* Every queue of the rank with something to do while it waits anywhere
+ * in River (river__backoff's hook): a paced consumer's held credits
+ * (dq_consumer.c) and the MSG path's serving and sending. River's handles
+ * are not thread-safe; neither is this list. */
+static river_dq *ticked;
+
+static void tick(void)
+{
+  river_dq *q;
+
+  for (q = ticked; q != NULL; q = q->tick_next) {
+    if (q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER))
+      river__dq_pace_tick(q);
+    if (q->path == RIVER_DQ_CREDITS_MSG)
+      (void)river__dq_cw_progress(q); /* a failure shows in the queue's
+                                          next call */
+  }
+}
+
+void river__dq_tick_register(river_dq *q)
+{
+  int paced = q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER);
+
+  if (!paced && q->path != RIVER_DQ_CREDITS_MSG)
+    return;
+  if (paced)
+    q->t_left = river_wtime();
+  q->tick_next = ticked;
+  ticked = q;
+  river__backoff_hook = tick;
+}
+
+void river__dq_tick_unregister(river_dq *q)
+{
+  river_dq **pp;
+
+  for (pp = &ticked; *pp != NULL; pp = &(*pp)->tick_next)
+    if (*pp == q) {
+      *pp = q->tick_next;
+      break;
+    }
+  if (ticked == NULL)
+    river__backoff_hook = NULL;
+}
