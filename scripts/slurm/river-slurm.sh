@@ -86,18 +86,25 @@ river_on_nodes() {
     --ntasks="${SLURM_JOB_NUM_NODES:-1}" "$@"
 }
 
-river_step_prog() {
-  local prog=$1 name=$2 rc; shift 2
-  echo "+ $RIVER_LAUNCH $name $*"
-  river_launch "$prog" "$@"
+# run_step LABEL CMD...: CMD on every task, shown as LABEL; a failure
+# ends the job with its status.
+run_step() {
+  local label=$1 rc; shift
+  echo "+ $RIVER_LAUNCH $label"
+  river_launch "$@"
   rc=$?
   if [ $rc -ne 0 ]; then
-    echo "river-slurm: '$name $*' failed (exit $rc)" >&2
+    echo "river-slurm: '$label' failed (exit $rc)" >&2
     exit $rc
   fi
 }
-river_step() { river_step_prog "$RIVER" river "$@"; }
-river_bench_step() { river_step_prog "$RIVER_BENCH" river-bench "$@"; }
+river_step() { run_step "river $*" "$RIVER" "$@"; }
+# river-bench makes its scratch collections under $TMPDIR, on one rank
+# for all: the job's shared root, set through env(1) in the task itself
+# (a site's TaskProlog may set a node-local TMPDIR for every task).
+river_bench_step() {
+  run_step "river-bench $*" env TMPDIR="$river_job_root" "$RIVER_BENCH" "$@"
+}
 
 # river_hello: the job's ranks and the node each runs on (host=NODE),
 # with a one-lap ring to show the ranks reach each other.

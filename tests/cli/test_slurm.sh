@@ -22,8 +22,9 @@
 #
 # Skips (77) only when Slurm or munge is missing and cannot be
 # installed (as root with apt-get it installs slurm-wlm, slurmctld,
-# slurmd, slurm-client and munge: about 15 s), or when a daemon cannot
-# be started. Emulating two nodes on one machine needs, for the jobs
+# slurmd, slurm-client and munge: about 15 s; .ci/run installs them
+# first), or when a daemon cannot be started (not root, or the nodes
+# are not idle 20 s after the start, three times on fresh ports). Emulating two nodes on one machine needs, for the jobs
 # only: OMPI_MCA_btl=self,tcp (vader's segments of the two nodes
 # collide), and for mpirun's daemons PMIX_MCA_gds=hash and
 # OMPI_MCA_rtc_hwloc_vmhole=none, as scripts/river-mpirun --nodes sets.
@@ -54,6 +55,11 @@ if [ -n "$(missing)" ]; then
     echo "SKIP: Slurm/munge not installed and not installable here (missing:$(missing))"
     exit 77
   fi
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP: slurmd runs jobs as their users and must be started as root"
+  exit 77
 fi
 
 # ------------------------------------------------------------- daemons
@@ -92,6 +98,11 @@ start_lab() {
     --pid-file="$lab/run/munged.pid" --log-file="$lab/log/munged.log" \
     --seed-file="$lab/munge/seed" >"$lab/log/munged.out" 2>&1 &
   pids+=($!)
+  # Each node's tasks get a TMPDIR of their own, as sites do: Open MPI's
+  # session directories (under TMPDIR) of the two nodes stay apart.
+  printf '#!/bin/sh\necho "export TMPDIR=%s/tmp/$SLURMD_NODENAME"\n' "$lab" \
+    >"$lab/task-prolog"
+  chmod 755 "$lab/task-prolog"
   host=$(hostname)
   base=$((20000 + RANDOM % 40000))
   cat >"$lab/slurm.conf" <<EOF
@@ -122,6 +133,7 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 MailProg=/bin/true
 TmpFS=$lab/tmp/%n
+TaskProlog=$lab/task-prolog
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=4 State=UNKNOWN
 NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=4 State=UNKNOWN
 PartitionName=lab Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
@@ -288,6 +300,11 @@ done
 grep -q "DATA CHECK FAILED" "$out"/bench-*.out && fail "bench: a data check failed"
 grep -q "every record delivered once and verified" "$out/bench-mpirun.out" \
   || fail "bench-mpirun: gd lost did not verify its records"
+# gd lost's collection (its lost disk's files, named in the warnings)
+# was under the job's shared root, not a node's TMPDIR.
+grep -o "[^ ]*/river-bench-lost-[^ ]*" "$out/bench-mpirun.out" >"$tmp/lostpaths"
+[ -s "$tmp/lostpaths" ] && ! grep -qv "^$RIVER_SHARED/river-job-[0-9]*/" "$tmp/lostpaths" \
+  || fail "bench-mpirun: gd lost's collection not under the job root: $(head -n 1 "$tmp/lostpaths")"
 
 # ------------------------------------- a blocked rank does not spin
 # 8 ranks, 4 on each node (4 CPUs declared, fewer present): copy-out
@@ -332,8 +349,9 @@ for p in "${ranks[@]}"; do
   node=$(echo "$e" | sed -n 's/^SLURMD_NODENAME=//p')
   awk -v r="$rank" -v n="$node" -v a="${t0[$p]}" -v b="$(ticks "$p")" \
       -v s0="$s0" -v s1="$s1" -v hz="$hz" \
-      'BEGIN { printf "spin: rank %s on %s used %.1f%% of a core over %.1f s\n",
-               r, n, 100 * (b - a) / hz / (s1 - s0), s1 - s0 }'
+      -v w="$(cat "/proc/$p/wchan" 2>/dev/null)" \
+      'BEGIN { printf "spin: rank %s on %s used %.1f%% of a core over %.1f s (in %s)\n",
+               r, n, 100 * (b - a) / hz / (s1 - s0), s1 - s0, w }'
 done
 # Drain it: open a reader first (never without one, or rank 0's write
 # fails with EPIPE), then drop the holder: EOF once copy-out ends.
