@@ -210,7 +210,9 @@ wait_jobs() {
         JobState=PENDING|JobState=CONFIGURING|JobState=RUNNING|JobState=COMPLETING|"")
           left=$((left + 1)) ;;
         *) echo "$st $(echo "$line" | grep -o 'ExitCode=[0-9:]*')" \
-             >"$out/${jobs_names[$i]}.state" ;;
+             "$(echo "$line" | grep -o 'RunTime=[0-9:-]*')" \
+             >"$out/${jobs_names[$i]}.state"
+           echo "slurm: ${jobs_names[$i]}: $(cat "$out/${jobs_names[$i]}.state")" ;;
       esac
     done
     [ $left -eq 0 ] && return 0
@@ -231,7 +233,7 @@ wait_jobs() {
 # and it left neither its shared root nor its node-local directory.
 check_job() {
   local name=$1 o=$out/$1.out id
-  if ! grep -q "^JobState=COMPLETED ExitCode=0:0" "$out/$name.state"; then
+  if ! grep -q "^JobState=COMPLETED ExitCode=0:0 " "$out/$name.state"; then
     fail "$name: $(cat "$out/$name.state")"
     sed 's/^/    /' "$o" | grep -v '^    -*$' | tail -n 15
     return
@@ -370,7 +372,7 @@ id=$(SPIN_DIR=$tmp/spin RIVER_ROOT=$uroot sbatch --parsable -o "$out/spin.out" \
        -J spin "$tmp/spin.sbatch" 2>&1) || fail "spin: sbatch failed: $id"
 jobs_ids=("${id%%;*}") jobs_names=(spin)
 wait_jobs 180
-grep -q "^JobState=COMPLETED ExitCode=0:0" "$out/spin.state" \
+grep -q "^JobState=COMPLETED ExitCode=0:0 " "$out/spin.state" \
   || { fail "spin: $(cat "$out/spin.state")"; tail -n 15 "$out/spin.out"; }
 grep "^spin: " "$out/spin.out"
 grep -q "^spin: 8 ranks found" "$out/spin.out" || fail "spin: not 8 ranks found"
