@@ -87,12 +87,17 @@ river_on_nodes() {
 }
 
 # run_step LABEL CMD...: CMD on every task, shown as LABEL; a failure
-# ends the job with its status.
+# ends the job with its status. The step runs in the background so that
+# a signal to this script (below) is handled at once, not after it.
+river_step_pid=
 run_step() {
   local label=$1 rc; shift
   echo "+ $RIVER_LAUNCH $label"
-  river_launch "$@"
+  river_launch "$@" &
+  river_step_pid=$!
+  wait "$river_step_pid"
   rc=$?
+  river_step_pid=
   if [ $rc -ne 0 ]; then
     echo "river-slurm: '$label' failed (exit $rc)" >&2
     exit $rc
@@ -113,13 +118,18 @@ river_hello() {
 }
 
 # Collections to remove at exit, and the cleanup itself: run once, on
-# success, failure or a signal (scancel and the time limit send SIGTERM
-# to this script first; Slurm then ends the steps itself).
+# success, failure or a signal. The templates ask for SIGUSR1 a while
+# before their time limit (#SBATCH --signal=B:USR1@120): the running
+# step is stopped and the cleanup's own steps still run. After scancel
+# or the limit itself (SIGTERM) Slurm starts no more steps: this node's
+# directory is removed, the other nodes' are left (named) for the
+# site's epilog or tmp cleaning.
 river_forgotten=()
 river_forget() { river_forgotten+=("$@"); }
 river_cleanup() {
   local c
   trap - EXIT INT TERM
+  trap "" USR1            # the signal that asked for it, again
   if [ "${RIVER_KEEP:-0}" = 1 ]; then
     echo "river-slurm: kept $river_job_root and $river_job_local on each node"
     return
@@ -129,15 +139,29 @@ river_cleanup() {
     river_launch "$RIVER" rm "$c" >/dev/null \
       || echo "river-slurm: 'river rm $c' failed" >&2
   done
-  river_on_nodes rm -rf "$river_job_local" \
-    || echo "river-slurm: removing $river_job_local failed on some node" >&2
+  if ! river_on_nodes rm -rf "$river_job_local" 2>/dev/null; then
+    rm -rf "$river_job_local"
+    echo "river-slurm: could not reach every node: $river_job_local is" \
+         "left on the others" >&2
+  fi
   # The job root: gone if the collections went (rm leaves the disk
   # directories and lock files of the default layout, hence -r).
   rm -rf "$river_job_root"
 }
+# river_stop WHY STATUS: stop the running step (its launcher passes the
+# signal on to the ranks), then leave through the EXIT trap.
+river_stop() {
+  echo "river-slurm: $1: stopping" >&2
+  if [ -n "$river_step_pid" ]; then
+    kill -TERM "$river_step_pid" 2>/dev/null
+    wait "$river_step_pid"
+  fi
+  exit "$2"
+}
 trap river_cleanup EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
+trap 'river_stop "time limit near (SIGUSR1)" 138' USR1
+trap 'river_stop SIGTERM 143' TERM
+trap 'river_stop SIGINT 130' INT
 
 mkdir -p "$river_job_root" || exit 1
 echo "river-slurm: job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?}," \

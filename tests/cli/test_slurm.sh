@@ -11,6 +11,8 @@
 #    validated (valsort's SUCCESS lines with the exact record count, the
 #    flow's check line, the benchmarks' CSV rows and data checks), and
 #    it removed its per-job root and node-local directory;
+#  * a main job sent SIGUSR1 mid-step (what the templates ask Slurm to
+#    send before the time limit): it stops, cleans up and fails (138);
 #  * a blocked rank does not spin where Slurm declares more CPUs than
 #    the machine has: 8 ranks (4 a node) of `river copy-out` into a FIFO
 #    nobody reads, so rank 0 blocks writing and the others wait in
@@ -52,7 +54,7 @@ if [ -n "$(missing)" ]; then
       || tail -n 5 "$tmp/apt.log"
   fi
   if [ -n "$(missing)" ]; then
-    echo "SKIP: Slurm/munge not installed and not installable here (missing:$(missing))"
+    echo "SKIP: Slurm/munge not found and not installable here (missing:$(missing))"
     exit 77
   fi
 fi
@@ -307,6 +309,31 @@ grep -q "every record delivered once and verified" "$out/bench-mpirun.out" \
 grep -o "[^ ]*/river-bench-lost-[^ ]*" "$out/bench-mpirun.out" >"$tmp/lostpaths"
 [ -s "$tmp/lostpaths" ] && ! grep -qv "^$RIVER_SHARED/river-job-[0-9]*/" "$tmp/lostpaths" \
   || fail "bench-mpirun: gd lost's collection not under the job root: $(head -n 1 "$tmp/lostpaths")"
+
+# ------------------------ near the time limit: stop, clean up, fail
+# Slurm signals the batch script (--signal=B:USR1@120 in the templates)
+# a while before the limit; scancel -b -s USR1 does the same now. The
+# running step is stopped, the cleanup's own steps still run (the root
+# and node-local directory gone), and the job fails with 138.
+jobs_ids=() jobs_names=()
+submit usr1 river-main.sbatch RIVER_LAUNCH=srun RECORDS=1M
+for _ in $(seq 600); do
+  grep -q '^+ srun river gen' "$out/usr1.out" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q '^+ srun river gen' "$out/usr1.out" 2>/dev/null \
+  || fail "usr1: the job did not start its gen within 60 s"
+scancel -b -s USR1 "${jobs_ids[0]}" || fail "usr1: scancel -s USR1 failed"
+wait_jobs 120
+grep -q "^JobState=FAILED ExitCode=138:0 " "$out/usr1.state" \
+  || fail "usr1: $(cat "$out/usr1.state") (expected FAILED, 138)"
+grep -q "^river-slurm: time limit near (SIGUSR1): stopping" "$out/usr1.out" \
+  || fail "usr1: no message saying why it stopped"
+grep -E "could not reach every node|'river rm .*' failed" "$out/usr1.out" \
+  && fail "usr1: the cleanup failed"
+id=$(sed -n 's/^river-slurm: job \([0-9]*\) .*/\1/p' "$out/usr1.out")
+[ -n "$id" ] && [ ! -e "$RIVER_SHARED/river-job-$id" ] && [ ! -e "$RIVER_LOCAL/river-$id" ] \
+  || fail "usr1: left its root or node-local directory (job ${id:-?})"
 
 # ------------------------------------- a blocked rank does not spin
 # 8 ranks, 4 on each node (4 CPUs declared, fewer present): copy-out
