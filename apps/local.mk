@@ -5,7 +5,7 @@ bin_PROGRAMS += apps/river apps/river-bench
 apps_river_SOURCES = apps/cli/river.c apps/cli/cli.h apps/cli/cli.c \
 	apps/cli/coll.h apps/cli/coll.c apps/cli/coll_info.c \
 	apps/cli/coll_rm.c apps/cli/run.c apps/cli/flow.c apps/cli/valsort.c \
-	apps/cli/sort.c apps/cli/app.h apps/cli/app.c apps/cli/join.c \
+	apps/cli/sort.c apps/cli/app.h apps/cli/app.c apps/cli/join.c apps/cli/topo.c \
 	apps/common/sortapp.h apps/common/sortapp.c
 apps_river_LDADD = src/libriver.la -lm
 # river sort and river-bench sort find flows/sort.yaml in the source tree

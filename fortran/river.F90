@@ -262,6 +262,7 @@ module river
     integer(c_int64_t) :: records_out = 0, bytes_out = 0
     real(c_double) :: seconds = 0.0_c_double
     integer(c_int) :: slowest = -1
+    integer(c_int) :: in_credits = 0
   end type river_stage_stats
 
   !> A module instance's counters (river_ctx_stats), laid out as C's
@@ -313,7 +314,7 @@ module river
   public :: river_wtime
   public :: river_timer_reset, river_timer_start, river_timer_stop
   public :: river_timer_elapsed
-  public :: river_topo_describe
+  public :: river_topo_describe, river_node_name, river_topo_bind
   public :: river_c_string
   ! river/schema.h
   public :: river_schema_parse, river_schema_create_default
@@ -337,6 +338,7 @@ module river
   public :: river_pcoll_remove, river_pcoll_gc, river_pcoll_purge
   public :: river_pcoll_check_name, river_pcoll_copy_disk
   public :: river_pcoll_root, river_pcoll_list, river_pcoll_split
+  public :: river_pcoll_disk_dir
   public :: river_pcoll_order_create, river_pcoll_order_add
   public :: river_pcoll_order_flush, river_pcoll_order_destroy
   ! river/gensort.h, river/checksum.h

@@ -44,6 +44,19 @@ submodule (river) river_core_impl
       integer(c_size_t), intent(inout) :: len
       integer(c_int) :: river_topo_describe_c
     end function river_topo_describe_c
+    function river_node_name_c(buf, len) bind(C, name='river_node_name')
+      import :: c_int, c_char, c_size_t
+      character(kind=c_char), intent(out) :: buf(*)
+      integer(c_size_t), intent(inout) :: len
+      integer(c_int) :: river_node_name_c
+    end function river_node_name_c
+    function river_topo_bind_c(comm, outcome) &
+        bind(C, name='river__f_topo_bind')
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(out) :: outcome
+      integer(c_int) :: river_topo_bind_c
+    end function river_topo_bind_c
     function river_strerror_c(err) bind(C, name='river_strerror')
       import :: c_int, c_ptr
       integer(c_int), value :: err
@@ -239,6 +252,15 @@ contains
     rc = river_topo_describe_c(buf, len)
   end function topo_fill
 
+  function node_name_fill(h, d, buf, len) result(rc)
+    type(c_ptr), intent(in) :: h
+    integer(c_int), intent(in) :: d
+    character(kind=c_char), intent(out) :: buf(*)
+    integer(c_size_t), intent(inout) :: len
+    integer(c_int) :: rc
+    rc = river_node_name_c(buf, len)
+  end function node_name_fill
+
   module procedure river_init
     call river_check(river_init_c(c_null_ptr, c_null_ptr), 'river_init', ierr)
   end procedure river_init
@@ -276,6 +298,20 @@ contains
     call fetch_string(topo_fill, c_null_ptr, 0_c_int, desc, rc)
     call river_check(rc, 'river_topo_describe', ierr)
   end procedure river_topo_describe
+
+  module procedure river_node_name
+    integer(c_int) :: rc
+    call fetch_string(node_name_fill, c_null_ptr, 0_c_int, name, rc)
+    call river_check(rc, 'river_node_name', ierr)
+  end procedure river_node_name
+
+  module procedure river_topo_bind
+    integer(c_int) :: rc, out
+    out = 0
+    rc = river_topo_bind_c(int(comm%MPI_VAL, c_int), out)
+    if (rc == RIVER_SUCCESS) outcome = out
+    call river_check(rc, 'river_topo_bind', ierr)
+  end procedure river_topo_bind
 
   module procedure river_strerror
     msg = river_c_string(river_strerror_c(int(err, c_int)))

@@ -189,6 +189,15 @@ submodule (river) river_pcoll_impl
       integer(c_size_t), intent(inout) :: len
       integer(c_int) :: river_pcoll_root_c
     end function river_pcoll_root_c
+    function river_pcoll_disk_dir_c(opts, d, buf, len) &
+        bind(C, name='river_pcoll_disk_dir')
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: opts
+      integer(c_int), value :: d
+      character(kind=c_char), intent(out) :: buf(*)
+      integer(c_size_t), intent(inout) :: len
+      integer(c_int) :: river_pcoll_disk_dir_c
+    end function river_pcoll_disk_dir_c
     function river_pcoll_list_c(opts, buf, len, count) &
         bind(C, name='river_pcoll_list')
       import :: c_int, c_ptr, c_char, c_size_t
@@ -266,6 +275,15 @@ contains
     integer(c_int) :: rc
     rc = river_pcoll_root_c(h, buf, len)
   end function root_fill
+
+  function disk_dir_fill(h, d, buf, len) result(rc)
+    type(c_ptr), intent(in) :: h
+    integer(c_int), intent(in) :: d
+    character(kind=c_char), intent(out) :: buf(*)
+    integer(c_size_t), intent(inout) :: len
+    integer(c_int) :: rc
+    rc = river_pcoll_disk_dir_c(h, d, buf, len)
+  end function disk_dir_fill
 
   function list_fill(h, d, buf, len) result(rc)
     type(c_ptr), intent(in) :: h
@@ -503,6 +521,16 @@ contains
     call fetch_string(root_fill, c_loc(opts), 0_c_int, path, rc)
     call river_check(rc, 'river_pcoll_root', ierr)
   end procedure river_pcoll_root
+
+  module procedure river_pcoll_disk_dir
+    type(pcoll_opts_c), target :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    integer(c_int) :: rc
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    call fetch_string(disk_dir_fill, c_loc(opts), int(d, c_int), path, rc)
+    call river_check(rc, 'river_pcoll_disk_dir', ierr)
+  end procedure river_pcoll_disk_dir
 
   module procedure river_pcoll_list
     type(pcoll_opts_c), target :: opts

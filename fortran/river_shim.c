@@ -21,6 +21,7 @@ int river__f_flow_load(MPI_Fint comm, const char *path,
                        river_flow **out);
 int river__f_ctx_comm(const river_ctx *ctx, MPI_Fint *comm);
 int river__f_ctx_wait(river_ctx *ctx, MPI_Fint *req);
+int river__f_topo_bind(MPI_Fint comm, int *outcome);
 
 /* river_log(level, "%s", msg): Fortran cannot call a variadic function. */
 int river__f_log(int level, const char *msg)
@@ -44,6 +45,12 @@ int river__f_pcoll_open(MPI_Fint comm, const char *name,
                         const river_pcoll_opts *opts, river_pcoll **out)
 {
   return river_pcoll_open(MPI_Comm_f2c(comm), name, opts, out);
+}
+
+/* river_topo_bind: MPI_Comm is opaque in C (see river__f_pcoll_create). */
+int river__f_topo_bind(MPI_Fint comm, int *outcome)
+{
+  return river_topo_bind(MPI_Comm_f2c(comm), outcome);
 }
 
 /* river_dq_create: MPI_Comm is opaque in C (see river__f_pcoll_create). */

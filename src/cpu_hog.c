@@ -2,7 +2,9 @@
  * cpu_hog.c - the real CPU perturber (see river/throttle.h): struct
  * river_cpu_hog, a thread that spins a fraction of each period.
  *
- * The thread is bound with hwloc to the PUs of the process. It is created
+ * The thread is bound with hwloc to the PUs of the process (so it shares
+ * the rank's core once the rank is bound: river_topo_bind, which also
+ * moves a hog already running, or the launcher). It is created
  * waiting on a condition variable, bound by the caller with
  * hwloc_set_thread_cpubind, and only then told to run (or, if binding
  * failed, to exit before it has spun at all). Its spin is measured on its
@@ -103,6 +105,12 @@ static int hog_bind(river_cpu_hog *h)
                  strerror(errno));
     goto out;
   }
+  /* Unbound, the hog runs wherever the scheduler puts it, not on the
+   * rank's core: say so (river --bind, or the launcher, binds ranks). */
+  if (hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), set))
+    river__info("cpu hog: this process is not bound to a core, so the hog "
+                "may run on any PU (bind the rank: river --bind, "
+                "river_topo_bind, or the launcher)");
   if (hwloc_set_thread_cpubind(topo, h->thread, set, 0) < 0) {
     river__error("cpu hog: cannot bind the thread: %s", strerror(errno));
     goto out;

@@ -122,35 +122,67 @@ static int post_cw(river_dq *q)
   return RIVER_SUCCESS;
 }
 
+/* Set once a window over ranks on several nodes could not be made in
+ * this process: the next queues that span nodes do not try again (a
+ * failed MPI_Win_allocate between two emulated nodes took about 2 s, and
+ * test_flow_mpi's many small queues took 201 s instead of 81). */
+static int spanning_window_failed;
+
+/* 1 if comm's ranks are on more than one node (as MPI sees nodes). */
+static int spans_nodes(MPI_Comm comm)
+{
+  MPI_Comm node;
+  int size = 0, nsize = -1;
+
+  MPI_Comm_size(comm, &size);
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+  }
+  return nsize != size;
+}
+
 int river__dq_credits_setup(river_dq *q, size_t words, int rc)
 {
-  int want = path_wanted(), all = 0, r;
+  int mine[3], all[3], r;
 
-  if (want < 0 && rc == RIVER_SUCCESS)
+  mine[0] = path_wanted();
+  mine[1] = spans_nodes(q->comm);
+  mine[2] = spanning_window_failed;
+  if (mine[0] < 0 && rc == RIVER_SUCCESS)
     rc = RIVER_EINVAL;
   /* The strongest wish wins (msg over rma over auto), so the path is
-   * the same on every rank even where the variable differs. */
-  if ((r = river__allreduce(&want, &all, 1, MPI_INT, MPI_MAX, q->comm))
+   * the same on every rank even where the variable differs; so do
+   * "spans nodes" and "such a window failed here before" (any rank). */
+  if ((r = river__allreduce(mine, all, 3, MPI_INT, MPI_MAX, q->comm))
       != RIVER_SUCCESS)
     return river__agree(q->comm, r);
   if ((rc = river__agree(q->comm, rc)) != RIVER_SUCCESS)
     return rc;
-  if (all != RIVER_DQ_CREDITS_MSG) {
+  if (all[0] == 0 && all[1] && all[2]) {
+    all[0] = RIVER_DQ_CREDITS_MSG;
+    river__debug("dq: no RMA window spanned nodes before: credits by "
+                 "two-sided messages");
+  }
+  if (all[0] != RIVER_DQ_CREDITS_MSG) {
     /* The counters start at zero, and that is visible to RMA before any
      * rank leaves river__win_allocate: a consumer returns its first
      * credit only after a message this producer sent after create. */
     r = river__win_allocate(q->comm, words * sizeof(uint64_t),
-                            (int)sizeof(uint64_t), all == 0, &q->winmem,
+                            (int)sizeof(uint64_t), all[0] == 0, &q->winmem,
                             &q->win);
     if (r == RIVER_SUCCESS) {
       q->path = RIVER_DQ_CREDITS_RMA;
       river__debug("dq: credits in an RMA window%s",
-                   all == 0 ? "" : " (RIVER_DQ_CREDITS=rma)");
+                   all[0] == 0 ? "" : " (RIVER_DQ_CREDITS=rma)");
       return RIVER_SUCCESS;
     }
-    if (all == RIVER_DQ_CREDITS_RMA || r == RIVER_ETIMEDOUT
+    if (all[0] == RIVER_DQ_CREDITS_RMA || r == RIVER_ETIMEDOUT
         || r == RIVER_EBUSY || r == RIVER_EACCES)
       return r;   /* agreed by river__win_allocate */
+    if (all[1])
+      spanning_window_failed = 1;
     river__debug("dq: no RMA window over the queue's ranks: credits by "
                  "two-sided messages");
   } else {

@@ -288,6 +288,17 @@
  * The window comes from river__win_allocate (src/rma.c), which works
  * around Open MPI < 5 giving two windows created at once on one node,
  * over disjoint communicators, the same shared-memory segment.
+ *
+ * Credit paths. "The window" above is the RMA path. Where MPI cannot
+ * make a window over the queue's ranks (Debian's Open MPI between nodes
+ * over TCP), or RIVER_DQ_CREDITS=msg, the same words live in each
+ * producer's plain memory and others change them by two-sided messages
+ * the producer applies (the MSG path): every access to the words goes
+ * through src/dq_credit.c, whose opening comment has that protocol;
+ * everything in this comment holds on both paths, except that a PULL
+ * claim is atomic at the producer there (no race for the last unit) and
+ * needs the producer to pass through River (any queue call or wait) to
+ * be answered.
  */
 #ifndef RIVER_DQ_INTERNAL_H
 #define RIVER_DQ_INTERNAL_H

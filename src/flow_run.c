@@ -176,7 +176,13 @@ static int make_queue(river_flow *f, struct river__run *r, int i)
     role |= RIVER_DQ_PRODUCER;
   if (instance_on(&f->stages[e->to], f->rank) >= 0)
     role |= RIVER_DQ_CONSUMER;
-  return river_dq_create(f->comm, role, rsize, &o, &r->dqs[i]);
+  rc = river_dq_create(f->comm, role, rsize, &o, &r->dqs[i]);
+  if (rc == RIVER_SUCCESS) {
+    river_dq_stats st;
+    if (river_dq_stats_get(r->dqs[i], &st) == RIVER_SUCCESS)
+      r->edge_path[i] = st.credit_path;
+  }
+  return rc;
 }
 
 /* Edge e's filter, if it has one at `at`, into *pred. */
@@ -363,6 +369,7 @@ static void run_free(river_flow *f, struct river__run *r)
   }
   free(r->parts);
   free(r->dqs);
+  free(r->edge_path);
   free(r);
 }
 
@@ -535,7 +542,9 @@ int river_flow_go_async(river_flow *f)
     r->abort_rx = NULL;
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
     r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
-    rc = r->dqs == NULL || r->parts == NULL ? RIVER_ENOMEM
+    r->edge_path = calloc((size_t)f->nedges + 1, sizeof *r->edge_path);
+    rc = r->dqs == NULL || r->parts == NULL || r->edge_path == NULL
+         ? RIVER_ENOMEM
          : river__sched_create(0, &r->sched);
   }
   rc = river__agree(f->comm, rc);
@@ -663,5 +672,9 @@ int river_flow_stage_stats(river_flow *f, const char *stage,
   st->bytes_out = sums[3];
   st->seconds = slowest.t;
   st->slowest = slowest.who;
+  st->in_credits = 0;
+  for (i = 0; i < f->stages[s].ninputs; i++)
+    if (f->stages[s].in_edge[i] >= 0)
+      st->in_credits |= r->edge_path[f->stages[s].in_edge[i]];
   return RIVER_SUCCESS;
 }

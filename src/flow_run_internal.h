@@ -90,6 +90,9 @@ int river__run_ends(struct river__run *r, int outcome);
 struct river__run {
   river__sched *sched;
   river_dq **dqs;          /* one per edge (every rank takes part) */
+  int *edge_path;          /* each edge queue's credit path (its
+                              river_dq_stats.credit_path), kept after
+                              the queues are gone */
   struct river__part *parts; /* exchange partitioners, one per edge */
   MPI_Comm *stage_comm;    /* per stage: its instances, or
                               MPI_COMM_NULL off the stage */

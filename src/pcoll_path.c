@@ -510,6 +510,23 @@ int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
   return rc == RIVER_SUCCESS ? river__copy_out(dir, buf, len) : rc;
 }
 
+int river_pcoll_disk_dir(const river_pcoll_opts *opts, int d, char *buf,
+                         size_t *len)
+{
+  const char *pat = opts && opts->disks ? opts->disks
+                                        : RIVER_PCOLL_DEFAULT_DISKS;
+  char root[RIVER_PATH_MAX], dir[RIVER_PATH_MAX];
+  int rc;
+
+  if (d < 0 || buf == NULL || len == NULL)
+    return RIVER_EINVAL;
+  if (river__pcoll_resolve_root(opts, root, sizeof root) != RIVER_SUCCESS
+      || river__pcoll_check_disks(pat) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  rc = river__pcoll_disk_dir(root, pat, d, dir, sizeof dir);
+  return rc == RIVER_SUCCESS ? river__copy_out(dir, buf, len) : rc;
+}
+
 int river_pcoll_root(const river_pcoll_opts *opts, char *buf, size_t *len)
 {
   char root[RIVER_PATH_MAX];

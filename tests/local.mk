@@ -222,7 +222,8 @@ mpi_tests = \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
 	tests/mpi/test_flow_mpi.mpi \
-	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi
+	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi \
+	tests/mpi/test_topo_bind_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
   tests/mpi/test_dq_posted.sh
@@ -231,6 +232,11 @@ EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/mpi/test_dq_winal
 EXTRA_DIST += tests/fortran/test_pcoll_f_layout.inc
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
+# The binding test asks hwloc itself where each rank and thread runs.
+tests_mpi_test_topo_bind_mpi_mpi_SOURCES = tests/mpi/test_topo_bind_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_topo_bind_mpi_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
+tests_mpi_test_topo_bind_mpi_mpi_LDADD = src/libriver.la $(HWLOC_LIBS)
 tests_mpi_test_init_owned_mpi_mpi_SOURCES = tests/mpi/test_init_owned_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_owned_mpi_mpi_LDADD = src/libriver.la
 # The parallel-collection tests share tests/mpi/pcolltest.h.
@@ -298,7 +304,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
-	tests/cli/test_slurm.sh
+	tests/cli/test_topo.sh tests/cli/test_slurm.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \
@@ -310,6 +316,25 @@ EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/sort_part.yaml tests/flows/run/sort_range.yaml \
 	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml \
 	tests/flows/run/filter_edge.yaml
+
+# ------------------------------------------------------ emulated nodes
+# The DQ, GD, flow, sort, join and collection tests again, with their
+# ranks on 2 or 3 emulated nodes (river-mpirun --nodes; TCP between the
+# nodes, which share nothing but this machine's files), and the DQ tests
+# with two-sided credits forced on one node: tests/nodes/*.sh, each a
+# line that runs the one-node test that way (ranks and limits in
+# tests/nodes/testlist).
+nodes_tests = tests/nodes/test_hello_nodes.sh tests/nodes/test_dq_msg.sh \
+	tests/nodes/test_dq_2n.sh \
+	tests/nodes/test_dq_pull_3n.sh tests/nodes/test_dq_coop_2n.sh \
+	tests/nodes/test_gd_2n.sh tests/nodes/test_flow_2n.sh \
+	tests/nodes/test_join_mpi_2n.sh tests/nodes/test_pcoll_2n.sh \
+	tests/nodes/test_pcoll_failover_3n.sh tests/nodes/test_sort_2n.sh \
+	tests/nodes/test_sort_twopass_2n.sh tests/nodes/test_join_2n.sh \
+	tests/nodes/test_flow_run_3n.sh tests/nodes/test_modules_sort_2n.sh \
+	tests/nodes/test_coll_cli_2n.sh
+TESTS += $(nodes_tests)
+EXTRA_DIST += $(nodes_tests) tests/nodes/testlist
 
 # --------------------------------------------------------------- Fortran
 if RIVER_FORTRAN

@@ -1,7 +1,8 @@
 /*
  * river-bench - River's benchmarks, after the River paper's figures.
  *
- *   mpirun -n N river-bench SUITE EXPERIMENT [--perturb SPEC] [--csv FILE] ...
+ *   mpirun -n N river-bench SUITE EXPERIMENT [--perturb SPEC] [--csv FILE]
+ *                           [--bind] ...
  *
  * This file holds main, the options, the result rows and the CSV; it is
  * driven by the suite table below, one line per suite, which names each
@@ -69,6 +70,8 @@ void bench_usage(const char *msg)
   for (i = 0; i < NSUITES; i++)
     fprintf(stderr, "%sriver-bench %s %s", i ? "       " : "usage: ",
             suites[i].name, suites[i].usage);
+  fprintf(stderr, "every suite: --bind binds each rank the launcher left "
+          "unbound to a core of its node (as river --bind)\n");
 }
 
 const struct bench_experiment *bench_find(const struct bench_experiment *t,
@@ -280,6 +283,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {"cpu-rate", required_argument, NULL, 'u'},
     {"repeats", required_argument, NULL, 'R'},
     {"records", required_argument, NULL, 'n'},
+    {"bind", no_argument, NULL, 'B'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
@@ -304,6 +308,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 'u': b->cpu_rate_mbps = strtod(optarg, &end); break;
     case 'R': b->repeats = atoi(optarg); break;
     case 'n': b->records = strtoull(optarg, &end, 10); break;
+    case 'B': b->bind = 1; break;
     case 'h': bench_usage("help"); return 1;
     default: bench_usage("unknown option"); return RIVER_EINVAL;
     }
@@ -379,6 +384,10 @@ int main(int argc, char **argv)
   }
   b.spread = s->spread;
   rc = parse_opts(&b, argc - 2, argv + 2);
+  if (rc == RIVER_SUCCESS && b.bind) {
+    int outcome = 0;   /* river topo shows where each rank ended up */
+    rc = river_topo_bind(MPI_COMM_WORLD, &outcome);
+  }
   if (rc == RIVER_SUCCESS)
     rc = s->run(&b, argv[2]);
   abort_if_timed_out(rc);

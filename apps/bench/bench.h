@@ -37,6 +37,7 @@ struct bench {
   int repeats;             /* sort: --repeats, runs of each policy */
   uint64_t records;        /* sort real: --records, the input's size */
   int failures;            /* runs whose data check failed */
+  int bind;                /* --bind: river_topo_bind before the runs */
 };
 
 /* One measured configuration. */

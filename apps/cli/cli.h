@@ -36,6 +36,17 @@ int cli_bcast(void *buf, int bytes);
 int cli_run_flow(const char *path, const char *const *kv, int nkv,
                  double *seconds);
 
+/* What `river --bind` did on this rank (RIVER_BIND_DONE or
+ * RIVER_BIND_KEPT); 0 without --bind. Set by main. */
+extern int cli_bind_outcome;
+
+/* The job's topology report (river topo), printed by rank 0: each node's
+ * machine once and its ranks' bindings and disk directories (opts: the
+ * root and disk pattern, NULL for the defaults). Collective; returns the
+ * same code on every rank. */
+int cli_topo_report(const river_pcoll_opts *opts);
+
+int cmd_topo(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_copy_in(int argc, char **argv);
 int cmd_copy_out(int argc, char **argv);

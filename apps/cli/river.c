@@ -1,16 +1,20 @@
 /*
  * river - River's command-line tool, run under mpirun/srun.
  *
- *   river hello            report the job: build, ranks, where each runs,
+ *   river hello            report the job: build, river topo's report,
  *                          and a ring bandwidth measurement
+ *   river topo             each node's machine, each rank's node,
+ *                          binding and disk (apps/cli/topo.c)
  *   river version          print River's version and build line
  *   river gen|copy-in|copy-out|ls|info|fsck|rm
  *                          collections (apps/cli/coll.c)
  *   river flow check       validate a flow spec, print its plan
  *                          (apps/cli/flow.c)
  *
- * Every subcommand takes --help. Each subcommand is a function in the
- * table below; main() initialises River, dispatches, and turns the
+ * Every subcommand takes --help, and every one --timeout and --bind
+ * (taken out of argv by main). Each subcommand is a function in the
+ * table below; main() initialises River, binds the ranks if asked,
+ * dispatches, and turns the
  * subcommand's River error code into a message and a non-zero exit on
  * every rank.
  */
@@ -35,7 +39,11 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cmd cmds[] = {
   {"hello", cmd_hello, "[--laps N] [--bytes N]",
-   "report the job (build, ranks, hosts, binding) and ring bandwidth"},
+   "report the job (build, river topo's report) and ring bandwidth"},
+  {"topo", cmd_topo, "[--bind] [--root DIR] [--disks PATTERN]",
+   "print each node's machine (packages, cores, PUs, NUMA nodes) once,\n"
+   "             and each rank's node, binding (and who made it: river\n"
+   "             --bind, the launcher, or none) and disk directory"},
   {"version", cmd_version, "", "print River's version and build line"},
   {"gen", cmd_gen,
    "COLL --records N [--ascii] [--skew] [--seed S] [--mirror R]\n"
@@ -132,6 +140,10 @@ static void usage_all(FILE *out)
                "progress for SECS\n"
                "                   seconds (sets RIVER_TIMEOUT; 0: off, "
                "the default)\n"
+               "  --bind           bind each rank to a core of its node "
+               "(spread over the\n"
+               "                   cores) unless the launcher bound it; "
+               "river topo shows it\n"
                "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT, "
                "RIVER_TIMEOUT\n",
           RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
@@ -196,12 +208,52 @@ static int ring(uint64_t laps, uint64_t bytes, double *seconds)
   return RIVER_SUCCESS;
 }
 
+/* A queue over every rank (rank 0 the consumer, the others producers,
+ * one record each): which way its credits travel (river/dq.h), in
+ * *path. Its records are checked: each producer's rank once. */
+static int hello_queue(int *path)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq_stats st;
+  river_dq *q = NULL;
+  int rank, size, rc, r2, got = 0, sum = 0;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  o.policy = RIVER_DQ_PUSH;
+  rc = river_dq_create(MPI_COMM_WORLD, rank == 0 ? RIVER_DQ_CONSUMER
+                                                 : RIVER_DQ_PRODUCER,
+                       sizeof rank, &o, &q);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (rank > 0) {
+    rc = river_dq_put(q, &rank, 1);
+    r2 = river_dq_close(q);
+    rc = rc != RIVER_SUCCESS ? rc : r2;
+  } else {
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
+      int v;
+      memcpy(&v, recs, sizeof v);
+      got += (int)n;
+      sum += v;
+    }
+    rc = rc == RIVER_EOS && got == size - 1 && sum == size * (size - 1) / 2
+         ? RIVER_SUCCESS : rc == RIVER_EOS ? RIVER_ECORRUPT : rc;
+  }
+  if (river_dq_stats_get(q, &st) == RIVER_SUCCESS)
+    *path = st.credit_path;
+  r2 = river_dq_destroy(q);
+  return rc != RIVER_SUCCESS ? rc : r2;
+}
+
 static int cmd_hello(int argc, char **argv)
 {
   uint64_t laps = 50, bytes = 1 << 20;
-  char line[CLI_LINE] = "", *all = NULL;
+  char line[CLI_LINE];
   size_t len = sizeof line;
-  int i, rank, size, rc;
+  int i, rank, size, rc, path = 0;
   double secs = 0.0;
 
   for (i = 1; i < argc; i++) {
@@ -219,38 +271,35 @@ static int cmd_hello(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  rc = river_topo_describe(line, &len);
-  if (rc != RIVER_SUCCESS)
-    snprintf(line, sizeof line, "(topology unavailable: %s)",
-             river_strerror(rc));
-  if (rank == 0 && (all = malloc((size_t)size * CLI_LINE)) == NULL)
-    return RIVER_ENOMEM;
-  MPI_Gather(line, CLI_LINE, MPI_CHAR, all, CLI_LINE, MPI_CHAR, 0,
-             MPI_COMM_WORLD);
-
-  if (size > 1 && (rc = ring(laps, bytes, &secs)) != RIVER_SUCCESS) {
-    free(all);
-    return rc;
-  }
   if (rank == 0) {
-    len = sizeof line;
     if (river_build_info(line, &len) != RIVER_SUCCESS)
       snprintf(line, sizeof line, "River %s", RIVER_VERSION_STRING);
     printf("%s\n", line);
-    printf("%d rank%s:\n", size, size == 1 ? "" : "s");
-    for (i = 0; i < size; i++)
-      printf("  rank %-3d %s\n", i, all + (size_t)i * CLI_LINE);
+  }
+  if ((rc = cli_topo_report(NULL)) != RIVER_SUCCESS)
+    return rc;
+  if (size > 1 && (rc = ring(laps, bytes, &secs)) != RIVER_SUCCESS)
+    return rc;
+  if (size > 1 && (rc = hello_queue(&path)) != RIVER_SUCCESS) {
+    river_log(RIVER_LOG_ERROR, "hello: a queue over every rank failed: %s",
+              river_strerror(rc));
+    return rc;
+  }
+  if (rank == 0) {
     if (size > 1) {
       double hops = (double)laps * size;
       printf("ring: a %llu-byte token went %llu times round %d ranks in "
              "%.3f s: %.1f us and %.2f GB/s per hop\n",
              (unsigned long long)bytes, (unsigned long long)laps, size, secs, 1e6 * secs / hops,
              (double)bytes * hops / secs / 1e9);
+      printf("queue: credits by %s\n", path == RIVER_DQ_CREDITS_RMA
+             ? "rma (an RMA window spans the ranks)"
+             : "msg (two-sided messages: no RMA window spans the ranks, "
+               "or RIVER_DQ_CREDITS=msg)");
     } else {
       printf("ring: skipped (needs 2 or more ranks)\n");
     }
   }
-  free(all);
   return RIVER_SUCCESS;
 }
 
@@ -308,6 +357,22 @@ static int take_timeout(int *argc, char **argv)
   return 0;
 }
 
+/* Take --bind out of argv, wherever it is: 1 if it was there. */
+static int take_bind(int *argc, char **argv)
+{
+  int i, k, found = 0;
+
+  for (i = 1, k = 1; i <= *argc; i++) {  /* with argv's NULL */
+    if (i < *argc && strcmp(argv[i], "--bind") == 0) {
+      found = 1;
+      continue;
+    }
+    argv[k++] = argv[i];
+  }
+  *argc = k - 1;
+  return found;
+}
+
 /* Every rank's worst outcome, waited for as River waits; where the
  * watchdog has fired (RIVER_ETIMEDOUT here or in the command) some rank
  * may never answer, so the job is aborted: the library cannot end it,
@@ -331,10 +396,11 @@ int main(int argc, char **argv)
 {
   const struct cmd *cmd = NULL;
   size_t i;
-  int rc, all;
+  int rc, all, bind;
 
   if ((rc = take_timeout(&argc, argv)) != 0)
     return rc;
+  bind = take_bind(&argc, argv);
   rc = river_init(&argc, &argv);
   if (rc != RIVER_SUCCESS) {
     fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));
@@ -365,6 +431,10 @@ int main(int argc, char **argv)
   if (wants_help(argc - 1, argv + 1)) {
     usage_cmd(cmd->name);
     rc = RIVER_SUCCESS;
+  } else if (bind
+             && (rc = river_topo_bind(MPI_COMM_WORLD, &cli_bind_outcome))
+                    != RIVER_SUCCESS) {
+    /* every rank has failed (river_topo_bind agrees), one has said why */
   } else {
     rc = cmd->fn(argc - 1, argv + 1);
   }

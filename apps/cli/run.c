@@ -36,6 +36,17 @@ static FILE *totals_stream(river_flow *f)
   return stdout;
 }
 
+/* How a stage's input queues' credits travel, for its line. */
+static const char *credits_text(int in_credits)
+{
+  switch (in_credits) {
+  case RIVER_DQ_CREDITS_RMA: return "  credits rma";
+  case RIVER_DQ_CREDITS_MSG: return "  credits msg";
+  case RIVER_DQ_CREDITS_RMA | RIVER_DQ_CREDITS_MSG: return "  credits rma+msg";
+  default: return "";
+  }
+}
+
 /* Rank 0: one line per stage. */
 static int print_totals(river_flow *f, FILE *out)
 {
@@ -53,10 +64,11 @@ static int print_totals(river_flow *f, FILE *out)
     mb = (double)(st.bytes_in > st.bytes_out ? st.bytes_in : st.bytes_out)
          / 1e6;
     fprintf(out, "run: stage %-12s %-10s x%-3d %12llu records in %12llu "
-            "out  %10.1f MB  %8.1f MB/s  slowest #%d %.3f s\n", name, module,
-            st.ninstances, (unsigned long long)st.records_in,
+            "out  %10.1f MB  %8.1f MB/s  slowest #%d %.3f s%s\n", name,
+            module, st.ninstances, (unsigned long long)st.records_in,
             (unsigned long long)st.records_out, mb,
-            st.seconds > 0 ? mb / st.seconds : 0.0, st.slowest, st.seconds);
+            st.seconds > 0 ? mb / st.seconds : 0.0, st.slowest, st.seconds,
+            credits_text(st.in_credits));
   }
   return rc;
 }

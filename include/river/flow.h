@@ -96,6 +96,9 @@ typedef struct river_stage_stats {
   uint64_t records_in, bytes_in, records_out, bytes_out;  /* sums */
   double seconds;           /* the slowest instance's run time */
   int slowest;              /* its instance number */
+  int in_credits;           /* how its input queues' credits travel:
+                               RIVER_DQ_CREDITS_RMA, _MSG, both OR-ed,
+                               or 0 (no queue in) (river/dq.h) */
 } river_stage_stats;
 
 /* A new, empty flow on comm (which it duplicates). Not collective. */

@@ -372,6 +372,18 @@ RIVER_API int river_pcoll_root(const river_pcoll_opts *opts, char *buf,
                                size_t *len);
 
 /*
+ * The directory of disk d (>= 0) that a collection created with opts
+ * would use: opts->disks (else RIVER_PCOLL_DEFAULT_DISKS) expanded for
+ * d, under the root opts selects (see river_pcoll_root) if relative;
+ * opts may be NULL. Into buf with the caller-buffer contract (see
+ * river_build_info). Not collective; touches no file (river topo shows
+ * where each rank's disk is). RIVER_EINVAL (logged) for a bad pattern or
+ * root.
+ */
+RIVER_API int river_pcoll_disk_dir(const river_pcoll_opts *opts, int d,
+                                   char *buf, size_t *len);
+
+/*
  * The collections under the root opts selects (see river_pcoll_root): the
  * names of the metadata files there that are valid collection names,
  * sorted (strcmp), each followed by '\n', into buf with the caller-buffer

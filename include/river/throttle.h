@@ -108,7 +108,10 @@ typedef struct river_cpu_hog river_cpu_hog;
  * Start a thread that steals `fraction` (0 < fraction < 1) of the core
  * this process is bound to: it spins for fraction x 10 ms, sleeps the
  * rest, over and over; bound with hwloc to the same PUs as the calling
- * process. For real clusters, where emulation is not wanted. RIVER_ETOPO
+ * process. It steals from the rank's core only if the rank is bound to
+ * one (the launcher's binding, or river_topo_bind, before or after this
+ * call: river topo shows it); unbound, it may run on any PU (logged at
+ * info). For real clusters, where emulation is not wanted. RIVER_ETOPO
  * if hwloc cannot bind it.
  */
 RIVER_API int river_cpu_hog_start(double fraction, river_cpu_hog **out);

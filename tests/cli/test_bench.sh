@@ -29,9 +29,10 @@ awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0) { bad = 1 } END { exit bad }' 
   "$tmp/r.csv" || fail "ratio or record count out of range"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
 # One configuration with --perturb: two rows, k = 1, labelled with the
-# spec's factor (not the sweep's 0.5).
+# spec's factor (not the sweep's 0.5); with --bind (river_topo_bind
+# first: test_topo_bind_mpi checks where it puts ranks).
 "$run" -n 4 "$bench" dq write --seconds 0.2 --rate 5 --repeats 1 --perturb 'disk:1=0.25' \
-  --csv "$tmp/w.csv" >/dev/null 2>&1 || fail "dq write --perturb failed"
+  --bind --csv "$tmp/w.csv" >/dev/null 2>&1 || fail "dq write --perturb --bind failed"
 [ "$(grep -c '^write,\(river\|static\),2,2,1,0.250,' "$tmp/w.csv")" -eq 2 ] || fail "perturbed write rows"
 # wait (6 s instead of 10) reports a CPU share.
 "$run" -n 2 "$bench" dq wait --seconds 6 --csv "$tmp/wait.csv" >"$tmp/out" 2>&1 || fail "dq wait"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # test_river_cli - the river command under mpirun: `river hello` reports
-# every rank and a ring measurement; bad arguments fail on every rank with
+# the build, river topo's report (every rank once, under its node) and a
+# ring measurement; bad arguments fail on every rank with
 # a message naming the argument. Run by scripts/mpi-test-launch, which
 # sets RIVER_MPIRUN and RIVER_TEST_RANKS.
 set -u
@@ -19,9 +20,12 @@ fi
 cat "$tmp/out"
 grep -q "^River [0-9]*\.[0-9]*\.[0-9]*; MPI .*; HDF5 .*; hwloc API 2\." "$tmp/out" \
   || fail "hello: no build line"
-grep -q "^$n ranks:$" "$tmp/out" || fail "hello: no '$n ranks:' line"
+grep -q "^$n ranks on [1-9][0-9]* nodes*; collections' metadata in " "$tmp/out" \
+  || fail "hello: no '$n ranks on ... nodes' line"
+grep -Eq "^node [^ ]+: packages=[0-9]+ cores=[1-9][0-9]* pus=[1-9][0-9]* numa=[0-9]+ ranks=[0-9,]+$" \
+  "$tmp/out" || fail "hello: no node line with its machine"
 for ((r = 0; r < n; r++)); do
-  c=$(grep -c "^  rank $r  *host=.* pus=[1-9][0-9]* .*bound=" "$tmp/out")
+  c=$(grep -Ec "^  rank $r +node=[^ ]+ bound=(none|pu:[0-9,-]+) by=(none|launcher) disk=[^ ]+$" "$tmp/out")
   [ "$c" -eq 1 ] || fail "hello: rank $r reported $c times"
 done
 [ "$(grep -c '^  rank ' "$tmp/out")" -eq "$n" ] || fail "hello: wrong rank count"
@@ -43,7 +47,9 @@ grep -q "unknown command 'frobnicate'" "$tmp/err" || fail "unknown command not n
 # --help on the tool and on each subcommand.
 "$run" -n 1 "$river" --help >"$tmp/out" 2>&1 || fail "river --help failed"
 grep -q "^  hello " "$tmp/out" || fail "--help does not list hello"
-for cmd in hello version; do
+grep -q "^  topo " "$tmp/out" || fail "--help does not list topo"
+grep -q "^  --bind " "$tmp/out" || fail "--help does not describe --bind"
+for cmd in hello version topo; do
   "$run" -n 1 "$river" "$cmd" --help >"$tmp/out" 2>&1 || fail "$cmd --help failed"
   grep -q "^usage: river $cmd" "$tmp/out" || fail "$cmd --help: no usage line"
 done

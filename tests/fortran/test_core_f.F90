@@ -1,15 +1,16 @@
 ! test_core_f - module river from Fortran with mpi_f08: River inside a
 ! program that owns MPI, version, error codes and messages, optional ierr,
-! the logger with a Fortran handler, timers, build and topology strings.
+! the logger with a Fortran handler, timers, build and topology strings,
+! the node name and binding ranks to cores.
 program test_core_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
   use ftest
   implicit none
-  integer :: ierr, rank, major, minor, release, level
+  integer :: ierr, rank, major, minor, release, level, outcome
   logical :: flag, up, down
-  character(len=:), allocatable :: s
+  character(len=:), allocatable :: s, name
   character(len=32) :: expect
   type(river_timer) :: t
   real(c_double) :: secs, t0
@@ -72,6 +73,21 @@ program test_core_f
   call check(index(s, 'HDF5') > 0 .and. index(s, 'hwloc') > 0, 'build_info libs')
   call river_topo_describe(s)
   call check(index(s, 'host=') == 1 .and. index(s, ' pus=') > 0, 'topo')
+  ! The node name is the one river_topo_describe's host= shows.
+  call river_node_name(name)
+  call check(len(name) > 0 .and. index(s, 'host=' // name // ' ') == 1, &
+             'node_name is host=: ' // name)
+  ! Binding: the launcher's kept, else River's; then it is kept.
+  call river_topo_bind(MPI_COMM_WORLD, outcome)
+  call check(outcome == RIVER_BIND_DONE .or. outcome == RIVER_BIND_KEPT, &
+             'topo_bind outcome')
+  call river_topo_describe(s)
+  if (index(s, ' bound=none') == 0) then
+    call river_topo_bind(MPI_COMM_WORLD, outcome)
+    call check(outcome == RIVER_BIND_KEPT, 'topo_bind keeps a binding')
+  end if
+  call river_topo_bind(MPI_COMM_NULL, outcome, ierr)
+  call check(ierr == RIVER_EINVAL, 'topo_bind MPI_COMM_NULL gives EINVAL')
   deallocate(s)   ! the caller owns strings River returns
 
   call river_finalize(ierr)

@@ -95,10 +95,37 @@ static void test_badparam_topo(void **state)
   char buf[8] = "keep";
   size_t len = sizeof buf;
 
+  int outcome = 7;
+
   assert_int_equal(river_topo_describe(NULL, &len), RIVER_EINVAL);
   assert_int_equal(river_topo_describe(buf, NULL), RIVER_EINVAL);
   assert_int_equal(len, sizeof buf);
   assert_string_equal(buf, "keep");
+
+  assert_int_equal(river_node_name(NULL, &len), RIVER_EINVAL);
+  assert_int_equal(river_node_name(buf, NULL), RIVER_EINVAL);
+  assert_int_equal(len, sizeof buf);
+  assert_string_equal(buf, "keep");
+  /* Too small: the size needed, the buffer untouched. */
+  assert_int_equal(setenv("RIVER_NODE_NAME", "node-with-a-long-name", 1), 0);
+  assert_int_equal(river_node_name(buf, &len), RIVER_ENOBUFS);
+  assert_int_equal(len, strlen("node-with-a-long-name") + 1);
+  assert_string_equal(buf, "keep");
+  len = 0;
+  assert_int_equal(river_node_name(buf, &len), RIVER_ENOBUFS);
+  assert_int_equal(len, strlen("node-with-a-long-name") + 1);
+  assert_int_equal(unsetenv("RIVER_NODE_NAME"), 0);
+
+  /* river_topo_bind is collective: no communicator, no outcome, or no
+   * MPI (this program never starts it) are refused, outcome untouched. */
+  river_log_set_handler(collect, NULL);
+  msgs[0] = '\0';
+  assert_int_equal(river_topo_bind(MPI_COMM_NULL, &outcome), RIVER_EINVAL);
+  assert_int_equal(river_topo_bind(MPI_COMM_WORLD, NULL), RIVER_EINVAL);
+  assert_int_equal(river_topo_bind(MPI_COMM_WORLD, &outcome), RIVER_EINVAL);
+  assert_non_null(strstr(msgs, "River needs MPI"));
+  river_log_set_handler(NULL, NULL);
+  assert_int_equal(outcome, 7);
 }
 
 static void test_badparam_schema(void **state)

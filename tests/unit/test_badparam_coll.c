@@ -351,6 +351,10 @@ static void test_badparam_pcoll_layout(void **state)
   /* root */
   assert_int_equal(river_pcoll_root(NULL, NULL, &len), RIVER_EINVAL);
   assert_int_equal(river_pcoll_root(NULL, buf, NULL), RIVER_EINVAL);
+  /* disk_dir: NULL buffer or length, a negative disk */
+  assert_int_equal(river_pcoll_disk_dir(NULL, 0, NULL, &len), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_dir(NULL, 0, buf, NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_dir(NULL, -1, buf, &len), RIVER_EINVAL);
   /* list */
   assert_int_equal(river_pcoll_list(NULL, NULL, &len, &n), RIVER_EINVAL);
   assert_int_equal(river_pcoll_list(NULL, buf, NULL, &n), RIVER_EINVAL);
@@ -364,11 +368,19 @@ static void test_badparam_pcoll_layout(void **state)
     river_log_set_handler(quiet, NULL);
     o.root = "";
     assert_int_equal(river_pcoll_root(&o, buf, &len), RIVER_EINVAL);
+    assert_int_equal(river_pcoll_disk_dir(&o, 0, buf, &len), RIVER_EINVAL);
     assert_int_equal(river_pcoll_list(&o, buf, &len, &n), RIVER_EINVAL);
     memset(longroot, 'r', sizeof longroot - 1);
     o.root = longroot;
     assert_int_equal(river_pcoll_root(&o, buf, &len), RIVER_EINVAL);
+    assert_int_equal(river_pcoll_disk_dir(&o, 0, buf, &len), RIVER_EINVAL);
     assert_int_equal(river_pcoll_list(&o, buf, &len, &n), RIVER_EINVAL);
+    /* A disk pattern without %d, or with one too many. */
+    o.root = "/r";
+    o.disks = "disk";
+    assert_int_equal(river_pcoll_disk_dir(&o, 0, buf, &len), RIVER_EINVAL);
+    o.disks = "d%d/%d";
+    assert_int_equal(river_pcoll_disk_dir(&o, 0, buf, &len), RIVER_EINVAL);
     river_log_set_handler(NULL, NULL);
     assert_true(len == sizeof buf && n == 7 && strcmp(buf, "keep") == 0);
   }

@@ -5,7 +5,8 @@
  * record exactly once; partitioned shares are contiguous runs in
  * partition order whose sizes differ by at most one; interleaved shares
  * are records p, p + P, ...; the results do not overflow near
- * UINT64_MAX.
+ * UINT64_MAX. And river_pcoll_disk_dir, where disk d of a collection
+ * created with given options lives.
  */
 #include <river.h>
 
@@ -105,12 +106,47 @@ static void test_split_huge(void **state)
   assert_true(total == UINT64_MAX);
 }
 
+static void test_disk_dir(void **state)
+{
+  river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
+  char buf[256], tiny[8] = "keep";
+  size_t len = sizeof buf;
+
+  /* The default pattern (disk%d), under the root. */
+  o.root = "/data/river";
+  assert_int_equal(river_pcoll_disk_dir(&o, 3, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/data/river/disk3");
+  assert_int_equal(len, strlen(buf));
+  /* A relative pattern goes under the root, an absolute one does not;
+   * %% is a '%'. */
+  o.disks = "local/d%d";
+  len = sizeof buf;
+  assert_int_equal(river_pcoll_disk_dir(&o, 12, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/data/river/local/d12");
+  o.disks = "/scratch/100%%/disk%d";
+  len = sizeof buf;
+  assert_int_equal(river_pcoll_disk_dir(&o, 0, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/scratch/100%/disk0");
+  /* Too small: the size needed, the buffer untouched. */
+  len = sizeof tiny;
+  assert_int_equal(river_pcoll_disk_dir(&o, 0, tiny, &len), RIVER_ENOBUFS);
+  assert_int_equal(len, strlen("/scratch/100%/disk0") + 1);
+  assert_string_equal(tiny, "keep");
+  /* No options: $RIVER_ROOT. */
+  assert_int_equal(setenv("RIVER_ROOT", "/env/root", 1), 0);
+  len = sizeof buf;
+  assert_int_equal(river_pcoll_disk_dir(NULL, 1, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/env/root/disk1");
+  unsetenv("RIVER_ROOT");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_split_covers_once),
     cmocka_unit_test(test_split_partitioned_known),
     cmocka_unit_test(test_split_huge),
+    cmocka_unit_test(test_disk_dir),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);

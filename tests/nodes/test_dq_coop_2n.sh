@@ -1,0 +1,6 @@
+#!/bin/bash
+# tests/mpi/test_dq_coop_mpi.mpi with its ranks on 2 emulated nodes (river-mpirun
+# --nodes: ranks round-robin over the nodes, TCP between them; see
+# doc/building.md, "Emulated nodes").
+RIVER_NODES=2 exec "${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}" \
+  -n "${RIVER_TEST_RANKS:-4}" "${top_builddir:-.}/tests/mpi/test_dq_coop_mpi.mpi"
