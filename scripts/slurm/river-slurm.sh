@@ -6,7 +6,7 @@
 #                            saying so; exits the job if it fails
 #   river_bench_step ARGS... the same for river-bench
 #   river_launch PROG ARGS...  PROG on every task, through $RIVER_LAUNCH
-#   river_hello              one line per rank: which node it runs on
+#   river_hello              the job's nodes, and each rank's node
 #   river_job_root, river_job_disks, river_job_local
 #                            this job's paths (below); the root and the
 #                            node-local directories are removed at exit
@@ -111,8 +111,9 @@ river_bench_step() {
   run_step "river-bench $*" env TMPDIR="$river_job_root" "$RIVER_BENCH" "$@"
 }
 
-# river_hello: the job's ranks and the node each runs on (host=NODE),
-# with a one-lap ring to show the ranks reach each other.
+# river_hello: the job's nodes and ranks (river topo's report: each
+# node's machine, each rank's node, binding and disk), a one-lap ring to
+# show the ranks reach each other, and how its queues pass credits.
 river_hello() {
   [ "${RIVER_HELLO:-1}" = 0 ] || river_step hello --laps 1 --bytes 1024
 }

@@ -7,7 +7,9 @@
 #    user's collection, the DQ/GD experiments, a user's flow), submitted
 #    with sbatch once with RIVER_LAUNCH=srun (srun --mpi=pmix) and once
 #    with RIVER_LAUNCH=mpirun: the job completes with exit 0, its ranks
-#    ran on both nodes (river hello's host=n1 and host=n2), its outputs
+#    ran on both nodes (river hello's report: "4 ranks on 2 nodes", a
+#    line for node n1 and one for n2, ranks with node=n1 and node=n2;
+#    its queues' credits by two-sided messages), its outputs
 #    validated (valsort's SUCCESS lines with the exact record count, the
 #    flow's check line, the benchmarks' CSV rows and data checks), and
 #    it removed its per-job root and node-local directory;
@@ -240,8 +242,13 @@ check_job() {
     sed 's/^/    /' "$o" | grep -v '^    -*$' | tail -n 15
     return
   fi
-  grep -q " host=n1 " "$o" && grep -q " host=n2 " "$o" \
-    || fail "$name: ranks not on both nodes: $(grep -o 'host=[^ ]*' "$o" | tr '\n' ' ')"
+  grep -q "^4 ranks on 2 nodes;" "$o" && grep -q "^node n1: " "$o" \
+    && grep -q "^node n2: " "$o" && grep -q " node=n1 " "$o" && grep -q " node=n2 " "$o" \
+    || fail "$name: ranks not on both nodes: $(grep -E ' on [0-9]+ nodes?;|node=[^ ]*' "$o" | tr '\n' ' ')"
+  # Over TCP between the nodes no RMA window spans the ranks: a queue's
+  # credits go by two-sided messages.
+  grep -q "^queue: credits by msg " "$o" \
+    || fail "$name: $(grep '^queue:' "$o" || echo 'no queue line') (expected msg)"
   id=$(sed -n 's/^river-slurm: job \([0-9]*\) .*/\1/p' "$o")
   [ -n "$id" ] || { fail "$name: no job line"; return; }
   [ ! -e "$RIVER_SHARED/river-job-$id" ] || fail "$name: left $RIVER_SHARED/river-job-$id"
