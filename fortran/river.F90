@@ -337,6 +337,8 @@ module river
   public :: river_pcoll_verify_copy, river_pcoll_verify_blocks
   public :: river_pcoll_remove, river_pcoll_gc, river_pcoll_purge
   public :: river_pcoll_check_name, river_pcoll_copy_disk
+  public :: river_pcoll_node_local, river_pcoll_disk_ranks
+  public :: river_pcoll_remove_all
   public :: river_pcoll_root, river_pcoll_list, river_pcoll_split
   public :: river_pcoll_disk_dir
   public :: river_pcoll_order_create, river_pcoll_order_add

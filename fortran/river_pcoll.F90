@@ -146,6 +146,14 @@ submodule (river) river_pcoll_impl
       type(pcoll_opts_c), intent(in) :: opts
       integer(c_int) :: river_pcoll_remove_c
     end function river_pcoll_remove_c
+    function river_pcoll_remove_all_c(comm, name, opts) &
+        bind(C, name='river__f_pcoll_remove_all')
+      import :: c_int, c_char, pcoll_opts_c
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: name(*)
+      type(pcoll_opts_c), intent(in) :: opts
+      integer(c_int) :: river_pcoll_remove_all_c
+    end function river_pcoll_remove_all_c
     function river_pcoll_gc_c(opts, remove, report, arg, nfiles, nbytes) &
         bind(C, name='river_pcoll_gc')
       import :: c_int, c_ptr, c_funptr, c_int64_t, pcoll_opts_c
@@ -180,6 +188,22 @@ submodule (river) river_pcoll_impl
       integer(c_int), intent(out) :: disk
       integer(c_int) :: river_pcoll_copy_disk_c
     end function river_pcoll_copy_disk_c
+    function river_pcoll_node_local_c(pc, local) &
+        bind(C, name='river_pcoll_node_local')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pc
+      integer(c_int), intent(out) :: local
+      integer(c_int) :: river_pcoll_node_local_c
+    end function river_pcoll_node_local_c
+    ! comm is an MPI_Fint: through a shim.
+    function river_pcoll_disk_ranks_c(comm, pc, ranks) &
+        bind(C, name='river__f_pcoll_disk_ranks')
+      import :: c_int, c_ptr
+      integer(c_int), value :: comm
+      type(c_ptr), value :: pc
+      integer(c_int), intent(out) :: ranks(*)
+      integer(c_int) :: river_pcoll_disk_ranks_c
+    end function river_pcoll_disk_ranks_c
     ! root and list: opts is a c_ptr to a pcoll_opts_c (or null) so that
     ! it can travel through fetch_string's handle.
     function river_pcoll_root_c(opts, buf, len) bind(C, name='river_pcoll_root')
@@ -463,6 +487,16 @@ contains
                      'river_pcoll_remove', ierr)
   end procedure river_pcoll_remove
 
+  module procedure river_pcoll_remove_all
+    type(pcoll_opts_c) :: opts
+    character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
+    if (present(root)) call c_str_ptr(root, root_c, opts%root)
+    if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
+    call river_check(river_pcoll_remove_all_c(int(comm%MPI_VAL, c_int), &
+                                              c_str(name), opts), &
+                     'river_pcoll_remove_all', ierr)
+  end procedure river_pcoll_remove_all
+
   module procedure river_pcoll_gc
     type(pcoll_opts_c) :: opts
     character(kind=c_char), allocatable, target :: root_c(:), disks_c(:)
@@ -510,6 +544,31 @@ contains
     if (rc == RIVER_SUCCESS) disk = cdisk
     call river_check(rc, 'river_pcoll_copy_disk', ierr)
   end procedure river_pcoll_copy_disk
+
+  module procedure river_pcoll_node_local
+    integer(c_int) :: clocal, rc
+    rc = river_pcoll_node_local_c(pcoll%ptr, clocal)
+    if (rc == RIVER_SUCCESS) local = clocal /= 0
+    call river_check(rc, 'river_pcoll_node_local', ierr)
+  end procedure river_pcoll_node_local
+
+  module procedure river_pcoll_disk_ranks
+    type(river_pcoll_info) :: info
+    integer(c_int), allocatable :: cranks(:)
+    integer(c_int) :: rc
+    integer :: n
+    ! Every rank with a reader takes part in the collective, whatever the
+    ! size of its ranks (a null handle is refused at once, as in C).
+    n = 0
+    if (river_pcoll_info_get_c(pcoll%ptr, info) == RIVER_SUCCESS) &
+        n = info%ndisks
+    allocate(cranks(max(n, 1)))
+    rc = river_pcoll_disk_ranks_c(int(comm%MPI_VAL, c_int), pcoll%ptr, &
+                                  cranks)
+    if (rc == RIVER_SUCCESS .and. size(ranks) < n) rc = RIVER_EINVAL
+    if (rc == RIVER_SUCCESS) ranks(1:n) = cranks(1:n)
+    call river_check(rc, 'river_pcoll_disk_ranks', ierr)
+  end procedure river_pcoll_disk_ranks
 
   ! ---------------------------------------------------------------- where
 

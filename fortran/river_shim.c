@@ -15,6 +15,10 @@ int river__f_pcoll_open(MPI_Fint comm, const char *name,
                         const river_pcoll_opts *opts, river_pcoll **out);
 int river__f_gd_open(MPI_Fint comm, river_pcoll *pc,
                      const river_gd_opts *opts, river_gd **out);
+int river__f_pcoll_disk_ranks(MPI_Fint comm, const river_pcoll *pc,
+                              int *ranks);
+int river__f_pcoll_remove_all(MPI_Fint comm, const char *name,
+                              const river_pcoll_opts *opts);
 int river__f_flow_create(MPI_Fint comm, river_flow **out);
 int river__f_flow_load(MPI_Fint comm, const char *path,
                        const char *const *params, int nparams,
@@ -51,6 +55,22 @@ int river__f_pcoll_open(MPI_Fint comm, const char *name,
 int river__f_topo_bind(MPI_Fint comm, int *outcome)
 {
   return river_topo_bind(MPI_Comm_f2c(comm), outcome);
+}
+
+/* river_pcoll_disk_ranks: MPI_Comm is opaque in C (see
+ * river__f_pcoll_create). */
+int river__f_pcoll_disk_ranks(MPI_Fint comm, const river_pcoll *pc,
+                              int *ranks)
+{
+  return river_pcoll_disk_ranks(MPI_Comm_f2c(comm), pc, ranks);
+}
+
+/* river_pcoll_remove_all: MPI_Comm is opaque in C (see
+ * river__f_pcoll_create). */
+int river__f_pcoll_remove_all(MPI_Fint comm, const char *name,
+                              const river_pcoll_opts *opts)
+{
+  return river_pcoll_remove_all(MPI_Comm_f2c(comm), name, opts);
 }
 
 /* river_dq_create: MPI_Comm is opaque in C (see river__f_pcoll_create). */

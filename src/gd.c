@@ -761,8 +761,9 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
   river_gd_layout l;
   river_pcoll_info info;
   river_pcoll_part part;
+  river_gd_opts o;
   uint64_t *nrec = NULL;
-  int *first = NULL, p, rc = RIVER_SUCCESS;
+  int *first = NULL, *ranks = NULL, p, rc = RIVER_SUCCESS;
 
   memset(&l, 0, sizeof l);
   if (pc == NULL || river_pcoll_info_get(pc, &info) != RIVER_SUCCESS) {
@@ -795,6 +796,18 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
     l.first_disk = first;
     l.order = info.layout;
   }
+  /* Node-local disks: each disk served by a rank of the node that holds
+   * it (river_pcoll_disk_ranks), unless the caller chose. */
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS && (opts == NULL || opts->disk_ranks == NULL)) {
+    o = opts ? *opts : (river_gd_opts)RIVER_GD_OPTS_INIT;
+    ranks = malloc((size_t)info.ndisks * sizeof *ranks + 1);
+    rc = river__agree(comm, ranks == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+    if (rc == RIVER_SUCCESS)
+      rc = river_pcoll_disk_ranks(comm, pc, ranks);
+    o.disk_ranks = ranks;
+    opts = &o;
+  }
   /* A bad rank passes a NULL layout so create fails everywhere. */
   memset(&src, 0, sizeof src);
   src.source = gd_read_pcoll;
@@ -807,5 +820,6 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
     snprintf((*out)->name, sizeof (*out)->name, "collection %s", info.name);
   free(nrec);
   free(first);
+  free(ranks);
   return rc;
 }

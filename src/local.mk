@@ -21,6 +21,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll_meta.c \
 	src/pcoll_seal.c \
 	src/pcoll_path.c \
+	src/pcoll_ship.c \
 	src/pcoll_remove.c \
 	src/pcoll_lock.c \
 	src/pcoll_gc.c \

@@ -76,6 +76,7 @@ void river__pcoll_free(river_pcoll *pc)
                && access(path, F_OK) != 0;
     river__pcoll_unlock(pc->lock_fd, pc->root, pc->info.name, none);
   }
+  river__pcoll_ship_free(pc);
   free(pc->wcopies);
   free(pc->parts);
   free(pc->key_min);
@@ -121,7 +122,7 @@ static int setup_create(river_pcoll *pc, const river_schema *schema,
 {
   river_pcoll_info *in = &pc->info;
   const char *disks = opts && opts->disks ? opts->disks
-                                          : RIVER_PCOLL_DEFAULT_DISKS;
+                                          : river__pcoll_default_disks();
   int rc;
 
   in->npartitions = pc->size;

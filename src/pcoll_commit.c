@@ -211,15 +211,27 @@ static int publish(river_pcoll *pc, const unsigned char *reports,
 }
 
 /* After the commit: remove the files of the generation it replaced.
- * Partition p's old files are removed by rank p mod size; failures are
- * warnings (the files become orphans, see river_pcoll_gc). */
-static void remove_old(const river_pcoll *pc, const struct old_gen *old)
+ * Partition p's old files are removed by rank p mod size (node-local
+ * disks: by a rank of each node); failures are warnings (the files
+ * become orphans, see river_pcoll_gc). */
+static void remove_old(river_pcoll *pc, const struct old_gen *old)
 {
   const struct river__pcoll_where *w = &old->where;
-  int p;
+  int p, index, count;
 
   if (!old->exists || strcmp(w->generation, pc->info.generation) == 0)
     return;
+  /* Node-local disks: each node sees only its own, so its ranks share
+   * every partition out among them and look on every disk (w is the
+   * same on every rank, so is the gathering of the nodes' names). */
+  if (river__pcoll_node_local(w->disks)
+      && (pc->nodes != NULL || river__pcoll_gather_nodes(pc) == RIVER_SUCCESS)
+      && river__pcoll_node_slot(pc, &index, &count) == RIVER_SUCCESS) {
+    for (p = index; p < w->npartitions; p += count)
+      river__pcoll_remove_files(pc->root, w->disks, pc->info.name, p,
+                                w->generation, w->ndisks, w->replication, 1);
+    return;
+  }
   for (p = pc->rank; p < w->npartitions; p += pc->size)
     river__pcoll_remove_files(pc->root, w->disks, pc->info.name, p,
                               w->generation, w->ndisks, w->replication,
@@ -235,6 +247,8 @@ static void remove_renamed(river_pcoll *pc);
 static void after_publish(river_pcoll *pc, int rc, struct old_gen *old,
                           int begun)
 {
+  if (rc != RIVER_SUCCESS)
+    river__pcoll_ship_undo(pc);   /* copies received from other nodes */
   if (rc != RIVER_SUCCESS && begun) {
     remove_renamed(pc);
   } else if (rc != RIVER_SUCCESS) {
@@ -458,6 +472,23 @@ static void remove_renamed(river_pcoll *pc)
                                 pc->info.ndisks, pc->info.replication, 1);
 }
 
+/* Node-local disks: send this rank's renamed partitions' copies to
+ * their disks' nodes (river__pcoll_ship). Collective. */
+static int ship_parts(river_pcoll *pc)
+{
+  int *parts = malloc((size_t)(pc->nwparts + 1) * sizeof *parts), i, n = 0;
+  int rc = parts == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
+
+  for (i = 0; parts != NULL && i < pc->nwparts; i++)
+    if (pc->wparts[i].final >= 0)
+      parts[n++] = pc->wparts[i].final;
+  rc = river__agree(pc->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_ship(pc, parts, n);
+  free(parts);
+  return rc;
+}
+
 /* The commit of a write whose ranks began their partitions: end them,
  * number them by order, rename each rank's files to their numbers and
  * report them to rank 0, which publishes the metadata; then as for one
@@ -494,6 +525,8 @@ static int commit_parts(river_pcoll *pc, int rc)
   for (i = 0; rc == RIVER_SUCCESS && i < n; i++)
     rc = rename_part(pc, &pc->wparts[i], mine + (size_t)i * rep_size);
   rc = river__agree(pc->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = ship_parts(pc);
   /* The reports, gathered in rank order, placed by number. */
   if (rc == RIVER_SUCCESS)
     rc = river__gather(&n, 1, MPI_INT, counts, 0, pc->comm);
@@ -563,6 +596,8 @@ int river_pcoll_commit(river_pcoll *pc)
   if (rc == RIVER_SUCCESS)
     rc = finish_local(pc, &rep);
   rc = river__agree(pc->comm, rc);
+  if (rc == RIVER_SUCCESS)   /* node-local disks: copies to their nodes */
+    rc = river__pcoll_ship(pc, &pc->rank, 1);
   if (rc == RIVER_SUCCESS) {
     memcpy(mine, &rep, sizeof rep);
     memcpy(mine + sizeof rep, pc->key_min, pc->key_size);

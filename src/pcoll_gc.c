@@ -538,7 +538,7 @@ static void scan_free(struct scan *s)
 static int run(struct scan *s, const river_pcoll_opts *opts)
 {
   const char *pat = opts && opts->disks ? opts->disks
-                                        : RIVER_PCOLL_DEFAULT_DISKS;
+                                        : river__pcoll_default_disks();
   size_t i, j;
   int rc = scan_dir(s, s->root, 1, 1);
 

@@ -14,6 +14,8 @@
  *   pcoll_seal.c   its River header: the whole file's checksum, and where
  *                  River's own record of the metadata lies
  *   pcoll_path.c   names, the root, disk patterns, file names, listing
+ *   pcoll_ship.c   node-local disks: copies sent to their disk's node at
+ *                  the commit
  *   pcoll_layout.c which records a partition holds, stripe order
  */
 #ifndef RIVER_PCOLL_INTERNAL_H
@@ -32,6 +34,7 @@
 #define RIVER_PATH_MAX 4096       /* any path River builds */
 #define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
                                      disk pattern and file names */
+#define RIVER_PCOLL_NODE_LEN 256   /* a node's name, NUL included */
 #define RIVER_PCOLL_PATH_LEN (RIVER_PCOLL_NAME_MAX + 64) /* a data file's
                                      name relative to its disk */
 
@@ -105,13 +108,32 @@ struct river_pcoll {
   river_coll **rcopies;         /* handles made when a copy is first read */
   unsigned char *rbad;          /* nonzero: that copy failed to open or
                                    match; -(the error code) */
+  /* node-local disks (a pattern with %n; pcoll_ship.c) */
+  char *nodes;                  /* size names of RIVER_PCOLL_NODE_LEN
+                                   bytes: each rank's node, or NULL */
+  char **shipped;               /* final paths of copies this rank
+                                   received at the commit */
+  int nshipped;
 };
 
 /* ------------------------------------------------------- pcoll_path.c */
 
-/* Check a disk pattern: exactly one %d, otherwise only %%, no ".."
- * component. RIVER_SUCCESS or RIVER_EINVAL with a logged reason. */
+/* Check a disk pattern: exactly one %d, at most one %n, otherwise only
+ * %%, no ".." component. RIVER_SUCCESS or RIVER_EINVAL with a logged
+ * reason. */
 int river__pcoll_check_disks(const char *pat);
+
+/* 1 if pattern pat has %n: its disks are node-local (each node expands
+ * it with its own name and sees only its own disks' files). */
+int river__pcoll_node_local(const char *pat);
+
+/* The disk pattern of a write given none: $RIVER_DISKS if set and not
+ * empty, else RIVER_PCOLL_DEFAULT_DISKS. */
+const char *river__pcoll_default_disks(void);
+
+/* This process's node name (river_node_name) into buf, checked to be
+ * one path component: RIVER_EINVAL (logged) if not. */
+int river__pcoll_this_node(char *buf, size_t size);
 
 /* The root directory opts selects into root: opts->root, else
  * $RIVER_ROOT if set and not empty, else RIVER_PCOLL_DEFAULT_ROOT.
@@ -120,8 +142,8 @@ int river__pcoll_check_disks(const char *pat);
 int river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
                               size_t size);
 
-/* Disk d's directory: pattern pat with d for its %d, under root when pat
- * is relative. RIVER_EOVERFLOW if it does not fit size bytes. */
+/* Disk d's directory: pattern pat with d for its %d and this node's name
+ * for its %n, under root when pat is relative. RIVER_EOVERFLOW if it does not fit size bytes. */
 int river__pcoll_disk_dir(const char *root, const char *pat, int d,
                           char *buf, size_t size);
 
@@ -392,5 +414,38 @@ void river__pcoll_drop_reader(river_pcoll *pc);
 int river__pcoll_open_slot(river_pcoll *pc, int p, int c, const char *path,
                            const river_coll_opts *co, int level,
                            river_coll **out);
+
+/* ------------------------------------------------------- pcoll_ship.c */
+
+/* Collective over comm: every rank's node name (RIVER_PCOLL_NODE_LEN
+ * bytes each, in rank order) into *names (malloc'd; NULL on failure). */
+int river__gather_nodes(MPI_Comm comm, char **names);
+
+/* Rank's index among the ranks of its node in names (size of them), and
+ * their number. */
+void river__node_slot(const char *names, int rank, int size, int *index,
+                      int *count);
+
+/* Collective: every rank's node name into pc->nodes. */
+int river__pcoll_gather_nodes(river_pcoll *pc);
+
+/* Collective, at the commit once every file has its final name: with a
+ * node-local pattern (%n), send each copy of this rank's partitions
+ * (parts, nparts) whose disk d belongs to another node (that of rank d
+ * mod size) to that rank, which writes it into its node's directory;
+ * then remove this node's copies of them. Nothing to do without %n.
+ * The same outcome on every rank. */
+int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts);
+
+/* A commit that failed after the shipping: remove what this rank
+ * received. */
+void river__pcoll_ship_undo(river_pcoll *pc);
+
+/* Free what the shipping kept (with the handle). */
+void river__pcoll_ship_free(river_pcoll *pc);
+
+/* This rank's index among the ranks of its node, and their number
+ * (after river__pcoll_gather_nodes; RIVER_EINVAL before). */
+int river__pcoll_node_slot(const river_pcoll *pc, int *index, int *count);
 
 #endif /* RIVER_PCOLL_INTERNAL_H */

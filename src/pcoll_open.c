@@ -236,3 +236,86 @@ int river__pcoll_open_slot(river_pcoll *pc, int p, int c, const char *path,
     return river__open_report(path, "a collection", level, f);
   return river__coll_open_at(path, pc->info.record_size, co, level, out);
 }
+
+/* Whether this rank holds a file of disk d: a copy's file opened with
+ * the metadata, or, for one left to open when read, one that exists. */
+static int holds_disk(const river_pcoll *pc, int d)
+{
+  char path[RIVER_PATH_MAX];
+  const river__file *f;
+  size_t slot;
+  int p, c;
+
+  for (p = 0; p < pc->info.npartitions; p++)
+    for (c = 0; c < pc->info.replication; c++) {
+      if ((pc->parts[p].first_disk + c) % pc->info.ndisks != d)
+        continue;
+      slot = (size_t)p * (size_t)pc->info.replication + (size_t)c;
+      f = &pc->rfiles[slot];
+      if (f->fd >= 0)
+        return 1;
+      if (f->call == NULL && f->mode == 0
+          && river__pcoll_file_path(pc->root, pc->disks, d,
+                                    pc->parts[p].path, path, sizeof path)
+                 == RIVER_SUCCESS
+          && access(path, F_OK) == 0)
+        return 1;
+    }
+  return 0;
+}
+
+int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc, int *ranks)
+{
+  static const char *const names[1] = {"number of disks"};
+  int size = 0, rank = 0, d, r, nd, rc = RIVER_SUCCESS, *held = NULL;
+  uint64_t v[1] = {0};
+
+  int init = 0;
+
+  /* NULL arguments are refused at once, as river_pcoll_open does. */
+  if (comm == MPI_COMM_NULL || pc == NULL || ranks == NULL
+      || MPI_Initialized(&init) != MPI_SUCCESS || !init
+      || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return RIVER_EINVAL;
+  MPI_Comm_rank(comm, &rank);
+  if (pc->writing || pc->rfiles == NULL) {
+    river__error("river_pcoll_disk_ranks: collection %s is not open for "
+                 "reading", pc->info.name);
+    rc = RIVER_EINVAL;
+  }
+  nd = rc == RIVER_SUCCESS ? pc->info.ndisks : 0;
+  v[0] = (uint64_t)nd;
+  rc = river__agree_same(comm, "river_pcoll_disk_ranks", rc, 1, names, v);
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  for (d = 0; d < nd; d++)
+    ranks[d] = d % size;
+  /* Shared disks: every rank sees every disk (the same pattern and so
+   * the same branch on every rank). */
+  if (!river__pcoll_node_local(pc->disks))
+    return RIVER_SUCCESS;
+  held = malloc((size_t)size * (size_t)nd * sizeof *held + 1);
+  rc = river__agree(comm, held == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS) {
+    for (d = 0; d < nd; d++)
+      held[(size_t)rank * (size_t)nd + (size_t)d] = holds_disk(pc, d);
+    rc = river__allgather(MPI_IN_PLACE, nd, MPI_INT, held, comm);
+  }
+  /* Rank d mod size if it holds disk d, else the next one that does. */
+  for (d = 0; rc == RIVER_SUCCESS && d < nd; d++)
+    for (r = 0; r < size; r++)
+      if (held[(size_t)((d + r) % size) * (size_t)nd + (size_t)d]) {
+        ranks[d] = (d + r) % size;
+        break;
+      }
+  free(held);
+  return rc;
+}
+
+int river_pcoll_node_local(const river_pcoll *pc, int *local)
+{
+  if (pc == NULL || local == NULL)
+    return RIVER_EINVAL;
+  *local = river__pcoll_node_local(pc->disks);
+  return RIVER_SUCCESS;
+}

@@ -112,7 +112,7 @@ int river_pcoll_check_name(const char *name)
 int river__pcoll_check_disks(const char *pat)
 {
   const char *p;
-  int nd = 0;
+  int nd = 0, nn = 0;
   size_t n = strlen(pat);
 
   if (n == 0 || n >= RIVER_PATH_MAX / 2) {
@@ -124,9 +124,20 @@ int river__pcoll_check_disks(const char *pat)
       continue;
     if (p[1] == 'd')
       nd++;
-    else if (p[1] != '%') {
-      river__error("disk pattern '%s': only %%d (once) and %%%% are allowed",
+    else if (p[1] == 'n')
+      nn++;
+    else if (p[1] == 'r') {
+      /* Decided (issue 34): a disk's directory must be the same for every
+       * rank that writes, serves or removes it, whatever its rank in
+       * whichever job; %d already names the disk, %n its node. */
+      river__error("disk pattern '%s': %%r (a rank) is not allowed: a "
+                   "disk's directory must not depend on which rank reads "
+                   "it; use %%d for the disk and %%n for the node's name",
                    pat);
+      return RIVER_EINVAL;
+    } else if (p[1] != '%') {
+      river__error("disk pattern '%s': only %%d (once), %%n (at most once) "
+                   "and %%%% are allowed", pat);
       return RIVER_EINVAL;
     }
     p++;
@@ -136,6 +147,11 @@ int river__pcoll_check_disks(const char *pat)
                  "number", pat);
     return RIVER_EINVAL;
   }
+  if (nn > 1) {
+    river__error("disk pattern '%s': %%n (the node's name) may appear at "
+                 "most once", pat);
+    return RIVER_EINVAL;
+  }
   for (p = pat; (p = strstr(p, "..")) != NULL; p += 2) {
     int starts = p == pat || p[-1] == '/';
     int ends = p[2] == '\0' || p[2] == '/';
@@ -143,6 +159,48 @@ int river__pcoll_check_disks(const char *pat)
       river__error("disk pattern '%s': '..' would escape the root", pat);
       return RIVER_EINVAL;
     }
+  }
+  return RIVER_SUCCESS;
+}
+
+int river__pcoll_node_local(const char *pat)
+{
+  const char *p;
+
+  for (p = pat; p != NULL && *p; p++) {
+    if (*p != '%')
+      continue;
+    if (p[1] == 'n')
+      return 1;
+    if (p[1] != '\0')
+      p++;
+  }
+  return 0;
+}
+
+const char *river__pcoll_default_disks(void)
+{
+  const char *env = getenv("RIVER_DISKS");
+
+  return env != NULL && *env != '\0' ? env : RIVER_PCOLL_DEFAULT_DISKS;
+}
+
+int river__pcoll_this_node(char *buf, size_t size)
+{
+  size_t len = size;
+  int rc = river_node_name(buf, &len);
+
+  if (rc != RIVER_SUCCESS) {
+    river__error("the node's name does not fit %zu bytes", size);
+    return RIVER_EOVERFLOW;
+  }
+  /* It becomes one component of a path: no '/', not "." or "..". */
+  if (buf[0] == '\0' || strchr(buf, '/') != NULL || strcmp(buf, ".") == 0
+      || strcmp(buf, "..") == 0) {
+    river__error("node name '%s' (RIVER_NODE_NAME, else SLURMD_NODENAME, "
+                 "else the host name) cannot stand for %%n in a disk "
+                 "pattern: it must be one path component", buf);
+    return RIVER_EINVAL;
   }
   return RIVER_SUCCESS;
 }
@@ -173,10 +231,14 @@ int river__pcoll_resolve_root(const river_pcoll_opts *opts, char *root,
 int river__pcoll_disk_dir(const char *root, const char *pat, int d,
                           char *buf, size_t size)
 {
-  char num[16];
+  char num[16], node[256];
   size_t o = 0;
   const char *p;
+  int rc;
 
+  if (river__pcoll_node_local(pat)
+      && (rc = river__pcoll_this_node(node, sizeof node)) != RIVER_SUCCESS)
+    return rc;
   if (pat[0] != '/') {
     int n = snprintf(buf, size, "%s/", root);
     if (n < 0 || (size_t)n >= size)
@@ -187,9 +249,9 @@ int river__pcoll_disk_dir(const char *root, const char *pat, int d,
   for (p = pat; *p; p++) {
     const char *piece = p;
     size_t len = 1;
-    if (p[0] == '%' && p[1] == 'd') {
-      piece = num;
-      len = strlen(num);
+    if (p[0] == '%' && (p[1] == 'd' || p[1] == 'n')) {
+      piece = p[1] == 'd' ? num : node;
+      len = strlen(piece);
       p++;
     } else if (p[0] == '%' && p[1] == '%') {
       p++;

@@ -134,9 +134,12 @@ static int remove_all(const char *root, const char *name, const char *path,
   return RIVER_SUCCESS;
 }
 
-int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
+/* river_pcoll_remove, telling what it removed in *w (when it returns
+ * RIVER_SUCCESS) and the root in root (RIVER_PATH_MAX bytes). */
+static int remove_one(const char *name, const river_pcoll_opts *opts,
+                      char *root, struct river__pcoll_where *out)
 {
-  char root[RIVER_PATH_MAX], path[RIVER_PATH_MAX];
+  char path[RIVER_PATH_MAX];
   struct river__pcoll_where w;
   int rc, fd = -1;
 
@@ -146,7 +149,7 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
   if (rc == RIVER_SUCCESS && opts && opts->disks)
     rc = river__pcoll_check_disks(opts->disks);
   if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_resolve_root(opts, root, sizeof root);
+    rc = river__pcoll_resolve_root(opts, root, RIVER_PATH_MAX);
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_meta_path(root, name, NULL, path, sizeof path);
   if (rc != RIVER_SUCCESS)
@@ -171,8 +174,55 @@ int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
     if (opts && opts->disks)
       snprintf(w.disks, sizeof w.disks, "%s", opts->disks);
     rc = remove_all(root, name, path, &w);
+    *out = w;
   }
   river__pcoll_unlock(fd, root, name,
                       rc == RIVER_SUCCESS || rc == RIVER_ENOTFOUND);
   return rc;
+}
+
+int river_pcoll_remove(const char *name, const river_pcoll_opts *opts)
+{
+  char root[RIVER_PATH_MAX];
+  struct river__pcoll_where w;
+
+  return remove_one(name, opts, root, &w);
+}
+
+int river_pcoll_remove_all(MPI_Comm comm, const char *name,
+                           const river_pcoll_opts *opts)
+{
+  char root[RIVER_PATH_MAX], *nodes = NULL;
+  struct river__pcoll_where w;
+  int rank, size, rc = RIVER_SUCCESS, index, count, p, init = 0;
+
+  if (comm == MPI_COMM_NULL || name == NULL
+      || MPI_Initialized(&init) != MPI_SUCCESS || !init)
+    return RIVER_EINVAL;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  memset(&w, 0, sizeof w);
+  if (rank == 0)
+    rc = remove_one(name, opts, root, &w);
+  if (river__bcast(&rc, 1, MPI_INT, 0, comm) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  if (river__bcast(&w, (int)sizeof w, MPI_BYTE, 0, comm) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  if (!river__pcoll_node_local(w.disks))
+    return RIVER_SUCCESS;   /* rank 0 saw every file */
+  /* Node-local disks: the ranks of each node share the partitions out
+   * and look on every disk their node has. */
+  rc = river__gather_nodes(comm, &nodes);
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_resolve_root(opts, root, sizeof root);
+  if (rc == RIVER_SUCCESS) {
+    river__node_slot(nodes, rank, size, &index, &count);
+    for (p = index; p < w.npartitions; p += count)
+      river__pcoll_remove_files(root, w.disks, name, p, w.generation,
+                                w.ndisks, w.replication, 1);
+  }
+  free(nodes);
+  return river__agree(comm, rc);
 }

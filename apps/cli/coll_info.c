@@ -5,6 +5,7 @@
  */
 #include "coll.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,8 +143,10 @@ int cmd_info(int argc, char **argv)
  * fsck judges each block across the copies of its partition: a copy with
  * bad blocks is a warning (with the copies to repair it from) as long as
  * every block has an intact copy somewhere; a block with none is data
- * lost. Partitions are dealt to ranks round-robin; each rank checks every
- * copy of its partitions and writes its part of the report as one
+ * lost. Each copy is verified by the rank that serves its disk
+ * (river_pcoll_disk_ranks: with node-local disks, a rank of the node
+ * that holds it); partition p is judged by rank p mod size, which gets
+ * its copies' verdicts and writes its part of the report as one
  * '\0'-terminated chunk per partition, which rank 0 gathers and prints in
  * partition order.
  */
@@ -251,71 +254,169 @@ static void say_copy(struct report *r, const river_pcoll_info *in, int p,
   say(r, "\n");
 }
 
-/* Check every copy of partition p, block by block; add to counts and to
- * the report. RIVER_SUCCESS unless the check itself could not run. */
-static int check_partition(river_pcoll *pc, const river_pcoll_info *in,
-                           int p, uint64_t counts[F_N], struct report *r)
-{
-  int R = in->replication, c, *rcs, *disks, rc = RIVER_SUCCESS, denied = 0;
-  uint64_t nblocks, b, *nbad, lost = 0;
-  unsigned char *bad;
-  size_t rpb;
+/* What the copies of one partition hold after verification: each copy's
+ * outcome, its count of bad blocks and which (rcs, nbad, then bad[c *
+ * nblocks + b]), filled by the rank that serves the copy's disk and
+ * summed at the partition's judge (zeros from every other rank). */
+struct verdicts {
+  uint64_t nblocks;
+  int *rcs;
+  uint64_t *nbad;
+  unsigned char *bad;   /* (R + 1) x nblocks: the last row, no copy */
+};
 
-  river_pcoll_blocks(pc, p, &rpb, &nblocks);
-  bad = malloc((size_t)(R + 1) * (size_t)nblocks + 1);
-  rcs = calloc((size_t)R, sizeof *rcs);
-  disks = calloc((size_t)R, sizeof *disks);
-  nbad = calloc((size_t)R, sizeof *nbad);
-  if (bad == NULL || rcs == NULL || disks == NULL || nbad == NULL)
-    rc = RIVER_ENOMEM;
-  for (c = 0; c < R && rc == RIVER_SUCCESS; c++) {
-    river_pcoll_copy_disk(pc, p, c, &disks[c]);
-    rcs[c] = river_pcoll_verify_blocks(pc, p, c, bad + (size_t)c * nblocks,
-                                       nblocks, &nbad[c]);
-    if (rcs[c] == RIVER_ENOMEM || rcs[c] == RIVER_EINVAL)
-      rc = rcs[c];
+static void free_verdicts(struct verdicts *v, int n)
+{
+  int i;
+
+  for (i = 0; v != NULL && i < n; i++) {
+    free(v[i].rcs);
+    free(v[i].nbad);
+    free(v[i].bad);
   }
-  if (rc == RIVER_SUCCESS) {
-    unsigned char *nocopy = bad + (size_t)R * nblocks;
-    for (b = 0; b < nblocks; b++) {
-      nocopy[b] = 1;
-      for (c = 0; c < R; c++)
-        nocopy[b] = nocopy[b] && bad[(size_t)c * nblocks + b];
-      lost += nocopy[b];
-    }
-    for (c = 0; c < R; c++) {
-      counts[F_COPIES]++;
-      if (rcs[c] == RIVER_SUCCESS)
+  free(v);
+}
+
+/* Every partition's verdicts, zeroed. */
+static int alloc_verdicts(river_pcoll *pc, const river_pcoll_info *in,
+                          struct verdicts **out)
+{
+  struct verdicts *v = calloc((size_t)in->npartitions + 1, sizeof *v);
+  size_t rpb;
+  int p, R = in->replication;
+
+  *out = v;
+  for (p = 0; v != NULL && p < in->npartitions; p++) {
+    river_pcoll_blocks(pc, p, &rpb, &v[p].nblocks);
+    v[p].rcs = calloc((size_t)R, sizeof *v[p].rcs);
+    v[p].nbad = calloc((size_t)R, sizeof *v[p].nbad);
+    v[p].bad = calloc((size_t)(R + 1) * (size_t)v[p].nblocks + 1, 1);
+    if (v[p].rcs == NULL || v[p].nbad == NULL || v[p].bad == NULL)
+      return RIVER_ENOMEM;
+  }
+  return v == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
+}
+
+/* Verify, block by block, every copy on the disks this rank serves
+ * (ranks[d], river_pcoll_disk_ranks: with node-local disks a rank of
+ * the node that holds them). RIVER_SUCCESS unless the check itself
+ * could not run. */
+static int verify_mine(river_pcoll *pc, const river_pcoll_info *in,
+                       const int *ranks, struct verdicts *v)
+{
+  int p, c, d, rc;
+
+  for (p = 0; p < in->npartitions; p++)
+    for (c = 0; c < in->replication; c++) {
+      river_pcoll_copy_disk(pc, p, c, &d);
+      if (ranks[d] != cli_rank())
         continue;
-      counts[F_DAMAGED]++;
-      denied = denied || rcs[c] == RIVER_EACCES;
-      say_copy(r, in, p, c, disks[c], rcs[c], bad, nblocks, nbad[c], disks);
+      rc = river_pcoll_verify_blocks(pc, p, c,
+                                     v[p].bad + (size_t)c * v[p].nblocks,
+                                     v[p].nblocks, &v[p].nbad[c]);
+      if (rc == RIVER_ENOMEM || rc == RIVER_EINVAL)
+        return rc;
+      v[p].rcs[c] = rc;
     }
-    if (lost && denied) {
-      /* A copy this user may not read may be intact: not data lost. */
-      counts[F_DENIED_BLOCKS] += lost;
-      say(r, "fsck %s: UNREADABLE: partition %d block%s ", in->name, p,
-          lost == 1 ? "" : "s");
-      say_blocks(r, nocopy, nblocks);
-      say(r, ": no copy that can be read (permission denied)\n");
-    } else if (lost) {
-      counts[F_LOST_BLOCKS] += lost;
-      counts[F_LOST_PARTS]++;
-      say(r, "fsck %s: DATA LOST: partition %d block%s ", in->name, p,
-          lost == 1 ? "" : "s");
-      say_blocks(r, nocopy, nblocks);
-      say(r, ": no intact copy (disk%s", R == 1 ? "" : "s");
-      for (c = 0; c < R; c++)
-        say(r, "%s %d", c ? "," : "", disks[c]);
-      say(r, ")\n");
-    }
+  return RIVER_SUCCESS;
+}
+
+/* Sum partition p's verdicts at its judge, rank p mod size. Collective. */
+static int gather_verdicts(const river_pcoll_info *in, int p,
+                           struct verdicts *v)
+{
+  int judge = p % cli_size(), me = judge == cli_rank(), R = in->replication;
+  int n = R * (int)v->nblocks;
+
+  if ((uint64_t)R * v->nblocks > (uint64_t)INT_MAX)
+    return RIVER_EOVERFLOW;
+  if (MPI_Reduce(me ? MPI_IN_PLACE : v->rcs, v->rcs, R, MPI_INT, MPI_SUM,
+                 judge, MPI_COMM_WORLD) != MPI_SUCCESS
+      || MPI_Reduce(me ? MPI_IN_PLACE : v->nbad, v->nbad, R, MPI_UINT64_T,
+                    MPI_SUM, judge, MPI_COMM_WORLD) != MPI_SUCCESS
+      || MPI_Reduce(me ? MPI_IN_PLACE : v->bad, v->bad, n, MPI_UNSIGNED_CHAR,
+                    MPI_MAX, judge, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return RIVER_SUCCESS;
+}
+
+/* Judge partition p from its copies' verdicts; add to counts and to the
+ * report. */
+static int judge_partition(river_pcoll *pc, const river_pcoll_info *in,
+                           int p, const struct verdicts *v,
+                           uint64_t counts[F_N], struct report *r)
+{
+  int R = in->replication, c, *disks, denied = 0;
+  uint64_t nblocks = v->nblocks, b, lost = 0;
+  unsigned char *bad = v->bad, *nocopy = bad + (size_t)R * nblocks;
+
+  disks = calloc((size_t)R, sizeof *disks);
+  if (disks == NULL)
+    return RIVER_ENOMEM;
+  for (c = 0; c < R; c++)
+    river_pcoll_copy_disk(pc, p, c, &disks[c]);
+  for (b = 0; b < nblocks; b++) {
+    nocopy[b] = 1;
+    for (c = 0; c < R; c++)
+      nocopy[b] = nocopy[b] && bad[(size_t)c * nblocks + b];
+    lost += nocopy[b];
+  }
+  for (c = 0; c < R; c++) {
+    counts[F_COPIES]++;
+    if (v->rcs[c] == RIVER_SUCCESS)
+      continue;
+    counts[F_DAMAGED]++;
+    denied = denied || v->rcs[c] == RIVER_EACCES;
+    say_copy(r, in, p, c, disks[c], v->rcs[c], bad, nblocks, v->nbad[c],
+             disks);
+  }
+  if (lost && denied) {
+    /* A copy this user may not read may be intact: not data lost. */
+    counts[F_DENIED_BLOCKS] += lost;
+    say(r, "fsck %s: UNREADABLE: partition %d block%s ", in->name, p,
+        lost == 1 ? "" : "s");
+    say_blocks(r, nocopy, nblocks);
+    say(r, ": no copy that can be read (permission denied)\n");
+  } else if (lost) {
+    counts[F_LOST_BLOCKS] += lost;
+    counts[F_LOST_PARTS]++;
+    say(r, "fsck %s: DATA LOST: partition %d block%s ", in->name, p,
+        lost == 1 ? "" : "s");
+    say_blocks(r, nocopy, nblocks);
+    say(r, ": no intact copy (disk%s", R == 1 ? "" : "s");
+    for (c = 0; c < R; c++)
+      say(r, "%s %d", c ? "," : "", disks[c]);
+    say(r, ")\n");
   }
   say(r, "%c", '\0');  /* end of this partition's chunk */
-  free(bad);
-  free(rcs);
   free(disks);
-  free(nbad);
-  return rc != RIVER_SUCCESS ? rc : r->failed ? RIVER_ENOMEM : RIVER_SUCCESS;
+  return r->failed ? RIVER_ENOMEM : RIVER_SUCCESS;
+}
+
+/* Check every copy of every partition: each rank verifies the copies on
+ * the disks it serves, then each partition's judge (rank p mod size)
+ * gets their verdicts and writes its part of the report. Collective. */
+static int check_all(river_pcoll *pc, const river_pcoll_info *in,
+                     uint64_t counts[F_N], struct report *r)
+{
+  struct verdicts *v = NULL;
+  int *ranks = malloc((size_t)in->ndisks * sizeof *ranks + 1), p, rc;
+
+  rc = cli_agree(ranks == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_disk_ranks(MPI_COMM_WORLD, pc, ranks);
+  if (rc == RIVER_SUCCESS)
+    rc = cli_agree(alloc_verdicts(pc, in, &v));
+  if (rc == RIVER_SUCCESS)
+    rc = cli_agree(verify_mine(pc, in, ranks, v));
+  for (p = 0; rc == RIVER_SUCCESS && p < in->npartitions; p++) {
+    rc = cli_agree(gather_verdicts(in, p, &v[p]));
+    if (rc == RIVER_SUCCESS && p % cli_size() == cli_rank())
+      rc = judge_partition(pc, in, p, &v[p], counts, r);
+  }
+  free_verdicts(v, in->npartitions);
+  free(ranks);
+  return rc;
 }
 
 /* Rank 0 prints every rank's chunks in partition order (partition p was
@@ -380,7 +481,7 @@ int cmd_fsck(int argc, char **argv)
   river_pcoll *pc = NULL;
   river_pcoll_info in;
   struct report rep = {NULL, 0, 0, 0};
-  uint64_t p, first = 0, stride = 1, count = 0, i, counts[F_N] = {0};
+  uint64_t counts[F_N] = {0};
   int rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
@@ -392,11 +493,7 @@ int cmd_fsck(int argc, char **argv)
   if (rc != RIVER_SUCCESS)
     return rc;
   river_pcoll_info_get(pc, &in);
-  /* Partitions dealt to ranks round-robin. */
-  river_pcoll_split(RIVER_LAYOUT_INTERLEAVED, (uint64_t)in.npartitions,
-                    cli_size(), cli_rank(), &first, &stride, &count);
-  for (i = 0, p = first; i < count && rc == RIVER_SUCCESS; i++, p += stride)
-    rc = check_partition(pc, &in, (int)p, counts, &rep);
+  rc = check_all(pc, &in, counts, &rep);
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS) {
     MPI_Allreduce(MPI_IN_PLACE, counts, F_N, MPI_UINT64_T, MPI_SUM,

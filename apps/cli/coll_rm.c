@@ -2,8 +2,10 @@
  * coll_rm.c - the river command's removal and cleanup: `rm` (with
  * --force for a collection whose metadata is damaged) and `gc`, which
  * lists and removes what crashed or failed writes left under a root.
- * Both run on rank 0 only (the library calls are not collective); the
- * other ranks wait for the outcome, backing off (cli_agree).
+ * Both run on rank 0 (the library calls are not collective); the other
+ * ranks wait for the outcome, backing off (cli_agree). rm of a
+ * collection on node-local disks then has every node's ranks remove
+ * their node's files (river_pcoll_remove_all).
  */
 #include "coll.h"
 
@@ -35,10 +37,13 @@ int cmd_rm(int argc, char **argv)
   uint64_t n = 0, bytes = 0;
   int rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_FORCE, 1, "COLL", &a);
 
-  if (rc == RIVER_SUCCESS && cli_rank() == 0 && !a.force) {
-    rc = river_pcoll_remove(a.pos[0], &a.opts);
-    if (rc == RIVER_SUCCESS)
+  if (rc == RIVER_SUCCESS && !a.force) {
+    /* Collective: with node-local disks each node's ranks remove what
+     * their node holds. */
+    rc = river_pcoll_remove_all(MPI_COMM_WORLD, a.pos[0], &a.opts);
+    if (rc == RIVER_SUCCESS && cli_rank() == 0)
       printf("rm: removed %s\n", a.pos[0]);
+    return rc;
   } else if (rc == RIVER_SUCCESS && cli_rank() == 0) {
     rc = river_pcoll_purge(a.pos[0], &a.opts, print_leftover, NULL, &n,
                            &bytes);

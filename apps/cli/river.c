@@ -132,8 +132,10 @@ static void usage_all(FILE *out)
                "  --root DIR       metadata in DIR/COLL" RIVER_PCOLL_META_SUFFIX
                " (default "
                "$RIVER_ROOT, else %s)\n"
-               "  --disks PATTERN  disk directories, one %%d for the disk "
-               "number (default DIR/%s)\n"
+               "  --disks PATTERN  disk directories: one %%d for the disk "
+               "number, %%n for the\n"
+               "                   node's name (node-local disks); default "
+               "$RIVER_DISKS, else DIR/%s\n"
                "  --direct-io      bypass the page cache (O_DIRECT)\n"
                "Every command:\n"
                "  --timeout SECS   end the job if a rank's waits see no "
@@ -145,7 +147,7 @@ static void usage_all(FILE *out)
                "                   cores) unless the launcher bound it; "
                "river topo shows it\n"
                "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT, "
-               "RIVER_TIMEOUT\n",
+               "RIVER_DISKS,\n  RIVER_TIMEOUT, RIVER_NODE_NAME\n",
           RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
 }
 

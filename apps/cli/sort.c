@@ -240,9 +240,11 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
     params[i] = mkv[i];
   if (rc == RIVER_SUCCESS)
     rc = cli_run_flow(merge, params, m, &t2);
-  if (cli_rank() == 0) {   /* the runs go, whatever happened */
-    int r = river_pcoll_remove(runs, &a->opts);
-    if (r != RIVER_SUCCESS && r != RIVER_ENOTFOUND) {
+  {   /* the runs go, whatever happened (every node's: collective) */
+    int r = river_pcoll_remove_all(MPI_COMM_WORLD, runs, &a->opts);
+    if (cli_rank() != 0) {
+      /* rank 0 holds the claim */
+    } else if (r != RIVER_SUCCESS && r != RIVER_ENOTFOUND) {
       river_log(RIVER_LOG_WARN, "sort: could not remove the runs "
                 "collection %s (river rm %s or river gc --remove removes "
                 "it)", runs, runs);

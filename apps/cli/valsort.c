@@ -188,6 +188,56 @@ static int scan_coll(river_pcoll *pc, river_valsort *v)
   return rc;
 }
 
+/* A collection on node-local disks: a rank sees only its node's copies,
+ * so it is read as copy-out reads, through GD (each disk served by a
+ * rank of the node that holds it), with rank 0 the client of every
+ * partition in stream mode: rank 0 checks the whole stream, in order. */
+static int scan_coll_gd(river_pcoll *pc, river_valsort *v)
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_pcoll_info info;
+  river_pcoll_order *order = NULL;
+  river_gd *gd = NULL;
+  const void *recs, *ready;
+  size_t n, nready;
+  uint64_t b;
+  int *clients, p, rc, crc, orc = RIVER_SUCCESS;
+
+  river_pcoll_info_get(pc, &info);
+  clients = calloc((size_t)info.npartitions + 1, sizeof *clients);
+  rc = cli_agree(clients == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS && cli_rank() == 0)
+    rc = river_pcoll_order_create(pc, &order);
+  rc = cli_agree(rc);
+  o.mode = RIVER_GD_STREAM;
+  o.client_ranks = clients;  /* all 0 */
+  if (rc == RIVER_SUCCESS)
+    rc = river_gd_open(MPI_COMM_WORLD, pc, &o, &gd);
+  free(clients);
+  if (rc != RIVER_SUCCESS) {
+    river_pcoll_order_destroy(order);
+    return rc;
+  }
+  while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS
+         && orc == RIVER_SUCCESS) {
+    orc = river_pcoll_order_add(order, p, b, recs, n, &ready, &nready);
+    if (orc == RIVER_SUCCESS)
+      orc = river_valsort_add(v, ready, nready);
+  }
+  if (rc == RIVER_EOS && order != NULL && orc == RIVER_SUCCESS) {
+    orc = river_pcoll_order_flush(order, &ready, &nready);
+    if (orc == RIVER_SUCCESS)
+      orc = river_valsort_add(v, ready, nready);
+  }
+  if (rc == RIVER_EOS)
+    rc = RIVER_SUCCESS;
+  crc = river_gd_close(gd);   /* the same on every rank */
+  if (crc != RIVER_SUCCESS && orc == RIVER_SUCCESS)
+    orc = crc;
+  river_pcoll_order_destroy(order);
+  return rc != RIVER_SUCCESS ? rc : orc;
+}
+
 /* ------------------------------------------------------------- driver */
 
 /* Validate what `spec` names (a collection, or file:PATH of records of
@@ -199,7 +249,8 @@ static int validate(const struct args *a, const char *spec,
   const river_schema *s = NULL;
   river_pcoll *pc = NULL;
   river_valsort *v = NULL;
-  int rc, file = strncmp(spec, FILE_PREFIX, strlen(FILE_PREFIX)) == 0;
+  int rc, local = 0;
+  int file = strncmp(spec, FILE_PREFIX, strlen(FILE_PREFIX)) == 0;
 
   if (file) {
     rc = a->schema ? river_schema_parse(a->schema, &fs)
@@ -218,9 +269,11 @@ static int validate(const struct args *a, const char *spec,
   if (rc == RIVER_SUCCESS && (rc = river_valsort_create(s, &v))
       == RIVER_EINVAL && cli_rank() == 0)
     river_log(RIVER_LOG_ERROR, "valsort %s: its schema has no key", spec);
+  if (rc == RIVER_SUCCESS && !file)
+    river_pcoll_node_local(pc, &local);
   if (rc == RIVER_SUCCESS)
     rc = file ? scan_file(spec + strlen(FILE_PREFIX), s, v)
-              : scan_coll(pc, v);
+         : local ? scan_coll_gd(pc, v) : scan_coll(pc, v);
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = river_valsort_reduce(v, MPI_COMM_WORLD);

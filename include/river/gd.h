@@ -95,7 +95,9 @@ typedef struct river_gd_opts {
                                one to deliver may be requested (held for
                                reordering); 0 = 8 x outstanding x r */
   const int *disk_ranks;    /* [ndisks] rank serving disk d; NULL: d mod
-                               size */
+                               size (river_gd_open: river_pcoll_disk_ranks,
+                               which is that unless the disks are
+                               node-local) */
   const int *client_ranks;  /* [npartitions] rank reading partition p;
                                NULL: p mod size */
   double disk_rate;         /* emulated bytes/s per disk; 0 = real speed */

@@ -182,6 +182,25 @@ RIVER_API int river_pcoll_copy_disk(const river_pcoll *pc, int p, int c,
 RIVER_API int river_pcoll_disk_path(const river_pcoll *pc, int d, char *buf,
                                     size_t *len);
 
+/* *local = 1 if pc's disks are node-local (its disk pattern has %n: each
+ * node sees only its own disks' files, so a rank can read only the
+ * copies its node holds; read through GD, river_gd_open, to read them
+ * all), else 0. */
+RIVER_API int river_pcoll_node_local(const river_pcoll *pc, int *local);
+
+/* Which rank of comm serves each disk (ranks: ndisks entries), for
+ * readers that deal out work by disk (GD's servers, fsck). Collective
+ * over comm; every rank passes its reader of the same collection. Disk d
+ * goes to rank d mod size. Where the disks are node-local (a pattern
+ * with %n: each node sees only its own disks' files), it goes to rank d
+ * mod size if that rank holds a file of disk d, else to the next rank
+ * (d mod size + 1, ...) that does; if none does (a lost node's disk),
+ * to rank d mod size, whose reads then fail over to the mirrors.
+ * RIVER_EINVAL for a NULL argument, a writer, or ranks whose
+ * collections have different numbers of disks. */
+RIVER_API int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc,
+                                     int *ranks);
+
 /*
  * Read block `block` of partition p into buf (at least records_per_block
  * * record_size bytes), verified. Tries the copies in order starting with
@@ -262,10 +281,19 @@ RIVER_API int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
  * metadata file belongs to a user other than the caller's effective
  * user, root included: its seal has no secret, so it may name another
  * root's files (doc/collections.md, "What River believes of a metadata
- * file").
+ * file"). With node-local disks (a pattern with %n) only the files this
+ * node sees go (river_pcoll_remove_all removes every node's).
  */
 RIVER_API int river_pcoll_remove(const char *name,
                                  const river_pcoll_opts *opts);
+
+/* river_pcoll_remove on rank 0 of comm, collectively: where the disks
+ * are node-local (a pattern with %n), every node's ranks then remove the
+ * files their node holds, so a job with a rank on each node removes the
+ * collection whole. The same outcome on every rank. RIVER_EINVAL for a
+ * NULL name or comm, or before MPI_Init. */
+RIVER_API int river_pcoll_remove_all(MPI_Comm comm, const char *name,
+                                     const river_pcoll_opts *opts);
 
 /* One file river_pcoll_gc or river_pcoll_purge found (and removed, if
  * asked to). The strings live only during the report call. */

@@ -486,6 +486,19 @@ static int coll_merge_main(river_ctx *ctx)
   rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS)
     return rc;
+  /* A merger reads runs any node may hold (river_pcoll_read_block): on
+   * node-local disks only the run's node can. The same on every
+   * instance (one pattern). */
+  if (river_pcoll_node_local(pc, &j) == RIVER_SUCCESS && j) {
+    if (inst == 0)
+      river__error("stage %s: coll_merge: collection %s is on node-local "
+                   "disks (its disk pattern has %%n), and a merger reads "
+                   "runs that other nodes hold: write the runs on shared "
+                   "disks (RIVER_DISKS without %%n)", river_ctx_stage(ctx),
+                   name);
+    river_pcoll_close(pc);
+    return RIVER_ENOTSUP;
+  }
   river_pcoll_schema(pc, &s);
   rc = river__key_of(s, -1, &k);
   if (rc == RIVER_SUCCESS)

@@ -78,7 +78,8 @@ program test_pcoll_f
   integer(c_size_t) :: rpb_v
   logical, allocatable :: badv(:)
   integer :: n, field, typ, cmp
-  logical :: eq
+  logical :: eq, local
+  integer, allocatable :: dranks(:)
   character(len=:), allocatable :: str, root
   character(len=4096), allocatable :: disk(:)
   type(rec), allocatable :: spread(:)
@@ -210,6 +211,19 @@ program test_pcoll_f
   end do
   call river_pcoll_disk_path(pc, nranks, str, ierr)
   call check(ierr == RIVER_EINVAL, 'disk path out of range')
+  ! Shared disks (no %n): not node-local, disk d served by rank d.
+  call river_pcoll_node_local(pc, local, ierr)
+  call check(ierr == RIVER_SUCCESS .and. .not. local, 'not node-local')
+  allocate(dranks(nranks))
+  dranks = -1
+  call river_pcoll_disk_ranks(MPI_COMM_WORLD, pc, dranks, ierr)
+  call check(ierr == RIVER_SUCCESS, 'disk ranks')
+  do i = 0, nranks - 1
+    call check(dranks(i + 1) == i, 'disk ' // itoa(i) // ' served by rank ' &
+               // itoa(dranks(i + 1)))
+  end do
+  call river_pcoll_disk_ranks(MPI_COMM_WORLD, pc, dranks(1:nranks - 1), ierr)
+  call check(ierr == RIVER_EINVAL, 'disk ranks: too few entries')
   call river_pcoll_schema(pc, s2)
   call river_schema_equal(s, s2, eq)
   call check(eq, 'pcoll schema equals the one written')
@@ -498,8 +512,11 @@ contains
     call river_pcoll_begin_partition(h, int(mod(rank, 2), c_int64_t))
     call river_pcoll_commit(h, e)
     call check(e == RIVER_EINVAL, 'begun: two of one order fail')
-    if (rank == 0) call river_pcoll_remove('fparts', root=dir)
-    call MPI_Barrier(MPI_COMM_WORLD)
+    ! Removed by every rank together (the same outcome everywhere).
+    call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
+    call check(e == RIVER_SUCCESS, 'remove_all fparts')
+    call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
+    call check(e == RIVER_ENOTFOUND, 'remove_all fparts again: not found')
   end subroutine test_parts
 
   include 'test_pcoll_f_layout.inc'

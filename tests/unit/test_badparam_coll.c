@@ -171,7 +171,8 @@ static void test_badparam_pcoll_open(void **state)
   river_pcoll *keep = (river_pcoll *)&o, *out = keep;
   const char *const *badnames = bad_names();
   const char *badpats[] = {"nodisk", "d%d%d", "d%s", "../x%d",
-                           "a/../../x%d", "x%d/..", "%"};
+                           "a/../../x%d", "x%d/..", "%", "%n/%n/d%d",
+                           "x%r/d%d", "%n", "%n/../d%d"};
   size_t i;
 
   river_log_set_handler(collect, NULL);
@@ -213,6 +214,7 @@ static void test_badparam_pcoll_handles(void **state)
   unsigned char rec[100] = {0};
   char buf[8] = "keep";
   size_t len = sizeof buf, rpb = 7, k = 7;
+  int ranks[2] = {7, 7};
   uint64_t nb = 7, bad = 7;
   unsigned char marks[1] = {7};
 
@@ -230,6 +232,15 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_schema(NULL, &sp), RIVER_EINVAL);
   assert_int_equal(river_pcoll_partition(NULL, 0, &part), RIVER_EINVAL);
   assert_int_equal(river_pcoll_disk_path(NULL, 0, buf, &len), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_WORLD, NULL, ranks),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_NULL, NULL, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(ranks[0], 7);   /* untouched */
+  assert_int_equal(river_pcoll_node_local(NULL, &ranks[0]), RIVER_EINVAL);
+  assert_int_equal(ranks[0], 7);
+  assert_int_equal(river_pcoll_node_local((river_pcoll *)&o, NULL),
+                   RIVER_EINVAL);
   assert_int_equal(river_pcoll_read_block(NULL, 0, 0, rec, sizeof rec, &k),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
@@ -257,6 +268,10 @@ static void test_badparam_pcoll_remove(void **state)
 
   river_log_set_handler(collect, NULL);
   assert_int_equal(river_pcoll_remove(NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_remove_all(MPI_COMM_NULL, "c", NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_remove_all(MPI_COMM_WORLD, NULL, NULL),
+                   RIVER_EINVAL);
   for (i = 0; i < NBADNAMES; i++)
     assert_int_equal(river_pcoll_remove(badnames[i], NULL), RIVER_EINVAL);
   o.disks = "../x%d";
