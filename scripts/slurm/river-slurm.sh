@@ -35,12 +35,21 @@
 # Paths, all derived from $SLURM_JOB_ID so concurrent jobs never meet:
 #   river_job_root   $RIVER_SHARED/river-job-$SLURM_JOB_ID  (shared)
 #   river_job_local  $RIVER_LOCAL/river-$SLURM_JOB_ID       (each node's)
-#   river_job_disks  the --disks pattern for collections whose data
-#                    should stay on the nodes: river_job_local/d%d. Disk
-#                    d is served by rank d mod (ranks), as it was written:
-#                    keep the same tasks per node for every step, and
-#                    --mirror 1 (a mirror copy would be written on the
-#                    writer's node, not on the node that serves its disk).
+#   river_job_disks  the disk pattern (--disks, RIVER_DISKS) for data
+#                    that stays on the nodes: river_job_local/%n/d%d.
+#                    Each rank expands %n to its node's name
+#                    ($SLURMD_NODENAME), so River knows the disks are
+#                    node-local: disk d lives on the node of rank
+#                    d mod (ranks) of the job that wrote it, mirror
+#                    copies are sent to their disk's node, and readers
+#                    find each copy where it is (doc/collections.md,
+#                    "Node-local disks"). A two-pass sort (input beyond
+#                    --memory) cannot keep its runs there: give it
+#                    shared disks (a RIVER_DISKS without %n).
+#
+# Ranks are placed round-robin over the nodes (srun
+# --distribution=cyclic, mpirun --map-by node), so that the copies of a
+# mirrored partition (disks p and p+1) are on different nodes.
 set -u
 
 if [ -z "${SLURM_JOB_ID:-}" ]; then
@@ -55,7 +64,7 @@ RIVER_SHARED=${RIVER_SHARED:-${SLURM_SUBMIT_DIR:-$PWD}}
 RIVER_LOCAL=${RIVER_LOCAL:-${SLURM_TMPDIR:-${TMPDIR:-/tmp}}}
 river_job_root=$RIVER_SHARED/river-job-$SLURM_JOB_ID
 river_job_local=$RIVER_LOCAL/river-$SLURM_JOB_ID
-river_job_disks=$river_job_local/d%d
+river_job_disks=$river_job_local/%n/d%d
 
 case $RIVER_LAUNCH in
   srun|mpirun) ;;
@@ -66,16 +75,17 @@ if [ "$RIVER_LAUNCH" = mpirun ] && [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-# river_launch PROG ARGS...: PROG on every task of the allocation. srun
-# ends the whole step if a task fails (--kill-on-bad-exit), as mpirun
-# does.
+# river_launch PROG ARGS...: PROG on every task of the allocation, rank
+# r on node r mod (nodes). srun ends the whole step if a task fails
+# (--kill-on-bad-exit), as mpirun does.
 river_launch() {
   if [ "$RIVER_LAUNCH" = srun ]; then
     # shellcheck disable=SC2086
-    srun --mpi=pmix --kill-on-bad-exit=1 ${RIVER_SRUN_ARGS:-} "$@"
+    srun --mpi=pmix --kill-on-bad-exit=1 --distribution=cyclic \
+      ${RIVER_SRUN_ARGS:-} "$@"
   else
     # shellcheck disable=SC2086
-    mpirun ${RIVER_MPIRUN_ARGS:-} "$@"
+    mpirun --map-by node ${RIVER_MPIRUN_ARGS:-} "$@"
   fi
 }
 
@@ -135,6 +145,7 @@ river_cleanup() {
     echo "river-slurm: kept $river_job_root and $river_job_local on each node"
     return
   fi
+  # river rm with a rank on every node removes every node's files.
   for c in ${river_forgotten[@]+"${river_forgotten[@]}"}; do
     [ -e "$RIVER_ROOT/$c.river.h5" ] || continue
     river_launch "$RIVER" rm "$c" >/dev/null \

@@ -233,10 +233,11 @@ wait_jobs() {
   done
 }
 
-# check_job NAME: it completed with exit 0, its ranks ran on n1 and n2,
-# and it left neither its shared root nor its node-local directory.
+# check_job NAME [kept]: it completed with exit 0, its ranks ran on n1
+# and n2, and it left neither its shared root nor its node-local
+# directory (unless "kept": RIVER_KEEP=1). $id: its job id.
 check_job() {
-  local name=$1 o=$out/$1.out id
+  local name=$1 o=$out/$1.out
   if ! grep -q "^JobState=COMPLETED ExitCode=0:0 " "$out/$name.state"; then
     fail "$name: $(cat "$out/$name.state")"
     sed 's/^/    /' "$o" | grep -v '^    -*$' | tail -n 15
@@ -251,8 +252,31 @@ check_job() {
     || fail "$name: $(grep '^queue:' "$o" || echo 'no queue line') (expected msg)"
   id=$(sed -n 's/^river-slurm: job \([0-9]*\) .*/\1/p' "$o")
   [ -n "$id" ] || { fail "$name: no job line"; return; }
+  [ "${2:-}" = kept ] && return
   [ ! -e "$RIVER_SHARED/river-job-$id" ] || fail "$name: left $RIVER_SHARED/river-job-$id"
   [ ! -e "$RIVER_LOCAL/river-$id" ] || fail "$name: left $RIVER_LOCAL/river-$id"
+}
+
+# check_local NAME DIR COLL: COLL's data files, written by job NAME on
+# node-local disks DIR/%n/d%d, are each in the directory of the node
+# that ran the disk's rank (disk d: rank d mod 4, as NAME's river hello
+# placed it), and both nodes hold some.
+check_local() {
+  local name=$1 dir=$2 coll=$3 f node disk want
+  awk '$1 == "rank" && $3 ~ /^node=/ { print $2, substr($3, 6) }' \
+    "$out/$name.out" | sort -u >"$tmp/placed"
+  find "$dir" -name "$coll.p*.rdat" >"$tmp/files"
+  [ -s "$tmp/files" ] || { fail "$name: no files of $coll under $dir"; return; }
+  while read -r f; do
+    disk=${f%/*}; disk=${disk##*/d}
+    node=${f%/d*/*}; node=${node##*/}
+    want=$(awk -v r=$((disk % 4)) '$1 == r { print $2 }' "$tmp/placed")
+    [ "$node" = "$want" ] \
+      || echo "$f: disk $disk on node $node, its rank $((disk % 4)) on ${want:-?}"
+  done <"$tmp/files" >"$tmp/misplaced"
+  [ -s "$tmp/misplaced" ] && fail "$name: $(head -n 1 "$tmp/misplaced")"
+  grep -q "/n1/d" "$tmp/files" && grep -q "/n2/d" "$tmp/files" \
+    || fail "$name: $coll's files not on both nodes"
 }
 
 N=20000
@@ -261,10 +285,15 @@ uroot=$tmp/user
 RIVER_ROOT=$uroot r 4 gen events --records $N --skew --seed 3 >/dev/null \
   || fail "gen events"
 
+# main-mpirun keeps its data (RIVER_KEEP=1) for a look at where it
+# went; sort-srun writes its output on node-local disks of the user's.
+submit main-srun river-main.sbatch RIVER_LAUNCH=srun RECORDS=$N
+submit main-mpirun river-main.sbatch RIVER_LAUNCH=mpirun RECORDS=$N RIVER_KEEP=1
+submit sort-srun river-sort.sbatch RIVER_LAUNCH=srun RIVER_ROOT="$uroot" \
+  IN=events OUT=events_srun RIVER_DISKS="$tmp/scratch/%n/d%d"
+submit sort-mpirun river-sort.sbatch RIVER_LAUNCH=mpirun RIVER_ROOT="$uroot" \
+  IN=events OUT=events_mpirun
 for l in srun mpirun; do
-  submit "main-$l" river-main.sbatch RIVER_LAUNCH=$l RECORDS=$N
-  submit "sort-$l" river-sort.sbatch RIVER_LAUNCH=$l RIVER_ROOT="$uroot" \
-    IN=events OUT=events_$l
   submit "flow-$l" river-flow.sbatch RIVER_LAUNCH=$l RIVER_ROOT="$uroot" \
     FLOW="$src/flows/sort.yaml" PARAMS="in=events out=flow_$l" \
     VALSORT="flow_$l events"
@@ -280,7 +309,7 @@ submit demo-srun river-flow.sbatch RIVER_LAUNCH=srun \
 wait_jobs 420
 
 for l in srun mpirun; do
-  check_job "main-$l"
+  check_job "main-$l" $([ $l = mpirun ] && echo kept)
   for c in main_river main_static; do
     grep -q "^$c: $N records, checksum [0-9a-f]*, " "$out/main-$l.out" \
       && grep -q "^$c: SUCCESS" "$out/main-$l.out" \
@@ -295,8 +324,23 @@ for l in srun mpirun; do
     && grep -q "^flow_$l: SUCCESS" "$out/flow-$l.out" \
     || fail "flow-$l: flow_$l not validated ($N records)"
 done
-# The sorted collections stay on the user's root, whole.
-for c in events_srun events_mpirun flow_srun flow_mpirun; do
+# Node-local data went to the nodes that hold its disks: the main job's
+# input and outputs (kept), and the sort's output on the user's disks.
+id=$(sed -n 's/^river-slurm: job \([0-9]*\) .*/\1/p' "$out/main-mpirun.out")
+for c in main_in main_river main_static; do
+  check_local main-mpirun "$RIVER_LOCAL/river-$id" $c
+done
+grep -q "^river-slurm: kept " "$out/main-mpirun.out" || fail "main-mpirun: not kept"
+# ... where river hello (river topo's report) said each rank's disk is.
+awk -v base="$RIVER_LOCAL/river-$id" '$1 == "rank" && $3 ~ /^node=/ {
+       n++; want = "disk=" base "/" substr($3, 6) "/d" $2
+       if ($6 != want) { print "rank " $2 ": " $6 ", expected " want; bad = 1 } }
+     END { if (n != 4) print n + 0 " rank lines"; exit bad || n != 4 }' \
+  "$out/main-mpirun.out" >"$tmp/hello_disks" \
+  || fail "main-mpirun: river hello's disks: $(head -n 1 "$tmp/hello_disks")"
+check_local sort-srun "$tmp/scratch" events_srun
+# The sorted collections on shared disks stay on the user's root, whole.
+for c in events_mpirun flow_srun flow_mpirun; do
   [ -e "$uroot/$c.river.h5" ] || continue
   RIVER_ROOT=$uroot r 2 valsort "$c" --input events >"$tmp/v" 2>&1 \
     && grep -q "^$c: $N records" "$tmp/v" || fail "$c: valsort after the job"
