@@ -12,7 +12,12 @@
 #    its queues' credits by two-sided messages), its outputs
 #    validated (valsort's SUCCESS lines with the exact record count, the
 #    flow's check line, the benchmarks' CSV rows and data checks), and
-#    it removed its per-job root and node-local directory;
+#    it removed its per-job root and node-local directory; one main job
+#    keeps its data: every file of its collections (two copies, on
+#    node-local disks RIVER_LOCAL/river-JOB/%n/d%d) is in the directory
+#    of the node that ran its disk's rank, both nodes hold some, and
+#    river hello's disk= names the same; the sort's output on a user's
+#    node-local disks likewise;
 #  * a main job sent SIGUSR1 mid-step (what the templates ask Slurm to
 #    send before the time limit): it stops, cleans up and fails (138);
 #  * a blocked rank does not spin where Slurm declares more CPUs than
@@ -28,10 +33,13 @@
 # installed (as root with apt-get it installs slurm-wlm, slurmctld,
 # slurmd, slurm-client and munge: about 15 s; .ci/run installs them
 # first), or when a daemon cannot be started (not root, or the nodes
-# are not idle 20 s after the start, three times on fresh ports). Emulating two nodes on one machine needs, for the jobs
-# only: OMPI_MCA_btl=self,tcp (vader's segments of the two nodes
-# collide), and for mpirun's daemons PMIX_MCA_gds=hash and
-# OMPI_MCA_rtc_hwloc_vmhole=none, as scripts/river-mpirun --nodes sets.
+# are not idle 20 s after the start, three times on fresh ports).
+# Emulating two nodes on one machine needs, for the jobs only:
+# OMPI_MCA_btl=self,tcp (vader's segments of the two nodes collide),
+# for mpirun's daemons PMIX_MCA_gds=hash and
+# OMPI_MCA_rtc_hwloc_vmhole=none, as scripts/river-mpirun --nodes sets,
+# and a TMPDIR per node (a TaskProlog). doc/building.md ("Slurm") has
+# the settings and why.
 # Run by scripts/mpi-test-launch (the testlist's limit bounds it).
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
@@ -82,8 +90,26 @@ stop_daemons() {
   [ $alive -eq 0 ] || kill -KILL "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null
   pids=()
+  up=0
 }
-trap 'stop_daemons; rm -rf "$tmp"' EXIT
+# stop_jobs: cancel whatever jobs are left (a failure or a timeout
+# here), and wait up to 15 s for them to go, so that no slurmstepd or
+# rank outlives the daemons.
+up=0
+stop_jobs() {
+  local ids i
+  [ $up -eq 1 ] || return 0
+  ids=$(timeout 5 squeue -h -o %i 2>/dev/null)
+  [ -n "$ids" ] || return 0
+  # shellcheck disable=SC2086
+  scancel $ids 2>/dev/null
+  for i in $(seq 150); do
+    [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && return 0
+    sleep 0.1
+  done
+  echo "slurm: jobs still there after 15 s: $(squeue -h -o '%i %T' | tr '\n' ' ')"
+}
+trap 'stop_jobs; stop_daemons; rm -rf "$tmp"' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
@@ -165,7 +191,6 @@ EOF
   stop_daemons
   return 1
 }
-up=0
 for attempt in 1 2 3; do
   start_lab && { up=1; break; }
 done
