@@ -27,8 +27,9 @@
 #                 this job's root (metadata, results); default the
 #                 directory sbatch was run from ($SLURM_SUBMIT_DIR)
 #   RIVER_LOCAL   the node-local directory for this job's data: default
-#                 $SLURM_TMPDIR, else $TMPDIR, else /tmp (the same path on
-#                 every node, a different disk on each)
+#                 $SLURM_TMPDIR, else $TMPDIR, else /tmp, as this script
+#                 sees it on the job's first node; every node must have
+#                 that path (or be able to make it), a disk of its own
 #   RIVER_KEEP=1  keep this job's root and node-local data (debugging)
 #   RIVER_HELLO=0 skip the placement report at the start
 #
