@@ -429,19 +429,27 @@ srun --mpi=pmix "$RIVER" copy-out events -o "$fifo" 3<&- &
 step=$!
 # ticks PID: its user + system CPU time in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
-ranks=()
-for _ in $(seq 200); do
+ranks=() rank0=
+for _ in $(seq 300); do
   ranks=()
   for p in $(ls /proc | grep -E '^[0-9]+$'); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SPIN_MARK=$SLURM_JOB_ID" \
-      || continue
-    case $(cat "/proc/$p/comm" 2>/dev/null) in river|lt-river) ranks+=("$p") ;; esac
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null >"$SPIN_DIR/env" || continue
+    grep -qx "SPIN_MARK=$SLURM_JOB_ID" "$SPIN_DIR/env" || continue
+    case $(cat "/proc/$p/comm" 2>/dev/null) in river|lt-river) ranks+=("$p") ;; *) continue ;; esac
+    grep -qx "SLURM_PROCID=0" "$SPIN_DIR/env" && rank0=$p
   done
   [ ${#ranks[@]} -eq 8 ] && break
-  sleep 0.1
+  sleep 0.2
 done
 echo "spin: ${#ranks[@]} ranks found"
-sleep 2                 # the pipe fills; every rank is waiting
+# Rank 0 blocks once the pipe is full (in the kernel's pipe_write, or
+# anon_pipe_write); then the others soon wait on it.
+for _ in $(seq 600); do
+  grep -q "pipe_write" "/proc/$rank0/wchan" 2>/dev/null && break
+  sleep 0.1
+done
+echo "spin: rank 0 in $(cat "/proc/$rank0/wchan" 2>/dev/null)"
+sleep 1
 declare -A t0
 for p in "${ranks[@]}"; do t0[$p]=$(ticks "$p"); done
 s0=$(date +%s.%N)
@@ -479,6 +487,8 @@ grep -q "^JobState=COMPLETED ExitCode=0:0 " "$out/spin.state" \
   || { fail "spin: $(cat "$out/spin.state")"; tail -n 15 "$out/spin.out"; }
 grep "^spin: " "$out/spin.out"
 grep -q "^spin: 8 ranks found" "$out/spin.out" || fail "spin: not 8 ranks found"
+grep -q "^spin: rank 0 in .*pipe_write" "$out/spin.out" \
+  || fail "spin: rank 0 never blocked writing the FIFO"
 [ "$(grep -c '^spin: rank [0-7] on n1 ' "$out/spin.out")" -eq 4 ] \
   && [ "$(grep -c '^spin: rank [0-7] on n2 ' "$out/spin.out")" -eq 4 ] \
   || fail "spin: not 4 ranks on each node"
