@@ -5,6 +5,8 @@
 # Each case runs the launcher script with MPIEXEC pointing at a fake
 # launcher that fails its first FAKE_FAILS jobs, then runs the program.
 set -u
+# Its fake launchers are not Open MPI: emulated nodes do not apply.
+unset RIVER_NODES
 top=${top_srcdir:-.}
 launch=$top/scripts/mpi-test-launch
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/river-launcher.XXXXXX") || exit 1
