@@ -224,10 +224,13 @@ submit() {
 }
 
 # wait_jobs SECONDS: poll every job until each has ended, within SECONDS
-# in all; $out/NAME.state gets its JobState and ExitCode. Jobs still
+# (times RIVER_TEST_TIMEOUT_SCALE) in all; $out/NAME.state gets its JobState and ExitCode. Jobs still
 # running then are cancelled and fail.
 wait_jobs() {
-  local limit=$1 t0 i left line st
+  local limit t0 i left line st
+  # Under the sanitizers (RIVER_TEST_TIMEOUT_SCALE=3) every job is slower.
+  limit=$(awk -v l="$1" -v s="${RIVER_TEST_TIMEOUT_SCALE:-1}" \
+          'BEGIN { printf "%d", l * s + 0.5 }')
   t0=$(date +%s)
   while :; do
     left=0
