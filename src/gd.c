@@ -763,7 +763,7 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
   river_pcoll_part part;
   river_gd_opts o;
   uint64_t *nrec = NULL;
-  int *first = NULL, *ranks = NULL, p, rc = RIVER_SUCCESS;
+  int *first = NULL, *ranks = NULL, p, rc = RIVER_SUCCESS, up = 0, down = 0;
 
   memset(&l, 0, sizeof l);
   if (pc == NULL || river_pcoll_info_get(pc, &info) != RIVER_SUCCESS) {
@@ -797,9 +797,17 @@ int river_gd_open(MPI_Comm comm, river_pcoll *pc, const river_gd_opts *opts,
     l.order = info.layout;
   }
   /* Node-local disks: each disk served by a rank of the node that holds
-   * it (river_pcoll_disk_ranks), unless the caller chose. */
-  rc = river__agree(comm, rc);
-  if (rc == RIVER_SUCCESS && (opts == NULL || opts->disk_ranks == NULL)) {
+   * it (river_pcoll_disk_ranks), unless the caller chose. Collective:
+   * only with MPI up and a communicator (else river_gd_create below
+   * refuses the call, as it must without MPI). */
+  if (MPI_Initialized(&up) != MPI_SUCCESS || MPI_Finalized(&down)
+                                                 != MPI_SUCCESS)
+    up = 0;
+  up = up && !down && comm != MPI_COMM_NULL;
+  if (up)
+    rc = river__agree(comm, rc);
+  if (up && rc == RIVER_SUCCESS
+      && (opts == NULL || opts->disk_ranks == NULL)) {
     o = opts ? *opts : (river_gd_opts)RIVER_GD_OPTS_INIT;
     ranks = malloc((size_t)info.ndisks * sizeof *ranks + 1);
     rc = river__agree(comm, ranks == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
