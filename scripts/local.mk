@@ -11,3 +11,13 @@ dist_riverscripts_SCRIPTS = \
 	scripts/plot-bench.py \
 	scripts/bench-bundle \
 	scripts/bench-chroot
+
+# Slurm batch templates (what a cluster user copies; doc/building.md,
+# "Slurm") and the functions they share, to $(pkgdatadir)/scripts/slurm.
+riverslurmdir = $(pkgdatadir)/scripts/slurm
+dist_riverslurm_SCRIPTS = \
+	scripts/slurm/river-main.sbatch \
+	scripts/slurm/river-sort.sbatch \
+	scripts/slurm/river-bench.sbatch \
+	scripts/slurm/river-flow.sbatch
+dist_riverslurm_DATA = scripts/slurm/river-slurm.sh

@@ -576,7 +576,7 @@ int river_pcoll_disk_dir(const river_pcoll_opts *opts, int d, char *buf,
                          size_t *len)
 {
   const char *pat = opts && opts->disks ? opts->disks
-                                        : RIVER_PCOLL_DEFAULT_DISKS;
+                                        : river__pcoll_default_disks();
   char root[RIVER_PATH_MAX], dir[RIVER_PATH_MAX];
   int rc;
 

@@ -308,7 +308,8 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
-	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh
+	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
+	tests/cli/test_slurm.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \

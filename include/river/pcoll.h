@@ -317,8 +317,8 @@ typedef void (*river_pcoll_leftover_fn)(const river_pcoll_leftover *l,
  * names, temporary metadata and staged copy-in streams. (Empty lock
  * files of names without a collection are removed quietly, also when
  * only listing.) Disks searched: those of every readable
- * collection there, and opts->disks (else RIVER_PCOLL_DEFAULT_DISKS)
- * under the root. The files of a name whose metadata cannot be read are
+ * collection there, and opts->disks (else $RIVER_DISKS, else
+ * RIVER_PCOLL_DEFAULT_DISKS) under the root. The files of a name whose metadata cannot be read are
  * left alone (river_pcoll_purge removes them); so are those of a name a
  * job is writing (its lock is held; the call takes each name's lock
  * while it judges that name's files, so a writer starting meanwhile
@@ -401,8 +401,9 @@ RIVER_API int river_pcoll_root(const river_pcoll_opts *opts, char *buf,
 
 /*
  * The directory of disk d (>= 0) that a collection created with opts
- * would use: opts->disks (else RIVER_PCOLL_DEFAULT_DISKS) expanded for
- * d, under the root opts selects (see river_pcoll_root) if relative;
+ * would use: opts->disks (else $RIVER_DISKS if set and not empty, else
+ * RIVER_PCOLL_DEFAULT_DISKS) expanded for d (and %n for this rank's
+ * node), under the root opts selects (see river_pcoll_root) if relative;
  * opts may be NULL. Into buf with the caller-buffer contract (see
  * river_build_info). Not collective; touches no file (river topo shows
  * where each rank's disk is). RIVER_EINVAL (logged) for a bad pattern or

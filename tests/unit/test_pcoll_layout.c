@@ -137,6 +137,19 @@ static void test_disk_dir(void **state)
   len = sizeof buf;
   assert_int_equal(river_pcoll_disk_dir(NULL, 1, buf, &len), RIVER_SUCCESS);
   assert_string_equal(buf, "/env/root/disk1");
+  /* ... and $RIVER_DISKS, as a collection created without opts->disks
+   * would use it (%n: this rank's node). */
+  assert_int_equal(setenv("RIVER_DISKS", "/local/%n/d%d", 1), 0);
+  assert_int_equal(setenv("RIVER_NODE_NAME", "nodeA", 1), 0);
+  len = sizeof buf;
+  assert_int_equal(river_pcoll_disk_dir(NULL, 2, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/local/nodeA/d2");
+  o.disks = "d%d";   /* opts->disks first */
+  len = sizeof buf;
+  assert_int_equal(river_pcoll_disk_dir(&o, 2, buf, &len), RIVER_SUCCESS);
+  assert_string_equal(buf, "/data/river/d2");
+  unsetenv("RIVER_DISKS");
+  unsetenv("RIVER_NODE_NAME");
   unsetenv("RIVER_ROOT");
 }
 
