@@ -326,7 +326,7 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
               * sizeof(uint64_t) : 0;
   r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
-    return r; /* agreed; no receive is posted yet */
+    return r; /* agreed; nothing is posted (credits_setup cancels) */
   if (rc == RIVER_SUCCESS)
     rc = river__dq_post_recvs(q);
   rc = river__agree(q->comm, rc);

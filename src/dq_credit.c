@@ -221,7 +221,11 @@ int river__dq_credits_setup(river_dq *q, size_t words, int rc)
   rc = msg_alloc(q, words);
   if (rc == RIVER_SUCCESS && (q->role & RIVER_DQ_PRODUCER))
     rc = post_cw(q);
-  return river__agree(q->comm, rc);
+  /* Where another rank failed, the receive posted here goes again:
+   * nothing of the queue may stay posted once it is freed. */
+  if ((rc = river__agree(q->comm, rc)) != RIVER_SUCCESS)
+    river__dq_cw_cancel(q);
+  return rc;
 }
 
 void river__dq_credits_free(river_dq *q)
@@ -358,6 +362,11 @@ int river__dq_cw_progress(river_dq *q)
 
   if (q->path != RIVER_DQ_CREDITS_MSG)
     return RIVER_SUCCESS;
+  if (q->tick_rc != RIVER_SUCCESS) {   /* the tick's, said once */
+    rc = q->tick_rc;
+    q->tick_rc = RIVER_SUCCESS;
+    return rc;
+  }
   while (q->cw_rreq != MPI_REQUEST_NULL) {
     if (MPI_Test(&q->cw_rreq, &done, &st) != MPI_SUCCESS)
       return RIVER_EMPI;
@@ -648,9 +657,9 @@ static void tick(void)
   for (q = ticked; q != NULL; q = q->tick_next) {
     if (q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER))
       river__dq_pace_tick(q);
-    if (q->path == RIVER_DQ_CREDITS_MSG)
-      (void)river__dq_cw_progress(q); /* a failure shows in the queue's
-                                          next call */
+    if (q->path == RIVER_DQ_CREDITS_MSG && q->tick_rc == RIVER_SUCCESS)
+      q->tick_rc = river__dq_cw_progress(q); /* the queue's next call
+                                                 returns a failure */
   }
 }
 

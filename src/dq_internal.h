@@ -419,6 +419,8 @@ struct river_dq {
   uint64_t *claim_rep;          /* nprod x 2: each producer's answer */
   MPI_Request *claim_sreq, *claim_rreq; /* nprod: a claim to each */
   int claim_p;                  /* producer asked last, or -1 */
+  int tick_rc;                  /* a failure in the rank's tick, for the
+                                   queue's next call to return */
   int claim_wait;               /* 1: claim_p's answer is awaited */
   int draining;                 /* destroy has begun (dq.c, drain) */
   int cw_late;                  /* tests: RIVER_TEST_FAULT dq-credit-late:fail
