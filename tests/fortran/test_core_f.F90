@@ -88,7 +88,7 @@ program test_core_f
   end if
   call river_topo_bind(MPI_COMM_NULL, outcome, ierr)
   call check(ierr == RIVER_EINVAL, 'topo_bind MPI_COMM_NULL gives EINVAL')
-  deallocate(s)   ! the caller owns strings River returns
+  deallocate(s, name)   ! the caller owns strings River returns
 
   call river_finalize(ierr)
   call check(ierr == RIVER_SUCCESS, 'river_finalize')

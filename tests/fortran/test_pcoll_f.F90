@@ -224,6 +224,7 @@ program test_pcoll_f
   end do
   call river_pcoll_disk_ranks(MPI_COMM_WORLD, pc, dranks(1:nranks - 1), ierr)
   call check(ierr == RIVER_EINVAL, 'disk ranks: too few entries')
+  deallocate(dranks)
   call river_pcoll_schema(pc, s2)
   call river_schema_equal(s, s2, eq)
   call check(eq, 'pcoll schema equals the one written')
