@@ -313,6 +313,24 @@ static MPI_Comm group(int n)
 
 /* ------------------------------------------------------------- source */
 
+/* 1 on every rank if all of WORLD's ranks share one node (as MPI sees
+ * nodes), else 0: timing checks hold only there (tests/nodes/ runs this
+ * test on emulated nodes, over TCP on the same cores). Collective. */
+static int world_on_one_node(void)
+{
+  MPI_Comm node;
+  int nsize = 0, world_n = 0, mine, all = 0;
+
+  MPI_Comm_size(MPI_COMM_WORLD, &world_n);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                      MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &nsize);
+  MPI_Comm_free(&node);
+  mine = nsize == world_n;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
 static void test_source(void)
 {
   static const river_gd_policy pols[] = {RIVER_GD_BALANCED,
@@ -425,15 +443,7 @@ static void test_source(void)
      * clients' timing changes which blocks a disk gets next (200
      * against 142 in one run under load), so there the ratio is
      * reported, not asserted; every read above is checked either way. */
-    MPI_Comm node;
-    int nsize = 0, world_n = 0, one_node = 0, mine;
-    MPI_Comm_size(MPI_COMM_WORLD, &world_n);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
-                        MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
-    mine = nsize == world_n;
-    MPI_Allreduce(&mine, &one_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int one_node = world_on_one_node();
     if (wrank == 0) {
       printf("every n: seeks %llu with run_blocks 0, %llu with %d%s\n",
              (unsigned long long)seeks_all[0],
@@ -482,6 +492,7 @@ static void test_roles(void)
  * evens the clients out, the fixed mirror does not. */
 static void test_balance(void)
 {
+  int one_node = world_on_one_node();   /* every world rank, first */
   MPI_Comm c = group(6);
   int disk_ranks[3] = {0, 1, 2}, client_ranks[3] = {3, 4, 5}, pol;
   int attempt, done = 0;
@@ -544,7 +555,15 @@ static void test_balance(void)
      * machine; the benchmark measures it properly), and sooner than the
      * fixed mirror's slowest client, which reads only the slow disk. */
     done = hi - lo < 0.15 * hi && hi < 0.85 * nhi && nhi - nlo > 0.3 * nhi;
-    if (done || attempt == 3) {
+    /* Timing across emulated nodes (TCP on the same 2 cores) is the
+     * benchmark's to judge: reported there, not asserted (the fixed
+     * mirror's clients came out within 30% of each other once). */
+    if (!one_node) {
+      printf("balance: gd %.3f %.3f %.3f, nogd %.3f %.3f %.3f (ranks on "
+             "several nodes: not asserted)\n", secs[0][0], secs[0][1],
+             secs[0][2], secs[1][0], secs[1][1], secs[1][2]);
+      done = 1;
+    } else if (done || attempt == 3) {
       MT_CHECK(hi - lo < 0.15 * hi);
       MT_CHECK(hi < 0.85 * nhi);
       MT_CHECK(nhi - nlo > 0.3 * nhi);
