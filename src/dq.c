@@ -8,7 +8,6 @@
  * side in dq_consumer.c.
  */
 #include "dq_internal.h"
-#include "rma.h"
 
 #include <limits.h>
 #include <stdint.h>

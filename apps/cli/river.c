@@ -236,10 +236,13 @@ static int hello_queue(int *path)
     rc = rc != RIVER_SUCCESS ? rc : r2;
   } else {
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
-      int v;
-      memcpy(&v, recs, sizeof v);
+      size_t k;
+      for (k = 0; k < n; k++) {
+        int v;
+        memcpy(&v, (const char *)recs + k * sizeof v, sizeof v);
+        sum += v;
+      }
       got += (int)n;
-      sum += v;
     }
     rc = rc == RIVER_EOS && got == size - 1 && sum == size * (size - 1) / 2
          ? RIVER_SUCCESS : rc == RIVER_EOS ? RIVER_ECORRUPT : rc;
