@@ -52,8 +52,9 @@
 ! the module function (river_module_fn); the context calls take it as
 ! their first argument.
 !
-! river/wait.h (river_wait, river_waitall) has no Fortran binding: with
-! mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in a loop.
+! river/wait.h (river_wait, river_waitall, river_watchdog_fired) has no
+! Fortran binding: with mpi_f08, use MPI_Wait/MPI_Waitall, or MPI_Test in
+! a loop; a River call that returns RIVER_ETIMEDOUT says the watchdog fired.
 module river
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm, MPI_Request

@@ -425,6 +425,8 @@ static int drain(river_dq *q)
                                                 + (q->closed ? 1 : 0);
   for (p = 0; p < q->nprod; p++)
     q->count_out[2 * (size_t)q->prod_rank[p] + 1] = river__dq_cw_sent_to(q, p);
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Ialltoall(q->count_out, 2, MPI_UINT64_T, q->count_in, 2,
                     MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
     return RIVER_EMPI;

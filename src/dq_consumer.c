@@ -32,6 +32,8 @@ static int post_recv(river_dq *q, int k)
   int src = k < q->nrslots ? MPI_ANY_SOURCE : q->prod_rank[k - q->nrslots];
   int tag = k < q->nrslots ? DQ_TAG_DATA : DQ_TAG_EOS;
 
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Irecv(recv_slot(q, k), (int)q->message_size, MPI_BYTE, src,
                 tag, q->comm, &q->rreq[k]) != MPI_SUCCESS) {
     river__error("dq: MPI_Irecv failed");

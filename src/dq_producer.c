@@ -350,6 +350,8 @@ static int choose_consumer(river_dq *q, int b, int *c)
 static int isend(river_dq *q, const void *buf, size_t len, int c,
                  int tag, int req)
 {
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Isend(buf, (int)len, MPI_BYTE, q->cons_rank[c], tag, q->comm,
                 &q->sreq[req]) != MPI_SUCCESS) {
     river__error("dq: MPI_Isend to rank %d failed", q->cons_rank[c]);

@@ -388,6 +388,8 @@ static int abort_open(river_flow *f, struct river__run *r)
 {
   int i;
 
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Comm_dup(f->comm, &r->abort_comm) != MPI_SUCCESS)
     return RIVER_EMPI;
   r->abort_rx = malloc((size_t)f->size * sizeof *r->abort_rx);
@@ -506,6 +508,8 @@ static int stage_comms(river_flow *f, struct river__run *r)
     r->stage_comm[i] = MPI_COMM_NULL;
   for (i = 0; i < f->nstages; i++) {
     k = instance_on(&f->stages[i], f->rank);
+    if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+      return RIVER_ETIMEDOUT;
     if (MPI_Comm_split(f->comm, k >= 0 ? 0 : MPI_UNDEFINED, k,
                        &r->stage_comm[i]) != MPI_SUCCESS)
       return RIVER_EMPI;

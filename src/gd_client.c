@@ -111,6 +111,8 @@ static int ask_piece(river_gd *gd, struct gd_part *mp, int s, int c,
     mp->probe_at = b + GD_PROBE_EVERY;
     mp->probes++;
   }
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Irecv(sl->buf, (int)(GD_HDR + gd->msg_bytes), MPI_BYTE,
                 MPI_ANY_SOURCE, GD_TAG_DATA, gd->comm, &sl->rreq)
           != MPI_SUCCESS
@@ -375,6 +377,8 @@ static int send_report(river_gd *gd, const struct gd_part *mp,
   rp->msg.partition = mp->p;
   rp->msg.copy = GD_MSG_PROGRESS;
   rp->msg.progress = (double)mp->received / (double)mp->nblocks;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   return MPI_Isend(&rp->msg, (int)sizeof rp->msg, MPI_BYTE,
                    gd->disk_rank[river__gd_disk_of(gd, mp->p, c)],
                    GD_TAG_REQ, gd->comm, &rp->sreq) == MPI_SUCCESS
@@ -1038,6 +1042,8 @@ static int end_game(river_gd *gd, struct gd_part *mp, int *busy)
   mp->cmsg.target = best->copy;
   mp->cmsg.block = best->block;
   server = gd->disk_rank[river__gd_disk_of(gd, mp->p, best->copy)];
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Isend(&mp->cmsg, (int)sizeof mp->cmsg, MPI_BYTE, server,
                 GD_TAG_REQ, gd->comm, &mp->csreq) != MPI_SUCCESS)
     return RIVER_EMPI;
@@ -1086,6 +1092,8 @@ static int send_dones(river_gd *gd)
   for (i = 0; i < gd->nmine * gd->repl; i++)
     gd->reports[i].due = 0;
   gd->reports_due = 0;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   for (i = 0; i < gd->nservers; i++) {
     memset(&gd->done_msg[i], 0, sizeof gd->done_msg[i]);
     gd->done_msg[i].partition = -1;

@@ -14,6 +14,8 @@
 
 static int post_req(river_gd *gd)
 {
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   return MPI_Irecv(&gd->rmsg, (int)sizeof gd->rmsg, MPI_BYTE, MPI_ANY_SOURCE,
                    GD_TAG_REQ, gd->comm, &gd->rreq) == MPI_SUCCESS
              ? RIVER_SUCCESS : RIVER_EMPI;
@@ -176,6 +178,8 @@ static int send_block(river_gd *gd, struct gd_send *sl)
               ? client_lag(gd, dk, h.partition) : 0;
   memcpy(sl->buf, &h, sizeof h);
   sl->held = 0;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Isend(sl->buf, sl->len, MPI_BYTE, sl->dest, GD_TAG_DATA, gd->comm,
                 &sl->req) != MPI_SUCCESS)
     return RIVER_EMPI;

@@ -316,24 +316,51 @@ struct side {
   uint64_t off, bytes;
 };
 
-/* One round: send this rank's items for `to`, receive from `from`. */
+/* What a round's messages are sent from and received into, on the heap
+ * with the chunk buffers: a wait the watchdog ends leaves them to MPI
+ * (river__orphan), never a stack frame that is gone (src/agree.c). */
+struct ship_wire {
+  struct ship_head sh, rh;
+  int sn, rn;
+  char *sbuf, *rbuf;   /* SHIP_CHUNK each */
+};
+
+/* Post a receive of rn bytes into rp (none if NULL) from `from` and a
+ * send of sn bytes at sp (none if NULL) to `to`, and wait for both. */
+static int ship_exchange(river_pcoll *pc, void *rp, int rn, int from,
+                         const void *sp, int sn, int to)
+{
+  MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int w;
+
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
+  if ((rp && MPI_Irecv(rp, rn, MPI_BYTE, from, SHIP_TAG, pc->comm, &req[0])
+                 != MPI_SUCCESS)
+      || (sp && MPI_Isend(sp, sn, MPI_BYTE, to, SHIP_TAG, pc->comm, &req[1])
+                    != MPI_SUCCESS))
+    return RIVER_EMPI;
+  w = river_waitall(2, req);
+  return w == RIVER_SUCCESS || w == RIVER_ETIMEDOUT ? w : RIVER_EMPI;
+}
+
+/* One round: send this rank's items for `to`, receive from `from`.
+ * RIVER_EMPI or RIVER_ETIMEDOUT: the rounds cannot go on. */
 static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
-                      int to, int from, char *sbuf, char *rbuf)
+                      int to, int from, struct ship_wire *w)
 {
   struct side s = {to, 0, 0, 0, -1, 0, 0}, r = {from, 0, 0, 0, -1, 0, 0};
-  struct ship_head sh, rh;
   struct inbound in = {-1, 0, "", ""};
-  MPI_Request req[2];
+  char *sbuf = w->sbuf, *rbuf = w->rbuf;
   int i, k, rc = RIVER_SUCCESS, e, sn, rn;
 
   for (i = 0; i < nitems; i++)
     s.n += items[i].to == to;
-  req[0] = req[1] = MPI_REQUEST_NULL;
-  if (MPI_Irecv(&r.n, 1, MPI_INT, from, SHIP_TAG, pc->comm, &req[0])
-          != MPI_SUCCESS
-      || MPI_Isend(&s.n, 1, MPI_INT, to, SHIP_TAG, pc->comm, &req[1])
-             != MPI_SUCCESS || river_waitall(2, req) != RIVER_SUCCESS)
-    return RIVER_EMPI;
+  w->sn = s.n;
+  if ((e = ship_exchange(pc, &w->rn, (int)sizeof w->rn, from, &w->sn,
+                         (int)sizeof w->sn, to)) != RIVER_SUCCESS)
+    return e;
+  r.n = w->rn;
   k = -1;   /* the current outgoing item's index in items */
   while (s.i < s.n || r.i < r.n) {
     const void *sp = NULL;
@@ -342,12 +369,12 @@ static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
     if (s.i < s.n && !s.head_done) {
       for (k++; items[k].to != to; k++)
         ;
-      e = outbound_open(pc, &items[k], &sh, &s.fd);
+      e = outbound_open(pc, &items[k], &w->sh, &s.fd);
       rc = rc == RIVER_SUCCESS ? e : rc;
       s.off = 0;
-      s.bytes = sh.bytes;
-      sp = &sh;
-      sn = (int)sizeof sh;
+      s.bytes = w->sh.bytes;
+      sp = &w->sh;
+      sn = (int)sizeof w->sh;
     } else if (s.i < s.n) {
       size_t n = s.bytes - s.off < SHIP_CHUNK ? (size_t)(s.bytes - s.off)
                                               : SHIP_CHUNK;
@@ -358,23 +385,18 @@ static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
       sn = (int)n;
     }
     if (r.i < r.n && !r.head_done) {
-      rp = &rh;
-      rn = (int)sizeof rh;
+      rp = &w->rh;
+      rn = (int)sizeof w->rh;
     } else if (r.i < r.n) {
       rp = rbuf;
       rn = (int)(r.bytes - r.off < SHIP_CHUNK ? r.bytes - r.off : SHIP_CHUNK);
     }
-    req[0] = req[1] = MPI_REQUEST_NULL;
-    if ((rp && MPI_Irecv(rp, rn, MPI_BYTE, from, SHIP_TAG, pc->comm, &req[0])
-                   != MPI_SUCCESS)
-        || (sp && MPI_Isend(sp, sn, MPI_BYTE, to, SHIP_TAG, pc->comm,
-                            &req[1]) != MPI_SUCCESS)
-        || river_waitall(2, req) != RIVER_SUCCESS) {
-      rc = RIVER_EMPI;
+    if ((e = ship_exchange(pc, rp, rn, from, sp, sn, to)) != RIVER_SUCCESS) {
+      rc = e;
       break;
     }
     /* The sending side moves on. */
-    if (sp == &sh)
+    if (sp == &w->sh)
       s.head_done = 1;
     if (s.i < s.n && s.head_done && s.off >= s.bytes) {
       if (s.fd >= 0)
@@ -384,11 +406,11 @@ static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
       s.i++;
     }
     /* The receiving side. */
-    if (rp == &rh) {
+    if (rp == &w->rh) {
       r.head_done = 1;
       r.off = 0;
-      r.bytes = rh.bytes;
-      e = inbound_open(pc, &rh, &in);
+      r.bytes = w->rh.bytes;
+      e = inbound_open(pc, &w->rh, &in);
       rc = rc == RIVER_SUCCESS ? e : rc;
     } else if (rp) {
       e = inbound_write(pc, &in, rbuf, (size_t)rn);
@@ -396,7 +418,7 @@ static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
       r.off += (uint64_t)rn;
     }
     if (r.i < r.n && r.head_done && r.off >= r.bytes) {
-      if (rh.status == RIVER_SUCCESS) {
+      if (w->rh.status == RIVER_SUCCESS) {
         e = inbound_close(pc, &in);
         rc = rc == RIVER_SUCCESS ? e : rc;
       }
@@ -416,7 +438,7 @@ static int ship_round(river_pcoll *pc, struct ship_item *items, int nitems,
 int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts)
 {
   struct ship_item *items = NULL;
-  char *sbuf = NULL, *rbuf = NULL;
+  struct ship_wire *w;
   int nitems = 0, k, i, rc, e;
 
   if (!river__pcoll_node_local(pc->disks))
@@ -427,19 +449,28 @@ int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts)
   if (pc->rank == 0)
     warn_one_node(pc);
   rc = list_items(pc, parts, nparts, &items, &nitems);
-  sbuf = malloc(SHIP_CHUNK);
-  rbuf = malloc(SHIP_CHUNK);
-  if (rc == RIVER_SUCCESS && (sbuf == NULL || rbuf == NULL))
+  if ((w = calloc(1, sizeof *w)) != NULL) {
+    w->sbuf = malloc(SHIP_CHUNK);
+    w->rbuf = malloc(SHIP_CHUNK);
+  }
+  if (rc == RIVER_SUCCESS && (w == NULL || w->sbuf == NULL || w->rbuf == NULL))
     rc = RIVER_ENOMEM;
   rc = river__agree(pc->comm, rc);
   /* Every round runs on every rank: a file that failed is drained by
    * its receiver, and the outcome is agreed at the end. */
   for (k = 1, e = rc; e == RIVER_SUCCESS && k < pc->size; k++) {
     int got = ship_round(pc, items, nitems, (pc->rank + k) % pc->size,
-                         (pc->rank - k + pc->size) % pc->size, sbuf, rbuf);
-    if (got == RIVER_EMPI)
+                         (pc->rank - k + pc->size) % pc->size, w);
+    if (got == RIVER_EMPI || got == RIVER_ETIMEDOUT)
       e = got;   /* the rounds cannot go on */
     rc = rc == RIVER_SUCCESS ? got : rc;
+  }
+  if (e == RIVER_ETIMEDOUT) {   /* MPI may still write them */
+    river__orphan(w->sbuf);
+    river__orphan(w->rbuf);
+    river__orphan(w);
+    free(items);
+    return e;
   }
   /* Tests: fail or kill with every copy sent and received. */
   if (rc == RIVER_SUCCESS && river__test_fault("commit-ship") != 0)
@@ -452,8 +483,11 @@ int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts)
                   "node): %s", pc->info.name, items[i].path, items[i].disk,
                   strerror(errno));
   free(items);
-  free(sbuf);
-  free(rbuf);
+  if (w != NULL) {
+    free(w->sbuf);
+    free(w->rbuf);
+  }
+  free(w);
   return rc;
 }
 

@@ -78,9 +78,11 @@ int river__dq_timeout(river_dq *q, const char *what);
 extern void (*river__backoff_hook)(void);
 
 /* River's collectives (src/agree.c): the MPI collective of the same name,
- * started nonblocking and waited for with river_wait, so that ranks
- * waiting for a late one back off instead of spinning. RIVER_SUCCESS, or
- * RIVER_EMPI if MPI fails. gather/allgather: count items from each rank. */
+ * started nonblocking on heap copies of the buffers and waited for with
+ * river_wait, so that ranks waiting for a late one back off instead of
+ * spinning. RIVER_SUCCESS, RIVER_EMPI if MPI fails, or RIVER_ETIMEDOUT
+ * if the watchdog ended the wait or had fired before (nothing started).
+ * gather/allgather: count items from each rank. */
 int river__comm_dup(MPI_Comm comm, MPI_Comm *out);
 int river__barrier(MPI_Comm comm);
 int river__bcast(void *buf, int count, MPI_Datatype type, int root,
@@ -98,7 +100,8 @@ int river__allreduce(const void *in, void *out, int count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm);
 
 /* Agree on a collective outcome over comm: every rank gets the most
- * negative rc of any rank (RIVER_EMPI if the reduction fails). */
+ * negative rc of any rank (RIVER_EMPI if the reduction fails,
+ * RIVER_ETIMEDOUT if the watchdog ended it). */
 int river__agree(MPI_Comm comm, int rc);
 
 /* Agree that every rank of comm passed the same n (<= RIVER_AGREE_SAME_MAX)

@@ -378,6 +378,8 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
   void *base = NULL;
   int rc = RIVER_SUCCESS, locked = 0, lock, lrc, shared, mrc;
 
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (size < 0 || (size_t)size != bytes) {
     river__error("window: %zu bytes are too many", bytes);
     rc = RIVER_EINVAL;
@@ -441,6 +443,8 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
     rc = RIVER_EMPI;
   }
   if ((rc = river__agree(comm, rc)) != RIVER_SUCCESS) {
+    if (rc == RIVER_ETIMEDOUT)
+      return rc;   /* left to MPI: freeing it would wait for ever */
     if (locked)
       MPI_Win_unlock_all(w);
     MPI_Win_free(&w);
@@ -453,8 +457,8 @@ int river__win_allocate(MPI_Comm comm, size_t bytes, int disp_unit,
 
 void river__win_free(MPI_Win *win)
 {
-  if (*win == MPI_WIN_NULL)
-    return;
+  if (*win == MPI_WIN_NULL || river__watchdog_fired())
+    return;   /* after the watchdog: collective, it would wait for ever */
   MPI_Win_unlock_all(*win);
   MPI_Win_free(win);
   *win = MPI_WIN_NULL;

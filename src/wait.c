@@ -185,6 +185,14 @@ int river__watchdog_fired(void)
   return watchdog_fired;
 }
 
+int river_watchdog_fired(int *fired)
+{
+  if (fired == NULL)
+    return RIVER_EINVAL;
+  *fired = watchdog_fired;
+  return RIVER_SUCCESS;
+}
+
 void river__progress(void)
 {
   progress_n++;

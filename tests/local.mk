@@ -221,6 +221,7 @@ mpi_tests = \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_dq_msg_mpi.mpi \
+	tests/mpi/test_watchdog_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
 	tests/mpi/test_flow_mpi.mpi \
 	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi \
@@ -276,6 +277,9 @@ tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_msg_mpi_mpi_SOURCES = tests/mpi/test_dq_msg_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_dq_msg_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_watchdog_mpi_mpi_SOURCES = tests/mpi/test_watchdog_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_watchdog_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h \
 	src/gd_alloc.c
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la

@@ -63,8 +63,11 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
 int cli_agree(int rc)
 {
   MPI_Request req;
-  int all = rc, w;
+  int all = rc, w, fired = 0;
 
+  /* After the watchdog nothing new may start (river_watchdog_fired). */
+  if (river_watchdog_fired(&fired) == RIVER_SUCCESS && fired)
+    return RIVER_ETIMEDOUT;
   if (MPI_Iallreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req)
           != MPI_SUCCESS)
     return RIVER_EMPI;
@@ -76,10 +79,13 @@ int cli_agree(int rc)
 int cli_bcast(void *buf, int bytes)
 {
   MPI_Request req;
+  int w, fired = 0;
 
+  if (river_watchdog_fired(&fired) == RIVER_SUCCESS && fired)
+    return RIVER_ETIMEDOUT;
   if (MPI_Ibcast(buf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req)
-          != MPI_SUCCESS
-      || river_wait(&req, MPI_STATUS_IGNORE) != RIVER_SUCCESS)
+          != MPI_SUCCESS)
     return RIVER_EMPI;
-  return RIVER_SUCCESS;
+  w = river_wait(&req, MPI_STATUS_IGNORE);
+  return w == RIVER_SUCCESS || w == RIVER_ETIMEDOUT ? w : RIVER_EMPI;
 }

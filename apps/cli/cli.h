@@ -22,12 +22,14 @@ int cli_parse_u64(const char *opt, const char *val, uint64_t min,
                         uint64_t max, int allow_suffix, uint64_t *out);
 
 /* Every rank gets the most negative rc of any rank (RIVER_EMPI if the
- * reduction fails, RIVER_ETIMEDOUT if the watchdog ended its wait).
+ * reduction fails, RIVER_ETIMEDOUT if the watchdog ended its wait or
+ * had fired before: then nothing is started).
  * Waits backing off, like every wait of River's. */
 int cli_agree(int rc);
 
 /* Rank 0's `bytes` bytes at buf, on every rank of MPI_COMM_WORLD
- * (RIVER_SUCCESS or RIVER_EMPI). Waits backing off. */
+ * (RIVER_SUCCESS, RIVER_EMPI, or RIVER_ETIMEDOUT as cli_agree). Waits
+ * backing off. */
 int cli_bcast(void *buf, int bytes);
 
 /* Load the flow spec at path with params kv[0..nkv) (key=value), run it

@@ -32,6 +32,16 @@ RIVER_API int river_wait(MPI_Request *req, MPI_Status *status);
  * watchdog as for river_wait. */
 RIVER_API int river_waitall(int n, MPI_Request *reqs);
 
+/* *fired = 1 once the watchdog has ended a wait of this process (some
+ * River call returned RIVER_ETIMEDOUT), else 0. From then on River
+ * starts no MPI operation: every call that would communicate returns
+ * RIVER_ETIMEDOUT at once, because a collective or message started
+ * after an abandoned one would be matched with it out of step. A
+ * program that sees it set should start none either on communicators it
+ * shares with River's calls, and end the job (MPI_Abort). RIVER_EINVAL
+ * if fired is NULL. Not collective. */
+RIVER_API int river_watchdog_fired(int *fired);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@ static void test_badparam_core(void **state)
   assert_int_equal(river_init(&argc, NULL), RIVER_EINVAL);
   assert_int_equal(river_init(NULL, &argv), RIVER_EINVAL);
   assert_int_equal(river_initialized(NULL), RIVER_EINVAL);
+  assert_int_equal(river_watchdog_fired(NULL), RIVER_EINVAL);
   /* Finalize without init is a state error, not a crash. */
   assert_int_equal(river_finalize(), RIVER_ESTATE);
 
