@@ -222,8 +222,11 @@ static int alloc_buffers(river_dq *q)
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
     q->nring = q->credits * np;
     q->nrslots = posted_data_receives(q);
-    q->nrreq = q->nrslots + np;
+    q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_internal.h) */
     q->rbuf = msg_buffers(((size_t)q->nrreq + 1) * q->stride);
+    q->eos_buf = calloc((size_t)np, sizeof *q->eos_buf);
+    q->eos_req = calloc((size_t)np, sizeof *q->eos_req);
+    q->eos_req_buf = calloc((size_t)np, sizeof *q->eos_req_buf);
     q->rptr = calloc((size_t)q->nrreq, sizeof *q->rptr);
     q->rreq = calloc((size_t)q->nrreq, sizeof(MPI_Request));
     q->ridx = calloc((size_t)q->nrreq, sizeof(int));
@@ -236,7 +239,7 @@ static int alloc_buffers(river_dq *q)
     q->released = calloc((size_t)np, sizeof *q->released);
     ok = q->rbuf && q->rptr && q->rreq && q->ridx && q->rstat && q->ring
          && q->next && q->eos_full && q->held_by && q->code_sent
-         && q->released;
+         && q->released && q->eos_buf && q->eos_req && q->eos_req_buf;
     if (ok) {
       q->eos_seq = q->next + np;
       q->arrived = q->next + 2 * np;
@@ -264,6 +267,8 @@ static int alloc_buffers(river_dq *q)
 /* Free the queue's MPI objects (collective where they are) and memory. */
 static void free_queue(river_dq *q)
 {
+  int p;
+
   river__dq_credits_free(q);
   if (q->comm != MPI_COMM_NULL)
     MPI_Comm_free(&q->comm);
@@ -282,6 +287,13 @@ static void free_queue(river_dq *q)
   free(q->count);
   free(q->code);
   free(q->rbuf);
+  for (p = 0; q->eos_buf != NULL && p < q->nprod; p++)
+    free(q->eos_buf[p]);
+  free(q->eos_buf);
+  for (p = 0; q->eos_req_buf != NULL && p < q->n_eos_req; p++)
+    free(q->eos_req_buf[p]);
+  free(q->eos_req);
+  free(q->eos_req_buf);
   free(q->rptr);
   free(q->rreq);
   free(q->ridx);

@@ -2,7 +2,10 @@
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
  * dq_internal.h). Receives are posted at create into the slots of
  * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL: credits x
- * nproducers), then one EOS per producer. A DATA message that completes
+ * nproducers). An EOS has no receive posted: MPI_Improbe finds it, and
+ * it is received into a buffer of its own size (a bare header into
+ * q's, one with records into a message buffer allocated then and freed
+ * at its release). A DATA message that completes
  * waits in its producer's ring (q->ring, index seq mod credits) until it
  * is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out
@@ -17,12 +20,14 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Receive slot k's buffer (slots swap buffers with the spare: deliver). */
+/* Receive slot k's buffer (slots swap buffers with the spare: deliver);
+ * slot nrslots + p is producer p's EOS with records. */
 static unsigned char *recv_slot(const river_dq *q, int k)
 {
-  return q->rptr[k];
+  return k < q->nrslots ? q->rptr[k] : q->eos_buf[k - q->nrslots];
 }
 
 /* Post receive slot k: a slot below nrslots takes DATA from any
@@ -249,17 +254,20 @@ static int pace_idle(river_dq *q)
   return return_one_held(q);
 }
 
-/* File the message that completed in receive slot k (status st): a DATA
- * message into its producer's ring, an EOS into eos_seq. RIVER_ECORRUPT
- * (logged) for a message River did not send. */
-static int file_arrival(river_dq *q, int k, const MPI_Status *st)
+/* File the message that arrived in buf (status st): a DATA message (in
+ * receive slot k) into its producer's ring, an EOS (k -1) into eos_seq,
+ * and an EOS's records, if any, into eos_buf (buf is then the queue's,
+ * else the caller's to free). RIVER_ECORRUPT (logged) for a message
+ * River did not send. */
+static int file_arrival(river_dq *q, int k, unsigned char *buf,
+                        const MPI_Status *st)
 {
   struct dq_hdr h;
-  int bytes = 0, eos = k >= q->nrslots;
+  int bytes = 0, eos = k < 0;
   uint64_t p;
   uint32_t flags;
 
-  memcpy(&h, recv_slot(q, k), sizeof h);
+  memcpy(&h, buf, sizeof h);
   MPI_Get_count(st, MPI_BYTE, &bytes);
   flags = q->policy == RIVER_DQ_PULL ? DQ_FIRST | DQ_LAST
           : q->policy == RIVER_DQ_PUSH && !eos ? DQ_STATIC : 0u;
@@ -269,7 +277,7 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
       || (h.kind & DQ_KIND_MASK)
          != (eos ? DQ_KIND_EOS : DQ_KIND_DATA)
       || (h.kind & ~(DQ_KIND_MASK | flags))
-      || (eos && p != (uint64_t)(k - q->nrslots))
+      || (eos && (q->eos_seq[p] != DQ_UNKNOWN || q->eos_buf[p] != NULL))
       || h.nrecords > q->per_msg || (!eos && h.nrecords == 0)
       || (uint64_t)bytes != DQ_HDR_SIZE + h.nrecords * q->record_size
       || h.seq < q->next[p]
@@ -294,6 +302,8 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
   if (eos) {
     q->eos_seq[p] = h.seq;
     q->eos_full[p] = h.nrecords > 0;
+    if (h.nrecords > 0)
+      q->eos_buf[p] = buf;
     q->nwaiting += h.nrecords > 0;
     /* Pacing: nothing more comes from p; its held credits bound no
      * more, and the others' bound shrinks with live. */
@@ -307,6 +317,81 @@ static int file_arrival(river_dq *q, int k, const MPI_Status *st)
     q->nwaiting++;
   }
   return RIVER_SUCCESS;
+}
+
+/* File EOS receive i of those in flight, completed with status st, and
+ * drop it from the list. */
+static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
+{
+  unsigned char *buf = q->eos_req_buf[i];
+  struct dq_hdr h;
+  int rc;
+
+  memcpy(&h, buf, sizeof h);   /* whole: it came with records */
+  rc = file_arrival(q, -1, buf, st);
+  if (rc != RIVER_SUCCESS || q->eos_buf[h.producer] != buf)
+    free(buf);   /* refused: not filed into eos_buf */
+  q->n_eos_req--;
+  q->eos_req[i] = q->eos_req[q->n_eos_req];
+  q->eos_req_buf[i] = q->eos_req_buf[q->n_eos_req];
+  return rc;
+}
+
+/* The EOS messages: take in those whose receive completed, then match
+ * those that came (MPI_Improbe, any producer) and receive each into a
+ * buffer of its size: a bare header at once into q->eos_in (it came
+ * whole: it is one header), one with records into a message buffer of
+ * its own, nonblocking (a large one needs its producer's progress). One
+ * EOS per producer, so at most nprod are in flight. */
+static int eos_progress(river_dq *q)
+{
+  MPI_Message m;
+  MPI_Status st;
+  unsigned char *buf;
+  int i, flag = 0, bytes = 0, rc = RIVER_SUCCESS, r;
+
+  for (i = 0; i < q->n_eos_req; i++) {
+    if (MPI_Test(&q->eos_req[i], &flag, &st) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (flag) {
+      river__progress();
+      if ((r = eos_arrived(q, i--, &st)) != RIVER_SUCCESS)
+        rc = r;
+    }
+  }
+  for (;;) {
+    if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+      return RIVER_ETIMEDOUT;
+    if (MPI_Improbe(MPI_ANY_SOURCE, DQ_TAG_EOS, q->comm, &flag, &m, &st)
+        != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!flag)
+      return rc;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    if (bytes >= 0 && (size_t)bytes <= sizeof q->eos_in) {
+      if (MPI_Mrecv(q->eos_in, bytes, MPI_BYTE, &m, &st) != MPI_SUCCESS)
+        return RIVER_EMPI;
+      river__progress();
+      if ((r = file_arrival(q, -1, (unsigned char *)q->eos_in, &st))
+          != RIVER_SUCCESS)
+        rc = r;
+      continue;
+    }
+    /* Records with it: at most message_size bytes (a longer one is
+     * received whole and refused by file_arrival), on a page as every
+     * message buffer (dq_internal.h, DQ_PAGE). */
+    if (q->n_eos_req >= q->nprod
+        || posix_memalign((void **)&buf, DQ_PAGE, (size_t)bytes) != 0) {
+      river__error("dq: no memory for an end of stream of %d bytes", bytes);
+      return RIVER_ENOMEM;
+    }
+    if (MPI_Imrecv(buf, bytes, MPI_BYTE, &m, &q->eos_req[q->n_eos_req])
+        != MPI_SUCCESS) {
+      free(buf);
+      return RIVER_EMPI;
+    }
+    q->eos_req_buf[q->n_eos_req++] = buf;
+  }
 }
 
 /* Take in every receive that has completed. */
@@ -325,8 +410,11 @@ int river__dq_recv_progress(river_dq *q)
   if (n > 0)
     river__progress();
   for (i = 0; i < n; i++)
-    if ((r = file_arrival(q, q->ridx[i], &q->rstat[i])) != RIVER_SUCCESS)
+    if ((r = file_arrival(q, q->ridx[i], recv_slot(q, q->ridx[i]),
+                          &q->rstat[i])) != RIVER_SUCCESS)
       rc = r;
+  if ((r = eos_progress(q)) != RIVER_SUCCESS)
+    rc = r;
   return rc;
 }
 
@@ -373,6 +461,11 @@ int river__dq_cancel_recvs(river_dq *q)
       rc = RIVER_EMPI;
   if (q->nrreq > 0 && river_waitall(q->nrreq, q->rreq) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
+  /* An EOS receive in flight was matched: it cannot be cancelled, and
+   * completes as its producer's message comes (q frees its buffer). */
+  if (q->n_eos_req > 0 && river_waitall(q->n_eos_req, q->eos_req)
+                              != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
   return rc;
 }
 
@@ -407,8 +500,12 @@ static int release_held(river_dq *q)
 {
   if (q->held < 0)
     return RIVER_SUCCESS;
-  if (q->held < q->nrslots)
+  if (q->held < q->nrslots) {
     q->spare = q->lent;
+  } else {   /* an EOS's records: its buffer was its own */
+    q->eos_buf[q->held - q->nrslots] = NULL;
+    free(q->lent);
+  }
   q->held = -1;
   q->lent = NULL;
   return RIVER_SUCCESS;

@@ -70,9 +70,17 @@
  * and free slots, whether every message the records would complete can be
  * sent now, and takes them only then.
  *
- * Consumer. nrslots DATA receives (ANY_SOURCE, tag 1) and one EOS
- * receive per producer (that producer, tag 2), each into a message_size
- * buffer, are posted at create. nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
+ * Consumer. nrslots DATA receives (ANY_SOURCE, tag 1), each into a
+ * message_size buffer, are posted at create; no EOS receive (tag 2) is
+ * posted (issue 41: one per producer, each a message_size buffer, made a
+ * consumer's memory grow with the producers, 256 MiB at 1,000 of them
+ * with the default 256 KiB, and put every producer's EOS request in
+ * each poll's MPI_Testsome). Each poll matches the EOS messages that
+ * came (MPI_Improbe, any source) and receives each into a buffer of its
+ * size: a bare header into the queue's own, one with records into a
+ * message buffer allocated then and freed when get's caller releases
+ * it (nonblocking, MPI_Imrecv: a large one needs its producer's
+ * progress). nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
  * sets it, 0 = all), at most credits x nproducers, which PULL always
  * posts: a DATA message beyond them waits at its producer (rendezvous:
  * MPI has only its header at the consumer) or, if small enough to go
@@ -189,14 +197,20 @@
  * re-posting the slot, so DATA messages from one producer in flight or
  * waiting at c never exceed credits (those beyond c's posted receives
  * wait unmatched: at the producer, or eager ones in MPI's buffers at
- * c), and each producer's one EOS has its own receive. Memory: a
- * producer holds (credits x targets + nfill) messages, a consumer
- * nrslots + nproducers + 1 (the spare).
+ * c). Memory: a producer holds (credits x targets + nfill) messages, a
+ * consumer nrslots + 1 (the spare) and one for each EOS with records it
+ * has received and not yet delivered (a producer sends one EOS to each
+ * consumer, with records only to the one that gets its last fill
+ * buffer: PUSH, STATIC, PULL one consumer per producer, EXCHANGE up to
+ * every consumer), plus a few words per producer (rings, counters).
  *
- * Why no deadlock: close waits only for its EOS sends, whose receives
- * are always posted, so they need nothing but MPI progress at the
- * receivers (every River wait loop and collective makes progress).
- * destroy waits for every send: a DATA send beyond the posted receives
+ * Why no deadlock: close waits for no send of its own beyond the DATA
+ * its last records need credits for; its EOS sends are only started,
+ * and destroy completes them. (It used to wait for them, which was safe
+ * while every EOS had a receive posted; without, two ranks closing
+ * queues to each other would each wait for the other to take its EOS:
+ * test_dq_mpi's one-to-one-3 hung so.) destroy waits for every send: a
+ * DATA send beyond the posted receives
  * completes once its consumer gets the messages before it, which a
  * consumer that reached EOS has done, and one that did not drops
  * undelivered messages in destroy (river__dq_drop_waiting) so that its
@@ -447,10 +461,18 @@ struct river_dq {
   uint64_t tag;                 /* river_dq_set_tag's, for messages sent */
 
   /* consumer */
-  int nrslots, nrreq;           /* posted DATA slots; + an EOS slot per
-                                   producer */
+  int nrslots, nrreq;           /* posted DATA slots (nrreq == nrslots);
+                                   slot nrslots + p: producer p's EOS */
   int nring;                    /* credits x producers: the rings */
   unsigned char *rbuf;          /* (nrreq + 1) x stride */
+  unsigned char **eos_buf;      /* per producer: its EOS with records,
+                                   received and not yet released, or NULL */
+  MPI_Request *eos_req;         /* nprod: EOS receives with records in
+                                   flight (matched by MPI_Improbe), the
+                                   first n_eos_req of them */
+  unsigned char **eos_req_buf;  /* nprod: their buffers */
+  int n_eos_req;
+  uint64_t eos_in[(DQ_HDR_SIZE + 7) / 8]; /* a bare EOS is received here */
   unsigned char **rptr;         /* nrreq: the buffer receive slot k uses */
   unsigned char *spare;         /* the buffer not in a slot: NULL while
                                    get has lent it out */

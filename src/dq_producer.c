@@ -443,23 +443,6 @@ static int step_slot(river_dq *q, int b)
   return RIVER_EAGAIN;
 }
 
-/* RIVER_EAGAIN while an EOS is in flight. Only the EOS sends: each has
- * a receive of its own posted at its consumer from create on, so they
- * complete with nothing but MPI progress there. A DATA send may wait
- * for its consumer to get a message and re-post a receive
- * (dq_internal.h, "Consumer"); destroy waits for those. */
-static int step_eos_sent(river_dq *q)
-{
-  int c, rc = river__dq_send_progress(q);
-
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  for (c = 0; c < q->ncons; c++)
-    if (q->sreq[q->nslots * q->fanout + c] != MPI_REQUEST_NULL)
-      return RIVER_EAGAIN;
-  return RIVER_SUCCESS;
-}
-
 typedef int (*step_fn)(river_dq *q, int b);
 
 /* Repeat step until it is done, progressing sends and backing off in
@@ -957,7 +940,11 @@ int river_dq_try_close(river_dq *q)
     q->closed = 1;
     q->unit_open = 0;
   }
-  if ((rc = step_eos_sent(q)) != RIVER_SUCCESS)
+  /* The EOS sends are not waited for: no receive is posted for them
+   * (dq_internal.h, "Consumer"), so one with records completes only
+   * when its consumer takes it in, and two ranks closing queues to each
+   * other would wait for each other. destroy completes them. */
+  if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
   q->close_done = 1;
   return RIVER_SUCCESS;
