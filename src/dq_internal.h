@@ -253,7 +253,9 @@
  * unit while it waits in put/end_unit/close: river/dq.h.) On the MSG
  * path a consumer may also hold units granted late, waiting behind the
  * one in progress (below): their producers wait for (b) until that unit
- * ends, which needs only its own producer, so they wait, not deadlock.
+ * ends, which needs its own producer only, unless that producer waits
+ * (through another queue) on a held unit's producer: then MSG waits for
+ * good where RMA does not (doc/design.md, "Credit paths").
  *
  * Destroy. Every rank tells every other (MPI_Alltoall) how many messages
  * it sent it; consumers wait (test + backoff) until all have arrived
