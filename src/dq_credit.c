@@ -30,19 +30,20 @@
  * applies what has come before it reads its own words (and in every
  * River wait of the rank: the backoff hook, below), so a claim needs the
  * producer to be in River now and then, as any queue call or wait is:
- * a producer busy outside River delays a claim, never loses one (but
- * the consumer that asked it asks no other producer meanwhile, unless
- * the producer has closed: msg_claim_answer; doc/design.md, "Credit
- * paths"). A
- * claim is atomic at the producer, so PULL's race for the last announced
- * unit (dq_internal.h) cannot happen on this path. A rank's words and
- * its own adds to them (a rank in both roles) are plain memory: River's
- * handles are single-threaded.
+ * a producer busy outside River delays its answer, never loses it, and
+ * meanwhile the consumer asks other producers (msg_claim: at most one
+ * claim in flight to each; a grant that comes late is still taken).
+ * A claim is atomic at the producer, so PULL's race for the last
+ * announced unit (dq_internal.h) cannot happen on this path. A rank's
+ * words and its own adds to them (a rank in both roles) are plain
+ * memory: River's handles are single-threaded.
  *
  * Destroy counts the credit messages (and claims) each rank sent each
  * other beside the data messages (dq.c, drain), an ADD still waiting
  * behind an unfinished send included: a producer serves until it has
- * had them all, everyone until its sends completed, so nothing of the
+ * had them all, everyone until its sends completed (a consumer's claim
+ * sends and reply receives too, one per producer at most, whether its
+ * answer was awaited or not: river__dq_cw_busy), so nothing of the
  * queue is in flight when its receive is cancelled (a count short of
  * what went is reported: river__dq_cw_check_sent).
  */
@@ -106,8 +107,9 @@ static int msg_alloc_pull(river_dq *q)
     q->claim_rep = calloc((size_t)np * 2, sizeof(uint64_t));
     q->claim_sreq = calloc((size_t)np, sizeof(MPI_Request));
     q->claim_rreq = calloc((size_t)np, sizeof(MPI_Request));
+    q->claim_at = calloc((size_t)np, sizeof(double));
     if (q->claim_rep == NULL || q->claim_sreq == NULL
-        || q->claim_rreq == NULL)
+        || q->claim_rreq == NULL || q->claim_at == NULL)
       return RIVER_ENOMEM;
     for (k = 0; k < np; k++)
       q->claim_sreq[k] = q->claim_rreq[k] = MPI_REQUEST_NULL;
@@ -243,6 +245,7 @@ void river__dq_credits_free(river_dq *q)
   free(q->claim_rep);
   free(q->claim_sreq);
   free(q->claim_rreq);
+  free(q->claim_at);
   free(q->claim_held);
 }
 
@@ -475,9 +478,32 @@ static int rma_claim(river_dq *q, int r, uint64_t *unit)
   return 1;
 }
 
-/* MSG: ask producer p for a unit (a CLAIM; the REPLY is taken by
- * msg_claim_answer), or claim at once where p is this rank. 1 and the
- * number in *unit if claimed now, 0 if not (asked, or nothing there). */
+/* MSG: how long a claim's answer may take before the consumer asks the
+ * next producer too. A producer answers in its next River call or wait
+ * step, and River's waits sleep at most 1 ms a step, so an answer not
+ * come in 10 ms means that producer is outside River (working, or
+ * blocked in MPI or elsewhere), not slow to reply. Once every answer
+ * awaited is that late, the idle consumer asks the next producer (then
+ * waits up to as long for that one), and takes whichever grant comes
+ * first. Not at the first poll without an answer: a round trip takes
+ * longer than a poll, and every ask beyond the first can bring this
+ * consumer a second unit, which then waits behind the first while
+ * other consumers may idle (msg_claim). */
+#define DQ_CLAIM_LATE 0.01
+
+/* MSG: 1 if producer p holds nothing more for this consumer: its end of
+ * stream came, and every message it sent here was delivered (a unit it
+ * granted here has a message not delivered yet, which only its claimer
+ * takes, after the grant: so its answer still awaited grants nothing). */
+static int drained(const river_dq *q, int p)
+{
+  return q->eos_seq[p] != DQ_UNKNOWN && q->next[p] == q->eos_seq[p]
+         && !q->eos_full[p];
+}
+
+/* MSG: ask producer p for a unit (a CLAIM; its REPLY is taken by
+ * msg_answers), or claim at once where p is this rank. 1 and the number
+ * in *unit if claimed now, 0 if not (asked, or nothing there). */
 static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
 {
   int r = q->prod_rank[p];
@@ -495,78 +521,124 @@ static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
     return RIVER_EMPI;
   q->cw_sent[p]++;
   q->claim_p = p;
-  q->claim_wait = 1;
+  q->claim_at[p] = river_wtime();
   return 0;
 }
 
-/* MSG: the answer to the claim awaited: 1 (claimed: *unit), 0 (none
- * there, or no answer yet: *waiting says which). A producer whose end
- * of stream came, with every message it sent here delivered, granted
- * this consumer nothing (a unit granted here would have messages not
- * delivered yet: only its claimer takes them): its answer is not
- * awaited, so a producer that closed and went on outside River holds
- * no one up. That answer stays posted (claim_rreq[p]; closed producers
- * are not asked again) and destroy completes it (river__dq_cw_busy). */
-static int msg_claim_answer(river_dq *q, uint64_t *unit, int *waiting)
+/* MSG: take in the answers that came (a grant stays in claim_rep until
+ * its unit is taken); *late: 1 unless some answer still awaited was
+ * asked for less than DQ_CLAIM_LATE ago. A drained producer's answer is
+ * not awaited: it stays posted (that producer has closed and is not
+ * asked again) and destroy completes it (river__dq_cw_busy), so a
+ * producer that closed and went on outside River holds no one up. */
+static int msg_answers(river_dq *q, int *late)
 {
-  int done = 0, p = q->claim_p;
+  double now = river_wtime();
+  int p, done;
 
-  *waiting = 0;
-  if (!q->claim_wait)
-    return 0;
-  if (MPI_Test(&q->claim_rreq[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  if (!done) {
-    if (q->eos_seq[p] != DQ_UNKNOWN && q->next[p] == q->eos_seq[p])
-      q->claim_wait = 0;
-    else
-      *waiting = 1;
-    return 0;
+  *late = 1;
+  for (p = 0; p < q->nprod; p++) {
+    if (q->claim_rreq[p] == MPI_REQUEST_NULL)
+      continue;
+    if (MPI_Test(&q->claim_rreq[p], &done, MPI_STATUS_IGNORE)
+        != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!done && !drained(q, p) && now - q->claim_at[p] < DQ_CLAIM_LATE)
+      *late = 0;
   }
-  q->claim_wait = 0;
-  *unit = q->claim_rep[2 * (size_t)p + 1];
-  return q->claim_rep[2 * (size_t)p] != 0;
+  return RIVER_SUCCESS;
+}
+
+/* MSG: a producer whose grant waits here, taking turns after the last
+ * unit's; -1 if none. */
+static int msg_granted(const river_dq *q)
+{
+  int i, p;
+
+  for (i = 1; i <= q->nprod; i++) {
+    p = (q->last_p + i) % q->nprod;
+    if (q->claim_rreq[p] == MPI_REQUEST_NULL && q->claim_rep[2 * (size_t)p])
+      return p;
+  }
+  return -1;
+}
+
+/* MSG: ask the next producer, after the one asked last, that has not
+ * closed (close waited for its last unit's claim) and has no claim of
+ * this consumer's in flight; where that is this rank, the claim is made
+ * at once and, if there is no unit, the next one is asked. 1 (claimed
+ * here: *pp, *unit), 0 (asked, or nobody to ask) or RIVER_EMPI. */
+static int msg_ask_next(river_dq *q, int *pp, uint64_t *unit)
+{
+  int i, p, got, from = q->claim_p >= 0 ? q->claim_p : q->last_p;
+
+  for (i = 1; i <= q->nprod; i++) {
+    p = (from + i) % q->nprod;
+    if (q->eos_seq[p] != DQ_UNKNOWN || q->claim_rreq[p] != MPI_REQUEST_NULL)
+      continue;
+    *pp = p;
+    got = msg_claim_ask(q, p, unit);
+    if (got != 0 || q->claim_rreq[p] != MPI_REQUEST_NULL)
+      return got;
+  }
+  q->claim_p = -1;
+  return 0;
+}
+
+/* MSG: an idle consumer's claim step: 1 (a unit: *pp, *unit), 0 (none
+ * yet) or RIVER_EMPI. A grant that came is taken first, however late it
+ * came: the producer gave that unit to this consumer alone. Else the
+ * next producer is asked, unless an answer awaited is not late yet. So
+ * at most one claim per producer is in flight, and a producer with a
+ * grant waiting here is not asked again before its unit is taken:
+ * units claimed by one consumer and not yet finished are at most one
+ * per producer (one in progress, the others granted and waiting). A
+ * consumer asks only while idle, so a grant beyond the first arrives
+ * only when an answer was late. */
+static int msg_claim(river_dq *q, int *pp, uint64_t *unit)
+{
+  int late, p;
+
+  if (msg_answers(q, &late) != RIVER_SUCCESS)
+    return RIVER_EMPI;
+  if ((p = msg_granted(q)) >= 0) {
+    *pp = p;
+    *unit = q->claim_rep[2 * (size_t)p + 1];
+    q->claim_rep[2 * (size_t)p] = 0;
+    q->claim_p = -1;
+    return 1;
+  }
+  return late ? msg_ask_next(q, pp, unit) : 0;
 }
 
 int river__dq_cw_claim(river_dq *q)
 {
   uint64_t unit = 0;
-  int i, p, got = 0, waiting;
+  int i, p = -1, got = 0;
 
-  if (q->path == RIVER_DQ_CREDITS_MSG) {
-    got = msg_claim_answer(q, &unit, &waiting);
-    if (got < 0 || waiting)
-      return got < 0 ? RIVER_EMPI : RIVER_SUCCESS;
-    if (got) {
-      p = q->claim_p;
-      q->claim_p = -1;
-      goto claimed;
-    }
+  if (q->path == RIVER_DQ_CREDITS_MSG)
+    got = msg_claim(q, &p, &unit);
+  /* RMA: every producer that has not closed (close waited for its last
+   * unit's claim), in turn after the last unit's, until one grants. */
+  for (i = 1; q->path == RIVER_DQ_CREDITS_RMA && got == 0 && i <= q->nprod;
+       i++) {
+    p = (q->last_p + i) % q->nprod;
+    if (q->eos_seq[p] == DQ_UNKNOWN)
+      got = rma_claim(q, q->prod_rank[p], &unit);
   }
-  /* One producer a call on the MSG path (the next after the last one
-   * asked); every one on the RMA path. */
-  for (i = 1; i <= q->nprod; i++) {
-    p = ((q->claim_p >= 0 ? q->claim_p : q->last_p) + i) % q->nprod;
-    if (q->eos_seq[p] != DQ_UNKNOWN)
-      continue; /* closed: close waited for its last unit's claim */
-    got = q->path == RIVER_DQ_CREDITS_MSG
-          ? msg_claim_ask(q, p, &unit) : rma_claim(q, q->prod_rank[p], &unit);
-    if (got < 0) {
+  if (got < 0) {
+    if (p >= 0)
       river__error("dq: claiming a unit at rank %d failed",
                    q->prod_rank[p]);
-      return RIVER_EMPI;
-    }
-    if (got)
-      goto claimed;
-    if (q->path == RIVER_DQ_CREDITS_MSG && q->claim_wait)
-      return RIVER_SUCCESS;  /* asked: the answer comes later */
+    else
+      river__error("dq: testing for a claim's answer failed");
+    return RIVER_EMPI;
   }
-  q->claim_p = -1;
-  return RIVER_SUCCESS;
-claimed:
-  q->cur_p = p;
-  q->cur_u = unit;
-  q->last_p = p;
+  if (got) {
+    q->cur_p = p;
+    q->cur_u = unit;
+    q->last_p = p;
+  }
   return RIVER_SUCCESS;
 }
 

@@ -264,7 +264,12 @@
  * A consumer busy with a unit is not needed for any other producer's
  * claim as long as some consumer becomes idle: units end, so every
  * consumer becomes idle again. (A rank in both roles cannot claim its own
- * unit while it waits in put/end_unit/close: river/dq.h.)
+ * unit while it waits in put/end_unit/close: river/dq.h.) On the MSG
+ * path a consumer may also hold units granted late, waiting behind the
+ * one in progress (below): their producers wait for (b) until that unit
+ * ends, which needs its own producer only, unless that producer waits
+ * (through another queue) on a held unit's producer: then MSG waits for
+ * good where RMA does not (doc/design.md, "Credit paths").
  *
  * Destroy. Every rank tells every other (MPI_Alltoall) how many messages
  * it sent it; consumers wait (test + backoff) until all have arrived
@@ -309,10 +314,14 @@
  * producer's plain memory and others change them by two-sided messages
  * the producer applies (the MSG path): every access to the words goes
  * through src/dq_credit.c, whose opening comment has that protocol;
- * everything in this comment holds on both paths, except that a PULL
- * claim is atomic at the producer there (no race for the last unit) and
- * needs the producer to pass through River (any queue call or wait) to
- * be answered.
+ * everything in this comment holds on both paths, except PULL's claim:
+ * atomic at the producer there (no race for the last unit), it needs
+ * the producer to pass through River (any queue call or wait) to be
+ * answered, so an idle consumer whose answer is late asks other
+ * producers too, one claim in flight to each at most, and takes every
+ * grant that comes, in turn: it may hold up to one unit per producer
+ * claimed (one in progress, the others waiting), where on the RMA path
+ * it holds one (dq_credit.c, msg_claim).
  */
 #ifndef RIVER_DQ_INTERNAL_H
 #define RIVER_DQ_INTERNAL_H
@@ -430,12 +439,14 @@ struct river_dq {
   uint64_t *rep_buf;            /* PULL producer: ncons x 2 replies */
   MPI_Request *rep_req;         /* ncons */
   uint64_t claim_msg[4];        /* PULL consumer: the CLAIM sent */
-  uint64_t *claim_rep;          /* nprod x 2: each producer's answer */
-  MPI_Request *claim_sreq, *claim_rreq; /* nprod: a claim to each */
+  uint64_t *claim_rep;          /* nprod x 2: each producer's answer; a
+                                   grant {1, unit} stays until taken */
+  MPI_Request *claim_sreq, *claim_rreq; /* nprod: a claim to each, at
+                                   most one in flight */
+  double *claim_at;             /* nprod: when each was asked last */
   int claim_p;                  /* producer asked last, or -1 */
   int tick_rc;                  /* a failure in the rank's tick, for the
                                    queue's next call to return */
-  int claim_wait;               /* 1: claim_p's answer is awaited */
   int draining;                 /* destroy has begun (dq.c, drain) */
   int cw_late;                  /* tests: RIVER_TEST_FAULT dq-credit-late:fail
                                    (dq_credit.c, push) */
