@@ -144,6 +144,8 @@ static int msg_alloc(river_dq *q, size_t words)
 /* A producer's one posted credit receive (from anyone). */
 static int post_cw(river_dq *q)
 {
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Irecv(q->cw_rbuf, DQ_CW_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE,
                 DQ_TAG_CREDIT, q->comm, &q->cw_rreq) != MPI_SUCCESS) {
     river__error("dq: posting the credit receive failed");
@@ -177,6 +179,8 @@ int river__dq_credits_setup(river_dq *q, size_t words, int rc)
 {
   int mine[3], all[3], r;
 
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   mine[0] = path_wanted();
   mine[1] = spans_nodes(q->comm);
   mine[2] = spanning_window_failed;
@@ -295,6 +299,8 @@ static int reply_claim(river_dq *q, int c, int r)
   b[0] = (uint64_t)claim_here(q, c, &b[1]);
   if (!b[0])
     b[1] = 0;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Isend(b, 2, MPI_UINT64_T, r, DQ_TAG_REPLY, q->comm,
                 &q->rep_req[c]) != MPI_SUCCESS)
     return RIVER_EMPI;
@@ -343,6 +349,8 @@ static int push(river_dq *q, int p)
     done = 0;
   if (!done)
     return RIVER_SUCCESS;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   m[0] = DQ_CW_ADD;
   m[1] = q->cw_pend[2 * (size_t)p];
   m[2] = q->cw_pend[2 * (size_t)p + 1];
@@ -513,6 +521,8 @@ static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
   if (q->claim_sreq[p] != MPI_REQUEST_NULL /* the last ask was answered */
       && MPI_Wait(&q->claim_sreq[p], MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
   if (MPI_Irecv(q->claim_rep + 2 * (size_t)p, 2, MPI_UINT64_T, r,
                 DQ_TAG_REPLY, q->comm, &q->claim_rreq[p]) != MPI_SUCCESS
       || MPI_Isend(q->claim_msg, DQ_CW_WORDS, MPI_UINT64_T, r,
@@ -626,6 +636,8 @@ int river__dq_cw_claim(river_dq *q)
     if (q->eos_seq[p] == DQ_UNKNOWN)
       got = rma_claim(q, q->prod_rank[p], &unit);
   }
+  if (got == RIVER_ETIMEDOUT)
+    return got;   /* the watchdog has fired: said where it fired */
   if (got < 0) {
     if (p >= 0)
       river__error("dq: claiming a unit at rank %d failed",
