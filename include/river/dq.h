@@ -289,12 +289,13 @@ RIVER_API int river_dq_try_reserve(river_dq *q, void **buf, size_t *max);
 RIVER_API int river_dq_try_commit(river_dq *q, size_t n);
 
 /* Send what is buffered and end this producer's stream (an end-of-stream
- * to every consumer). Blocks until the end-of-stream messages have been
- * sent, but never for a credit or for a consumer to get (PULL: also until
- * the open unit is claimed): a rank in both roles may close before it
- * gets. Data messages may still be on their way after close (a consumer
- * keeps few receives posted; the rest wait at their producer until it
- * gets); river_dq_destroy waits for them. Until then, keep the rank
+ * to every consumer, carrying the last records). Starts the end-of-stream
+ * messages and returns: it never waits for a credit or for a consumer to
+ * get (PULL: it waits until the open unit is claimed), so a rank in both
+ * roles may close before it gets. The end-of-stream and data messages
+ * may still be on their way after close (a consumer keeps few receives
+ * posted and none for end-of-stream messages; the rest wait at their
+ * producer until it gets); river_dq_destroy waits for them. Until then, keep the rank
  * calling River or MPI (any call that waits does): where the sender
  * moves a large message's data after the match (Open MPI over TCP, or
  * shared memory without its single-copy path), the consumers wait for
@@ -303,8 +304,8 @@ RIVER_API int river_dq_try_commit(river_dq *q, size_t n);
 RIVER_API int river_dq_close(river_dq *q);
 
 /* Nonblocking close: one step of river_dq_close. RIVER_EAGAIN while it
- * cannot complete (PULL: the open unit is not claimed yet; any policy:
- * an end-of-stream still in flight): call it again later (or call
+ * cannot complete (PULL: the open unit is not claimed yet): call it
+ * again later (or call
  * river_dq_close). RIVER_SUCCESS once the stream has ended;
  * RIVER_ESTATE after that. From the first call on, the producer is
  * closing: put, reserve and end_unit are RIVER_ESTATE (an uncommitted
