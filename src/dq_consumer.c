@@ -359,7 +359,9 @@ static int eos_progress(river_dq *q)
         rc = r;
     }
   }
-  for (;;) {
+  /* Every producer's EOS came (live counts those still to come): none
+   * to look for. */
+  while (q->live > 0) {
     if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
       return RIVER_ETIMEDOUT;
     if (MPI_Improbe(MPI_ANY_SOURCE, DQ_TAG_EOS, q->comm, &flag, &m, &st)
@@ -392,6 +394,7 @@ static int eos_progress(river_dq *q)
     }
     q->eos_req_buf[q->n_eos_req++] = buf;
   }
+  return rc;
 }
 
 /* Take in every receive that has completed. */

@@ -465,7 +465,7 @@ int river__pcoll_ship(river_pcoll *pc, const int *parts, int nparts)
       e = got;   /* the rounds cannot go on */
     rc = rc == RIVER_SUCCESS ? got : rc;
   }
-  if (e == RIVER_ETIMEDOUT) {   /* MPI may still write them */
+  if (e == RIVER_ETIMEDOUT && w != NULL) {   /* MPI may still write them */
     river__orphan(w->sbuf);
     river__orphan(w->rbuf);
     river__orphan(w);
