@@ -214,6 +214,7 @@ module river
     integer(c_int64_t) :: credits_paced = 0, messages_waiting = 0
     integer(c_int64_t) :: messages_static = 0
     integer(c_int) :: credit_path = 0
+    integer(c_int64_t) :: memory_bytes = 0
   end type river_dq_stats
 
   !> A graduated-declustering read of a mirrored parallel collection

@@ -124,13 +124,36 @@ static int assign_roles(river_dq *q, int *roles)
   return RIVER_SUCCESS;
 }
 
+/* The queue's memory, counted where it is taken (river_dq_stats'
+ * memory_bytes; the formula is in doc/design.md, "Queue memory"). */
+void river__dq_mem_add(river_dq *q, int64_t bytes)
+{
+  q->mem_now = (size_t)((int64_t)q->mem_now + bytes);
+  if (q->mem_now > q->mem_peak)
+    q->mem_peak = q->mem_now;
+}
+
+/* calloc, counted in the queue's memory (freed with free). */
+void *river__dq_calloc(river_dq *q, size_t n, size_t size)
+{
+  void *p = calloc(n, size);
+
+  if (p != NULL)
+    river__dq_mem_add(q, (int64_t)(n * size));
+  return p;
+}
+
 /* n bytes of message buffers, starting on a page (dq_internal.h,
- * DQ_PAGE; freed with free). NULL if there is no memory. */
-static unsigned char *msg_buffers(size_t n)
+ * DQ_PAGE; freed with free), counted in the queue's memory. NULL if
+ * there is no memory. */
+unsigned char *river__dq_buffers(river_dq *q, size_t n)
 {
   void *p;
 
-  return posix_memalign(&p, DQ_PAGE, n) == 0 ? p : NULL;
+  if (posix_memalign(&p, DQ_PAGE, n) != 0)
+    return NULL;
+  river__dq_mem_add(q, (int64_t)n);
+  return p;
 }
 
 /* The queue relies on MPI matching one producer's messages in the
@@ -153,23 +176,80 @@ static void no_overtaking(MPI_Comm comm)
 
 /* How many DATA receives a consumer keeps posted (dq_internal.h,
  * "Consumer"): DQ_POSTED, or RIVER_DQ_POSTED's count (0: all), never
- * more than the credits x producers that can be in flight; PULL posts
- * them all (its consumer takes one producer's messages at a time, and
- * the others' must not fill its receives). */
+ * more than the credits x producers that can be in flight. A PULL
+ * consumer takes one producer's messages at a time, and the others'
+ * must not fill its receives: on the RMA path it holds one unit, so
+ * only its producer sends to it; on the MSG path up to DQ_PULL_HELD
+ * (dq_credit.c, msg_claim), whose producers' credits x (DQ_PULL_HELD -
+ * 1) messages may wait, so one more is posted. Called once the credit
+ * path is known. */
 static int posted_data_receives(const river_dq *q)
 {
   const char *v = getenv("RIVER_DQ_POSTED");
   char *end;
-  long n = DQ_POSTED;
+  long n = DQ_POSTED, need;
 
   if (v != NULL && *v != '\0') {
     n = strtol(v, &end, 10);
     if (*end != '\0' || n < 0)
       n = DQ_POSTED;
   }
-  if (q->policy == RIVER_DQ_PULL || n == 0 || n > q->nring)
-    return q->nring;
+  if (n == 0 || n > q->nring)
+    n = q->nring;
+  if (q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG) {
+    need = (long)q->credits * (DQ_PULL_HELD - 1) + 1;
+    need = need < q->nring ? need : q->nring;
+    n = n > need ? n : need;
+  }
   return (int)n;
+}
+
+/* A consumer's posted receives and their buffers (once the credit path
+ * is known: posted_data_receives). */
+static int alloc_receives(river_dq *q)
+{
+  int k;
+
+  q->nrslots = posted_data_receives(q);
+  q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_internal.h) */
+  q->rbuf = river__dq_buffers(q, ((size_t)q->nrreq + 1) * q->stride);
+  q->rptr = river__dq_calloc(q, (size_t)q->nrreq, sizeof *q->rptr);
+  q->rreq = river__dq_calloc(q, (size_t)q->nrreq, sizeof(MPI_Request));
+  q->ridx = river__dq_calloc(q, (size_t)q->nrreq, sizeof(int));
+  q->rstat = river__dq_calloc(q, (size_t)q->nrreq, sizeof(MPI_Status));
+  if (q->rbuf == NULL || q->rptr == NULL || q->rreq == NULL
+      || q->ridx == NULL || q->rstat == NULL) {
+    /* rreq may be there but holds no valid request: nothing will be
+     * posted, so river__dq_cancel_recvs must not look at it. */
+    q->nrreq = 0;
+    return RIVER_ENOMEM;
+  }
+  for (k = 0; k < q->nrreq; k++) {
+    q->rptr[k] = q->rbuf + (size_t)k * q->stride;
+    q->rreq[k] = MPI_REQUEST_NULL;
+  }
+  q->spare = q->rbuf + (size_t)q->nrreq * q->stride;
+  return RIVER_SUCCESS;
+}
+
+/* A producer's send slots besides its fill buffers: one per credit at
+ * each of its targets, at most DQ_SEND_PEERS targets' worth, or
+ * RIVER_DQ_SEND_SLOTS's count (at least 1; never more than credits x
+ * targets, all that can be in flight). So a producer's memory does not
+ * grow with the consumers (doc/design.md, "Queue memory"). */
+static int send_slots(const river_dq *q, int targets)
+{
+  const char *v = getenv("RIVER_DQ_SEND_SLOTS");
+  long all = (long)q->credits * targets, n;
+  char *end;
+
+  n = (long)q->credits * (targets < DQ_SEND_PEERS ? targets : DQ_SEND_PEERS);
+  if (v != NULL && *v != '\0') {
+    long e = strtol(v, &end, 10);
+    if (*end == '\0' && e >= 1)
+      n = e;
+  }
+  return (int)(n < all ? n : all);
 }
 
 /* This rank's buffers for its roles. */
@@ -186,21 +266,21 @@ static int alloc_buffers(river_dq *q)
     targets = q->policy == RIVER_DQ_ONE_TO_ONE
               || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;
     q->nfill = q->policy == RIVER_DQ_EXCHANGE ? nc : 1;
-    q->nslots = q->credits * targets + q->nfill;
+    q->nslots = send_slots(q, targets) + q->nfill;
     q->fanout = q->policy == RIVER_DQ_BROADCAST ? nc : 1;
     q->nsreq = q->nslots * q->fanout + nc;
-    q->sbuf = msg_buffers((size_t)q->nslots * q->stride);
-    q->slot_refs = calloc((size_t)q->nslots, sizeof(int));
-    q->slot_fill = calloc((size_t)q->nslots, 1);
-    q->fill = calloc((size_t)q->nfill, sizeof(int));
-    q->fill_n = calloc((size_t)q->nfill, sizeof(size_t));
-    q->stalled = calloc((size_t)q->nfill, 1);
-    q->sreq = calloc((size_t)q->nsreq, sizeof(MPI_Request));
-    q->sidx = calloc((size_t)q->nsreq, sizeof(int));
-    q->eos_hdr = calloc((size_t)nc, sizeof *q->eos_hdr);
-    q->sent = calloc((size_t)nc * 5, sizeof(uint64_t));
-    q->count = calloc((size_t)nc, sizeof(size_t));
-    q->code = calloc((size_t)nc, sizeof *q->code);
+    q->sbuf = river__dq_buffers(q, (size_t)q->nslots * q->stride);
+    q->slot_refs = river__dq_calloc(q, (size_t)q->nslots, sizeof(int));
+    q->slot_fill = river__dq_calloc(q, (size_t)q->nslots, 1);
+    q->fill = river__dq_calloc(q, (size_t)q->nfill, sizeof(int));
+    q->fill_n = river__dq_calloc(q, (size_t)q->nfill, sizeof(size_t));
+    q->stalled = river__dq_calloc(q, (size_t)q->nfill, 1);
+    q->sreq = river__dq_calloc(q, (size_t)q->nsreq, sizeof(MPI_Request));
+    q->sidx = river__dq_calloc(q, (size_t)q->nsreq, sizeof(int));
+    q->eos_hdr = river__dq_calloc(q, (size_t)nc, sizeof *q->eos_hdr);
+    q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
+    q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
+    q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
     ok = q->sbuf && q->slot_refs && q->slot_fill && q->fill && q->fill_n
          && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->sent
          && q->count && q->code;
@@ -221,24 +301,16 @@ static int alloc_buffers(river_dq *q)
   }
   if (ok && (q->role & RIVER_DQ_CONSUMER)) {
     q->nring = q->credits * np;
-    q->nrslots = posted_data_receives(q);
-    q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_internal.h) */
-    q->rbuf = msg_buffers(((size_t)q->nrreq + 1) * q->stride);
-    q->eos_buf = calloc((size_t)np, sizeof *q->eos_buf);
-    q->eos_req = calloc((size_t)np, sizeof *q->eos_req);
-    q->eos_req_buf = calloc((size_t)np, sizeof *q->eos_req_buf);
-    q->rptr = calloc((size_t)q->nrreq, sizeof *q->rptr);
-    q->rreq = calloc((size_t)q->nrreq, sizeof(MPI_Request));
-    q->ridx = calloc((size_t)q->nrreq, sizeof(int));
-    q->rstat = calloc((size_t)q->nrreq, sizeof(MPI_Status));
-    q->ring = calloc((size_t)q->nring, sizeof(int));
-    q->next = calloc((size_t)np * 4, sizeof(uint64_t));
-    q->eos_full = calloc((size_t)np, 1);
-    q->held_by = calloc((size_t)np, sizeof(int));
-    q->code_sent = calloc((size_t)np, sizeof *q->code_sent);
-    q->released = calloc((size_t)np, sizeof *q->released);
-    ok = q->rbuf && q->rptr && q->rreq && q->ridx && q->rstat && q->ring
-         && q->next && q->eos_full && q->held_by && q->code_sent
+    q->eos_buf = river__dq_calloc(q, (size_t)np, sizeof *q->eos_buf);
+    q->eos_req = river__dq_calloc(q, (size_t)np, sizeof *q->eos_req);
+    q->eos_req_buf = river__dq_calloc(q, (size_t)np, sizeof *q->eos_req_buf);
+    q->ring = river__dq_calloc(q, (size_t)q->nring, sizeof(int));
+    q->next = river__dq_calloc(q, (size_t)np * 4, sizeof(uint64_t));
+    q->eos_full = river__dq_calloc(q, (size_t)np, 1);
+    q->held_by = river__dq_calloc(q, (size_t)np, sizeof(int));
+    q->code_sent = river__dq_calloc(q, (size_t)np, sizeof *q->code_sent);
+    q->released = river__dq_calloc(q, (size_t)np, sizeof *q->released);
+    ok = q->ring && q->next && q->eos_full && q->held_by && q->code_sent
          && q->released && q->eos_buf && q->eos_req && q->eos_req_buf;
     if (ok) {
       q->eos_seq = q->next + np;
@@ -246,19 +318,10 @@ static int alloc_buffers(river_dq *q)
       q->msgs_from = q->next + 3 * np;
       for (k = 0; k < q->nring; k++)
         q->ring[k] = -1;
-      for (k = 0; k < q->nrreq; k++)
-        q->rptr[k] = q->rbuf + (size_t)k * q->stride;
-      q->spare = q->rbuf + (size_t)q->nrreq * q->stride;
-      for (k = 0; k < q->nrreq; k++)
-        q->rreq[k] = MPI_REQUEST_NULL;
       for (p = 0; p < np; p++)
         q->eos_seq[p] = DQ_UNKNOWN;
       q->last_p = np - 1;
       q->live = np;
-    } else {
-      /* rreq may be there but holds no valid request: nothing will be
-       * posted, so river__dq_cancel_recvs must not look at it. */
-      q->nrreq = 0;
     }
   }
   return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
@@ -338,6 +401,8 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
     return r; /* agreed; nothing is posted (credits_setup cancels) */
+  if (rc == RIVER_SUCCESS && (role & RIVER_DQ_CONSUMER))
+    rc = alloc_receives(q);
   if (rc == RIVER_SUCCESS)
     rc = river__dq_post_recvs(q);
   rc = river__agree(q->comm, rc);
@@ -380,8 +445,9 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->comm = MPI_COMM_NULL;
     q->win = MPI_WIN_NULL;
     q->size = size;
-    q->prod_rank = calloc((size_t)size * 3, sizeof(int));
-    q->count_out = calloc((size_t)size * 4, sizeof(uint64_t));
+    river__dq_mem_add(q, (int64_t)sizeof *q);
+    q->prod_rank = river__dq_calloc(q, (size_t)size * 3, sizeof(int));
+    q->count_out = river__dq_calloc(q, (size_t)size * 4, sizeof(uint64_t));
   }
   rc = q && q->prod_rank && q->count_out ? RIVER_SUCCESS : RIVER_ENOMEM;
   rc = river__agree(comm, rc);
@@ -558,6 +624,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->credits_paced = q->credits_paced;
   stats->messages_static = q->messages_static;
   stats->credit_path = q->path;
+  stats->memory_bytes = q->mem_peak;
   for (p = 0; q->ring != NULL && p < q->nring; p++)
     stats->messages_waiting += q->ring[p] >= 0;
   for (p = 0; q->eos_full != NULL && p < q->nprod; p++)

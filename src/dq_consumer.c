@@ -329,12 +329,26 @@ static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
 
   memcpy(&h, buf, sizeof h);   /* whole: it came with records */
   rc = file_arrival(q, -1, buf, st);
-  if (rc != RIVER_SUCCESS || q->eos_buf[h.producer] != buf)
+  if (rc != RIVER_SUCCESS || q->eos_buf[h.producer] != buf) {
     free(buf);   /* refused: not filed into eos_buf */
+    river__dq_mem_add(q, -(int64_t)q->stride);
+  }
   q->n_eos_req--;
   q->eos_req[i] = q->eos_req[q->n_eos_req];
   q->eos_req_buf[i] = q->eos_req_buf[q->n_eos_req];
   return rc;
+}
+
+/* A buffer for an EOS of n bytes with records, counted in the queue's
+ * memory as one message's stride whatever n (a longer one, refused
+ * once received whole, is freed at once). */
+static unsigned char *eos_buffer(river_dq *q, size_t n)
+{
+  unsigned char *buf = river__dq_buffers(q, n > q->stride ? n : q->stride);
+
+  if (buf != NULL && n > q->stride)
+    river__dq_mem_add(q, (int64_t)q->stride - (int64_t)n);
+  return buf;
 }
 
 /* The EOS messages: take in those whose receive completed, then match
@@ -383,13 +397,14 @@ static int eos_progress(river_dq *q)
      * received whole and refused by file_arrival), on a page as every
      * message buffer (dq_internal.h, DQ_PAGE). */
     if (q->n_eos_req >= q->nprod
-        || posix_memalign((void **)&buf, DQ_PAGE, (size_t)bytes) != 0) {
+        || (buf = eos_buffer(q, (size_t)bytes)) == NULL) {
       river__error("dq: no memory for an end of stream of %d bytes", bytes);
       return RIVER_ENOMEM;
     }
     if (MPI_Imrecv(buf, bytes, MPI_BYTE, &m, &q->eos_req[q->n_eos_req])
         != MPI_SUCCESS) {
       free(buf);
+      river__dq_mem_add(q, -(int64_t)q->stride);
       return RIVER_EMPI;
     }
     q->eos_req_buf[q->n_eos_req++] = buf;
@@ -508,6 +523,7 @@ static int release_held(river_dq *q)
   } else {   /* an EOS's records: its buffer was its own */
     q->eos_buf[q->held - q->nrslots] = NULL;
     free(q->lent);
+    river__dq_mem_add(q, -(int64_t)q->stride);
   }
   q->held = -1;
   q->lent = NULL;

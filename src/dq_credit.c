@@ -93,21 +93,21 @@ static int msg_alloc_pull(river_dq *q)
   int np = q->nprod, k;
 
   if (q->role & RIVER_DQ_PRODUCER) {
-    q->rep_buf = calloc((size_t)q->ncons * 2, sizeof(uint64_t));
-    q->rep_req = calloc((size_t)q->ncons, sizeof(MPI_Request));
+    q->rep_buf = river__dq_calloc(q, (size_t)q->ncons * 2, sizeof(uint64_t));
+    q->rep_req = river__dq_calloc(q, (size_t)q->ncons, sizeof(MPI_Request));
     if (q->rep_buf == NULL || q->rep_req == NULL)
       return RIVER_ENOMEM;
     for (k = 0; k < q->ncons; k++)
       q->rep_req[k] = MPI_REQUEST_NULL;
     if (river__test_fault("dq-claim-deaf")
-        && (q->claim_held = calloc((size_t)q->ncons, 1)) == NULL)
+        && (q->claim_held = river__dq_calloc(q, (size_t)q->ncons, 1)) == NULL)
       return RIVER_ENOMEM;
   }
   if (q->role & RIVER_DQ_CONSUMER) {
-    q->claim_rep = calloc((size_t)np * 2, sizeof(uint64_t));
-    q->claim_sreq = calloc((size_t)np, sizeof(MPI_Request));
-    q->claim_rreq = calloc((size_t)np, sizeof(MPI_Request));
-    q->claim_at = calloc((size_t)np, sizeof(double));
+    q->claim_rep = river__dq_calloc(q, (size_t)np * 2, sizeof(uint64_t));
+    q->claim_sreq = river__dq_calloc(q, (size_t)np, sizeof(MPI_Request));
+    q->claim_rreq = river__dq_calloc(q, (size_t)np, sizeof(MPI_Request));
+    q->claim_at = river__dq_calloc(q, (size_t)np, sizeof(double));
     if (q->claim_rep == NULL || q->claim_sreq == NULL
         || q->claim_rreq == NULL || q->claim_at == NULL)
       return RIVER_ENOMEM;
@@ -124,11 +124,11 @@ static int msg_alloc(river_dq *q, size_t words)
 {
   int np = q->nprod, k;
 
-  q->winmem = calloc(words > 0 ? words : 1, sizeof(uint64_t));
-  q->cw_sbuf = calloc((size_t)np * DQ_CW_WORDS, sizeof(uint64_t));
-  q->cw_pend = calloc((size_t)np * 3, sizeof(uint64_t));
-  q->cw_sreq = calloc((size_t)np, sizeof(MPI_Request));
-  q->cw_has = calloc((size_t)np, 1);
+  q->winmem = river__dq_calloc(q, words > 0 ? words : 1, sizeof(uint64_t));
+  q->cw_sbuf = river__dq_calloc(q, (size_t)np * DQ_CW_WORDS, sizeof(uint64_t));
+  q->cw_pend = river__dq_calloc(q, (size_t)np * 3, sizeof(uint64_t));
+  q->cw_sreq = river__dq_calloc(q, (size_t)np, sizeof(MPI_Request));
+  q->cw_has = river__dq_calloc(q, (size_t)np, 1);
   if (q->winmem == NULL || q->cw_sbuf == NULL || q->cw_pend == NULL
       || q->cw_sreq == NULL || q->cw_has == NULL)
     return RIVER_ENOMEM;
@@ -207,6 +207,7 @@ int river__dq_credits_setup(river_dq *q, size_t words, int rc)
                             (int)sizeof(uint64_t), all[0] == 0, &q->winmem,
                             &q->win);
     if (r == RIVER_SUCCESS) {
+      river__dq_mem_add(q, (int64_t)(words * sizeof(uint64_t)));
       q->path = RIVER_DQ_CREDITS_RMA;
       river__debug("dq: credits in an RMA window%s",
                    all[0] == 0 ? "" : " (RIVER_DQ_CREDITS=rma)");
@@ -595,6 +596,20 @@ static int msg_ask_next(river_dq *q, int *pp, uint64_t *unit)
   return 0;
 }
 
+/* MSG: units this idle consumer may still get from its claims: grants
+ * waiting, and claims in flight to producers not drained (a drained
+ * one closed after its last unit's claim: it grants nothing). */
+static int msg_units_held(const river_dq *q)
+{
+  int p, n = 0;
+
+  for (p = 0; p < q->nprod; p++)
+    n += q->claim_rreq[p] != MPI_REQUEST_NULL
+             ? !drained(q, p)
+             : q->claim_rep[2 * (size_t)p] != 0;
+  return n;
+}
+
 /* MSG: an idle consumer's claim step: 1 (a unit: *pp, *unit), 0 (none
  * yet) or RIVER_EMPI. A grant that came is taken first, however late it
  * came: the producer gave that unit to this consumer alone. Else the
@@ -604,7 +619,8 @@ static int msg_ask_next(river_dq *q, int *pp, uint64_t *unit)
  * units claimed by one consumer and not yet finished are at most one
  * per producer (one in progress, the others granted and waiting). A
  * consumer asks only while idle, so a grant beyond the first arrives
- * only when an answer was late. */
+ * only when an answer was late, and asks no more while DQ_PULL_HELD
+ * units may come of what it asked (msg_units_held). */
 static int msg_claim(river_dq *q, int *pp, uint64_t *unit)
 {
   int late, p;
@@ -618,7 +634,12 @@ static int msg_claim(river_dq *q, int *pp, uint64_t *unit)
     q->claim_p = -1;
     return 1;
   }
-  return late ? msg_ask_next(q, pp, unit) : 0;
+  /* At most DQ_PULL_HELD units claimed and unfinished, so that the
+   * messages of those waiting cannot fill the receives posted for the
+   * one in progress (dq.c, posted_data_receives). */
+  if (!late || msg_units_held(q) >= DQ_PULL_HELD)
+    return 0;
+  return msg_ask_next(q, pp, unit);
 }
 
 int river__dq_cw_claim(river_dq *q)

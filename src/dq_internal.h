@@ -40,11 +40,19 @@
  *
  * Producer. Message buffers are "slots" in one allocation: nfill of them
  * are being filled (one, or one per consumer for EXCHANGE), the rest hold
- * sends in flight. There are credits x targets + nfill slots (targets: 1
- * for ONE_TO_ONE and BROADCAST, whose one buffer is sent to every
- * consumer, else nconsumers); a slot is reused once MPI_Testsome says its
- * sends completed. Send requests have fixed places, slot x fanout + j,
- * then one EOS request per consumer. The window holds, per consumer, how
+ * sends in flight. There are min(credits x targets, the pool) + nfill
+ * slots (targets: 1 for ONE_TO_ONE and BROADCAST, whose one buffer is
+ * sent to every consumer, else nconsumers; the pool: credits x
+ * DQ_SEND_PEERS, or RIVER_DQ_SEND_SLOTS; issue 41: credits x consumers
+ * slots made a producer's memory grow with the consumers, 500 MiB at
+ * 500 of them); a slot is reused once MPI_Testsome says its sends
+ * completed, and a full message with a credit but no free slot waits
+ * for one (a send to a consumer beyond its posted receives completes
+ * when it gets, as a credit returns: a lagging consumer holds at most
+ * `credits` slots, so with more than DQ_SEND_PEERS consumers the others
+ * still have the rest). Send requests have fixed places, slot x fanout
+ * + j, then one EOS request per consumer, tested only once close has
+ * begun. The window holds, per consumer, how
  * many messages it has released (PUSH: and its rate, below); the
  * producer reads it atomically with
  * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
@@ -81,8 +89,10 @@
  * message buffer allocated then and freed when get's caller releases
  * it (nonblocking, MPI_Imrecv: a large one needs its producer's
  * progress). nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
- * sets it, 0 = all), at most credits x nproducers, which PULL always
- * posts: a DATA message beyond them waits at its producer (rendezvous:
+ * sets it, 0 = all), at most credits x nproducers (a PULL consumer on
+ * the MSG path at least credits x (DQ_PULL_HELD - 1) + 1: dq.c,
+ * posted_data_receives; it used to post all credits x nproducers, 1 GiB
+ * at 1,000 producers): a DATA message beyond them waits at its producer (rendezvous:
  * MPI has only its header at the consumer) or, if small enough to go
  * eagerly, in MPI's unexpected queue, until a get re-posts a receive;
  * MPI matches one producer's messages in the order sent, so the
@@ -197,7 +207,7 @@
  * re-posting the slot, so DATA messages from one producer in flight or
  * waiting at c never exceed credits (those beyond c's posted receives
  * wait unmatched: at the producer, or eager ones in MPI's buffers at
- * c). Memory: a producer holds (credits x targets + nfill) messages, a
+ * c). Memory: a producer holds nslots messages (above), a
  * consumer nrslots + 1 (the spare) and one for each EOS with records it
  * has received and not yet delivered (a producer sends one EOS to each
  * consumer, with records only to the one that gets its last fill
@@ -319,9 +329,9 @@
  * the producer to pass through River (any queue call or wait) to be
  * answered, so an idle consumer whose answer is late asks other
  * producers too, one claim in flight to each at most, and takes every
- * grant that comes, in turn: it may hold up to one unit per producer
- * claimed (one in progress, the others waiting), where on the RMA path
- * it holds one (dq_credit.c, msg_claim).
+ * grant that comes, in turn: it may hold up to DQ_PULL_HELD units, one
+ * per producer at most (one in progress, the others waiting), where on
+ * the RMA path it holds one (dq_credit.c, msg_claim).
  */
 #ifndef RIVER_DQ_INTERNAL_H
 #define RIVER_DQ_INTERNAL_H
@@ -346,6 +356,10 @@
  * boundary, not a page (not measured there). */
 #define DQ_PAGE 4096
 #define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
+#define DQ_PULL_HELD 4        /* MSG path: units a PULL consumer holds
+                                 at most (dq_credit.c, msg_claim) */
+#define DQ_SEND_PEERS 8       /* a producer's send slots: credits x this
+                                 many consumers at most (dq.c) */
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
 #define DQ_FIRST 0x100u       /* PULL: the unit's first message */
@@ -536,12 +550,20 @@ struct river_dq {
   struct river_dq *tick_next;   /* the rank's queues with something to do
                                    in River's waits (dq_credit.c) */
 
+  size_t mem_now, mem_peak;     /* memory held: now, at most (dq.c) */
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;
   double put_wait, get_wait;
 };
 
 /* Between the files (each defined in the file named). */
+
+/* dq.c: the queue's memory (river_dq_stats' memory_bytes): taken with
+ * these it is counted; river__dq_mem_add(q, -n) when n bytes are freed
+ * before destroy. */
+void river__dq_mem_add(river_dq *q, int64_t bytes);
+void *river__dq_calloc(river_dq *q, size_t n, size_t size);
+unsigned char *river__dq_buffers(river_dq *q, size_t n);
 
 /* dq_producer.c: retire completed sends; their slots become free again. */
 int river__dq_send_progress(river_dq *q);

@@ -240,7 +240,11 @@ int river__dq_send_progress(river_dq *q)
     return rc;
   if (q->sactive == 0)
     return RIVER_SUCCESS;
-  if (MPI_Testsome(q->nsreq, q->sreq, &n, q->sidx, MPI_STATUSES_IGNORE)
+  /* The EOS requests, one per consumer after the DATA ones, are started
+   * only by close: test them only from then on (so a message's work
+   * does not grow with the consumers). */
+  if (MPI_Testsome(q->closing ? q->nsreq : data, q->sreq, &n, q->sidx,
+                   MPI_STATUSES_IGNORE)
       != MPI_SUCCESS)
     return RIVER_EMPI;
   if (n == MPI_UNDEFINED)
@@ -573,7 +577,7 @@ static int fits_now(river_dq *q, size_t n, int fresh)
 static int ever_fits(river_dq *q, size_t n)
 {
   uint64_t m = 0, need, slots = 0, cap = (uint64_t)q->credits;
-  int b;
+  int b, held = 0;
 
   if (q->policy == RIVER_DQ_EXCHANGE) {
     for (b = 0; b < q->nfill; b++)
@@ -585,11 +589,19 @@ static int ever_fits(river_dq *q, size_t n)
       cap *= (uint64_t)q->ncons;
     m = messages_needed(q, 0, n, &slots);
   }
-  if (m <= cap)
+  for (b = 0; b < q->nfill; b++)
+    held += q->fill[b] >= 0;
+  if (m <= cap && slots <= (uint64_t)(q->nslots - held))
     return RIVER_SUCCESS;
-  river__error("dq: try_put of %zu records would need %llu messages to go "
-               "at once but credits allow %llu; put fewer at a time", n,
-               (unsigned long long)m, (unsigned long long)cap);
+  if (m > cap)
+    river__error("dq: try_put of %zu records would need %llu messages to "
+                 "go at once but credits allow %llu; put fewer at a time",
+                 n, (unsigned long long)m, (unsigned long long)cap);
+  else
+    river__error("dq: try_put of %zu records would need %llu send slots at "
+                 "once but the producer has %d (RIVER_DQ_SEND_SLOTS); put "
+                 "fewer at a time", n, (unsigned long long)slots,
+                 q->nslots - held);
   return RIVER_ENOBUFS;
 }
 

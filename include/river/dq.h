@@ -223,6 +223,11 @@ typedef struct river_dq_stats {
                                    the last, with the EOS, included) */
   int credit_path;              /* how this queue's credits travel:
                                    RIVER_DQ_CREDITS_RMA or _MSG (below) */
+  uint64_t memory_bytes;        /* the most this rank's part of the
+                                   queue has held at once: its message
+                                   buffers, receives and per-peer words
+                                   (not MPI's own; doc/design.md, "Queue
+                                   memory", has the formula) */
 } river_dq_stats;
 
 /* A queue's credit path (river_dq_stats' credit_path), chosen at create
