@@ -319,6 +319,27 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
   return RIVER_SUCCESS;
 }
 
+/* A buffer for an EOS of n bytes with records, counted in the queue's
+ * memory as one message's stride whatever n (a longer one, refused
+ * once received whole, is freed at once). */
+static unsigned char *eos_buffer(river_dq *q, size_t n)
+{
+  unsigned char *buf = river__dq_buffers(q, n > q->stride ? n : q->stride);
+
+  if (buf != NULL && n > q->stride)
+    river__dq_mem_add(q, (int64_t)q->stride - (int64_t)n);
+  q->eos_held += buf != NULL;
+  return buf;
+}
+
+/* An EOS buffer from eos_buffer is freed. */
+static void eos_buffer_free(river_dq *q, unsigned char *buf)
+{
+  free(buf);
+  river__dq_mem_add(q, -(int64_t)q->stride);
+  q->eos_held--;
+}
+
 /* File EOS receive i of those in flight, completed with status st, and
  * drop it from the list. */
 static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
@@ -329,26 +350,12 @@ static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
 
   memcpy(&h, buf, sizeof h);   /* whole: it came with records */
   rc = file_arrival(q, -1, buf, st);
-  if (rc != RIVER_SUCCESS || q->eos_buf[h.producer] != buf) {
-    free(buf);   /* refused: not filed into eos_buf */
-    river__dq_mem_add(q, -(int64_t)q->stride);
-  }
+  if (rc != RIVER_SUCCESS || q->eos_buf[h.producer] != buf)
+    eos_buffer_free(q, buf);   /* refused: not filed into eos_buf */
   q->n_eos_req--;
   q->eos_req[i] = q->eos_req[q->n_eos_req];
   q->eos_req_buf[i] = q->eos_req_buf[q->n_eos_req];
   return rc;
-}
-
-/* A buffer for an EOS of n bytes with records, counted in the queue's
- * memory as one message's stride whatever n (a longer one, refused
- * once received whole, is freed at once). */
-static unsigned char *eos_buffer(river_dq *q, size_t n)
-{
-  unsigned char *buf = river__dq_buffers(q, n > q->stride ? n : q->stride);
-
-  if (buf != NULL && n > q->stride)
-    river__dq_mem_add(q, (int64_t)q->stride - (int64_t)n);
-  return buf;
 }
 
 /* The EOS messages: take in those whose receive completed, then match
@@ -374,8 +381,14 @@ static int eos_progress(river_dq *q)
     }
   }
   /* Every producer's EOS came (live counts those still to come): none
-   * to look for. */
-  while (q->live > 0) {
+   * to look for. While DQ_EOS_HELD EOS buffers with records are held
+   * (received or on their way, not yet released), the next EOS waits
+   * unmatched: each held one is delivered once its producer's DATA
+   * before it has come, which needs no EOS, so this bounds them without
+   * a wait on anything else (issue 41: every producer's last partial
+   * message could be held at one consumer, np buffers). Not in
+   * destroy's drain: an undrained consumer delivers nothing more. */
+  while (q->live > 0 && (q->eos_held < DQ_EOS_HELD || q->draining)) {
     if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
       return RIVER_ETIMEDOUT;
     if (MPI_Improbe(MPI_ANY_SOURCE, DQ_TAG_EOS, q->comm, &flag, &m, &st)
@@ -403,8 +416,7 @@ static int eos_progress(river_dq *q)
     }
     if (MPI_Imrecv(buf, bytes, MPI_BYTE, &m, &q->eos_req[q->n_eos_req])
         != MPI_SUCCESS) {
-      free(buf);
-      river__dq_mem_add(q, -(int64_t)q->stride);
+      eos_buffer_free(q, buf);
       return RIVER_EMPI;
     }
     q->eos_req_buf[q->n_eos_req++] = buf;
@@ -522,8 +534,7 @@ static int release_held(river_dq *q)
     q->spare = q->lent;
   } else {   /* an EOS's records: its buffer was its own */
     q->eos_buf[q->held - q->nrslots] = NULL;
-    free(q->lent);
-    river__dq_mem_add(q, -(int64_t)q->stride);
+    eos_buffer_free(q, q->lent);
   }
   q->held = -1;
   q->lent = NULL;

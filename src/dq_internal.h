@@ -356,6 +356,8 @@
  * boundary, not a page (not measured there). */
 #define DQ_PAGE 4096
 #define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
+#define DQ_EOS_HELD 2         /* EOS messages with records a consumer
+                                 holds at once (dq_consumer.c) */
 #define DQ_PULL_HELD 4        /* MSG path: units a PULL consumer holds
                                  at most (dq_credit.c, msg_claim) */
 #define DQ_SEND_PEERS 8       /* a producer's send slots: credits x this
@@ -497,6 +499,8 @@ struct river_dq {
                                    first n_eos_req of them */
   unsigned char **eos_req_buf;  /* nprod: their buffers */
   int n_eos_req;
+  int eos_held;                 /* EOS buffers with records taken, not
+                                   freed: at most DQ_EOS_HELD */
   uint64_t eos_in[(DQ_HDR_SIZE + 7) / 8]; /* a bare EOS is received here */
   unsigned char **rptr;         /* nrreq: the buffer receive slot k uses */
   unsigned char *spare;         /* the buffer not in a slot: NULL while
