@@ -407,6 +407,8 @@ struct dq_hdr {
   uint64_t tag;         /* the producer's tag when it sent it */
 };
 #define DQ_HDR_SIZE sizeof(struct dq_hdr)
+_Static_assert(sizeof(struct dq_hdr) == RIVER_DQ_HEADER_SIZE,
+               "river/dq.h's RIVER_DQ_HEADER_SIZE is the header's size");
 
 struct river_dq {
   MPI_Comm comm;                /* private duplicate, or MPI_COMM_NULL */

@@ -9,8 +9,10 @@
  * suite's usage and its two entry points (is this one of your
  * experiments; run it). Each suite is a file of its own: dq (the
  * distributed queue, bench_dq.c), gd (graduated declustering,
- * bench_gd.c), sort (flows/sort.yaml, bench_sort.c) and join
- * (flows/join.yaml, bench_join.c).
+ * bench_gd.c), sort (flows/sort.yaml, bench_sort.c), join
+ * (flows/join.yaml, bench_join.c) and scale (a queue's memory and work
+ * per message against the ranks, bench_scale.c: its CSV has columns of
+ * its own).
  *
  * Every measured configuration is printed (rank 0) and, with --csv,
  * written as a row with the columns
@@ -43,15 +45,18 @@ struct suite {
   const char *name;
   const char *usage;
   int spread;
+  const char *csv_header;  /* NULL: bench_row's columns */
   int (*known)(const char *experiment);
   int (*run)(struct bench *b, const char *experiment);
 };
 
 static const struct suite suites[] = {
-  {"dq", bench_dq_usage, 0, bench_dq_known, bench_dq_run},
-  {"gd", bench_gd_usage, 1, bench_gd_known, bench_gd_run},
-  {"sort", bench_sort_usage, 0, bench_sort_known, bench_sort_run},
-  {"join", bench_join_usage, 0, bench_join_known, bench_join_run},
+  {"dq", bench_dq_usage, 0, NULL, bench_dq_known, bench_dq_run},
+  {"gd", bench_gd_usage, 1, NULL, bench_gd_known, bench_gd_run},
+  {"sort", bench_sort_usage, 0, NULL, bench_sort_known, bench_sort_run},
+  {"join", bench_join_usage, 0, NULL, bench_join_known, bench_join_run},
+  {"scale", bench_scale_usage, 0, bench_scale_csv_header, bench_scale_known,
+   bench_scale_run},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])
@@ -260,9 +265,13 @@ static int open_csv(struct bench *b, const char *path)
     river_log(RIVER_LOG_ERROR, "--csv %s: %s", path, strerror(errno));
     return RIVER_EIO;
   }
-  fprintf(b->csv, "experiment,policy,n_producers,n_consumers,k_perturbed,"
-                  "factor,measured_MBps,ideal_MBps,ratio,seconds,records%s\n",
-          b->spread ? ",finish_spread" : "");
+  if (b->csv_header != NULL)
+    fprintf(b->csv, "%s\n", b->csv_header);
+  else
+    fprintf(b->csv, "experiment,policy,n_producers,n_consumers,"
+                    "k_perturbed,factor,measured_MBps,ideal_MBps,ratio,"
+                    "seconds,records%s\n",
+            b->spread ? ",finish_spread" : "");
   return RIVER_SUCCESS;
 }
 
@@ -383,6 +392,7 @@ int main(int argc, char **argv)
     return 2;
   }
   b.spread = s->spread;
+  b.csv_header = s->csv_header;
   rc = parse_opts(&b, argc - 2, argv + 2);
   if (rc == RIVER_SUCCESS && b.bind) {
     int outcome = 0;   /* river topo shows where each rank ended up */

@@ -1,7 +1,7 @@
 /*
  * bench.h - what river-bench's files share: bench.c (main, options, rows,
  * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c,
- * bench_sort.c, bench_join.c).
+ * bench_sort.c, bench_join.c, bench_scale.c).
  * A suite file includes only this header; it exports its two entry points
  * below, and bench.c's suite table names them.
  */
@@ -22,6 +22,8 @@ struct bench {
   FILE *csv;               /* rank 0 */
   int rank, size;
   int spread;              /* the suite's rows add finish_spread (gd) */
+  const char *csv_header;  /* the suite's own CSV header, or NULL: the
+                              throughput rows' (bench_row) */
   const char *perturb_text;
   river_perturb *perturb;
   double rate_mbps;        /* --rate: the nominal disk rate */
@@ -120,5 +122,10 @@ int bench_sort_run(struct bench *b, const char *experiment);
 extern const char bench_join_usage[];
 int bench_join_known(const char *experiment);
 int bench_join_run(struct bench *b, const char *experiment);
+/* scale's rows are not throughput rows: its CSV has its own header. */
+extern const char bench_scale_usage[];
+extern const char bench_scale_csv_header[];
+int bench_scale_known(const char *experiment);
+int bench_scale_run(struct bench *b, const char *experiment);
 
 #endif /* RIVER_BENCH_H */

@@ -197,6 +197,10 @@ typedef struct river_dq_opts {
                              < 0: no pacing. Local: ranks may differ */
 } river_dq_opts;
 
+/* Bytes of a message taken by River's header: a message carries
+ * (message_size - RIVER_DQ_HEADER_SIZE) / record_size whole records. */
+#define RIVER_DQ_HEADER_SIZE 32
+
 #define RIVER_DQ_OPTS_INIT {RIVER_DQ_PUSH, 0, 0, 0, NULL, NULL, 0.0}
 #define RIVER_DQ_DEFAULT_PACE 0.02
 

@@ -1,0 +1,490 @@
+/*
+ * river-bench scale - a distributed queue's memory and control work per
+ * message against the number of ranks (issue 41; the model it is
+ * checked against is doc/design.md's "Queue memory"):
+ *
+ *   mpirun -n N river-bench scale queues [--repeats R (3)] [--csv FILE]
+ *                                        [--message-size BYTES]
+ *
+ * At the job's size n, the first n/2 ranks produce and the next n/2
+ * consume (an odd rank out takes part in the collectives only), one
+ * queue of each kind in turn: PUSH, STATIC, PULL (a unit every 4
+ * messages) and EXCHANGE (records spread by a hash of their number).
+ * Each kind runs "even" (every consumer at full speed) and "lag"
+ * (consumer 0 sleeps after every message it gets: 1 ms in the memory
+ * phase, 200 us in the work phase, 5% of the others' speed or less),
+ * interleaved, --repeats times. Queues use the library's defaults
+ * (credits, pacing); --message-size sets the memory phase's message.
+ *
+ * Each run has two phases, each its own queue:
+ *   mem   MEM_MESSAGES messages per producer of the default size (256
+ *         KiB): river_dq_stats.memory_bytes (what the queue counted
+ *         itself holding at most: message buffers, requests, per-peer
+ *         words), the maximum over producers and over consumers; and
+ *         the growth of the process heap (glibc's mallinfo2, River's and
+ *         MPI's allocations both, e.g. MPI's unexpected messages),
+ *         sampled every few messages, the maximum over ranks.
+ *   work  WORK_MESSAGES messages per producer of 4 KiB (MPI sends them
+ *         eagerly: little copying, mostly control work): the time of
+ *         each try_put of a message's records (producer) and try_get
+ *         (consumer) that moved one, the median of each rank's calls (a
+ *         median, as a rank on an oversubscribed machine is sometimes
+ *         descheduled inside a call), then the median and the maximum
+ *         over ranks.
+ * Every record is checked: each consumer sees every producer's records
+ * in the order put (FIFO per pair), and the count, sum and XOR of the
+ * records' hashes got equal those put (exactly once).
+ *
+ * Rank 0 prints a row per run and, for each kind and lag, the medians
+ * over repeats with their min..max; the CSV has a row per run. The fit
+ * over n (and the prediction at 1,000 and 10,000 ranks) is
+ * scripts/scale-fit's, over the CSVs of runs at several n.
+ */
+#include "bench.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#define REC 100                 /* record size */
+#define MEM_MESSAGES 32
+#define WORK_MESSAGES 1000
+#define WORK_MESSAGE_SIZE 4096
+#define UNIT_MESSAGES 4         /* PULL: messages per unit */
+#define HEAP_EVERY 8            /* messages between heap samples */
+
+/* One run's figures on one rank, and (rank 0) over the ranks. */
+struct scale_res {
+  double mem_prod, mem_cons;    /* memory_bytes, MiB */
+  double heap;                  /* heap growth, MiB */
+  double put_us, put_us_max;    /* work: a producer's median call */
+  double get_us, get_us_max;    /* work: a consumer's median call */
+  double seconds;               /* both phases */
+  int ok;
+};
+
+/* glibc's heap in use (bytes), or 0 where there is no mallinfo2. */
+static double heap_now(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  struct mallinfo2 m = mallinfo2();
+
+  return (double)m.uordblks + (double)m.hblkhd;
+#else
+  return 0.0;
+#endif
+}
+
+static void nap(long *ns)
+{
+  struct timespec ts = {0, *ns};
+
+  nanosleep(&ts, NULL);
+  if (*ns < 1000000L)
+    *ns *= 2;
+}
+
+static uint64_t rec_hash(const unsigned char *r)
+{
+  uint64_t h = REC, w;
+  size_t i;
+
+  for (i = 0; i + 8 <= REC; i += 8) {
+    memcpy(&w, r + i, 8);
+    h = river_hash64(h ^ w);
+  }
+  for (; i < REC; i++)
+    h = river_hash64(h ^ r[i]);
+  return h;
+}
+
+/* Record seq of producer p: its number, its producer, filler. */
+static void rec_make(unsigned char *r, int p, uint64_t seq)
+{
+  uint32_t pp = (uint32_t)p;
+
+  memset(r, (int)(seq * 31 + (uint64_t)p), REC);
+  memcpy(r, &seq, 8);
+  memcpy(r + 8, &pp, 4);
+}
+
+static int by_number(const void *record, int nconsumers, void *ctx)
+{
+  uint64_t seq;
+
+  (void)ctx;
+  memcpy(&seq, record, 8);
+  return (int)(river_hash64(seq) % (uint64_t)nconsumers);
+}
+
+/* What one rank saw in one phase. */
+struct phase {
+  uint64_t n, sum, xor;         /* records and their hashes */
+  int fifo_bad;                 /* records out of their producer's order */
+  double heap0, heap_peak;
+  double *call;                 /* times of the calls that moved one */
+  int ncall, cap;
+  uint64_t memory;              /* the queue's memory_bytes */
+};
+
+static void sample_heap(struct phase *ph, uint64_t k)
+{
+  double h;
+
+  if (k % HEAP_EVERY != 0)
+    return;
+  h = heap_now() - ph->heap0;
+  if (h > ph->heap_peak)
+    ph->heap_peak = h;
+}
+
+static void add_call(struct phase *ph, double t)
+{
+  if (ph->ncall < ph->cap)
+    ph->call[ph->ncall++] = t;
+}
+
+/* Producer p: nmsg messages through q, each one try_put of a whole
+ * message's records (per_msg). */
+static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
+                   size_t per_msg, struct phase *ph)
+{
+  unsigned char *batch = malloc(per_msg * REC);
+  uint64_t seq = 0;
+  size_t i;
+  double t0, t1;
+  long ns;
+  int m, rc = RIVER_SUCCESS;
+
+  if (batch == NULL)
+    return RIVER_ENOMEM;
+  for (m = 0; m < nmsg && rc == RIVER_SUCCESS; m++) {
+    for (i = 0; i < per_msg; i++) {
+      unsigned char *r = batch + i * REC;
+      rec_make(r, p, seq + i);
+      ph->sum += rec_hash(r);
+      ph->xor ^= rec_hash(r);
+    }
+    ns = 1000;
+    for (;;) {
+      t0 = MPI_Wtime();
+      rc = river_dq_try_put(q, batch, per_msg);
+      t1 = MPI_Wtime();
+      if (rc != RIVER_EAGAIN)
+        break;
+      nap(&ns);
+    }
+    if (rc != RIVER_SUCCESS)
+      break;
+    add_call(ph, t1 - t0);
+    seq += per_msg;
+    ph->n += per_msg;
+    sample_heap(ph, (uint64_t)m);
+    if (kind == RIVER_DQ_PULL && (m + 1) % UNIT_MESSAGES == 0)
+      rc = river_dq_end_unit(q);
+  }
+  free(batch);
+  /* Closed whatever happened: the consumers wait for its end. */
+  {
+    int r = river_dq_close(q);
+    return rc != RIVER_SUCCESS ? rc : r;
+  }
+}
+
+/* A consumer: everything until EOS, sleeping lag_us after each message. */
+static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
+{
+  uint64_t *next = calloc((size_t)nprod, sizeof *next), seq;
+  const void *recs;
+  size_t n, i;
+  double t0, t1;
+  long ns = 1000;
+  int from, rc;
+  uint32_t p;
+
+  if (next == NULL)
+    return RIVER_ENOMEM;
+  for (;;) {
+    t0 = MPI_Wtime();
+    rc = river_dq_try_get(q, &recs, &n, &from);
+    t1 = MPI_Wtime();
+    if (rc == RIVER_EAGAIN) {
+      nap(&ns);
+      continue;
+    }
+    if (rc != RIVER_SUCCESS)
+      break;
+    ns = 1000;
+    add_call(ph, t1 - t0);
+    for (i = 0; i < n; i++) {
+      const unsigned char *r = (const unsigned char *)recs + i * REC;
+      memcpy(&seq, r, 8);
+      memcpy(&p, r + 8, 4);
+      if (p != (uint32_t)from || (int)p >= nprod || seq < next[p])
+        ph->fifo_bad++;
+      else
+        next[p] = seq + 1;
+      ph->sum += rec_hash(r);
+      ph->xor ^= rec_hash(r);
+    }
+    ph->n += n;
+    sample_heap(ph, ph->n);
+    if (lag_us > 0) {
+      struct timespec ts = {0, lag_us * 1000L};
+      nanosleep(&ts, NULL);
+    }
+  }
+  free(next);
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* One phase: a queue of kind with messages of msize, nmsg per producer. */
+static int run_phase(MPI_Comm comm, int np, river_dq_policy kind,
+                     size_t msize, int nmsg, long lag_us, struct phase *ph)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  int me, size, role, rc, r;
+
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &size);
+  role = me < np ? RIVER_DQ_PRODUCER : me < 2 * np ? RIVER_DQ_CONSUMER : 0;
+  o.policy = kind;
+  o.message_size = msize;
+  if (kind == RIVER_DQ_EXCHANGE)
+    o.partition = by_number;
+  ph->heap0 = heap_now();
+  if ((rc = river_dq_create(comm, role, REC, &o, &q)) != RIVER_SUCCESS)
+    return rc;
+  MPI_Barrier(comm);
+  if (role == RIVER_DQ_PRODUCER)
+    rc = produce(q, kind, me, nmsg,
+                 ((msize ? msize : RIVER_DQ_DEFAULT_MESSAGE_SIZE)
+                  - RIVER_DQ_HEADER_SIZE) / REC, ph);
+  else if (role == RIVER_DQ_CONSUMER)
+    rc = consume(q, np, me == np ? lag_us : 0, ph);
+  if (river_dq_stats_get(q, &st) == RIVER_SUCCESS)
+    ph->memory = st.memory_bytes;
+  r = river_dq_destroy(q);
+  return rc != RIVER_SUCCESS ? rc : r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+  if (n == 0)
+    return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Over WORLD: the median and maximum of v over the ranks with has. */
+static void over_ranks(double v, int has, double *med, double *max)
+{
+  int size, i, n = 0;
+  double *all, mine[2] = {v, has};
+
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  all = malloc(sizeof *all * 2 * (size_t)size);
+  if (all == NULL) {
+    *med = *max = -1.0;
+    return;
+  }
+  MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+  *max = 0.0;
+  for (i = 0; i < size; i++)
+    if (all[2 * i + 1] != 0.0) {
+      all[n++] = all[2 * i];
+      *max = all[2 * i] > *max ? all[2 * i] : *max;
+    }
+  *med = median_of(all, n);
+  free(all);
+}
+
+/* Exactly once and FIFO over WORLD: the records and their hashes put
+ * equal those got, none out of order, and some got. */
+static int data_ok(const struct phase *ph, int role)
+{
+  uint64_t v[4] = {0}, sum[4], x, xall = 0;
+
+  if (role == RIVER_DQ_PRODUCER) {
+    v[0] = ph->n;
+    v[1] = ph->sum;
+  } else if (role == RIVER_DQ_CONSUMER) {
+    v[0] = (uint64_t)0 - ph->n;
+    v[1] = (uint64_t)0 - ph->sum;
+    v[3] = ph->n;
+  }
+  v[2] = (uint64_t)ph->fifo_bad;
+  x = role != 0 ? ph->xor : 0;
+  MPI_Allreduce(v, sum, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&x, &xall, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+  return sum[0] == 0 && sum[1] == 0 && sum[2] == 0 && sum[3] > 0
+         && xall == 0;
+}
+
+static const char *kind_name(river_dq_policy k)
+{
+  return k == RIVER_DQ_PUSH ? "push" : k == RIVER_DQ_STATIC ? "static"
+         : k == RIVER_DQ_PULL ? "pull" : "exchange";
+}
+
+/* One run of a kind: both phases, the figures to every rank. */
+static int run_once(struct bench *b, river_dq_policy kind, int lag,
+                    struct scale_res *res)
+{
+  struct phase mem = {0}, work = {0};
+  int np = b->size / 2, me = b->rank, role, rc, r, ok;
+  size_t msize = b->message_size_set ? b->message_size : 0;
+  double t0, med;
+
+  role = me < np ? RIVER_DQ_PRODUCER : me < 2 * np ? RIVER_DQ_CONSUMER : 0;
+  work.cap = WORK_MESSAGES * (role == RIVER_DQ_CONSUMER ? 2 * np : 1) + 16;
+  work.call = malloc(sizeof *work.call * (size_t)work.cap);
+  if (work.call == NULL)
+    work.cap = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  rc = run_phase(MPI_COMM_WORLD, np, kind, msize, MEM_MESSAGES,
+                 lag ? 1000 : 0, &mem);
+  ok = data_ok(&mem, role);
+  if (rc == RIVER_SUCCESS)
+    rc = run_phase(MPI_COMM_WORLD, np, kind, WORK_MESSAGE_SIZE,
+                   WORK_MESSAGES, lag ? 200 : 0, &work);
+  ok &= data_ok(&work, role);
+  res->seconds = MPI_Wtime() - t0;
+  res->ok = ok && work.cap > 0;
+  over_ranks((double)mem.memory / (1 << 20), role == RIVER_DQ_PRODUCER,
+             &med, &res->mem_prod);
+  over_ranks((double)mem.memory / (1 << 20), role == RIVER_DQ_CONSUMER,
+             &med, &res->mem_cons);
+  over_ranks((mem.heap_peak > work.heap_peak ? mem.heap_peak
+                                             : work.heap_peak) / (1 << 20),
+             role != 0, &med, &res->heap);
+  over_ranks(1e6 * median_of(work.call, work.ncall),
+             role == RIVER_DQ_PRODUCER, &res->put_us, &res->put_us_max);
+  over_ranks(1e6 * median_of(work.call, work.ncall),
+             role == RIVER_DQ_CONSUMER, &res->get_us, &res->get_us_max);
+  free(work.call);
+  r = RIVER_SUCCESS;
+  MPI_Allreduce(&rc, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!res->ok)
+    b->failures++;
+  return r != RIVER_SUCCESS ? r : res->ok ? RIVER_SUCCESS : RIVER_ECORRUPT;
+}
+
+static void print_row(struct bench *b, river_dq_policy kind, int lag,
+                      int rep, const struct scale_res *r)
+{
+  int np = b->size / 2;
+
+  if (b->rank != 0)
+    return;
+  printf("%-8s %-4s n=%-3d rep %d  memory: producer %7.3f MiB, consumer "
+         "%7.3f MiB, heap %7.2f MiB;  work: put %6.2f us (max %6.2f), get "
+         "%6.2f us (max %6.2f)  (%.2f s)%s\n",
+         kind_name(kind), lag ? "lag" : "even", b->size, rep, r->mem_prod,
+         r->mem_cons, r->heap, r->put_us, r->put_us_max, r->get_us,
+         r->get_us_max, r->seconds, r->ok ? "" : "  DATA CHECK FAILED");
+  fflush(stdout);
+  if (b->csv)
+    fprintf(b->csv, "%s,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
+                    "%.3f,%d\n",
+            kind_name(kind), lag ? "lag" : "even", b->size, np, np, rep,
+            r->mem_prod, r->mem_cons, r->heap, r->put_us, r->put_us_max,
+            r->get_us, r->get_us_max, r->seconds, r->ok);
+}
+
+/* Rank 0: the median of field f over the repeats, with min..max. */
+static void print_spread(const char *what, const struct scale_res *rs,
+                         int n, size_t off)
+{
+  double v[64], lo = 1e300, hi = -1e300;
+  int i;
+
+  for (i = 0; i < n; i++) {
+    memcpy(&v[i], (const char *)&rs[i] + off, sizeof v[i]);
+    lo = v[i] < lo ? v[i] : lo;
+    hi = v[i] > hi ? v[i] : hi;
+  }
+  printf("  %s %.3f (%.3f..%.3f)", what, median_of(v, n), lo, hi);
+}
+
+static int exp_queues(struct bench *b)
+{
+  static const river_dq_policy kinds[] = {RIVER_DQ_PUSH, RIVER_DQ_STATIC,
+                                          RIVER_DQ_PULL, RIVER_DQ_EXCHANGE};
+  struct scale_res res[4][2][64];
+  int k, lag, rep, rc;
+
+  if (b->size < 2) {
+    if (b->rank == 0)
+      river_log(RIVER_LOG_ERROR, "scale: needs at least 2 ranks");
+    return RIVER_EINVAL;
+  }
+  for (rep = 0; rep < b->repeats; rep++)
+    for (k = 0; k < 4; k++)
+      for (lag = 0; lag < 2; lag++) {
+        rc = run_once(b, kinds[k], lag, &res[k][lag][rep]);
+        print_row(b, kinds[k], lag, rep, &res[k][lag][rep]);
+        if (rc != RIVER_SUCCESS && rc != RIVER_ECORRUPT)
+          return rc;
+      }
+  if (b->rank != 0)
+    return RIVER_SUCCESS;
+  printf("medians over %d repeats (min..max), n = %d:\n", b->repeats,
+         b->size);
+  for (k = 0; k < 4; k++)
+    for (lag = 0; lag < 2; lag++) {
+      printf("%-8s %-4s", kind_name(kinds[k]), lag ? "lag" : "even");
+      print_spread("producer MiB", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, mem_prod));
+      print_spread("consumer MiB", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, mem_cons));
+      print_spread("heap MiB", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, heap));
+      print_spread("put us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, put_us));
+      print_spread("get us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, get_us));
+      printf("\n");
+    }
+  return RIVER_SUCCESS;
+}
+
+static const struct bench_experiment experiments[] = {
+  {"queues", exp_queues},
+};
+
+#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
+
+const char bench_scale_usage[] =
+    "queues [--repeats R (3)] [--csv FILE] [--message-size BYTES]\n";
+
+const char bench_scale_csv_header[] =
+    "kind,lag,n,n_producers,n_consumers,repeat,producer_MiB,consumer_MiB,"
+    "heap_MiB,put_us,put_us_max,get_us,get_us_max,seconds,ok";
+
+int bench_scale_known(const char *experiment)
+{
+  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
+}
+
+int bench_scale_run(struct bench *b, const char *experiment)
+{
+  const struct bench_experiment *e =
+      bench_find(experiments, NEXPERIMENTS, experiment);
+
+  return e ? e->fn(b) : RIVER_EINVAL;
+}
