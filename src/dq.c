@@ -179,15 +179,18 @@ static void no_overtaking(MPI_Comm comm)
  * more than the credits x producers that can be in flight. A PULL
  * consumer takes one producer's messages at a time, and the others'
  * must not fill its receives: on the RMA path it holds one unit, so
- * only its producer sends to it; on the MSG path up to DQ_PULL_HELD
- * (dq_credit.c, msg_claim), whose producers' credits x (DQ_PULL_HELD -
- * 1) messages may wait, so one more is posted. Called once the credit
- * path is known. */
+ * only its producer sends to it; on the MSG path it may hold a unit
+ * granted late by every producer (dq_credit.c, msg_claim), whose
+ * messages wait behind the one in progress, so it posts them all,
+ * credits x producers (issue 41: a consumer memory that grows with the
+ * producers, on that path only; capping the units held made a consumer
+ * wait on producers that answer late). Called once the credit path is
+ * known. */
 static int posted_data_receives(const river_dq *q)
 {
   const char *v = getenv("RIVER_DQ_POSTED");
   char *end;
-  long n = DQ_POSTED, need;
+  long n = DQ_POSTED;
 
   if (v != NULL && *v != '\0') {
     n = strtol(v, &end, 10);
@@ -196,11 +199,8 @@ static int posted_data_receives(const river_dq *q)
   }
   if (n == 0 || n > q->nring)
     n = q->nring;
-  if (q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG) {
-    need = (long)q->credits * (DQ_PULL_HELD - 1) + 1;
-    need = need < q->nring ? need : q->nring;
-    n = n > need ? n : need;
-  }
+  if (q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG)
+    n = q->nring;
   return (int)n;
 }
 
@@ -252,6 +252,41 @@ static int send_slots(const river_dq *q, int targets)
   return (int)(n < all ? n : all);
 }
 
+/* An EXCHANGE producer's message size (its fill buffers, one per
+ * consumer, and its send slots): a full message for up to DQ_FILL_PEERS
+ * consumers; beyond, DQ_FILL_PEERS full messages shared among them, but
+ * at least DQ_FILL_MIN bytes (and one record), on a page. So its memory
+ * is DQ_FILL_PEERS messages up to DQ_FILL_PEERS x message_size /
+ * DQ_FILL_MIN consumers (512 at the default 256 KiB) and grows by
+ * DQ_FILL_MIN a consumer after that (doc/design.md, "Queue memory"). */
+static void exchange_message(river_dq *q)
+{
+  size_t m = q->message_size, want, min;
+
+  if (q->ncons <= DQ_FILL_PEERS)
+    return;
+  want = m * DQ_FILL_PEERS / (size_t)q->ncons;
+  min = DQ_HDR_SIZE + q->record_size;
+  min = min > DQ_FILL_MIN ? min : DQ_FILL_MIN;
+  want = want > min ? want : min;
+  want = (want + DQ_PAGE - 1) / DQ_PAGE * DQ_PAGE;   /* whole pages */
+  if (want >= m)
+    return;
+  q->send_per_msg = (want - DQ_HDR_SIZE) / q->record_size;
+  q->sstride = want;
+}
+
+size_t river__dq_put_max(const river_dq *q)
+{
+  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return 0;
+  if (q->policy != RIVER_DQ_EXCHANGE)
+    return SIZE_MAX;
+  /* All of them may go to one consumer whose fill buffer is one record
+   * short of full: credits - 1 more messages and one record. */
+  return (size_t)(q->credits - 1) * q->send_per_msg + 1;
+}
+
 /* This rank's buffers for its roles. */
 static int alloc_buffers(river_dq *q)
 {
@@ -266,12 +301,19 @@ static int alloc_buffers(river_dq *q)
     targets = q->policy == RIVER_DQ_ONE_TO_ONE
               || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;
     q->nfill = q->policy == RIVER_DQ_EXCHANGE ? nc : 1;
-    q->nslots = send_slots(q, targets) + q->nfill;
+    q->sstride = q->stride;
+    q->send_per_msg = q->per_msg;
+    if (q->policy == RIVER_DQ_EXCHANGE)
+      exchange_message(q);
+    q->nslots = q->nslots0 = send_slots(q, targets) + q->nfill;
+    q->nslots_max = q->credits * targets + q->nfill;
     q->fanout = q->policy == RIVER_DQ_BROADCAST ? nc : 1;
-    q->nsreq = q->nslots * q->fanout + nc;
-    q->sbuf = river__dq_buffers(q, (size_t)q->nslots * q->stride);
-    q->slot_refs = river__dq_calloc(q, (size_t)q->nslots, sizeof(int));
-    q->slot_fill = river__dq_calloc(q, (size_t)q->nslots, 1);
+    q->nsreq = q->nslots_max * q->fanout + nc;
+    q->sbuf = river__dq_buffers(q, (size_t)q->nslots * q->sstride);
+    q->slot_buf = river__dq_calloc(q, (size_t)q->nslots_max,
+                                   sizeof *q->slot_buf);
+    q->slot_refs = river__dq_calloc(q, (size_t)q->nslots_max, sizeof(int));
+    q->slot_fill = river__dq_calloc(q, (size_t)q->nslots_max, 1);
     q->fill = river__dq_calloc(q, (size_t)q->nfill, sizeof(int));
     q->fill_n = river__dq_calloc(q, (size_t)q->nfill, sizeof(size_t));
     q->stalled = river__dq_calloc(q, (size_t)q->nfill, 1);
@@ -281,7 +323,8 @@ static int alloc_buffers(river_dq *q)
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
     q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
-    ok = q->sbuf && q->slot_refs && q->slot_fill && q->fill && q->fill_n
+    ok = q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill && q->fill
+         && q->fill_n
          && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->sent
          && q->count && q->code;
     if (ok) {
@@ -289,6 +332,8 @@ static int alloc_buffers(river_dq *q)
       q->zeros = q->sent + 2 * nc;
       q->msgs_to = q->sent + 3 * nc;
       q->avail = q->sent + 4 * nc;
+      for (b = 0; b < q->nslots; b++)
+        q->slot_buf[b] = q->sbuf + (size_t)b * q->sstride;
       for (b = 0; b < q->nfill; b++)
         q->fill[b] = -1;
       for (k = 0; k < q->nsreq; k++)
@@ -337,6 +382,9 @@ static void free_queue(river_dq *q)
     MPI_Comm_free(&q->comm);
   free(q->prod_rank);
   free(q->count_out);
+  for (p = q->nslots0; q->slot_buf != NULL && p < q->nslots; p++)
+    free(q->slot_buf[p]);   /* grown one by one (dq_producer.c) */
+  free(q->slot_buf);
   free(q->sbuf);
   free(q->slot_refs);
   free(q->slot_fill);

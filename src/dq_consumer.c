@@ -358,6 +358,18 @@ static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
   return rc;
 }
 
+/* EOS buffers with records a consumer may hold (eos_progress): each is
+ * delivered once its producer's DATA before it has come, except a PULL
+ * consumer's on the MSG path, which may hold units granted late by
+ * every producer and takes one unit's messages at a time: a held EOS of
+ * a unit waiting behind the current one waits for that unit, whose own
+ * EOS must not be refused then (the review of issue 41 found it hang). */
+static int eos_cap(const river_dq *q)
+{
+  return q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG
+         ? q->nprod : DQ_EOS_HELD;
+}
+
 /* The EOS messages: take in those whose receive completed, then match
  * those that came (MPI_Improbe, any producer) and receive each into a
  * buffer of its size: a bare header at once into q->eos_in (it came
@@ -388,7 +400,7 @@ static int eos_progress(river_dq *q)
    * a wait on anything else (issue 41: every producer's last partial
    * message could be held at one consumer, np buffers). Not in
    * destroy's drain: an undrained consumer delivers nothing more. */
-  while (q->live > 0 && (q->eos_held < DQ_EOS_HELD || q->draining)) {
+  while (q->live > 0 && (q->eos_held < eos_cap(q) || q->draining)) {
     if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
       return RIVER_ETIMEDOUT;
     if (MPI_Improbe(MPI_ANY_SOURCE, DQ_TAG_EOS, q->comm, &flag, &m, &st)

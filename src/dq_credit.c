@@ -596,20 +596,6 @@ static int msg_ask_next(river_dq *q, int *pp, uint64_t *unit)
   return 0;
 }
 
-/* MSG: units this idle consumer may still get from its claims: grants
- * waiting, and claims in flight to producers not drained (a drained
- * one closed after its last unit's claim: it grants nothing). */
-static int msg_units_held(const river_dq *q)
-{
-  int p, n = 0;
-
-  for (p = 0; p < q->nprod; p++)
-    n += q->claim_rreq[p] != MPI_REQUEST_NULL
-             ? !drained(q, p)
-             : q->claim_rep[2 * (size_t)p] != 0;
-  return n;
-}
-
 /* MSG: an idle consumer's claim step: 1 (a unit: *pp, *unit), 0 (none
  * yet) or RIVER_EMPI. A grant that came is taken first, however late it
  * came: the producer gave that unit to this consumer alone. Else the
@@ -619,8 +605,7 @@ static int msg_units_held(const river_dq *q)
  * units claimed by one consumer and not yet finished are at most one
  * per producer (one in progress, the others granted and waiting). A
  * consumer asks only while idle, so a grant beyond the first arrives
- * only when an answer was late, and asks no more while DQ_PULL_HELD
- * units may come of what it asked (msg_units_held). */
+ * only when an answer was late. */
 static int msg_claim(river_dq *q, int *pp, uint64_t *unit)
 {
   int late, p;
@@ -634,12 +619,7 @@ static int msg_claim(river_dq *q, int *pp, uint64_t *unit)
     q->claim_p = -1;
     return 1;
   }
-  /* At most DQ_PULL_HELD units claimed and unfinished, so that the
-   * messages of those waiting cannot fill the receives posted for the
-   * one in progress (dq.c, posted_data_receives). */
-  if (!late || msg_units_held(q) >= DQ_PULL_HELD)
-    return 0;
-  return msg_ask_next(q, pp, unit);
+  return late ? msg_ask_next(q, pp, unit) : 0;
 }
 
 int river__dq_cw_claim(river_dq *q)

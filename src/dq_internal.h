@@ -89,10 +89,10 @@
  * message buffer allocated then and freed when get's caller releases
  * it (nonblocking, MPI_Imrecv: a large one needs its producer's
  * progress). nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
- * sets it, 0 = all), at most credits x nproducers (a PULL consumer on
- * the MSG path at least credits x (DQ_PULL_HELD - 1) + 1: dq.c,
- * posted_data_receives; it used to post all credits x nproducers, 1 GiB
- * at 1,000 producers): a DATA message beyond them waits at its producer (rendezvous:
+ * sets it, 0 = all), at most credits x nproducers (which a PULL
+ * consumer posts on the MSG path: dq.c, posted_data_receives; on the
+ * RMA path it used to as well, 1 GiB at 1,000 producers): a DATA
+ * message beyond them waits at its producer (rendezvous:
  * MPI has only its header at the consumer) or, if small enough to go
  * eagerly, in MPI's unexpected queue, until a get re-posts a receive;
  * MPI matches one producer's messages in the order sent, so the
@@ -329,9 +329,9 @@
  * the producer to pass through River (any queue call or wait) to be
  * answered, so an idle consumer whose answer is late asks other
  * producers too, one claim in flight to each at most, and takes every
- * grant that comes, in turn: it may hold up to DQ_PULL_HELD units, one
- * per producer at most (one in progress, the others waiting), where on
- * the RMA path it holds one (dq_credit.c, msg_claim).
+ * grant that comes, in turn: it may hold up to one unit per producer
+ * claimed (one in progress, the others waiting), where on the RMA path
+ * it holds one (dq_credit.c, msg_claim).
  */
 #ifndef RIVER_DQ_INTERNAL_H
 #define RIVER_DQ_INTERNAL_H
@@ -358,8 +358,13 @@
 #define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
 #define DQ_EOS_HELD 2         /* EOS messages with records a consumer
                                  holds at once (dq_consumer.c) */
-#define DQ_PULL_HELD 4        /* MSG path: units a PULL consumer holds
-                                 at most (dq_credit.c, msg_claim) */
+#define DQ_SLOT_STUCK 0.05    /* a producer's pool grows by a slot after
+                                 this long (s) with none free
+                                 (dq_producer.c, grow_pool) */
+#define DQ_FILL_PEERS 16      /* EXCHANGE: fill buffers of a full
+                                 message for up to this many consumers;
+                                 beyond, their sizes share that budget */
+#define DQ_FILL_MIN 8192      /* ... but never below this many bytes */
 #define DQ_SEND_PEERS 8       /* a producer's send slots: credits x this
                                  many consumers at most (dq.c) */
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
@@ -422,6 +427,10 @@ struct river_dq {
   int credits;
   uint64_t seed;
   size_t record_size, message_size, stride, per_msg;
+  size_t sstride, send_per_msg; /* producer: its slots' stride and the
+                                   records its messages carry (EXCHANGE:
+                                   fewer with many consumers, dq.c
+                                   exchange_message) */
   river_dq_partition_fn partition;
   void *partition_ctx;
   uint64_t *count_out, *count_in; /* destroy: messages to/from each rank */
@@ -433,7 +442,13 @@ struct river_dq {
   int bad_seq;                  /* tests: RIVER_TEST_FAULT dq-data-seq:fail
                                    sends every DATA seq out of window */
   int nslots, nfill, fanout, nsreq, sactive;
-  unsigned char *sbuf;          /* nslots x stride */
+  int nslots0, nslots_max;      /* slots at create (in sbuf); at most
+                                   (credits x targets + nfill) */
+  unsigned char *sbuf;          /* nslots0 x sstride */
+  unsigned char **slot_buf;     /* nslots_max: slot s's buffer (those
+                                   past nslots0 allocated as the pool
+                                   grew, dq_producer.c, grow_pool) */
+  double t_noslot;              /* since when no slot has been free, or 0 */
   int *slot_refs;               /* sends in flight from each slot */
   unsigned char *slot_fill;     /* 1: the slot is a fill buffer */
   int *fill;                    /* nfill: slot being filled, or -1 */

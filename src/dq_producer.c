@@ -26,7 +26,7 @@ static uint64_t next_random(uint64_t *s)
 /* Send slot s's buffer. */
 static unsigned char *send_slot(const river_dq *q, int s)
 {
-  return q->sbuf + (size_t)s * q->stride;
+  return q->slot_buf[s];
 }
 
 /* Credits consumer c has free, by the last read of the window. */
@@ -233,7 +233,7 @@ static int step_claim(river_dq *q, int b)
 /* Retire completed sends: their slots become free again. */
 int river__dq_send_progress(river_dq *q)
 {
-  int i, n = 0, data = q->nslots * q->fanout, rc;
+  int i, n = 0, data = q->nslots_max * q->fanout, rc;
 
   /* Two-sided credits: apply what came, send what waits (dq_credit.c). */
   if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
@@ -243,7 +243,8 @@ int river__dq_send_progress(river_dq *q)
   /* The EOS requests, one per consumer after the DATA ones, are started
    * only by close: test them only from then on (so a message's work
    * does not grow with the consumers). */
-  if (MPI_Testsome(q->closing ? q->nsreq : data, q->sreq, &n, q->sidx,
+  if (MPI_Testsome(q->closing ? q->nsreq : q->nslots * q->fanout, q->sreq,
+                   &n, q->sidx,
                    MPI_STATUSES_IGNORE)
       != MPI_SUCCESS)
     return RIVER_EMPI;
@@ -425,22 +426,59 @@ static int step_send(river_dq *q, int b)
   return RIVER_SUCCESS;
 }
 
+/* No slot is free: after DQ_SLOT_STUCK of that, add one to the pool
+ * (up to credits x targets + nfill, one per credit as before the pool).
+ * Why: a send beyond a consumer's posted receives holds its slot until
+ * that consumer gets, so consumers that stop getting for a while (one
+ * waiting on another queue for what this producer sends only later) can
+ * hold every slot of the pool while others have credits: waiting for a
+ * slot would then be waiting for good (the review of issue 41 found it,
+ * 10 such consumers of one PUSH producer). The pool stays its size
+ * while slots come free; memory beyond it is what stuck consumers pin. */
+static int grow_pool(river_dq *q)
+{
+  double now = river_wtime();
+  unsigned char *buf;
+
+  if (q->nslots >= q->nslots_max || q->closing)
+    return RIVER_SUCCESS;
+  if (q->t_noslot == 0.0) {
+    q->t_noslot = now;
+    return RIVER_SUCCESS;
+  }
+  if (now - q->t_noslot < DQ_SLOT_STUCK)
+    return RIVER_SUCCESS;
+  if ((buf = river__dq_buffers(q, q->sstride)) == NULL) {
+    river__error("dq: no memory for another send slot");
+    return RIVER_ENOMEM;
+  }
+  river__debug("dq: producer %d: no send slot free for %.0f ms; the pool "
+               "grows to %d", q->pidx, 1e3 * (now - q->t_noslot),
+               q->nslots + 1 - q->nfill);
+  q->slot_buf[q->nslots++] = buf;
+  q->t_noslot = 0.0;
+  return RIVER_SUCCESS;
+}
+
 /* Give fill buffer b a slot if it has none; RIVER_EAGAIN while every
- * slot is still being sent. */
+ * slot is still being sent (and the pool may grow: grow_pool). */
 static int step_slot(river_dq *q, int b)
 {
   int s, pass, rc;
 
   if (q->fill[b] >= 0)
     return RIVER_SUCCESS;
-  for (pass = 0; pass < 2; pass++) {
+  for (pass = 0; pass < 3; pass++) {
     if (pass == 1 && (rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
+      return rc;
+    if (pass == 2 && (rc = grow_pool(q)) != RIVER_SUCCESS)
       return rc;
     for (s = 0; s < q->nslots; s++)
       if (q->slot_refs[s] == 0 && !q->slot_fill[s]) {
         q->slot_fill[s] = 1;
         q->fill[b] = s;
         q->fill_n[b] = 0;
+        q->t_noslot = 0.0;
         return RIVER_SUCCESS;
       }
   }
@@ -463,7 +501,12 @@ static int wait_step(river_dq *q, step_fn step, int b)
     if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
       break;
     if ((rc = river__backoff(&ns)) != RIVER_SUCCESS) {
-      rc = river__dq_timeout(q, "a queue's producer waiting for a credit");
+      rc = river__dq_timeout(q, step == step_slot
+                                    ? "a queue's producer waiting for a "
+                                      "send slot (its sends to consumers "
+                                      "have not completed)"
+                                    : "a queue's producer waiting for a "
+                                      "credit");
       break;
     }
   }
@@ -499,7 +542,7 @@ static int count_by_consumer(river_dq *q, const unsigned char *r, size_t n)
 static uint64_t messages_needed(const river_dq *q, int b, size_t k,
                                 uint64_t *slots)
 {
-  uint64_t m = ((uint64_t)q->fill_n[b] + k - 1) / q->per_msg;
+  uint64_t m = ((uint64_t)q->fill_n[b] + k - 1) / q->send_per_msg;
 
   *slots += m + (q->fill[b] < 0);
   return m;
@@ -591,17 +634,12 @@ static int ever_fits(river_dq *q, size_t n)
   }
   for (b = 0; b < q->nfill; b++)
     held += q->fill[b] >= 0;
-  if (m <= cap && slots <= (uint64_t)(q->nslots - held))
+  /* The pool can grow to nslots_max (grow_pool): one slot per credit. */
+  if (m <= cap && slots <= (uint64_t)(q->nslots_max - held))
     return RIVER_SUCCESS;
-  if (m > cap)
-    river__error("dq: try_put of %zu records would need %llu messages to "
-                 "go at once but credits allow %llu; put fewer at a time",
-                 n, (unsigned long long)m, (unsigned long long)cap);
-  else
-    river__error("dq: try_put of %zu records would need %llu send slots at "
-                 "once but the producer has %d (RIVER_DQ_SEND_SLOTS); put "
-                 "fewer at a time", n, (unsigned long long)slots,
-                 q->nslots - held);
+  river__error("dq: try_put of %zu records would need %llu messages to go "
+               "at once but credits allow %llu; put fewer at a time", n,
+               (unsigned long long)m, (unsigned long long)cap);
   return RIVER_ENOBUFS;
 }
 
@@ -624,8 +662,12 @@ static int plan_try_put(river_dq *q, size_t n)
     return rc;
   if (fit == 0 && dormant && !q->dormant)
     fit = fits_now(q, n, 1); /* PUSH woke in the plan: plan again */
-  if (fit == 1)
+  if (fit == 1) {
+    q->t_noslot = 0.0;
     return RIVER_SUCCESS;
+  }
+  if (fit < 0 && (rc = grow_pool(q)) != RIVER_SUCCESS)
+    return rc;
   for (b = 0; fit == 0 && b < q->nfill; b++)
     if ((q->policy != RIVER_DQ_EXCHANGE || q->count[b] > 0)
         && !q->stalled[b]) {
@@ -655,12 +697,12 @@ static int take_records(river_dq *q, const unsigned char *r, size_t n)
         return RIVER_EINVAL;
       }
     }
-    if (q->fill_n[b] == q->per_msg
+    if (q->fill_n[b] == q->send_per_msg
         && (rc = wait_step(q, step_send, b)) != RIVER_SUCCESS)
       return rc;
     if ((rc = wait_step(q, step_slot, b)) != RIVER_SUCCESS)
       return rc;
-    k = q->policy == RIVER_DQ_EXCHANGE ? 1 : q->per_msg - q->fill_n[b];
+    k = q->policy == RIVER_DQ_EXCHANGE ? 1 : q->send_per_msg - q->fill_n[b];
     k = k < n - i ? k : n - i;
     memcpy(send_slot(q, q->fill[b]) + DQ_HDR_SIZE
            + q->fill_n[b] * rs, r + i * rs, k * rs);
@@ -683,7 +725,7 @@ static int send_full(river_dq *q, int block)
   if (q->policy == RIVER_DQ_PULL)
     return RIVER_SUCCESS;
   for (b = 0; b < q->nfill; b++) {
-    if (q->fill[b] < 0 || q->fill_n[b] < q->per_msg)
+    if (q->fill[b] < 0 || q->fill_n[b] < q->send_per_msg)
       continue;
     rc = block ? wait_step(q, step_send, b)
                : step_send(q, b);
@@ -755,7 +797,7 @@ static int reserve_common(river_dq *q, void **buf, size_t *max, int block)
   }
   if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
-  if (q->fill_n[0] == q->per_msg
+  if (q->fill_n[0] == q->send_per_msg
       && (rc = block ? wait_step(q, step_send, 0) : step_send(q, 0))
              != RIVER_SUCCESS)
     return rc;
@@ -764,7 +806,7 @@ static int reserve_common(river_dq *q, void **buf, size_t *max, int block)
     return rc;
   *buf = send_slot(q, q->fill[0]) + DQ_HDR_SIZE
          + q->fill_n[0] * q->record_size;
-  *max = q->reserved = q->per_msg - q->fill_n[0];
+  *max = q->reserved = q->send_per_msg - q->fill_n[0];
   return RIVER_SUCCESS;
 }
 
@@ -870,7 +912,7 @@ static int send_final(river_dq *q, int b)
   memcpy(buf, &h, sizeof h);
   for (c = t; c < hi; c++) {
     rc = isend(q, buf, DQ_HDR_SIZE + n * q->record_size, c,
-               DQ_TAG_EOS, q->nslots * q->fanout + c);
+               DQ_TAG_EOS, q->nslots_max * q->fanout + c);
     if (rc != RIVER_SUCCESS)
       return rc;
     q->eos_hdr[c].nrecords = n; /* c's EOS is on its way */
@@ -921,7 +963,7 @@ static int send_eos(river_dq *q)
     if (q->eos_hdr[c].nrecords > 0)
       continue;
     rc = isend(q, &q->eos_hdr[c], DQ_HDR_SIZE, c, DQ_TAG_EOS,
-               q->nslots * q->fanout + c);
+               q->nslots_max * q->fanout + c);
     if (rc != RIVER_SUCCESS)
       return rc;
   }

@@ -235,6 +235,9 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     in->out[p].q = r->dqs[s->out_edge[p]];
     river_schema_record_size(s->out_schema[p], &in->out[p].record_size);
     in->out[p].chunk = msg / in->out[p].record_size;
+    if (in->out[p].q != NULL
+        && in->out[p].chunk > river__dq_put_max(in->out[p].q))
+      in->out[p].chunk = river__dq_put_max(in->out[p].q);   /* EXCHANGE */
     if (in->out[p].chunk == 0)
       in->out[p].chunk = 1;
     in->out[p].copy = e->opts.kind == RIVER_EDGE_EXCHANGE

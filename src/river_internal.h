@@ -72,6 +72,10 @@ int river__wait_collective(MPI_Request *req, MPI_Comm comm);
  * producers whose stream has not ended; a producer: consumers with no
  * credit free, or with its end of stream in flight). RIVER_ETIMEDOUT. */
 int river__dq_timeout(river_dq *q, const char *what);
+/* The most records one river_dq_try_put on producer q can ever take at
+ * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
+ * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
+size_t river__dq_put_max(const river_dq *q);
 /* Called at every backoff step, if set (src/dq_consumer.c sets it while
  * some queue paces: a rank waiting anywhere in River gives back the
  * credits its paced queues hold). */

@@ -222,15 +222,17 @@ mpi_tests = \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_dq_msg_mpi.mpi \
 	tests/mpi/test_watchdog_mpi.mpi \
+	tests/mpi/test_dq_bounds_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
 	tests/mpi/test_flow_mpi.mpi \
 	tests/mpi/test_modules_api_mpi.mpi tests/mpi/test_join_mpi.mpi \
 	tests/mpi/test_topo_bind_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
-  tests/mpi/test_dq_posted.sh
+  tests/mpi/test_dq_posted.sh tests/mpi/test_dq_scale.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
-  tests/mpi/test_dq_posted.sh tests/fortran/test_errstop_f.sh
+  tests/mpi/test_dq_posted.sh tests/mpi/test_dq_scale.sh \
+  tests/fortran/test_errstop_f.sh
 EXTRA_DIST += tests/fortran/test_pcoll_f_layout.inc
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h
 tests_mpi_test_init_mpi_mpi_LDADD = src/libriver.la
@@ -280,6 +282,9 @@ tests_mpi_test_dq_msg_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_watchdog_mpi_mpi_SOURCES = tests/mpi/test_watchdog_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_watchdog_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_dq_bounds_mpi_mpi_SOURCES = tests/mpi/test_dq_bounds_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_dq_bounds_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_gd_mpi_mpi_SOURCES = tests/mpi/test_gd_mpi.c tests/mpi/mpitest.h \
 	src/gd_alloc.c
 tests_mpi_test_gd_mpi_mpi_LDADD = src/libriver.la

@@ -1,0 +1,214 @@
+/*
+ * test_dq_bounds_mpi - the distributed queue's memory bounds (issue 41;
+ * doc/design.md, "Queue memory") and the waits they must not add, on 8
+ * ranks:
+ *
+ *   stuck-pool   PUSH, 1 producer, 7 consumers, a send pool of 4 slots
+ *                (RIVER_DQ_SEND_SLOTS): 6 consumers get nothing until
+ *                the producer has closed (they wait for its word on
+ *                another communicator), so their unmatched sends hold
+ *                every slot; the pool grows (one slot per 50 ms stuck)
+ *                and everything reaches the one consumer that drains,
+ *                then the rest, exactly once. The review of issue 41
+ *                found this waiting for good with a fixed pool.
+ *   pull-msg-eos PULL on the MSG credit path: a consumer holding units
+ *                granted late by 3 producers gets the records of all 3,
+ *                each riding on its producer's end of stream, though 2
+ *                ends of stream of waiting units come first (a cap on the
+ *                ends of stream held made it wait for good).
+ *   eos-held     PUSH, 7 producers, 1 consumer that waits 300 ms before
+ *                getting: each producer's last, partly filled message
+ *                rides on its end of stream, and the consumer holds at
+ *                most 2 of them at once (its memory stays within its
+ *                posted receives, the spare and 2 messages), getting
+ *                every record exactly once.
+ */
+#include <river.h>
+
+#include "mpitest.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void sleep_ms(long ms)
+{
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+  nanosleep(&ts, NULL);
+}
+
+/* Sum and count of the 8-byte records got until EOS. */
+static int drain(river_dq *q, uint64_t *n, uint64_t *sum)
+{
+  const void *r;
+  size_t k, i;
+  int rc;
+
+  while ((rc = river_dq_get(q, &r, &k, NULL)) == RIVER_SUCCESS)
+    for (i = 0; i < k; i++) {
+      uint64_t v;
+      memcpy(&v, (const unsigned char *)r + 8 * i, 8);
+      *sum += v;
+      (*n)++;
+    }
+  return rc;
+}
+
+static void stuck_pool(void)
+{
+  const int nmsg = 300, credits = 4;
+  const size_t msize = 65536, per = (msize - RIVER_DQ_HEADER_SIZE) / 8;
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  uint64_t *recs = malloc(per * 8), n = 0, sum = 0, in[2], out[2];
+  int rank, size, i, word = 0;
+  size_t j;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MT_CHECK(recs != NULL);
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = credits;
+  o.message_size = msize;
+  setenv("RIVER_DQ_SEND_SLOTS", "4", 1);
+  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
+                              rank == 0 ? RIVER_DQ_PRODUCER
+                                        : RIVER_DQ_CONSUMER,
+                              8, &o, &q),
+              RIVER_SUCCESS);
+  unsetenv("RIVER_DQ_SEND_SLOTS");
+  if (rank == 0) {
+    for (i = 0; i < nmsg; i++) {
+      for (j = 0; j < per; j++) {
+        recs[j] = (uint64_t)i * per + j + 1;
+        sum += recs[j];
+      }
+      MT_CHECK_RC(river_dq_put(q, recs, per), RIVER_SUCCESS);
+    }
+    n = (uint64_t)nmsg * per;
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    /* Grown past the 4 slots (+ the fill buffer), never past one per
+     * credit (+ 1), plus the per-consumer words. */
+    MT_CHECK(st.memory_bytes > 5 * msize);
+    MT_CHECK(st.memory_bytes
+             <= ((size_t)credits * (size - 1) + 1) * msize + 65536);
+    for (i = 2; i < size; i++)
+      MPI_Send(&word, 1, MPI_INT, i, 77, MPI_COMM_WORLD);
+  } else {
+    if (rank >= 2)
+      MPI_Recv(&word, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MT_CHECK_RC(drain(q, &n, &sum), RIVER_EOS);
+    n = (uint64_t)0 - n;
+    sum = (uint64_t)0 - sum;
+  }
+  in[0] = n;
+  in[1] = sum;
+  MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MT_CHECK(out[0] == 0 && out[1] == 0);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  free(recs);
+}
+
+static void pull_msg_eos(void)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  uint64_t rec, n = 0, sum = 0;
+  int rank, role;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  o.policy = RIVER_DQ_PULL;
+  o.message_size = 4096;
+  role = rank < 3 ? RIVER_DQ_PRODUCER : rank == 3 ? RIVER_DQ_CONSUMER : 0;
+  setenv("RIVER_DQ_CREDITS", "msg", 1);
+  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD, role, 8, &o, &q),
+              RIVER_SUCCESS);
+  unsetenv("RIVER_DQ_CREDITS");
+  if (rank < 3) {
+    rec = (uint64_t)rank + 1;
+    MT_CHECK_RC(river_dq_put(q, &rec, 1), RIVER_SUCCESS); /* a unit */
+    /* Outside River: the consumer's claims here are late, so it asks
+     * every producer; producer 0 answers first (its unit is the one in
+     * progress) and closes last, after the others' ends of stream. */
+    sleep_ms(rank == 0 ? 100 : 300);
+    if (rank == 0) {
+      MT_CHECK_RC(river_dq_try_put(q, NULL, 0), RIVER_SUCCESS);
+      sleep_ms(1000);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else if (rank == 3) {
+    MT_CHECK_RC(drain(q, &n, &sum), RIVER_EOS);
+    MT_CHECK(n == 3 && sum == 6);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
+static void eos_held(void)
+{
+  const size_t msize = 65536;
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  uint64_t recs[100], n = 0, sum = 0, in[2], out[2];
+  int rank, size, i;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  o.policy = RIVER_DQ_PUSH;
+  o.message_size = msize;
+  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
+                              rank < size - 1 ? RIVER_DQ_PRODUCER
+                                              : RIVER_DQ_CONSUMER,
+                              8, &o, &q),
+              RIVER_SUCCESS);
+  if (rank < size - 1) {
+    for (i = 0; i < 100; i++) {
+      recs[i] = (uint64_t)rank * 1000 + (uint64_t)i + 1;
+      sum += recs[i];
+    }
+    n = 100;
+    /* Less than a message: it rides on the end of stream. */
+    MT_CHECK_RC(river_dq_put(q, recs, 100), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else {
+    sleep_ms(300);   /* every end of stream has come */
+    MT_CHECK_RC(drain(q, &n, &sum), RIVER_EOS);
+    MT_CHECK(n == 100 * (uint64_t)(size - 1));
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    /* 2 posted receives, the spare, 2 ends of stream with records; and
+     * words per producer. */
+    MT_CHECK(st.memory_bytes <= 5 * msize + 65536);
+    MT_CHECK(st.memory_bytes >= 3 * msize);
+    n = (uint64_t)0 - n;
+    sum = (uint64_t)0 - sum;
+  }
+  in[0] = n;
+  in[1] = sum;
+  MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MT_CHECK(out[0] == 0 && out[1] == 0);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  int size;
+
+  if (river_init(&argc, &argv) != RIVER_SUCCESS)
+    return 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 8) {
+    fprintf(stderr, "test_dq_bounds_mpi: needs 8 ranks, has %d\n", size);
+    river_finalize();
+    return 1;
+  }
+  stuck_pool();
+  pull_msg_eos();
+  eos_held();
+  size = mt_verdict(MPI_COMM_WORLD, "test_dq_bounds_mpi");
+  river_finalize();
+  return size;
+}
