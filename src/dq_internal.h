@@ -50,9 +50,12 @@
  * for one (a send to a consumer beyond its posted receives completes
  * when it gets, as a credit returns: a lagging consumer holds at most
  * `credits` slots, so with more than DQ_SEND_PEERS consumers the others
- * still have the rest). Send requests have fixed places, slot x fanout
- * + j, then one EOS request per consumer, tested only once close has
- * begun. The window holds, per consumer, how
+ * still have the rest). Consumers that stop getting can hold them all,
+ * so a pool with no slot free for DQ_SLOT_STUCK doubles, up to one slot
+ * per credit (dq_producer.c, grow_pool): waiting for a slot never waits
+ * on anything a wait for credits would not. Send requests have fixed
+ * places, slot x fanout + j (nslots_max slots), then one EOS request
+ * per consumer, tested only once close has begun. The window holds, per consumer, how
  * many messages it has released (PUSH: and its rate, below); the
  * producer reads it atomically with
  * MPI_Get_accumulate(MPI_NO_OP) + MPI_Win_flush, when its cached copy
@@ -358,8 +361,8 @@
 #define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
 #define DQ_EOS_HELD 2         /* EOS messages with records a consumer
                                  holds at once (dq_consumer.c) */
-#define DQ_SLOT_STUCK 0.05    /* a producer's pool grows by a slot after
-                                 this long (s) with none free
+#define DQ_SLOT_STUCK 1.0     /* a producer's pool doubles after this
+                                 long (s) with no slot free
                                  (dq_producer.c, grow_pool) */
 #define DQ_FILL_PEERS 16      /* EXCHANGE: fill buffers of a full
                                  message for up to this many consumers;

@@ -7,8 +7,8 @@
  *                (RIVER_DQ_SEND_SLOTS): 6 consumers get nothing until
  *                the producer has closed (they wait for its word on
  *                another communicator), so their unmatched sends hold
- *                every slot; the pool grows (one slot per 50 ms stuck)
- *                and everything reaches the one consumer that drains,
+ *                every slot; the pool doubles after each second stuck
+ *                (4, 8, 16, 28 + the fill buffer) and everything reaches the one consumer that drains,
  *                then the rest, exactly once. The review of issue 41
  *                found this waiting for good with a fixed pool.
  *   pull-msg-eos PULL on the MSG credit path: a consumer holding units
