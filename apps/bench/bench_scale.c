@@ -25,12 +25,16 @@
  *         MPI's allocations both, e.g. MPI's unexpected messages),
  *         sampled every few messages, the maximum over ranks.
  *   work  WORK_MESSAGES messages per producer of 4 KiB (MPI sends them
- *         eagerly: little copying, mostly control work): the time of
- *         each try_put of a message's records (producer) and try_get
- *         (consumer) that moved one, the median of each rank's calls (a
- *         median, as a rank on an oversubscribed machine is sometimes
- *         descheduled inside a call), then the median and the maximum
- *         over ranks.
+ *         eagerly: little copying, mostly control work): the CPU time
+ *         (the thread's: not the time it was descheduled, as a rank on
+ *         an oversubscribed machine often is) of each try_put of a
+ *         message's records (producer) and try_get (consumer) that moved
+ *         one, the median of each rank's calls, then the median and the
+ *         maximum over ranks (less the timer's own cost, measured at
+ *         the start); and River's own part of it: less the CPU time of
+ *         the MPI calls made inside (counted by PMPI wrappers below);
+ *         beside it, for scale, MPI's own: the
+ *         median CPU time of an MPI_Iprobe that finds nothing.
  * Every record is checked: each consumer sees every producer's records
  * in the order put (FIFO per pair), and the count, sum and XOR of the
  * records' hashes got equal those put (exactly once).
@@ -56,6 +60,7 @@
 #define WORK_MESSAGE_SIZE 4096
 #define UNIT_MESSAGES 4         /* PULL: messages per unit */
 #define HEAP_EVERY 8            /* messages between heap samples */
+#define PROBES 1000
 
 /* One run's figures on one rank, and (rank 0) over the ranks. */
 struct scale_res {
@@ -63,7 +68,10 @@ struct scale_res {
   double heap;                  /* heap growth, MiB */
   double put_us, put_us_max;    /* work: a producer's median call */
   double get_us, get_us_max;    /* work: a consumer's median call */
+  double put_own, get_own;      /* ... River's own part (less MPI's) */
   double seconds;               /* both phases */
+  double probe_us;              /* MPI's own: an MPI_Iprobe that finds
+                                   nothing, median over ranks */
   int ok;
 };
 
@@ -77,6 +85,115 @@ static double heap_now(void)
 #else
   return 0.0;
 #endif
+}
+
+/* This thread's CPU time (s): a call's time without the time it was
+ * descheduled, as on an oversubscribed machine it often is. */
+static double cpu_now(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The median cost of a cpu_now() pair, taken off every call's time
+ * (calibrate). */
+static double timer_cost;
+
+static double median_of(double *v, int n);
+
+static void calibrate(void)
+{
+  double v[PROBES], t0;
+  int i;
+
+  for (i = 0; i < PROBES; i++) {
+    t0 = cpu_now();
+    v[i] = cpu_now() - t0;
+  }
+  timer_cost = median_of(v, PROBES);
+}
+
+/* River's own work in a call: its CPU time less the MPI calls made in
+ * it. These wrappers (PMPI: the executable's MPI_ symbols take the
+ * library's calls) add up the CPU time and count of the MPI calls River
+ * makes while a queue moves messages. */
+static double mpi_cpu;
+static long mpi_calls;
+
+#define TIMED(call)                                                        \
+  do {                                                                     \
+    double t0_ = cpu_now();                                                \
+    int r_ = (call);                                                       \
+    mpi_cpu += cpu_now() - t0_;                                            \
+    mpi_calls++;                                                           \
+    return r_;                                                             \
+  } while (0)
+
+int MPI_Test(MPI_Request *r, int *f, MPI_Status *st)
+{
+  TIMED(PMPI_Test(r, f, st));
+}
+int MPI_Testsome(int n, MPI_Request r[], int *o, int idx[], MPI_Status st[])
+{
+  TIMED(PMPI_Testsome(n, r, o, idx, st));
+}
+int MPI_Testall(int n, MPI_Request r[], int *f, MPI_Status st[])
+{
+  TIMED(PMPI_Testall(n, r, f, st));
+}
+int MPI_Isend(const void *b, int n, MPI_Datatype t, int d, int tag,
+              MPI_Comm c, MPI_Request *r)
+{
+  TIMED(PMPI_Isend(b, n, t, d, tag, c, r));
+}
+int MPI_Irecv(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c,
+              MPI_Request *r)
+{
+  TIMED(PMPI_Irecv(b, n, t, s, tag, c, r));
+}
+int MPI_Improbe(int s, int tag, MPI_Comm c, int *f, MPI_Message *m,
+                MPI_Status *st)
+{
+  TIMED(PMPI_Improbe(s, tag, c, f, m, st));
+}
+int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st)
+{
+  TIMED(PMPI_Mrecv(b, n, t, m, st));
+}
+int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *m,
+               MPI_Request *r)
+{
+  TIMED(PMPI_Imrecv(b, n, t, m, r));
+}
+int MPI_Win_flush(int rank, MPI_Win w)
+{
+  TIMED(PMPI_Win_flush(rank, w));
+}
+int MPI_Win_flush_all(MPI_Win w)
+{
+  TIMED(PMPI_Win_flush_all(w));
+}
+int MPI_Win_sync(MPI_Win w)
+{
+  TIMED(PMPI_Win_sync(w));
+}
+int MPI_Get_accumulate(const void *o, int on, MPI_Datatype ot, void *r,
+                       int rn, MPI_Datatype rt, int tr, MPI_Aint td, int tn,
+                       MPI_Datatype tt, MPI_Op op, MPI_Win w)
+{
+  TIMED(PMPI_Get_accumulate(o, on, ot, r, rn, rt, tr, td, tn, tt, op, w));
+}
+int MPI_Accumulate(const void *o, int on, MPI_Datatype ot, int tr,
+                   MPI_Aint td, int tn, MPI_Datatype tt, MPI_Op op, MPI_Win w)
+{
+  TIMED(PMPI_Accumulate(o, on, ot, tr, td, tn, tt, op, w));
+}
+int MPI_Fetch_and_op(const void *o, void *r, MPI_Datatype t, int tr,
+                     MPI_Aint td, MPI_Op op, MPI_Win w)
+{
+  TIMED(PMPI_Fetch_and_op(o, r, t, tr, td, op, w));
 }
 
 static void nap(long *ns)
@@ -127,6 +244,7 @@ struct phase {
   int fifo_bad;                 /* records out of their producer's order */
   double heap0, heap_peak;
   double *call;                 /* times of the calls that moved one */
+  double *own;                  /* ... River's own (less MPI's) */
   int ncall, cap;
   uint64_t memory;              /* the queue's memory_bytes */
 };
@@ -142,10 +260,20 @@ static void sample_heap(struct phase *ph, uint64_t k)
     ph->heap_peak = h;
 }
 
-static void add_call(struct phase *ph, double t)
+
+/* A call that moved a message: from its CPU time (t1 - t0) and the MPI
+ * calls in it (since m0, c0), its whole time and River's own, each less
+ * the timers' cost (one pair outside, two reads per MPI call inside,
+ * one of which the MPI call's own time already holds). */
+static void add_call(struct phase *ph, double t0, double t1, double m0,
+                     long c0)
 {
-  if (ph->ncall < ph->cap)
-    ph->call[ph->ncall++] = t;
+  double dm = mpi_cpu - m0, dc = (double)(mpi_calls - c0);
+
+  if (ph->ncall >= ph->cap)
+    return;
+  ph->call[ph->ncall] = t1 - t0 - (2 * dc + 1) * timer_cost;
+  ph->own[ph->ncall++] = t1 - t0 - dm - (dc + 1) * timer_cost;
 }
 
 /* Producer p: nmsg messages through q, each one try_put of a whole
@@ -156,8 +284,8 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
   unsigned char *batch = malloc(per_msg * REC);
   uint64_t seq = 0;
   size_t i;
-  double t0, t1;
-  long ns;
+  double t0, t1, m0;
+  long ns, c0;
   int m, rc = RIVER_SUCCESS;
 
   if (batch == NULL)
@@ -171,16 +299,18 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
     }
     ns = 1000;
     for (;;) {
-      t0 = MPI_Wtime();
+      m0 = mpi_cpu;
+      c0 = mpi_calls;
+      t0 = cpu_now();
       rc = river_dq_try_put(q, batch, per_msg);
-      t1 = MPI_Wtime();
+      t1 = cpu_now();
       if (rc != RIVER_EAGAIN)
         break;
       nap(&ns);
     }
     if (rc != RIVER_SUCCESS)
       break;
-    add_call(ph, t1 - t0);
+    add_call(ph, t0, t1, m0, c0);
     seq += per_msg;
     ph->n += per_msg;
     sample_heap(ph, (uint64_t)m);
@@ -201,17 +331,19 @@ static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
   uint64_t *next = calloc((size_t)nprod, sizeof *next), seq;
   const void *recs;
   size_t n, i;
-  double t0, t1;
-  long ns = 1000;
+  double t0, t1, m0;
+  long ns = 1000, c0;
   int from, rc;
   uint32_t p;
 
   if (next == NULL)
     return RIVER_ENOMEM;
   for (;;) {
-    t0 = MPI_Wtime();
+    m0 = mpi_cpu;
+    c0 = mpi_calls;
+    t0 = cpu_now();
     rc = river_dq_try_get(q, &recs, &n, &from);
-    t1 = MPI_Wtime();
+    t1 = cpu_now();
     if (rc == RIVER_EAGAIN) {
       nap(&ns);
       continue;
@@ -219,7 +351,7 @@ static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
     if (rc != RIVER_SUCCESS)
       break;
     ns = 1000;
-    add_call(ph, t1 - t0);
+    add_call(ph, t0, t1, m0, c0);
     for (i = 0; i < n; i++) {
       const unsigned char *r = (const unsigned char *)recs + i * REC;
       memcpy(&seq, r, 8);
@@ -334,6 +466,24 @@ static int data_ok(const struct phase *ph, int role)
          && xall == 0;
 }
 
+/* MPI's own work at this size, for scale: the median CPU time of an
+ * MPI_Iprobe (any source) that finds nothing, on every rank at once. */
+static double probe_us(void)
+{
+  double v[PROBES], t0, med, max;
+  int i, flag;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (i = 0; i < PROBES; i++) {
+    t0 = cpu_now();
+    MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag,
+               MPI_STATUS_IGNORE);
+    v[i] = cpu_now() - t0 - timer_cost;
+  }
+  over_ranks(1e6 * median_of(v, PROBES), 1, &med, &max);
+  return med;
+}
+
 static const char *kind_name(river_dq_policy k)
 {
   return k == RIVER_DQ_PUSH ? "push" : k == RIVER_DQ_STATIC ? "static"
@@ -352,7 +502,8 @@ static int run_once(struct bench *b, river_dq_policy kind, int lag,
   role = me < np ? RIVER_DQ_PRODUCER : me < 2 * np ? RIVER_DQ_CONSUMER : 0;
   work.cap = WORK_MESSAGES * (role == RIVER_DQ_CONSUMER ? 2 * np : 1) + 16;
   work.call = malloc(sizeof *work.call * (size_t)work.cap);
-  if (work.call == NULL)
+  work.own = malloc(sizeof *work.own * (size_t)work.cap);
+  if (work.call == NULL || work.own == NULL)
     work.cap = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
@@ -376,7 +527,13 @@ static int run_once(struct bench *b, river_dq_policy kind, int lag,
              role == RIVER_DQ_PRODUCER, &res->put_us, &res->put_us_max);
   over_ranks(1e6 * median_of(work.call, work.ncall),
              role == RIVER_DQ_CONSUMER, &res->get_us, &res->get_us_max);
+  over_ranks(1e6 * median_of(work.own, work.ncall),
+             role == RIVER_DQ_PRODUCER, &res->put_own, &med);
+  over_ranks(1e6 * median_of(work.own, work.ncall),
+             role == RIVER_DQ_CONSUMER, &res->get_own, &med);
   free(work.call);
+  free(work.own);
+  res->probe_us = probe_us();
   r = RIVER_SUCCESS;
   MPI_Allreduce(&rc, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (!res->ok)
@@ -393,17 +550,20 @@ static void print_row(struct bench *b, river_dq_policy kind, int lag,
     return;
   printf("%-8s %-4s n=%-3d rep %d  memory: producer %7.3f MiB, consumer "
          "%7.3f MiB, heap %7.2f MiB;  work: put %6.2f us (max %6.2f), get "
-         "%6.2f us (max %6.2f)  (%.2f s)%s\n",
+         "%6.2f us (max %6.2f); own: put %5.2f, get %5.2f us; MPI_Iprobe %5.2f "
+         "us  (%.2f s)%s\n",
          kind_name(kind), lag ? "lag" : "even", b->size, rep, r->mem_prod,
          r->mem_cons, r->heap, r->put_us, r->put_us_max, r->get_us,
-         r->get_us_max, r->seconds, r->ok ? "" : "  DATA CHECK FAILED");
+         r->get_us_max, r->put_own, r->get_own, r->probe_us, r->seconds,
+         r->ok ? "" : "  DATA CHECK FAILED");
   fflush(stdout);
   if (b->csv)
     fprintf(b->csv, "%s,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
-                    "%.3f,%d\n",
+                    "%.3f,%.3f,%.3f,%.3f,%d\n",
             kind_name(kind), lag ? "lag" : "even", b->size, np, np, rep,
             r->mem_prod, r->mem_cons, r->heap, r->put_us, r->put_us_max,
-            r->get_us, r->get_us_max, r->seconds, r->ok);
+            r->get_us, r->get_us_max, r->put_own, r->get_own, r->probe_us,
+            r->seconds, r->ok);
 }
 
 /* Rank 0: the median of field f over the repeats, with min..max. */
@@ -428,6 +588,10 @@ static int exp_queues(struct bench *b)
   struct scale_res res[4][2][64];
   int k, lag, rep, rc;
 
+  calibrate();
+  if (b->rank == 0)
+    printf("scale: call times are CPU time, less the timer's own %.3f us\n",
+           1e6 * timer_cost);
   if (b->size < 2) {
     if (b->rank == 0)
       river_log(RIVER_LOG_ERROR, "scale: needs at least 2 ranks");
@@ -458,6 +622,12 @@ static int exp_queues(struct bench *b)
                    offsetof(struct scale_res, put_us));
       print_spread("get us", res[k][lag], b->repeats,
                    offsetof(struct scale_res, get_us));
+      print_spread("own put us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, put_own));
+      print_spread("own get us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, get_own));
+      print_spread("MPI_Iprobe us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, probe_us));
       printf("\n");
     }
   return RIVER_SUCCESS;
@@ -474,7 +644,8 @@ const char bench_scale_usage[] =
 
 const char bench_scale_csv_header[] =
     "kind,lag,n,n_producers,n_consumers,repeat,producer_MiB,consumer_MiB,"
-    "heap_MiB,put_us,put_us_max,get_us,get_us_max,seconds,ok";
+    "heap_MiB,put_us,put_us_max,get_us,get_us_max,put_own_us,get_own_us,"
+    "probe_us,seconds,ok";
 
 int bench_scale_known(const char *experiment)
 {
