@@ -1,11 +1,11 @@
 /*
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
  * dq_internal.h). Receives are posted at create into the slots of
- * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL: credits x
- * nproducers). An EOS has no receive posted: MPI_Improbe finds it, and
- * it is received into a buffer of its own size (a bare header into
- * q's, one with records into a message buffer allocated then and freed
- * at its release). A DATA message that completes
+ * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL on the MSG
+ * path: credits x nproducers). An EOS has no receive posted:
+ * MPI_Improbe finds it, and it is received into a bare header in q's,
+ * or, with records, into a message buffer allocated then and freed at
+ * its release (at most DQ_EOS_HELD of those at once: eos_cap). A DATA message that completes
  * waits in its producer's ring (q->ring, index seq mod credits) until it
  * is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out

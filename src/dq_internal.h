@@ -87,7 +87,8 @@
  * consumer's memory grow with the producers, 256 MiB at 1,000 of them
  * with the default 256 KiB, and put every producer's EOS request in
  * each poll's MPI_Testsome). Each poll matches the EOS messages that
- * came (MPI_Improbe, any source) and receives each into a buffer of its
+ * came (MPI_Improbe, any source; at most DQ_EOS_HELD with records held
+ * at once, dq_consumer.c, eos_cap) and receives each into a buffer of its
  * size: a bare header into the queue's own, one with records into a
  * message buffer allocated then and freed when get's caller releases
  * it (nonblocking, MPI_Imrecv: a large one needs its producer's
@@ -228,7 +229,9 @@
  * consumer that reached EOS has done, and one that did not drops
  * undelivered messages in destroy (river__dq_drop_waiting) so that its
  * receives match the rest. put waits for credits, which
- * consumers return by calling get/release; a consumer's get waits only
+ * consumers return by calling get/release, and for send slots, which
+ * come free as consumers get (or the pool grows: "Producer"); a
+ * consumer's get waits only
  * for messages. A rank in both roles returns credits only when it calls
  * get, so it must not block in put while its own consumer side is
  * undrained: it interleaves try_put and try_get (see river/dq.h).

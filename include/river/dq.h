@@ -17,13 +17,18 @@
  *   - bounded memory: at most `credits` messages per (producer, consumer)
  *     pair in flight or waiting at the consumer, plus the last one, which
  *     river_dq_close sends with the end-of-stream without waiting for a
- *     credit. A producer holds (credits x consumers + 1) x stride
- *     (EXCHANGE: + consumers - 1 fill buffers; ONE_TO_ONE and
- *     BROADCAST: credits + 1); a
- *     consumer keeps only 2 data receives posted (RIVER_DQ_POSTED; PULL:
- *     credits x producers), so it holds (2 + producers + 1) x stride,
- *     one of them for the message river_dq_get has lent out (its credit
- *     goes back when get takes it, not at release); the other messages in
+ *     credit. Memory per rank does not grow with the peers' count
+ *     beyond a few words per peer (doc/design.md, "Queue memory", has
+ *     the formula; river_dq_stats' memory_bytes the count): a producer
+ *     holds a pool of credits x 8 send buffers (RIVER_DQ_SEND_SLOTS; it
+ *     doubles after 1 s with none free, up to one per credit at every
+ *     consumer) and its fill buffer (EXCHANGE: one per consumer, smaller
+ *     beyond 16 consumers); a consumer keeps only 2 data receives posted
+ *     (RIVER_DQ_POSTED; PULL on the two-sided credit path: credits x
+ *     producers) and holds at most 2 ends of stream with records, so it
+ *     holds (2 + 1 + 2) x stride, one of them for the message
+ *     river_dq_get has lent out (its credit goes back when get takes
+ *     it, not at release); the other messages in
  *     flight wait at their producers (or, small enough to go eagerly, in
  *     MPI's buffers at the consumer: still credits per pair); stride
  *     is message_size rounded up to 64 bytes, or to whole 4 KiB pages
