@@ -314,6 +314,13 @@ static int alloc_buffers(river_dq *q)
                                    sizeof *q->slot_buf);
     q->slot_refs = river__dq_calloc(q, (size_t)q->nslots_max, sizeof(int));
     q->slot_fill = river__dq_calloc(q, (size_t)q->nslots_max, 1);
+    q->free_stack = river__dq_calloc(q, (size_t)q->nslots_max, sizeof(int));
+    if (q->policy == RIVER_DQ_EXCHANGE) {
+      q->touched = river__dq_calloc(q, (size_t)nc, sizeof(int));
+      q->fullq = river__dq_calloc(q, (size_t)nc, sizeof(int));
+      q->in_fullq = river__dq_calloc(q, (size_t)nc, 1);
+      ok = q->touched && q->fullq && q->in_fullq;
+    }
     q->fill = river__dq_calloc(q, (size_t)q->nfill, sizeof(int));
     q->fill_n = river__dq_calloc(q, (size_t)q->nfill, sizeof(size_t));
     q->stalled = river__dq_calloc(q, (size_t)q->nfill, 1);
@@ -323,8 +330,8 @@ static int alloc_buffers(river_dq *q)
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
     q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
-    ok = q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill && q->fill
-         && q->fill_n
+    ok = ok && q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill
+         && q->free_stack && q->fill && q->fill_n
          && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->sent
          && q->count && q->code;
     if (ok) {
@@ -332,8 +339,10 @@ static int alloc_buffers(river_dq *q)
       q->zeros = q->sent + 2 * nc;
       q->msgs_to = q->sent + 3 * nc;
       q->avail = q->sent + 4 * nc;
-      for (b = 0; b < q->nslots; b++)
+      for (b = 0; b < q->nslots; b++) {
         q->slot_buf[b] = q->sbuf + (size_t)b * q->sstride;
+        q->free_stack[q->nfree++] = q->nslots - 1 - b;   /* 0 on top */
+      }
       for (b = 0; b < q->nfill; b++)
         q->fill[b] = -1;
       for (k = 0; k < q->nsreq; k++)
@@ -352,10 +361,17 @@ static int alloc_buffers(river_dq *q)
     q->ring = river__dq_calloc(q, (size_t)q->nring, sizeof(int));
     q->next = river__dq_calloc(q, (size_t)np * 4, sizeof(uint64_t));
     q->eos_full = river__dq_calloc(q, (size_t)np, 1);
+    q->ready = river__dq_calloc(q, (size_t)np, sizeof(int));
+    q->in_ready = river__dq_calloc(q, (size_t)np, 1);
+    q->done_p = river__dq_calloc(q, (size_t)np, 1);
+    q->heldq = river__dq_calloc(q, (size_t)np, sizeof(int));
+    q->in_heldq = river__dq_calloc(q, (size_t)np, 1);
     q->held_by = river__dq_calloc(q, (size_t)np, sizeof(int));
     q->code_sent = river__dq_calloc(q, (size_t)np, sizeof *q->code_sent);
     q->released = river__dq_calloc(q, (size_t)np, sizeof *q->released);
-    ok = q->ring && q->next && q->eos_full && q->held_by && q->code_sent
+    ok = q->ring && q->next && q->eos_full && q->ready && q->in_ready
+         && q->done_p && q->heldq && q->in_heldq && q->held_by
+         && q->code_sent
          && q->released && q->eos_buf && q->eos_req && q->eos_req_buf;
     if (ok) {
       q->eos_seq = q->next + np;
@@ -386,6 +402,10 @@ static void free_queue(river_dq *q)
     free(q->slot_buf[p]);   /* grown one by one (dq_producer.c) */
   free(q->slot_buf);
   free(q->sbuf);
+  free(q->free_stack);
+  free(q->touched);
+  free(q->fullq);
+  free(q->in_fullq);
   free(q->slot_refs);
   free(q->slot_fill);
   free(q->fill);
@@ -412,6 +432,11 @@ static void free_queue(river_dq *q)
   free(q->ring);
   free(q->next);
   free(q->eos_full);
+  free(q->ready);
+  free(q->in_ready);
+  free(q->done_p);
+  free(q->heldq);
+  free(q->in_heldq);
   free(q->held_by);
   free(q->code_sent);
   free(q->released);

@@ -126,23 +126,41 @@ static int return_credits(river_dq *q, int p, uint64_t n)
   return RIVER_SUCCESS;
 }
 
-/* Pacing: return one held credit, taking producers in turn. */
+/* Pacing: p holds a credit here now; queue it in heldq if it is not. */
+static void held_push(river_dq *q, int p)
+{
+  if (q->in_heldq[p])
+    return;
+  q->heldq[(q->heldq_head + q->heldq_n++) % q->nprod] = p;
+  q->in_heldq[p] = 1;
+}
+
+/* Pacing: return one held credit, taking producers in turn: the first
+ * of heldq, which goes to the back if it holds more (one whose stream
+ * ended holds none and is skipped). O(1) a credit, however many
+ * producers. */
 static int return_one_held(river_dq *q)
 {
-  int i, p;
+  int p, rc;
 
-  for (i = 0; i < q->nprod; i++) {
-    p = (q->held_cur + i) % q->nprod;
-    if (q->held_by[p] > 0) {
-      int rc = return_credits(q, p, 1);
-      if (rc == RIVER_SUCCESS) {
-        q->held_by[p]--;
-        q->nheld--;
-        q->held_cur = (p + 1) % q->nprod;
-      }
+  while (q->heldq_n > 0) {
+    p = q->heldq[q->heldq_head];
+    q->heldq_head = (q->heldq_head + 1) % q->nprod;
+    q->heldq_n--;
+    q->in_heldq[p] = 0;
+    if (q->held_by[p] == 0)
+      continue;
+    if ((rc = return_credits(q, p, 1)) != RIVER_SUCCESS) {
+      held_push(q, p);
       return rc;
     }
+    q->held_by[p]--;
+    q->nheld--;
+    if (q->held_by[p] > 0)
+      held_push(q, p);
+    return RIVER_SUCCESS;
   }
+  q->nheld = 0;   /* every held credit is in heldq: none is held */
   return RIVER_SUCCESS;
 }
 
@@ -228,6 +246,7 @@ static int pace_credit(river_dq *q, int p)
   q->held_by[p]++;
   q->nheld++;
   q->credits_paced++;
+  held_push(q, p);
   while (rc == RIVER_SUCCESS && q->nheld > hold)
     rc = return_one_held(q);
   return rc;
@@ -253,6 +272,8 @@ static int pace_idle(river_dq *q)
     q->extra++;
   return return_one_held(q);
 }
+
+static void mark(river_dq *q, int p);
 
 /* File the message that arrived in buf (status st): a DATA message (in
  * receive slot k) into its producer's ring, an EOS (k -1) into eos_seq,
@@ -310,11 +331,13 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
     q->live--;
     q->nheld -= q->held_by[p];
     q->held_by[p] = 0;
+    mark(q, (int)p);
     if (q->pace > 0.0)
       return pace_settle(q);
   } else {
     q->ring[p * q->credits + h.seq % q->credits] = k;
     q->nwaiting++;
+    mark(q, (int)p);
   }
   return RIVER_SUCCESS;
 }
@@ -523,15 +546,28 @@ static int next_in_order(const river_dq *q, int p)
   return -1;
 }
 
+/* After producer p's state changed (a message came, one was
+ * delivered): queue p in ready if its next message is here (not PULL,
+ * which takes its unit's producer only), and count it done once its
+ * stream has ended and all of it was delivered. O(1): get never looks
+ * at every producer. */
+static void mark(river_dq *q, int p)
+{
+  if (q->policy != RIVER_DQ_PULL && !q->in_ready[p]
+      && next_in_order(q, p) >= 0) {
+    q->ready[(q->ready_head + q->ready_n++) % q->nprod] = p;
+    q->in_ready[p] = 1;
+  }
+  if (!q->done_p[p] && q->eos_seq[p] != DQ_UNKNOWN
+      && q->next[p] == q->eos_seq[p] && !q->eos_full[p]) {
+    q->done_p[p] = 1;
+    q->ndone++;
+  }
+}
+
 static int all_done(const river_dq *q)
 {
-  int p;
-
-  for (p = 0; p < q->nprod; p++)
-    if (q->eos_seq[p] == DQ_UNKNOWN || q->next[p] != q->eos_seq[p]
-        || q->eos_full[p])
-      return 0;
-  return 1;
+  return q->ndone == q->nprod;
 }
 
 /* Give back the message lent out by get: a DATA message's buffer
@@ -621,6 +657,7 @@ static int deliver(river_dq *q, int p, int k,
   q->nwaiting--; /* after the credit: pace_credit counts this one */
   q->held = k;
   q->last_p = p;
+  mark(q, p);   /* its next, if here, queues behind the others' */
   q->records_in += h.nrecords;
   q->bytes_in += h.nrecords * q->record_size;
   q->messages_in++;
@@ -671,22 +708,24 @@ static int step_pull(river_dq *q, const void **records,
 }
 
 /* One look for a message: RIVER_SUCCESS (delivered), RIVER_EOS or
- * RIVER_EAGAIN. Producers take turns, starting after the last one. */
+ * RIVER_EAGAIN. Producers take turns: the first in ready (mark). */
 static int step_get(river_dq *q, const void **records,
                     size_t *nrecords, int *from)
 {
   struct dq_hdr h;
-  int i, p, k, rc;
+  int p, k, rc;
 
   if (q->policy == RIVER_DQ_PULL)
     return step_pull(q, records, nrecords, from);
   if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
     return rc;
-  for (i = 1; i <= q->nprod; i++) {
-    p = (q->last_p + i) % q->nprod;
-    if ((k = next_in_order(q, p)) < 0)
-      continue;
-    return deliver(q, p, k, &h, records, nrecords, from);
+  while (q->ready_n > 0) {
+    p = q->ready[q->ready_head];
+    q->ready_head = (q->ready_head + 1) % q->nprod;
+    q->ready_n--;
+    q->in_ready[p] = 0;
+    if ((k = next_in_order(q, p)) >= 0)
+      return deliver(q, p, k, &h, records, nrecords, from);
   }
   if (all_done(q)) {
     q->eos_seen = 1;

@@ -455,6 +455,16 @@ struct river_dq {
                                    past nslots0 allocated as the pool
                                    grew, dq_producer.c, grow_pool) */
   double t_noslot;              /* since when no slot has been free, or 0 */
+  int *free_stack;              /* nslots_max: the free slots (nfree of
+                                   them): a slot is found in O(1) */
+  int nfree;
+  int nfill_held;               /* fill buffers that have a slot */
+  int *touched, ntouched;       /* EXCHANGE: consumers this put's records
+                                   go to (count > 0), so its plan looks
+                                   at those only */
+  int *fullq, nfullq;           /* EXCHANGE: fill buffers that filled and
+                                   may wait to be sent (send_full) */
+  unsigned char *in_fullq;      /* ncons */
   int *slot_refs;               /* sends in flight from each slot */
   unsigned char *slot_fill;     /* 1: the slot is a fill buffer */
   int *fill;                    /* nfill: slot being filled, or -1 */
@@ -533,6 +543,16 @@ struct river_dq {
   int *ridx;
   MPI_Status *rstat;
   int *ring;                    /* nprod x credits: slot of seq, or -1 */
+  int *ready;                   /* producers whose next message is here,
+                                   in the order they became so (a ring
+                                   of nprod from ready_head; not PULL):
+                                   get takes the first, so a message
+                                   costs the same however many producers */
+  int ready_head, ready_n;
+  unsigned char *in_ready;      /* nprod: p is in ready */
+  unsigned char *done_p;        /* nprod: p's stream ended and was all
+                                   delivered */
+  int ndone;                    /* producers done: EOS at nprod */
   uint64_t *next, *eos_seq, *arrived, *msgs_from; /* per producer */
   unsigned char *eos_full;      /* EOS records not yet delivered */
   int held, last_p;             /* slot lent out by get (-1: none) */
@@ -563,8 +583,13 @@ struct river_dq {
   double t_idle;                /* since when get has found nothing, or 0 */
   size_t got_bytes;             /* bytes of that message */
   int nsamples;                 /* processing times measured */
-  int nheld, held_cur, live;    /* credits held; where returns start;
-                                   producers whose EOS has not come */
+  int nheld, live;              /* credits held; producers whose EOS
+                                   has not come */
+  int *heldq;                   /* producers holding credits here, in
+                                   turn (a ring of nprod from heldq_head:
+                                   dq_consumer.c, return_one_held) */
+  int heldq_head, heldq_n;
+  unsigned char *in_heldq;      /* nprod: p is in heldq */
   int extra;                    /* messages over L let in after idling */
   int nwaiting;                 /* messages arrived, not yet got */
   int *held_by;                 /* per producer: its credits held here */

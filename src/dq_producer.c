@@ -59,6 +59,17 @@ static int read_credits(river_dq *q)
   return RIVER_SUCCESS;
 }
 
+/* Refresh q->returned[c] alone (STATIC, EXCHANGE, ONE_TO_ONE, PULL:
+ * each message has one consumer, known before it goes, so a message
+ * reads one word, not every consumer's). */
+static int read_credit(river_dq *q, int c)
+{
+  int rc = river__dq_cw_read_own(q, c, 1, &q->returned[c]);
+
+  q->returned[c] &= DQ_COUNT_MASK;
+  return rc;
+}
+
 /* PUSH: this producer woke; wake every other one too (add 1 to the wake
  * word of each window), so that none stays in static's order while the
  * others are not: its messages, unpaced, would fill the consumers'
@@ -253,8 +264,11 @@ int river__dq_send_progress(river_dq *q)
   if (n > 0)
     river__progress();
   for (i = 0; i < n; i++) {
-    if (q->sidx[i] < data)
-      q->slot_refs[q->sidx[i] / q->fanout]--;
+    if (q->sidx[i] < data) {
+      int s = q->sidx[i] / q->fanout;
+      if (--q->slot_refs[s] == 0 && !q->slot_fill[s])
+        q->free_stack[q->nfree++] = s;   /* free again */
+    }
     q->sactive--;
   }
   return RIVER_SUCCESS;
@@ -262,11 +276,27 @@ int river__dq_send_progress(river_dq *q)
 
 static int free_slots(const river_dq *q)
 {
-  int s, n = 0;
+  return q->nfree;
+}
 
-  for (s = 0; s < q->nslots; s++)
-    n += q->slot_refs[s] == 0 && !q->slot_fill[s];
-  return n;
+/* Re-read the credit words choose_consumer needs for fill buffer b's
+ * message: PUSH's and BROADCAST's choice looks at every consumer, the
+ * others' at one (read_credit). */
+static int read_for(river_dq *q, int b)
+{
+  switch (q->policy) {
+  case RIVER_DQ_PUSH:
+  case RIVER_DQ_BROADCAST:
+    return read_credits(q);
+  case RIVER_DQ_PULL:
+    return q->owner >= 0 ? read_credit(q, q->owner) : RIVER_SUCCESS;
+  case RIVER_DQ_STATIC:
+    return read_credit(q, q->rr);
+  case RIVER_DQ_EXCHANGE:
+    return read_credit(q, b);
+  default:
+    return read_credit(q, q->pidx);
+  }
 }
 
 /* Pick the consumer of fill buffer b's message by policy, among those
@@ -277,7 +307,7 @@ static int choose_consumer(river_dq *q, int b, int *c)
   int pass, i, n, k, rc;
 
   for (pass = 0; pass < 2; pass++) {
-    if (pass == 1 && (rc = read_credits(q)) != RIVER_SUCCESS)
+    if (pass == 1 && (rc = read_for(q, b)) != RIVER_SUCCESS)
       return rc;
     switch (q->policy) {
     case RIVER_DQ_PUSH: {
@@ -369,6 +399,7 @@ static int isend(river_dq *q, const void *buf, size_t len, int c,
 /* The fill buffer b is sent; it stops being a fill buffer. */
 static void fill_done(river_dq *q, int b)
 {
+  q->nfill_held--;
   q->slot_fill[q->fill[b]] = 0;
   q->fill[b] = -1;
   q->fill_n[b] = 0;
@@ -458,6 +489,7 @@ static int grow_pool(river_dq *q)
       river__error("dq: no memory for another send slot");
       return RIVER_ENOMEM;
     }
+    q->free_stack[q->nfree++] = q->nslots;
     q->slot_buf[q->nslots++] = buf;
   }
   river__debug("dq: producer %d: no send slot free for %.0f ms; the pool "
@@ -480,14 +512,15 @@ static int step_slot(river_dq *q, int b)
       return rc;
     if (pass == 2 && (rc = grow_pool(q)) != RIVER_SUCCESS)
       return rc;
-    for (s = 0; s < q->nslots; s++)
-      if (q->slot_refs[s] == 0 && !q->slot_fill[s]) {
-        q->slot_fill[s] = 1;
-        q->fill[b] = s;
-        q->fill_n[b] = 0;
-        q->t_noslot = 0.0;
-        return RIVER_SUCCESS;
-      }
+    if (q->nfree > 0) {
+      s = q->free_stack[--q->nfree];
+      q->slot_fill[s] = 1;
+      q->fill[b] = s;
+      q->fill_n[b] = 0;
+      q->nfill_held++;
+      q->t_noslot = 0.0;
+      return RIVER_SUCCESS;
+    }
   }
   return RIVER_EAGAIN;
 }
@@ -529,7 +562,9 @@ static int count_by_consumer(river_dq *q, const unsigned char *r, size_t n)
   size_t i;
   int c;
 
-  memset(q->count, 0, (size_t)q->ncons * sizeof *q->count);
+  for (i = 0; i < (size_t)q->ntouched; i++)
+    q->count[q->touched[i]] = 0;
+  q->ntouched = 0;
   for (i = 0; i < n; i++) {
     c = q->partition(r + i * q->record_size, q->ncons, q->partition_ctx);
     if (c < 0 || c >= q->ncons) {
@@ -538,7 +573,8 @@ static int count_by_consumer(river_dq *q, const unsigned char *r, size_t n)
                    c, i, q->ncons - 1);
       return RIVER_EINVAL;
     }
-    q->count[c]++;
+    if (q->count[c]++ == 0)
+      q->touched[q->ntouched++] = c;
   }
   return RIVER_SUCCESS;
 }
@@ -581,18 +617,12 @@ static int dormant_fits(river_dq *q, uint64_t m, int fresh)
 static int fits_now(river_dq *q, size_t n, int fresh)
 {
   uint64_t m, sum = 0, lo = UINT64_MAX, slots = 0;
-  int b, c;
+  int b, c, i;
 
-  for (c = 0; c < q->ncons; c++) {
-    q->avail[c] = free_credits(q, c);
-    sum += q->avail[c];
-    lo = q->avail[c] < lo ? q->avail[c] : lo;
-  }
-  if (q->policy == RIVER_DQ_EXCHANGE) {
-    for (b = 0; b < q->nfill; b++) {
-      if (q->count[b] == 0)
-        continue;
-      if (messages_needed(q, b, q->count[b], &slots) > q->avail[b])
+  if (q->policy == RIVER_DQ_EXCHANGE) {   /* the consumers it goes to */
+    for (i = 0; i < q->ntouched; i++) {
+      b = q->touched[i];
+      if (messages_needed(q, b, q->count[b], &slots) > free_credits(q, b))
         return 0;
     }
     return slots <= (uint64_t)free_slots(q) ? 1 : -1;
@@ -604,20 +634,56 @@ static int fits_now(river_dq *q, size_t n, int fresh)
   case RIVER_DQ_PULL: /* only to the open unit's claimer, once known */
     if (read_owner(q) != RIVER_SUCCESS || q->owner < 0)
       return m == 0;
-    return m <= q->avail[q->owner];
+    return m <= free_credits(q, q->owner);
   case RIVER_DQ_PUSH:
+  case RIVER_DQ_BROADCAST:   /* their choice looks at every consumer */
+    for (c = 0; c < q->ncons; c++) {
+      q->avail[c] = free_credits(q, c);
+      sum += q->avail[c];
+      lo = q->avail[c] < lo ? q->avail[c] : lo;
+    }
+    if (q->policy == RIVER_DQ_BROADCAST)
+      return m <= lo;
     return q->dormant ? dormant_fits(q, m, fresh) : m <= sum;
-  case RIVER_DQ_BROADCAST:
-    return m <= lo;
   case RIVER_DQ_ONE_TO_ONE:
-    return m <= q->avail[q->pidx];
-  default: /* STATIC: message j goes to rr + j; m <= sum keeps this short */
-    if (m > sum)
-      return 0;
+    return m <= free_credits(q, q->pidx);
+  default: /* STATIC: message j goes to rr + j (m of them at most 2 x
+            * credits x consumers: ever_fits) */
+    for (c = q->rr, i = 0; (uint64_t)i < m; i++, c = (c + 1) % q->ncons)
+      q->avail[c] = free_credits(q, c);
     for (c = q->rr; m > 0; m--, c = (c + 1) % q->ncons)
       if (q->avail[c]-- == 0)
         return 0;
     return 1;
+  }
+}
+
+/* Re-read the credit words try_put's plan of n records needs: every
+ * consumer's for PUSH and BROADCAST, else only those its messages go
+ * to. */
+static int read_plan(river_dq *q, size_t n)
+{
+  uint64_t m, slots = 0;
+  int c, i, rc = RIVER_SUCCESS;
+
+  switch (q->policy) {
+  case RIVER_DQ_EXCHANGE:
+    for (i = 0; i < q->ntouched && rc == RIVER_SUCCESS; i++)
+      rc = read_credit(q, q->touched[i]);
+    return rc;
+  case RIVER_DQ_STATIC:
+    m = messages_needed(q, 0, n, &slots);
+    if (m >= (uint64_t)q->ncons)
+      return read_credits(q);
+    for (c = q->rr; m > 0 && rc == RIVER_SUCCESS;
+         m--, c = (c + 1) % q->ncons)
+      rc = read_credit(q, c);
+    return rc;
+  case RIVER_DQ_PUSH:
+  case RIVER_DQ_BROADCAST:
+    return read_credits(q);
+  default:
+    return read_for(q, 0);
   }
 }
 
@@ -627,20 +693,18 @@ static int fits_now(river_dq *q, size_t n, int fresh)
 static int ever_fits(river_dq *q, size_t n)
 {
   uint64_t m = 0, need, slots = 0, cap = (uint64_t)q->credits;
-  int b, held = 0;
+  int i, held = q->nfill_held;
 
   if (q->policy == RIVER_DQ_EXCHANGE) {
-    for (b = 0; b < q->nfill; b++)
-      if (q->count[b] > 0
-          && (need = messages_needed(q, b, q->count[b], &slots)) > m)
+    for (i = 0; i < q->ntouched; i++)
+      if ((need = messages_needed(q, q->touched[i],
+                                  q->count[q->touched[i]], &slots)) > m)
         m = need;
   } else {
     if (q->policy == RIVER_DQ_PUSH || q->policy == RIVER_DQ_STATIC)
       cap *= (uint64_t)q->ncons;
     m = messages_needed(q, 0, n, &slots);
   }
-  for (b = 0; b < q->nfill; b++)
-    held += q->fill[b] >= 0;
   /* The pool can grow to nslots_max (grow_pool): one slot per credit. */
   if (m <= cap && slots <= (uint64_t)(q->nslots_max - held))
     return RIVER_SUCCESS;
@@ -654,13 +718,13 @@ static int ever_fits(river_dq *q, size_t n)
  * if credits are short, a stall counted for the buffers that wait). */
 static int plan_try_put(river_dq *q, size_t n)
 {
-  int b, rc, fit, dormant;
+  int b, i, rc, fit, dormant;
 
   if ((rc = ever_fits(q, n)) != RIVER_SUCCESS)
     return rc;
   if (fits_now(q, n, 0) == 1)
     return RIVER_SUCCESS;
-  if ((rc = read_credits(q)) != RIVER_SUCCESS
+  if ((rc = read_plan(q, n)) != RIVER_SUCCESS
       || (rc = river__dq_send_progress(q)) != RIVER_SUCCESS)
     return rc;
   dormant = q->dormant;
@@ -675,12 +739,14 @@ static int plan_try_put(river_dq *q, size_t n)
   }
   if (fit < 0 && (rc = grow_pool(q)) != RIVER_SUCCESS)
     return rc;
-  for (b = 0; fit == 0 && b < q->nfill; b++)
-    if ((q->policy != RIVER_DQ_EXCHANGE || q->count[b] > 0)
-        && !q->stalled[b]) {
+  for (i = 0; fit == 0 && i < (q->policy == RIVER_DQ_EXCHANGE
+                                ? q->ntouched : 1); i++) {
+    b = q->policy == RIVER_DQ_EXCHANGE ? q->touched[i] : 0;
+    if (!q->stalled[b]) {
       q->credit_stalls++;
       q->stalled[b] = 1;
     }
+  }
   return RIVER_EAGAIN;
 }
 
@@ -715,6 +781,11 @@ static int take_records(river_dq *q, const unsigned char *r, size_t n)
            + q->fill_n[b] * rs, r + i * rs, k * rs);
     q->fill_n[b] += k;
     i += k;
+    if (q->policy == RIVER_DQ_EXCHANGE && q->fill_n[b] == q->send_per_msg
+        && !q->in_fullq[b]) {
+      q->fullq[q->nfullq++] = b;   /* send_full sends it */
+      q->in_fullq[b] = 1;
+    }
   }
   q->records_out += n;
   q->bytes_out += n * rs;
@@ -725,20 +796,37 @@ static int take_records(river_dq *q, const unsigned char *r, size_t n)
  * that have one now. */
 static int send_full(river_dq *q, int block)
 {
-  int b, rc;
+  int b, i, kept, rc;
 
   /* PULL: a full message waits for the next record or the unit's end,
    * which tells whether it is the unit's last. */
   if (q->policy == RIVER_DQ_PULL)
     return RIVER_SUCCESS;
-  for (b = 0; b < q->nfill; b++) {
-    if (q->fill[b] < 0 || q->fill_n[b] < q->send_per_msg)
-      continue;
-    rc = block ? wait_step(q, step_send, b)
-               : step_send(q, b);
-    if (rc != RIVER_SUCCESS && rc != RIVER_EAGAIN)
-      return rc;
+  if (q->policy != RIVER_DQ_EXCHANGE) {
+    if (q->fill[0] < 0 || q->fill_n[0] < q->send_per_msg)
+      return RIVER_SUCCESS;
+    rc = block ? wait_step(q, step_send, 0) : step_send(q, 0);
+    return rc == RIVER_EAGAIN ? RIVER_SUCCESS : rc;
   }
+  /* EXCHANGE: the buffers that filled (fullq), not every consumer's;
+   * those still waiting for a credit stay in it. */
+  for (i = 0, kept = 0; i < q->nfullq; i++) {
+    b = q->fullq[i];
+    rc = q->fill[b] < 0 || q->fill_n[b] < q->send_per_msg ? RIVER_SUCCESS
+         : block ? wait_step(q, step_send, b) : step_send(q, b);
+    if (rc == RIVER_EAGAIN) {
+      q->fullq[kept++] = b;
+      continue;
+    }
+    q->in_fullq[b] = 0;
+    if (rc != RIVER_SUCCESS) {
+      while (++i < q->nfullq)
+        q->fullq[kept++] = q->fullq[i];
+      q->nfullq = kept;
+      return rc;
+    }
+  }
+  q->nfullq = kept;
   return RIVER_SUCCESS;
 }
 
