@@ -110,9 +110,11 @@
  * pairs 13.6, 14.8; doc/results.md, overhead); 1 x 1 and 4 KiB
  * messages unchanged. A completed DATA message
  * waits in its producer's ring of `credits` places (index seq mod
- * credits) until its seq is next; get delivers round-robin over
- * producers that have their next message, so MPI completing receives out
- * of order cannot break FIFO per pair. Get lends the message's buffer
+ * credits) until its seq is next; get delivers from producers that
+ * have their next message, taking turns in the order they came to have
+ * it (a queue of them, `ready`: a message costs the same however many
+ * producers there are; before issue 41 get scanned them all), so MPI
+ * completing receives out of order cannot break FIFO per pair. Get lends the message's buffer
  * out and at once swaps the consumer's one spare buffer into its receive
  * slot, re-posts the receive, and adds 1 to the producer's window slot
  * (MPI_Accumulate SUM + MPI_Win_flush: passive target, no help from the
