@@ -179,13 +179,13 @@ static void no_overtaking(MPI_Comm comm)
  * more than the credits x producers that can be in flight. A PULL
  * consumer takes one producer's messages at a time, and the others'
  * must not fill its receives: on the RMA path it holds one unit, so
- * only its producer sends to it; on the MSG path it may hold a unit
- * granted late by every producer (dq_credit.c, msg_claim), whose
- * messages wait behind the one in progress, so it posts them all,
- * credits x producers (issue 41: a consumer memory that grows with the
- * producers, on that path only; capping the units held made a consumer
- * wait on producers that answer late). Called once the credit path is
- * known. */
+ * only its producer sends to it; on the MSG path it may hold units
+ * granted late by several producers (dq_credit.c, msg_claim), whose
+ * messages wait behind the one in progress: before it asks for one
+ * more, it posts enough for all of them (river__dq_grow_recvs; it
+ * posted all credits x producers before issue 41, and capping the
+ * units held instead made a consumer wait on producers that answer
+ * late). Called once the credit path is known. */
 static int posted_data_receives(const river_dq *q)
 {
   const char *v = getenv("RIVER_DQ_POSTED");
@@ -198,8 +198,6 @@ static int posted_data_receives(const river_dq *q)
       n = DQ_POSTED;
   }
   if (n == 0 || n > q->nring)
-    n = q->nring;
-  if (q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG)
     n = q->nring;
   return (int)n;
 }
@@ -426,6 +424,9 @@ static void free_queue(river_dq *q)
   free(q->eos_req);
   free(q->eos_req_buf);
   free(q->rptr);
+  for (p = 0; p < q->ngrown; p++)
+    free(q->grown[p]);
+  free(q->grown);
   free(q->rreq);
   free(q->ridx);
   free(q->rstat);

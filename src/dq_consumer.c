@@ -2,7 +2,7 @@
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
  * dq_internal.h). Receives are posted at create into the slots of
  * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL on the MSG
- * path: credits x nproducers). An EOS has no receive posted:
+ * path grows them as it asks for units: river__dq_grow_recvs). An EOS has no receive posted:
  * MPI_Improbe finds it, and it is received into a bare header in q's,
  * or, with records, into a message buffer allocated then and freed at
  * its release (at most DQ_EOS_HELD of those at once: eos_cap). A DATA message that completes
@@ -484,6 +484,74 @@ int river__dq_recv_progress(river_dq *q)
 }
 
 /* Post every receive slot (at create). */
+int river__dq_grow_recvs(river_dq *q, int want)
+{
+  int old = q->nrslots, add, k;
+  unsigned char **rptr, **grown, *buf[64];
+  MPI_Request *rreq;
+  MPI_Status *rstat;
+  int *ridx;
+
+  want = want < q->nring ? want : q->nring;
+  if (want <= old)
+    return RIVER_SUCCESS;
+  add = want - old;
+  if (add > 64) {   /* in steps: buf[] holds one step's buffers */
+    int rc = river__dq_grow_recvs(q, old + 64);
+    return rc != RIVER_SUCCESS ? rc : river__dq_grow_recvs(q, want);
+  }
+  for (k = 0; k < add; k++)
+    if ((buf[k] = river__dq_buffers(q, q->stride)) == NULL) {
+      while (k-- > 0) {
+        free(buf[k]);
+        river__dq_mem_add(q, -(int64_t)q->stride);
+      }
+      river__error("dq: no memory for %d more posted receives", add);
+      return RIVER_ENOMEM;
+    }
+  rptr = realloc(q->rptr, (size_t)want * sizeof *rptr);
+  if (rptr != NULL)
+    q->rptr = rptr;
+  rreq = rptr ? realloc(q->rreq, (size_t)want * sizeof *rreq) : NULL;
+  if (rreq != NULL)
+    q->rreq = rreq;
+  ridx = rreq ? realloc(q->ridx, (size_t)want * sizeof *ridx) : NULL;
+  if (ridx != NULL)
+    q->ridx = ridx;
+  rstat = ridx ? realloc(q->rstat, (size_t)want * sizeof *rstat) : NULL;
+  if (rstat != NULL)
+    q->rstat = rstat;
+  grown = rstat ? realloc(q->grown, (size_t)(q->ngrown + add)
+                                        * sizeof *grown) : NULL;
+  if (grown == NULL) {
+    for (k = 0; k < add; k++) {
+      free(buf[k]);
+      river__dq_mem_add(q, -(int64_t)q->stride);
+    }
+    river__error("dq: no memory for %d more posted receives", add);
+    return RIVER_ENOMEM;
+  }
+  q->grown = grown;
+  river__dq_mem_add(q, (int64_t)add * (int64_t)(sizeof *rptr + sizeof *rreq
+                                               + sizeof *ridx
+                                               + sizeof *rstat
+                                               + sizeof *grown));
+  for (k = 0; k < add; k++) {
+    q->rptr[old + k] = buf[k];
+    q->rreq[old + k] = MPI_REQUEST_NULL;
+    q->grown[q->ngrown++] = buf[k];
+  }
+  /* An EOS's records lent out are slot nrslots + p: its number moves. */
+  if (q->held >= old)
+    q->held += add;
+  q->nrslots = q->nrreq = want;
+  for (k = old; k < want; k++)
+    if (post_recv(q, k) != RIVER_SUCCESS)
+      return RIVER_EMPI;
+  river__debug("dq: consumer %d: %d receives posted", q->cidx, want);
+  return RIVER_SUCCESS;
+}
+
 int river__dq_post_recvs(river_dq *q)
 {
   int k, rc = RIVER_SUCCESS;

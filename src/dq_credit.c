@@ -510,15 +510,35 @@ static int drained(const river_dq *q, int p)
          && !q->eos_full[p];
 }
 
+/* MSG: units this idle consumer may still get from what it asked:
+ * grants waiting, and claims in flight to producers not drained (a
+ * drained one closed after its last unit's claim: it grants nothing). */
+static int msg_units_may_come(const river_dq *q)
+{
+  int p, n = 0;
+
+  for (p = 0; p < q->nprod; p++)
+    n += q->claim_rreq[p] != MPI_REQUEST_NULL
+             ? !drained(q, p)
+             : q->claim_rep[2 * (size_t)p] != 0;
+  return n;
+}
+
 /* MSG: ask producer p for a unit (a CLAIM; its REPLY is taken by
  * msg_answers), or claim at once where p is this rank. 1 and the number
- * in *unit if claimed now, 0 if not (asked, or nothing there). */
+ * in *unit if claimed now, 0 if not (asked, or nothing there). Before
+ * it asks, enough receives are posted for every unit that may then be
+ * held: the messages of all but the one in progress may sit in
+ * receives, credits each (dq.c, posted_data_receives). */
 static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
 {
-  int r = q->prod_rank[p];
+  int r = q->prod_rank[p], rc;
 
   if (r == q->rank)
     return claim_here(q, q->cidx, unit);
+  rc = river__dq_grow_recvs(q, q->credits * msg_units_may_come(q) + 1);
+  if (rc != RIVER_SUCCESS)
+    return rc == RIVER_ENOMEM ? RIVER_EMPI : rc;
   if (q->claim_sreq[p] != MPI_REQUEST_NULL /* the last ask was answered */
       && MPI_Wait(&q->claim_sreq[p], MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;

@@ -93,10 +93,11 @@
  * message buffer allocated then and freed when get's caller releases
  * it (nonblocking, MPI_Imrecv: a large one needs its producer's
  * progress). nrslots is DQ_POSTED (2; RIVER_DQ_POSTED
- * sets it, 0 = all), at most credits x nproducers (which a PULL
- * consumer posts on the MSG path: dq.c, posted_data_receives; on the
- * RMA path it used to as well, 1 GiB at 1,000 producers): a DATA
- * message beyond them waits at its producer (rendezvous:
+ * sets it, 0 = all), at most credits x nproducers (a PULL consumer on
+ * the MSG path posts more before it asks for another unit while others
+ * may come: river__dq_grow_recvs; PULL used to post all credits x
+ * nproducers, 1 GiB at 1,000 producers): a DATA message beyond them
+ * waits at its producer (rendezvous:
  * MPI has only its header at the consumer) or, if small enough to go
  * eagerly, in MPI's unexpected queue, until a get re-posts a receive;
  * MPI matches one producer's messages in the order sent, so the
@@ -538,6 +539,9 @@ struct river_dq {
                                    freed: at most DQ_EOS_HELD */
   uint64_t eos_in[(DQ_HDR_SIZE + 7) / 8]; /* a bare EOS is received here */
   unsigned char **rptr;         /* nrreq: the buffer receive slot k uses */
+  unsigned char **grown;        /* PULL, MSG path: receive buffers added
+                                   (river__dq_grow_recvs), ngrown */
+  int ngrown;
   unsigned char *spare;         /* the buffer not in a slot: NULL while
                                    get has lent it out */
   unsigned char *lent;          /* the buffer get lent out, or NULL */
@@ -624,6 +628,10 @@ int river__dq_send_progress(river_dq *q);
 
 /* dq_consumer.c: post every receive slot (at create). */
 int river__dq_post_recvs(river_dq *q);
+/* dq_consumer.c: PULL on the MSG path, before asking for one more
+ * unit: post DATA receives up to want (at most credits x producers),
+ * each with a buffer of its own (q->grown). */
+int river__dq_grow_recvs(river_dq *q, int want);
 /* dq_consumer.c: take in every receive that has completed. */
 int river__dq_recv_progress(river_dq *q);
 /* dq_consumer.c: at destroy, drop the DATA messages that wait
