@@ -367,6 +367,9 @@
 #define DQ_POSTED 2           /* DATA receives a consumer keeps posted */
 #define DQ_EOS_HELD 2         /* EOS messages with records a consumer
                                  holds at once (dq_consumer.c) */
+#define DQ_READ_ALL 64        /* up to this many consumers a producer
+                                 reads every credit word at once
+                                 (dq_producer.c, read_for) */
 #define DQ_SLOT_STUCK 1.0     /* a producer's pool doubles after this
                                  long (s) with no slot free
                                  (dq_producer.c, grow_pool) */

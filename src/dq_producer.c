@@ -281,9 +281,14 @@ static int free_slots(const river_dq *q)
 
 /* Re-read the credit words choose_consumer needs for fill buffer b's
  * message: PUSH's and BROADCAST's choice looks at every consumer, the
- * others' at one (read_credit). */
+ * others' at one (read_credit). Up to DQ_READ_ALL consumers every word
+ * is read at once anyway: one read then refreshes them all, where one
+ * a consumer would be a read for nearly every message (STATIC's next
+ * consumer is another each time). */
 static int read_for(river_dq *q, int b)
 {
+  if (q->ncons <= DQ_READ_ALL)
+    return read_credits(q);
   switch (q->policy) {
   case RIVER_DQ_PUSH:
   case RIVER_DQ_BROADCAST:
@@ -666,6 +671,8 @@ static int read_plan(river_dq *q, size_t n)
   uint64_t m, slots = 0;
   int c, i, rc = RIVER_SUCCESS;
 
+  if (q->ncons <= DQ_READ_ALL)
+    return read_credits(q);
   switch (q->policy) {
   case RIVER_DQ_EXCHANGE:
     for (i = 0; i < q->ntouched && rc == RIVER_SUCCESS; i++)
