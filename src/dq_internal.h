@@ -377,7 +377,7 @@
                                  message for up to this many consumers;
                                  beyond, their sizes share that budget */
 #define DQ_FILL_MIN 8192      /* ... but never below this many bytes */
-#define DQ_SEND_PEERS 8       /* a producer's send slots: credits x this
+#define DQ_SEND_PEERS 16      /* a producer's send slots: credits x this
                                  many consumers at most (dq.c) */
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */

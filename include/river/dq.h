@@ -20,7 +20,7 @@
  *     credit. Memory per rank does not grow with the peers' count
  *     beyond a few words per peer (doc/design.md, "Queue memory", has
  *     the formula; river_dq_stats' memory_bytes the count): a producer
- *     holds a pool of credits x 8 send buffers (RIVER_DQ_SEND_SLOTS; it
+ *     holds a pool of credits x 16 send buffers (RIVER_DQ_SEND_SLOTS; it
  *     doubles after 1 s with none free, up to one per credit at every
  *     consumer) and its fill buffer (EXCHANGE: one per consumer, smaller
  *     beyond 16 consumers); a consumer keeps only 2 data receives posted

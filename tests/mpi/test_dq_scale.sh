@@ -1,12 +1,12 @@
 #!/bin/bash
 # test_dq_scale - every queue kind (PUSH, STATIC, PULL, EXCHANGE) at 4,
-# 16 and 64 ranks, even and with a lagging consumer, through
+# 32 and 64 ranks, even and with a lagging consumer, through
 # `river-bench scale queues` (apps/bench/bench_scale.c): every record
 # arrives exactly once (count, sum and XOR of content hashes on both
 # sides) and in its producer's order, and each rank's queue memory
 # (river_dq_stats.memory_bytes) stays within doc/design.md's "Queue
 # memory" formula, whose message-buffer part does not grow with the
-# ranks once a producer has DQ_SEND_PEERS (8) consumers. Again at 16
+# ranks once a producer has DQ_SEND_PEERS (16) consumers. Again at 16
 # ranks with a send pool of one slot (RIVER_DQ_SEND_SLOTS=1): exactly
 # once still, and a producer's memory at most one slot per credit (a pool
 # with no slot free for 1 s doubles). No timing is asserted: figures
@@ -26,7 +26,7 @@ check_memory() { # CSV, slots (0: the default pool)
   awk -F, -v pool="$2" '
     NR == 1 { next }
     { S = 262144; c = 4; C = $5; n = $3
-      slots = c * C < 8 * c ? c * C : 8 * c
+      slots = c * C < 16 * c ? c * C : 16 * c
       if (pool > 0) slots = c * C   # a tiny pool grows when stuck: to this
       Sx = S
       if ($1 == "exchange" && C > 16) {
@@ -59,19 +59,19 @@ one() { # n, label, [env...]
     || fail "$label: a run's data check failed"
 }
 
-for n in 4 16 64; do
+for n in 4 32 64; do
   one $n n$n
   check_memory "$tmp/n$n.csv" 0 || fail "n=$n: memory over the formula"
 done
-# The message buffers of a producer do not grow from 16 to 64 ranks
-# (8 and 32 consumers): PUSH, STATIC and PULL the same, EXCHANGE less.
+# The message buffers of a producer do not grow from 32 to 64 ranks
+# (16 and 32 consumers): PUSH, STATIC and PULL the same, EXCHANGE less.
 awk -F, 'FNR == 1 { f++; next }
   { m[f, $1, $2] = $7 }
   END { for (k in m) { split(k, p, SUBSEP)
           if (p[1] == 1 && m[2, p[2], p[3]] > m[1, p[2], p[3]] + 0.01) {
-            printf "%s %s: %.3f MiB at 64 ranks, %.3f at 16\n", p[2], p[3], m[2, p[2], p[3]], m[1, p[2], p[3]]; bad = 1 } }
-        exit bad }' "$tmp/n16.csv" "$tmp/n64.csv" \
-  || fail "a producer's memory grew from 16 to 64 ranks"
+            printf "%s %s: %.3f MiB at 64 ranks, %.3f at 32\n", p[2], p[3], m[2, p[2], p[3]], m[1, p[2], p[3]]; bad = 1 } }
+        exit bad }' "$tmp/n32.csv" "$tmp/n64.csv" \
+  || fail "a producer's memory grew from 32 to 64 ranks"
 
 one 16 pool1 RIVER_DQ_SEND_SLOTS=1
 check_memory "$tmp/pool1.csv" 1 || fail "pool of 1: memory over the formula"
