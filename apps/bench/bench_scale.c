@@ -101,7 +101,6 @@ static double cpu_now(void)
  * (calibrate). */
 static double timer_cost;
 
-static double median_of(double *v, int n);
 
 static void calibrate(void)
 {
@@ -112,7 +111,7 @@ static void calibrate(void)
     t0 = cpu_now();
     v[i] = cpu_now() - t0;
   }
-  timer_cost = median_of(v, PROBES);
+  timer_cost = bench_median(v, PROBES);
 }
 
 /* River's own work in a call: its CPU time less the MPI calls made in
@@ -406,21 +405,6 @@ static int run_phase(MPI_Comm comm, int np, river_dq_policy kind,
   return rc != RIVER_SUCCESS ? rc : r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-  if (n == 0)
-    return 0.0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Over WORLD: the median and maximum of v over the ranks with has. */
 static void over_ranks(double v, int has, double *med, double *max)
 {
@@ -440,7 +424,7 @@ static void over_ranks(double v, int has, double *med, double *max)
       all[n++] = all[2 * i];
       *max = all[2 * i] > *max ? all[2 * i] : *max;
     }
-  *med = median_of(all, n);
+  *med = bench_median(all, n);
   free(all);
 }
 
@@ -480,7 +464,7 @@ static double probe_us(void)
                MPI_STATUS_IGNORE);
     v[i] = cpu_now() - t0 - timer_cost;
   }
-  over_ranks(1e6 * median_of(v, PROBES), 1, &med, &max);
+  over_ranks(1e6 * bench_median(v, PROBES), 1, &med, &max);
   return med;
 }
 
@@ -523,13 +507,13 @@ static int run_once(struct bench *b, river_dq_policy kind, int lag,
   over_ranks((mem.heap_peak > work.heap_peak ? mem.heap_peak
                                              : work.heap_peak) / (1 << 20),
              role != 0, &med, &res->heap);
-  over_ranks(1e6 * median_of(work.call, work.ncall),
+  over_ranks(1e6 * bench_median(work.call, work.ncall),
              role == RIVER_DQ_PRODUCER, &res->put_us, &res->put_us_max);
-  over_ranks(1e6 * median_of(work.call, work.ncall),
+  over_ranks(1e6 * bench_median(work.call, work.ncall),
              role == RIVER_DQ_CONSUMER, &res->get_us, &res->get_us_max);
-  over_ranks(1e6 * median_of(work.own, work.ncall),
+  over_ranks(1e6 * bench_median(work.own, work.ncall),
              role == RIVER_DQ_PRODUCER, &res->put_own, &med);
-  over_ranks(1e6 * median_of(work.own, work.ncall),
+  over_ranks(1e6 * bench_median(work.own, work.ncall),
              role == RIVER_DQ_CONSUMER, &res->get_own, &med);
   free(work.call);
   free(work.own);
@@ -578,7 +562,7 @@ static void print_spread(const char *what, const struct scale_res *rs,
     lo = v[i] < lo ? v[i] : lo;
     hi = v[i] > hi ? v[i] : hi;
   }
-  printf("  %s %.3f (%.3f..%.3f)", what, median_of(v, n), lo, hi);
+  printf("  %s %.3f (%.3f..%.3f)", what, bench_median(v, n), lo, hi);
 }
 
 static int exp_queues(struct bench *b)

@@ -56,6 +56,16 @@ static int drain(river_dq *q, uint64_t *n, uint64_t *sum)
   return rc;
 }
 
+/* Collective: the records put (n, sum of their values; consumers pass
+ * both negated) equal those got, over every rank. */
+static void exactly_once(uint64_t n, uint64_t sum)
+{
+  uint64_t in[2] = {n, sum}, out[2];
+
+  MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MT_CHECK(out[0] == 0 && out[1] == 0);
+}
+
 static void stuck_pool(void)
 {
   const int nmsg = 300, credits = 4;
@@ -63,7 +73,7 @@ static void stuck_pool(void)
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
   river_dq_stats st;
-  uint64_t *recs = malloc(per * 8), n = 0, sum = 0, in[2], out[2];
+  uint64_t *recs = malloc(per * 8), n = 0, sum = 0;
   int rank, size, i, word = 0;
   size_t j;
 
@@ -105,10 +115,7 @@ static void stuck_pool(void)
     n = (uint64_t)0 - n;
     sum = (uint64_t)0 - sum;
   }
-  in[0] = n;
-  in[1] = sum;
-  MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MT_CHECK(out[0] == 0 && out[1] == 0);
+  exactly_once(n, sum);
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
   free(recs);
 }
@@ -153,7 +160,7 @@ static void eos_held(void)
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
   river_dq_stats st;
-  uint64_t recs[100], n = 0, sum = 0, in[2], out[2];
+  uint64_t recs[100], n = 0, sum = 0;
   int rank, size, i;
 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -186,10 +193,7 @@ static void eos_held(void)
     n = (uint64_t)0 - n;
     sum = (uint64_t)0 - sum;
   }
-  in[0] = n;
-  in[1] = sum;
-  MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MT_CHECK(out[0] == 0 && out[1] == 0);
+  exactly_once(n, sum);
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
