@@ -174,6 +174,20 @@ static void no_overtaking(MPI_Comm comm)
   MPI_Info_free(&info);
 }
 
+/* A count a tuning variable may set (name, an integer >= min), else
+ * dflt (also when it is not such an integer). */
+static long env_count(const char *name, long dflt, long min)
+{
+  const char *v = getenv(name);
+  char *end;
+  long n;
+
+  if (v == NULL || *v == '\0')
+    return dflt;
+  n = strtol(v, &end, 10);
+  return *end == '\0' && n >= min ? n : dflt;
+}
+
 /* How many DATA receives a consumer keeps posted (dq_internal.h,
  * "Consumer"): DQ_POSTED, or RIVER_DQ_POSTED's count (0: all), never
  * more than the credits x producers that can be in flight. A PULL
@@ -188,15 +202,8 @@ static void no_overtaking(MPI_Comm comm)
  * late). Called once the credit path is known. */
 static int posted_data_receives(const river_dq *q)
 {
-  const char *v = getenv("RIVER_DQ_POSTED");
-  char *end;
-  long n = DQ_POSTED;
+  long n = env_count("RIVER_DQ_POSTED", DQ_POSTED, 0);
 
-  if (v != NULL && *v != '\0') {
-    n = strtol(v, &end, 10);
-    if (*end != '\0' || n < 0)
-      n = DQ_POSTED;
-  }
   if (n == 0 || n > q->nring)
     n = q->nring;
   return (int)n;
@@ -237,16 +244,12 @@ static int alloc_receives(river_dq *q)
  * grow with the consumers (doc/design.md, "Queue memory"). */
 static int send_slots(const river_dq *q, int targets)
 {
-  const char *v = getenv("RIVER_DQ_SEND_SLOTS");
   long all = (long)q->credits * targets, n;
-  char *end;
 
-  n = (long)q->credits * (targets < DQ_SEND_PEERS ? targets : DQ_SEND_PEERS);
-  if (v != NULL && *v != '\0') {
-    long e = strtol(v, &end, 10);
-    if (*end == '\0' && e >= 1)
-      n = e;
-  }
+  n = env_count("RIVER_DQ_SEND_SLOTS",
+                (long)q->credits
+                    * (targets < DQ_SEND_PEERS ? targets : DQ_SEND_PEERS),
+                1);
   return (int)(n < all ? n : all);
 }
 
@@ -347,7 +350,11 @@ static int alloc_buffers(river_dq *q)
         q->sreq[k] = MPI_REQUEST_NULL;
       q->rr = q->pidx % nc;
       q->rng = q->seed ^ (RIVER_MIX64_STEP * (uint64_t)(q->pidx + 1));
-      q->dormant = q->policy == RIVER_DQ_PUSH && nc > 1;
+      q->read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
+      /* Beyond read_all consumers PUSH chooses among a window of them
+       * from the start (dq_producer.c, window_choose): no dormant mode,
+       * whose turns and wake test look at every consumer. */
+      q->dormant = q->policy == RIVER_DQ_PUSH && nc > 1 && nc <= q->read_all;
       q->bad_seq = river__test_fault("dq-data-seq");
     }
   }

@@ -369,7 +369,12 @@
                                  holds at once (dq_consumer.c) */
 #define DQ_READ_ALL 64        /* up to this many consumers a producer
                                  reads every credit word at once
-                                 (dq_producer.c, read_for) */
+                                 (dq_producer.c, read_for), and PUSH
+                                 looks at every consumer; beyond,
+                                 RIVER_DQ_READ_ALL sets it */
+#define DQ_CHOICES 4          /* PUSH beyond read_all consumers: the
+                                 window of consumers a message may go to
+                                 (dq_producer.c, window_choose) */
 #define DQ_SLOT_STUCK 1.0     /* a producer's pool doubles after this
                                  long (s) with no slot free
                                  (dq_producer.c, grow_pool) */
@@ -517,6 +522,9 @@ struct river_dq {
   uint64_t nunits;              /* PULL: units opened (announced) */
   uint64_t rng;                 /* PUSH: splitmix64 state */
   int dormant;                  /* PUSH: still in static's order */
+  int read_all;                 /* up to this many consumers, every
+                                   credit word is read at once (and PUSH
+                                   looks at all): DQ_READ_ALL */
   double t_stall;               /* PUSH, dormant: since when the turn's
                                    consumer has held it up, or 0 */
   uint32_t *code;               /* PUSH: each consumer's rate field */

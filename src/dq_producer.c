@@ -37,6 +37,14 @@ static uint64_t free_credits(const river_dq *q, int c)
          - ((q->sent[c] - q->returned[c]) & DQ_COUNT_MASK);
 }
 
+/* Consumer c's credit word, just read into q->returned[c]: its count
+ * stays there, its rate code goes to q->code[c]. */
+static void split_word(river_dq *q, int c)
+{
+  q->code[c] = (uint32_t)(q->returned[c] >> DQ_COUNT_BITS);
+  q->returned[c] &= DQ_COUNT_MASK;
+}
+
 /* Refresh q->returned, and (PUSH) each consumer's rate code, from this
  * producer's window (atomic reads). */
 static int read_credits(river_dq *q)
@@ -50,10 +58,8 @@ static int read_credits(river_dq *q)
           && (rc = river__dq_cw_read_own(q, DQ_W_WAKE(q), 1, &woke))
                  != RIVER_SUCCESS))
     return rc;
-  for (c = 0; c < q->ncons; c++) {
-    q->code[c] = (uint32_t)(q->returned[c] >> DQ_COUNT_BITS);
-    q->returned[c] &= DQ_COUNT_MASK;
-  }
+  for (c = 0; c < q->ncons; c++)
+    split_word(q, c);
   if (woke != 0)
     q->dormant = 0; /* another producer woke: so does this one */
   return RIVER_SUCCESS;
@@ -66,8 +72,93 @@ static int read_credit(river_dq *q, int c)
 {
   int rc = river__dq_cw_read_own(q, c, 1, &q->returned[c]);
 
-  q->returned[c] &= DQ_COUNT_MASK;
+  split_word(q, c);
   return rc;
+}
+
+/* Refresh the n consumers' words from c on (wrapping past the last):
+ * at most two reads. */
+static int read_range(river_dq *q, int c, int n)
+{
+  int k, i, rc;
+
+  if (n >= q->ncons)
+    return read_credits(q);
+  k = q->ncons - c < n ? q->ncons - c : n;
+  if ((rc = river__dq_cw_read_own(q, c, k, q->returned + c))
+          != RIVER_SUCCESS
+      || (n > k
+          && (rc = river__dq_cw_read_own(q, 0, n - k, q->returned))
+                 != RIVER_SUCCESS))
+    return rc;
+  for (i = 0; i < n; i++)
+    split_word(q, (c + i) % q->ncons);
+  return RIVER_SUCCESS;
+}
+
+/* PUSH beyond read_all consumers: whether the window is in use, and its
+ * size. */
+static int windowed(const river_dq *q)
+{
+  return q->policy == RIVER_DQ_PUSH && q->ncons > q->read_all;
+}
+
+static int window_size(const river_dq *q)
+{
+  return q->ncons < DQ_CHOICES ? q->ncons : DQ_CHOICES;
+}
+
+/* PUSH beyond read_all consumers: among the window of DQ_CHOICES
+ * consumers from r on, the one with the most free credits by avail
+ * (NULL: free_credits), the first of them on ties; -1 if none has one.
+ * Its work does not grow with the consumers, where the least-loaded
+ * choice's scan of all of them would (issue 41). Ties to the first
+ * keep round-robin's shares while every consumer keeps up; a consumer
+ * that lags holds more of its credits than the others in the window,
+ * so messages pass it by. The credits it looks at are never more than
+ * the true ones (they only come back), so it never over-sends. */
+static int window_choose(const river_dq *q, int r, const uint64_t *avail)
+{
+  uint64_t most = 0, f;
+  int i, c, best = -1, k = window_size(q);
+
+  for (i = 0; i < k; i++) {
+    c = (r + i) % q->ncons;
+    f = avail != NULL ? avail[c] : free_credits(q, c);
+    if (f > most) {
+      most = f;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/* try_put's plan beyond read_all consumers: the consumers m messages'
+ * windows can reach from q->rr (each starts after the one before went),
+ * and whether m messages can go now, each to the consumer
+ * window_choose takes, by their credits (copied to q->avail). */
+static int plan_span(const river_dq *q, uint64_t m)
+{
+  uint64_t k = (uint64_t)window_size(q);
+
+  return m + 1 >= (uint64_t)q->ncons / k ? q->ncons : (int)((m + 1) * k);
+}
+
+static int window_fits(river_dq *q, uint64_t m)
+{
+  int i, c, r = q->rr, span = plan_span(q, m);
+
+  for (i = 0; i < span; i++) {
+    c = (q->rr + i) % q->ncons;
+    q->avail[c] = free_credits(q, c);
+  }
+  for (; m > 0; m--) {
+    if ((c = window_choose(q, r, q->avail)) < 0)
+      return 0;
+    q->avail[c]--;
+    r = (c + 1) % q->ncons;
+  }
+  return 1;
 }
 
 /* PUSH: this producer woke; wake every other one too (add 1 to the wake
@@ -287,10 +378,11 @@ static int free_slots(const river_dq *q)
  * consumer is another each time). */
 static int read_for(river_dq *q, int b)
 {
-  if (q->ncons <= DQ_READ_ALL)
+  if (q->ncons <= q->read_all)
     return read_credits(q);
   switch (q->policy) {
   case RIVER_DQ_PUSH:
+    return read_range(q, q->rr, window_size(q));
   case RIVER_DQ_BROADCAST:
     return read_credits(q);
   case RIVER_DQ_PULL:
@@ -316,6 +408,13 @@ static int choose_consumer(river_dq *q, int b, int *c)
       return rc;
     switch (q->policy) {
     case RIVER_DQ_PUSH: {
+      if (windowed(q)) {
+        if ((*c = window_choose(q, q->rr, NULL)) >= 0)
+          return RIVER_SUCCESS;
+        if (pass == 1) /* the next try looks at the next window */
+          q->rr = (q->rr + window_size(q)) % q->ncons;
+        continue;
+      }
       if (q->dormant) { /* static's order until a consumer is slower */
         int d = dormant_choose(q, NULL, NULL,
                                pass == 0 ? 0 : q->planned ? 2 : 1, NULL);
@@ -642,6 +741,8 @@ static int fits_now(river_dq *q, size_t n, int fresh)
     return m <= free_credits(q, q->owner);
   case RIVER_DQ_PUSH:
   case RIVER_DQ_BROADCAST:   /* their choice looks at every consumer */
+    if (windowed(q))
+      return window_fits(q, m);
     for (c = 0; c < q->ncons; c++) {
       q->avail[c] = free_credits(q, c);
       sum += q->avail[c];
@@ -671,7 +772,7 @@ static int read_plan(river_dq *q, size_t n)
   uint64_t m, slots = 0;
   int c, i, rc = RIVER_SUCCESS;
 
-  if (q->ncons <= DQ_READ_ALL)
+  if (q->ncons <= q->read_all)
     return read_credits(q);
   switch (q->policy) {
   case RIVER_DQ_EXCHANGE:
@@ -687,6 +788,8 @@ static int read_plan(river_dq *q, size_t n)
       rc = read_credit(q, c);
     return rc;
   case RIVER_DQ_PUSH:
+    return read_range(q, q->rr,
+                      plan_span(q, messages_needed(q, 0, n, &slots)));
   case RIVER_DQ_BROADCAST:
     return read_credits(q);
   default:

@@ -229,9 +229,11 @@ mpi_tests = \
 	tests/mpi/test_topo_bind_mpi.mpi
 check_PROGRAMS += $(mpi_tests)
 TESTS += $(mpi_tests) tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
-  tests/mpi/test_dq_posted.sh tests/mpi/test_dq_scale.sh
+  tests/mpi/test_dq_posted.sh tests/mpi/test_dq_scale.sh \
+  tests/mpi/test_dq_window.sh
 EXTRA_DIST += tests/mpi/mpitest.h tests/mpi/test_dq16.sh tests/mpi/test_dq_winalloc.sh \
   tests/mpi/test_dq_posted.sh tests/mpi/test_dq_scale.sh \
+  tests/mpi/test_dq_window.sh \
   tests/fortran/test_errstop_f.sh
 EXTRA_DIST += tests/fortran/test_pcoll_f_layout.inc
 tests_mpi_test_init_mpi_mpi_SOURCES = tests/mpi/test_init_mpi.c tests/mpi/mpitest.h

@@ -22,6 +22,13 @@
  *                most 2 of them at once (its memory stays within its
  *                posted receives, the spare and 2 messages), getting
  *                every record exactly once.
+ *   window-slow  PUSH, 1 producer, 7 consumers, with RIVER_DQ_READ_ALL=0
+ *                so the producer chooses among a window of DQ_CHOICES
+ *                (4) consumers, as beyond 64 consumers
+ *                (src/dq_internal.h): consumer 0 sleeps 5 ms a message,
+ *                the others not at all; it gets under half of an even
+ *                share (static's 100 of 700), nothing is sent dormant,
+ *                and every record arrives exactly once, in order.
  */
 #include <river.h>
 
@@ -197,6 +204,76 @@ static void eos_held(void)
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
+static void window_slow(void)
+{
+  const int nmsg = 700, per = 8;
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  uint64_t recs[8], n = 0, sum = 0, next = 1, got = 0, all[8];
+  const void *r;
+  size_t k, j;
+  int rank, i, rc, ordered = 1;
+
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = 4;
+  o.message_size = RIVER_DQ_HEADER_SIZE + per * 8;
+  setenv("RIVER_DQ_READ_ALL", "0", 1);
+  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
+                              rank == 0 ? RIVER_DQ_PRODUCER
+                                        : RIVER_DQ_CONSUMER,
+                              8, &o, &q),
+              RIVER_SUCCESS);
+  unsetenv("RIVER_DQ_READ_ALL");
+  if (rank == 0) {
+    for (i = 0; i < nmsg; i++) {
+      for (j = 0; j < (size_t)per; j++) {
+        recs[j] = (uint64_t)(i * per) + j + 1;
+        sum += recs[j];
+      }
+      MT_CHECK_RC(river_dq_put(q, recs, (size_t)per), RIVER_SUCCESS);
+    }
+    n = (uint64_t)nmsg * (uint64_t)per;
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+    MT_CHECK(st.messages_static == 0);
+  } else {
+    while ((rc = river_dq_get(q, &r, &k, NULL)) == RIVER_SUCCESS) {
+      for (j = 0; j < k; j++) {
+        uint64_t v;
+        memcpy(&v, (const unsigned char *)r + 8 * j, 8);
+        ordered &= v >= next;   /* one producer: increasing */
+        next = v + 1;
+        sum += v;
+        n++;
+      }
+      got++;
+      if (rank == 1)
+        sleep_ms(5);
+    }
+    MT_CHECK_RC(rc, RIVER_EOS);
+    MT_CHECK(ordered);
+    n = (uint64_t)0 - n;
+    sum = (uint64_t)0 - sum;
+  }
+  MPI_Gather(&got, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0,
+             MPI_COMM_WORLD);
+  if (rank == 0) {
+    uint64_t lo = all[2], hi = all[2];
+    for (i = 3; i < 8; i++) {
+      lo = all[i] < lo ? all[i] : lo;
+      hi = all[i] > hi ? all[i] : hi;
+    }
+    printf("window-slow: the slow consumer got %llu of %d messages, the "
+           "others %llu..%llu\n", (unsigned long long)all[1], nmsg,
+           (unsigned long long)lo, (unsigned long long)hi);
+    MT_CHECK(all[1] * 2 < (uint64_t)nmsg / 7);
+  }
+  exactly_once(n, sum);
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   int size;
@@ -212,6 +289,7 @@ int main(int argc, char **argv)
   stuck_pool();
   pull_msg_eos();
   eos_held();
+  window_slow();
   size = mt_verdict(MPI_COMM_WORLD, "test_dq_bounds_mpi");
   river_finalize();
   return size;
