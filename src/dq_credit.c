@@ -129,8 +129,9 @@ static int msg_alloc(river_dq *q, size_t words)
   q->cw_pend = river__dq_calloc(q, (size_t)np * 3, sizeof(uint64_t));
   q->cw_sreq = river__dq_calloc(q, (size_t)np, sizeof(MPI_Request));
   q->cw_has = river__dq_calloc(q, (size_t)np, 1);
+  q->cw_wait = river__dq_calloc(q, (size_t)np, sizeof *q->cw_wait);
   if (q->winmem == NULL || q->cw_sbuf == NULL || q->cw_pend == NULL
-      || q->cw_sreq == NULL || q->cw_has == NULL)
+      || q->cw_sreq == NULL || q->cw_has == NULL || q->cw_wait == NULL)
     return RIVER_ENOMEM;
   q->cw_sent = q->cw_pend + 2 * (size_t)np;
   for (k = 0; k < np; k++)
@@ -245,6 +246,7 @@ void river__dq_credits_free(river_dq *q)
   free(q->cw_pend);
   free(q->cw_sreq);
   free(q->cw_has);
+  free(q->cw_wait);
   free(q->rep_buf);
   free(q->rep_req);
   free(q->claim_rep);
@@ -338,7 +340,7 @@ static int push(river_dq *q, int p)
   uint64_t *m = q->cw_sbuf + (size_t)p * DQ_CW_WORDS;
   int done = 1;
 
-  if (!q->cw_has[p])
+  if (!(q->cw_has[p] & DQ_CW_PENDING))
     return RIVER_SUCCESS;
   if (q->cw_sreq[p] != MPI_REQUEST_NULL
       && MPI_Test(&q->cw_sreq[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -357,7 +359,7 @@ static int push(river_dq *q, int p)
   m[2] = q->cw_pend[2 * (size_t)p + 1];
   m[3] = 0;
   q->cw_pend[2 * (size_t)p] = q->cw_pend[2 * (size_t)p + 1] = 0;
-  q->cw_has[p] = 0;
+  q->cw_has[p] &= (unsigned char)~DQ_CW_PENDING;
   if (MPI_Isend(m, DQ_CW_WORDS, MPI_UINT64_T, q->prod_rank[p],
                 DQ_TAG_CREDIT, q->comm, &q->cw_sreq[p]) != MPI_SUCCESS) {
     river__error("dq: sending credits to rank %d failed", q->prod_rank[p]);
@@ -365,6 +367,27 @@ static int push(river_dq *q, int p)
   }
   q->cw_sent[p]++;
   return RIVER_SUCCESS;
+}
+
+/* Push what waits for the producers listed in cw_wait (those a credit
+ * or wake add went to since they were last sent everything: not every
+ * producer, so a message's work does not grow with them); those still
+ * waiting stay listed. rc: the caller's so far. */
+static int push_waiting(river_dq *q, int rc)
+{
+  int i, p, kept = 0;
+
+  for (i = 0; i < q->ncw_wait; i++) {
+    p = q->cw_wait[i];
+    if (rc == RIVER_SUCCESS)
+      rc = push(q, p);
+    if (q->cw_has[p] & DQ_CW_PENDING)
+      q->cw_wait[kept++] = p;
+    else
+      q->cw_has[p] = 0;
+  }
+  q->ncw_wait = kept;
+  return rc;
 }
 
 int river__dq_cw_progress(river_dq *q)
@@ -391,8 +414,7 @@ int river__dq_cw_progress(river_dq *q)
     if ((r = post_cw(q)) != RIVER_SUCCESS)
       return r;
   }
-  for (p = 0; rc == RIVER_SUCCESS && p < q->nprod; p++)
-    rc = push(q, p);
+  rc = push_waiting(q, rc);
   for (p = 0; q->claim_held != NULL && q->draining && p < q->ncons; p++)
     if (q->claim_held[p] && rc == RIVER_SUCCESS) {
       q->claim_held[p] = 0;
@@ -436,7 +458,9 @@ int river__dq_cw_add(river_dq *q, int p, MPI_Aint off, uint64_t add,
     /* Only two words of another producer: this consumer's own credit
      * word, or the wake word. */
     q->cw_pend[2 * (size_t)p + (off == (MPI_Aint)q->cidx ? 0 : 1)] += add;
-    q->cw_has[p] = 1;
+    if (!(q->cw_has[p] & DQ_CW_LISTED))
+      q->cw_wait[q->ncw_wait++] = p;
+    q->cw_has[p] = DQ_CW_PENDING | DQ_CW_LISTED;
     return push(q, p);
   }
   if (MPI_Accumulate(&add, 1, MPI_UINT64_T, r, off, 1, MPI_UINT64_T,
@@ -685,8 +709,8 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected)
     return 0;
   if (q->cw_recvd < expected)
     return 1;
-  for (p = 0; p < q->nprod; p++)
-    if (q->cw_has[p])
+  for (k = 0; k < q->ncw_wait; k++)
+    if (q->cw_has[q->cw_wait[k]] & DQ_CW_PENDING)
       return 1;
   for (p = 0; q->claim_rreq != NULL && p < q->nprod; p++)
     if ((q->claim_rreq[p] != MPI_REQUEST_NULL
@@ -715,7 +739,8 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected)
  * undelivered messages returns no credit). */
 uint64_t river__dq_cw_sent_to(const river_dq *q, int p)
 {
-  return q->path == RIVER_DQ_CREDITS_MSG ? q->cw_sent[p] + q->cw_has[p] : 0;
+  return q->path == RIVER_DQ_CREDITS_MSG
+         ? q->cw_sent[p] + ((q->cw_has[p] & DQ_CW_PENDING) != 0) : 0;
 }
 
 int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out)

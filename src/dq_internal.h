@@ -384,6 +384,8 @@
 #define DQ_FILL_MIN 8192      /* ... but never below this many bytes */
 #define DQ_SEND_PEERS 16      /* a producer's send slots: credits x this
                                  many consumers at most (dq.c) */
+#define DQ_CW_PENDING 1u      /* cw_has: an add waits to be sent */
+#define DQ_CW_LISTED 2u       /* cw_has: the producer is in cw_wait */
 #define DQ_UNKNOWN UINT64_MAX /* eos_seq before the EOS has come */
 #define DQ_KIND_MASK 0xffu    /* PULL: unit flags above the kind */
 #define DQ_FIRST 0x100u       /* PULL: the unit's first message */
@@ -495,7 +497,11 @@ struct river_dq {
   uint64_t *cw_pend;            /* nprod x 2: credit and wake adds not
                                    sent yet; then cw_sent */
   uint64_t *cw_sent;            /* nprod: messages sent to each producer */
-  unsigned char *cw_has;        /* nprod: something waits in cw_pend */
+  unsigned char *cw_has;        /* nprod: DQ_CW_PENDING, something
+                                   waits in cw_pend; DQ_CW_LISTED, p is
+                                   in cw_wait */
+  int *cw_wait;                 /* the producers listed (push_waiting) */
+  int ncw_wait;
   uint64_t *rep_buf;            /* PULL producer: ncons x 2 replies */
   MPI_Request *rep_req;         /* ncons */
   uint64_t claim_msg[4];        /* PULL consumer: the CLAIM sent */

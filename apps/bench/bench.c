@@ -293,6 +293,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {"repeats", required_argument, NULL, 'R'},
     {"records", required_argument, NULL, 'n'},
     {"bind", no_argument, NULL, 'B'},
+    {"group", required_argument, NULL, 'g'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
@@ -318,6 +319,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 'R': b->repeats = atoi(optarg); break;
     case 'n': b->records = strtoull(optarg, &end, 10); break;
     case 'B': b->bind = 1; break;
+    case 'g': b->group = atoi(optarg); break;
     case 'h': bench_usage("help"); return 1;
     default: bench_usage("unknown option"); return RIVER_EINVAL;
     }
@@ -325,10 +327,12 @@ static int parse_opts(struct bench *b, int argc, char **argv)
   if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
       || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)
       || !(b->cpu_rate_mbps >= 0) || b->repeats < 1 || b->repeats > 63
-      || b->records < 1 || b->records > ((uint64_t)1 << 40)) {
+      || b->records < 1 || b->records > ((uint64_t)1 << 40)
+      || b->group < 0 || b->group == 1) {
     bench_usage("--rate and --seconds must be > 0, --credits >= 0, "
                 "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0, "
-                "--cpu-rate >= 0, --repeats 1..63, --records 1..2^40");
+                "--cpu-rate >= 0, --repeats 1..63, --records 1..2^40, "
+                "--group 0 or >= 2");
     return RIVER_EINVAL;
   }
   if (b->perturb_text

@@ -40,6 +40,7 @@ struct bench {
   uint64_t records;        /* sort real: --records, the input's size */
   int failures;            /* runs whose data check failed */
   int bind;                /* --bind: river_topo_bind before the runs */
+  int group;               /* scale: --group, ranks per queue (0: all) */
 };
 
 /* One measured configuration. */

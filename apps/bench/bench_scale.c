@@ -4,11 +4,17 @@
  * checked against is doc/design.md's "Queue memory"):
  *
  *   mpirun -n N river-bench scale queues [--repeats R (3)] [--csv FILE]
- *                                        [--message-size BYTES]
+ *                                        [--message-size BYTES] [--group G]
  *
  * At the job's size n, the first n/2 ranks produce and the next n/2
  * consume (an odd rank out takes part in the collectives only), one
- * queue of each kind in turn: PUSH, STATIC, PULL (a unit every 4
+ * queue of each kind in turn. With --group G (dividing N), the ranks
+ * split into N / G groups of G, each running its own queue of G/2
+ * producers and G/2 consumers at the same time: the machine's load is
+ * that of N ranks, the queue's peers G's, so runs at one N and several
+ * G tell what the number of peers costs apart from what an
+ * oversubscribed machine adds (the CSV's n_producers and n_consumers
+ * are the group's). The kinds: PUSH, STATIC, PULL (a unit every 4
  * messages) and EXCHANGE (records spread by a hash of their number).
  * Each kind runs "even" (every consumer at full speed) and "lag"
  * (consumer 0 sleeps after every message it gets: 1 ms in the memory
@@ -34,7 +40,17 @@
  *         the start); and River's own part of it: less the CPU time of
  *         the MPI calls made inside (counted by PMPI wrappers below);
  *         beside it, for scale, MPI's own: the
- *         median CPU time of an MPI_Iprobe that finds nothing.
+ *         median CPU time of an MPI_Iprobe that finds nothing; and a
+ *         control: a fixed piece of work (CTL_LINES cache lines, one a
+ *         page, read and written), timed the same way right after each
+ *         of those calls, the median over ranks. Its time grows with n
+ *         only by what the machine adds: on an oversubscribed core the
+ *         other ranks run between two calls and evict this one's lines,
+ *         and River's calls pay that too (scripts/scale-fit fits
+ *         River's own time in units of it as well).
+ * RIVER_DQ_READ_ALL=0 in the environment runs every queue as it runs
+ * beyond 64 consumers (src/dq_internal.h: one credit word a message,
+ * PUSH's window); the CSV's read_all column says which ran.
  * Every record is checked: each consumer sees every producer's records
  * in the order put (FIFO per pair), and the count, sum and XOR of the
  * records' hashes got equal those put (exactly once).
@@ -61,6 +77,7 @@
 #define UNIT_MESSAGES 4         /* PULL: messages per unit */
 #define HEAP_EVERY 8            /* messages between heap samples */
 #define PROBES 1000
+#define CTL_LINES 32            /* the control's cache lines */
 
 /* One run's figures on one rank, and (rank 0) over the ranks. */
 struct scale_res {
@@ -72,6 +89,10 @@ struct scale_res {
   double seconds;               /* both phases */
   double probe_us;              /* MPI's own: an MPI_Iprobe that finds
                                    nothing, median over ranks */
+  double ctl_us;                /* the control, median over ranks */
+  double put_mpi, get_mpi;      /* MPI calls River made per call, the
+                                   mean of each rank's, median over
+                                   ranks */
   int ok;
 };
 
@@ -244,6 +265,8 @@ struct phase {
   double heap0, heap_peak;
   double *call;                 /* times of the calls that moved one */
   double *own;                  /* ... River's own (less MPI's) */
+  double *ctl;                  /* the control after each of them */
+  double mpi;                   /* the MPI calls in them */
   int ncall, cap;
   uint64_t memory;              /* the queue's memory_bytes */
 };
@@ -260,6 +283,26 @@ static void sample_heap(struct phase *ph, uint64_t k)
 }
 
 
+/* The control's buffer: CTL_LINES pages. */
+static unsigned char ctl_buf[CTL_LINES * 4096];
+
+/* The control, once: its CPU time less the timer's. The same lines of
+ * ctl_buf each time, read and written (volatile: all of them, every
+ * time). */
+static double control_once(void)
+{
+  volatile unsigned char *b = ctl_buf;
+  unsigned v = 0;
+  double t0 = cpu_now();
+  int i;
+
+  for (i = 0; i < CTL_LINES; i++) {
+    v += b[(size_t)i * 4096 + (size_t)(i % 64) * 64];
+    b[(size_t)i * 4096 + (size_t)(i % 64) * 64] = (unsigned char)v;
+  }
+  return cpu_now() - t0 - timer_cost;
+}
+
 /* A call that moved a message: from its CPU time (t1 - t0) and the MPI
  * calls in it (since m0, c0), its whole time and River's own, each less
  * the timers' cost (one pair outside, two reads per MPI call inside,
@@ -272,7 +315,9 @@ static void add_call(struct phase *ph, double t0, double t1, double m0,
   if (ph->ncall >= ph->cap)
     return;
   ph->call[ph->ncall] = t1 - t0 - (2 * dc + 1) * timer_cost;
-  ph->own[ph->ncall++] = t1 - t0 - dm - (dc + 1) * timer_cost;
+  ph->own[ph->ncall] = t1 - t0 - dm - (dc + 1) * timer_cost;
+  ph->ctl[ph->ncall++] = control_once();
+  ph->mpi += dc;
 }
 
 /* Producer p: nmsg messages through q, each one try_put of a whole
@@ -474,28 +519,37 @@ static const char *kind_name(river_dq_policy k)
          : k == RIVER_DQ_PULL ? "pull" : "exchange";
 }
 
-/* One run of a kind: both phases, the figures to every rank. */
-static int run_once(struct bench *b, river_dq_policy kind, int lag,
-                    struct scale_res *res)
+/* The ranks of one queue: --group of them, or the whole job. */
+static int group_size(const struct bench *b)
+{
+  return b->group > 0 ? b->group : b->size;
+}
+
+/* One run of a kind on this rank's group qc (its queue): both phases,
+ * the figures to every rank. */
+static int run_once(struct bench *b, MPI_Comm qc, river_dq_policy kind,
+                    int lag, struct scale_res *res)
 {
   struct phase mem = {0}, work = {0};
-  int np = b->size / 2, me = b->rank, role, rc, r, ok;
+  int np = group_size(b) / 2, me, role, rc, r, ok;
   size_t msize = b->message_size_set ? b->message_size : 0;
   double t0, med;
 
+  MPI_Comm_rank(qc, &me);
   role = me < np ? RIVER_DQ_PRODUCER : me < 2 * np ? RIVER_DQ_CONSUMER : 0;
   work.cap = WORK_MESSAGES * (role == RIVER_DQ_CONSUMER ? 2 * np : 1) + 16;
   work.call = malloc(sizeof *work.call * (size_t)work.cap);
   work.own = malloc(sizeof *work.own * (size_t)work.cap);
-  if (work.call == NULL || work.own == NULL)
+  work.ctl = malloc(sizeof *work.ctl * (size_t)work.cap);
+  if (work.call == NULL || work.own == NULL || work.ctl == NULL)
     work.cap = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
-  rc = run_phase(MPI_COMM_WORLD, np, kind, msize, MEM_MESSAGES,
+  rc = run_phase(qc, np, kind, msize, MEM_MESSAGES,
                  lag ? 1000 : 0, &mem);
   ok = data_ok(&mem, role);
   if (rc == RIVER_SUCCESS)
-    rc = run_phase(MPI_COMM_WORLD, np, kind, WORK_MESSAGE_SIZE,
+    rc = run_phase(qc, np, kind, WORK_MESSAGE_SIZE,
                    WORK_MESSAGES, lag ? 200 : 0, &work);
   ok &= data_ok(&work, role);
   res->seconds = MPI_Wtime() - t0;
@@ -515,8 +569,15 @@ static int run_once(struct bench *b, river_dq_policy kind, int lag,
              role == RIVER_DQ_PRODUCER, &res->put_own, &med);
   over_ranks(1e6 * bench_median(work.own, work.ncall),
              role == RIVER_DQ_CONSUMER, &res->get_own, &med);
+  over_ranks(1e6 * bench_median(work.ctl, work.ncall), role != 0,
+             &res->ctl_us, &med);
+  over_ranks(work.ncall > 0 ? work.mpi / work.ncall : 0.0,
+             role == RIVER_DQ_PRODUCER, &res->put_mpi, &med);
+  over_ranks(work.ncall > 0 ? work.mpi / work.ncall : 0.0,
+             role == RIVER_DQ_CONSUMER, &res->get_mpi, &med);
   free(work.call);
   free(work.own);
+  free(work.ctl);
   res->probe_us = probe_us();
   r = RIVER_SUCCESS;
   MPI_Allreduce(&rc, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -525,29 +586,38 @@ static int run_once(struct bench *b, river_dq_policy kind, int lag,
   return r != RIVER_SUCCESS ? r : res->ok ? RIVER_SUCCESS : RIVER_ECORRUPT;
 }
 
+/* What RIVER_DQ_READ_ALL says (the CSV's read_all column). */
+static const char *read_all_label(void)
+{
+  const char *v = getenv("RIVER_DQ_READ_ALL");
+
+  return v != NULL && *v != '\0' ? v : "default";
+}
+
 static void print_row(struct bench *b, river_dq_policy kind, int lag,
                       int rep, const struct scale_res *r)
 {
-  int np = b->size / 2;
+  int np = group_size(b) / 2;
 
   if (b->rank != 0)
     return;
   printf("%-8s %-4s n=%-3d rep %d  memory: producer %7.3f MiB, consumer "
          "%7.3f MiB, heap %7.2f MiB;  work: put %6.2f us (max %6.2f), get "
          "%6.2f us (max %6.2f); own: put %5.2f, get %5.2f us; MPI_Iprobe %5.2f "
-         "us  (%.2f s)%s\n",
+         "us; control %5.2f us; MPI calls: put %.2f, get %.2f  (%.2f s)%s\n",
          kind_name(kind), lag ? "lag" : "even", b->size, rep, r->mem_prod,
          r->mem_cons, r->heap, r->put_us, r->put_us_max, r->get_us,
-         r->get_us_max, r->put_own, r->get_own, r->probe_us, r->seconds,
-         r->ok ? "" : "  DATA CHECK FAILED");
+         r->get_us_max, r->put_own, r->get_own, r->probe_us, r->ctl_us,
+         r->put_mpi, r->get_mpi, r->seconds, r->ok ? "" : "  DATA CHECK FAILED");
   fflush(stdout);
   if (b->csv)
     fprintf(b->csv, "%s,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
-                    "%.3f,%.3f,%.3f,%.3f,%d\n",
+                    "%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%s\n",
             kind_name(kind), lag ? "lag" : "even", b->size, np, np, rep,
             r->mem_prod, r->mem_cons, r->heap, r->put_us, r->put_us_max,
             r->get_us, r->get_us_max, r->put_own, r->get_own, r->probe_us,
-            r->seconds, r->ok);
+            r->seconds, r->ok, r->ctl_us, r->put_mpi, r->get_mpi,
+            read_all_label());
 }
 
 /* Rank 0: the median of field f over the repeats, with min..max. */
@@ -570,29 +640,39 @@ static int exp_queues(struct bench *b)
   static const river_dq_policy kinds[] = {RIVER_DQ_PUSH, RIVER_DQ_STATIC,
                                           RIVER_DQ_PULL, RIVER_DQ_EXCHANGE};
   struct scale_res res[4][2][64];
-  int k, lag, rep, rc;
+  MPI_Comm qc;
+  int k, lag, rep, rc = RIVER_SUCCESS, g = group_size(b);
 
   calibrate();
   if (b->rank == 0)
-    printf("scale: call times are CPU time, less the timer's own %.3f us\n",
-           1e6 * timer_cost);
-  if (b->size < 2) {
+    printf("scale: call times are CPU time, less the timer's own %.3f us; "
+           "RIVER_DQ_READ_ALL %s\n", 1e6 * timer_cost, read_all_label());
+  if (b->size < 2 || g > b->size || b->size % g != 0) {
     if (b->rank == 0)
-      river_log(RIVER_LOG_ERROR, "scale: needs at least 2 ranks");
+      river_log(RIVER_LOG_ERROR, b->size < 2
+                ? "scale: needs at least 2 ranks"
+                : "scale: --group %d must divide the job's %d ranks", g,
+                b->size);
     return RIVER_EINVAL;
   }
+  /* Groups of g ranks, each its own queue at once: the machine's load
+   * is the job's, the queue's peers the group's. */
+  if (MPI_Comm_split(MPI_COMM_WORLD, b->rank / g, b->rank, &qc)
+      != MPI_SUCCESS)
+    return RIVER_EMPI;
   for (rep = 0; rep < b->repeats; rep++)
     for (k = 0; k < 4; k++)
       for (lag = 0; lag < 2; lag++) {
-        rc = run_once(b, kinds[k], lag, &res[k][lag][rep]);
+        rc = run_once(b, qc, kinds[k], lag, &res[k][lag][rep]);
         print_row(b, kinds[k], lag, rep, &res[k][lag][rep]);
         if (rc != RIVER_SUCCESS && rc != RIVER_ECORRUPT)
-          return rc;
+          goto out;
       }
+  rc = RIVER_SUCCESS;
   if (b->rank != 0)
-    return RIVER_SUCCESS;
-  printf("medians over %d repeats (min..max), n = %d:\n", b->repeats,
-         b->size);
+    goto out;
+  printf("medians over %d repeats (min..max), n = %d, %d a queue:\n",
+         b->repeats, b->size, g);
   for (k = 0; k < 4; k++)
     for (lag = 0; lag < 2; lag++) {
       printf("%-8s %-4s", kind_name(kinds[k]), lag ? "lag" : "even");
@@ -612,9 +692,17 @@ static int exp_queues(struct bench *b)
                    offsetof(struct scale_res, get_own));
       print_spread("MPI_Iprobe us", res[k][lag], b->repeats,
                    offsetof(struct scale_res, probe_us));
+      print_spread("control us", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, ctl_us));
+      print_spread("MPI calls/put", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, put_mpi));
+      print_spread("MPI calls/get", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, get_mpi));
       printf("\n");
     }
-  return RIVER_SUCCESS;
+out:
+  MPI_Comm_free(&qc);
+  return rc;
 }
 
 static const struct bench_experiment experiments[] = {
@@ -624,12 +712,14 @@ static const struct bench_experiment experiments[] = {
 #define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
 
 const char bench_scale_usage[] =
-    "queues [--repeats R (3)] [--csv FILE] [--message-size BYTES]\n";
+    "queues [--repeats R (3)] [--csv FILE] [--message-size BYTES]\n"
+    "       [--group G (every rank): G ranks a queue, N / G queues at "
+    "once]\n";
 
 const char bench_scale_csv_header[] =
     "kind,lag,n,n_producers,n_consumers,repeat,producer_MiB,consumer_MiB,"
     "heap_MiB,put_us,put_us_max,get_us,get_us_max,put_own_us,get_own_us,"
-    "probe_us,seconds,ok";
+    "probe_us,seconds,ok,ctl_us,put_mpi_calls,get_mpi_calls,read_all";
 
 int bench_scale_known(const char *experiment)
 {
