@@ -298,6 +298,9 @@ static int alloc_buffers(river_dq *q)
   q->cur_p = -1;
   q->owner = -1;
   q->tag = RIVER_DQ_NO_TAG;
+  /* Both roles: a consumer knows from it whether its producers read
+   * rate codes (dq_consumer.c, tell_code). */
+  q->read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
   if (q->role & RIVER_DQ_PRODUCER) {
     targets = q->policy == RIVER_DQ_ONE_TO_ONE
               || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;
@@ -350,7 +353,6 @@ static int alloc_buffers(river_dq *q)
         q->sreq[k] = MPI_REQUEST_NULL;
       q->rr = q->pidx % nc;
       q->rng = q->seed ^ (RIVER_MIX64_STEP * (uint64_t)(q->pidx + 1));
-      q->read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
       /* Beyond read_all consumers PUSH chooses among a window of them
        * from the start (dq_producer.c, window_choose): no dormant mode,
        * whose turns and wake test look at every consumer. */

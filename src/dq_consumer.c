@@ -76,14 +76,17 @@ static uint32_t rate_code(const river_dq *q)
  * messages), rather than with the next credit each gets back: a
  * dormant producer decides by it (dq_internal.h), and a slow consumer
  * returns its next credit late. The code's later drift goes with the
- * credits. */
+ * credits. Beyond read_all consumers no producer is dormant (it
+ * chooses among a window), so the code goes only with the credits: a
+ * word to every producer at each idle flip would make a message's work
+ * grow with the producers (issue 41). */
 static int return_credits(river_dq *q, int p, uint64_t n);
 static int tell_code(river_dq *q)
 {
   uint32_t f = q->rate, told = q->code_told;
   int p, rc, first, firm, idle;
 
-  if (f == 0 || f == told)
+  if (f == 0 || f == told || q->ncons > q->read_all)
     return RIVER_SUCCESS;
   first = told == 0 || (DQ_RATE_CODE(told) == 0 && DQ_RATE_CODE(f) != 0);
   firm = ((f ^ told) & DQ_RATE_FIRM) != 0;

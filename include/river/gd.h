@@ -218,7 +218,8 @@ RIVER_API int river_gd_close(river_gd *gd);
  *   t* = min over all such runs (and the whole ring) of
  *        (sum of those disks' rates) / (clients in the run)
  * and the ideal total is n t*. *per_client = t*, *total = n t* (either may
- * be NULL). RIVER_EINVAL for n < 1, r outside 1..n or a negative rate.
+ * be NULL). RIVER_EINVAL for n < 1, r outside 1..n or a negative rate;
+ * RIVER_ENOMEM without room for 2n + 1 prefix sums. O(n^2) time.
  */
 RIVER_API int river_gd_fluid_ideal(const double *rates, int n, int r,
                                    double *per_client, double *total);

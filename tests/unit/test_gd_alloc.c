@@ -1190,6 +1190,57 @@ static void test_ideal_cases(void **state)
                    RIVER_SUCCESS);
 }
 
+/* The definition itself, run by run (O(n^3)): what the prefix sums of
+ * river_gd_fluid_ideal must give. */
+static double ideal_direct(const double *rates, int n, int r)
+{
+  double sum = 0, best, run;
+  int i, j, len;
+
+  for (i = 0; i < n; i++)
+    sum += rates[i];
+  best = sum / n;
+  for (len = 1; len < n && len + r - 1 < n; len++)
+    for (j = 0; j < n; j++) {
+      for (run = 0, i = 0; i < len + r - 1; i++)
+        run += rates[(j + i) % n];
+      if (run / len < best)
+        best = run / len;
+    }
+  return best;
+}
+
+/* Random rates (some disks 0, some 100x the others) on rings of 1..40
+ * disks at every r: the same ideal as the definition, to 1e-12
+ * relative. */
+static void test_ideal_random(void **state)
+{
+  double rates[40], pc, tot, want;
+  uint64_t seed = 41;
+  int n, r, i, trial;
+
+  (void)state;
+  for (trial = 0; trial < 20; trial++)
+    for (n = 1; n <= 40; n += 1 + trial % 3)
+      for (r = 1; r <= n; r++) {
+        for (i = 0; i < n; i++) {
+          uint64_t x = (seed += 0x9e3779b97f4a7c15ull);
+          x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+          x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+          x ^= x >> 31;
+          rates[i] = x % 7 == 0 ? 0.0 : x % 11 == 0 ? 100.0
+                     : (double)(x % 1000) / 100.0;
+        }
+        want = ideal_direct(rates, n, r);
+        assert_int_equal(river_gd_fluid_ideal(rates, n, r, &pc, &tot),
+                         RIVER_SUCCESS);
+        if (fabs(pc - want) > 1e-12 * (want > 1 ? want : 1)
+            || fabs(tot - n * pc) > 1e-9)
+          fail_msg("n %d, r %d: %.17g per client, the definition %.17g", n,
+                   r, pc, want);
+      }
+}
+
 static void test_ideal_bad_args(void **state)
 {
   double ok[4] = {1, 1, 1, 1}, bad[4] = {1, -0.5, 1, 1}, pc = 7, tot = 7;
@@ -1228,6 +1279,7 @@ int main(void)
     cmocka_unit_test(test_plan_slower),
     cmocka_unit_test(test_disk_start),
     cmocka_unit_test(test_ideal_cases),
+    cmocka_unit_test(test_ideal_random),
     cmocka_unit_test(test_ideal_bad_args),
     cmocka_unit_test(test_ring_slow_disk),
     cmocka_unit_test(test_ring_lost_disk),
