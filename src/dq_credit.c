@@ -780,10 +780,14 @@ int river__dq_cw_cancel(river_dq *q)
  * are not thread-safe; neither is this list. */
 static river_dq *ticked;
 
-static void tick(void)
+static void tick(void *arg);
+static struct river__hook tick_hook = {tick, NULL, NULL};
+
+static void tick(void *arg)
 {
   river_dq *q;
 
+  (void)arg;
   for (q = ticked; q != NULL; q = q->tick_next) {
     if (q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER))
       river__dq_pace_tick(q);
@@ -801,9 +805,10 @@ void river__dq_tick_register(river_dq *q)
     return;
   if (paced)
     q->t_left = river_wtime();
+  if (ticked == NULL)
+    river__backoff_hook_add(&tick_hook);
   q->tick_next = ticked;
   ticked = q;
-  river__backoff_hook = tick;
 }
 
 void river__dq_tick_unregister(river_dq *q)
@@ -816,5 +821,5 @@ void river__dq_tick_unregister(river_dq *q)
       break;
     }
   if (ticked == NULL)
-    river__backoff_hook = NULL;
+    river__backoff_hook_remove(&tick_hook);
 }

@@ -386,115 +386,250 @@ void river__flow_run_free(river_flow *f)
 
 /* ----------------------------------------------------- abort notices */
 
-/* Open the abort channel (collective: the dup). */
+enum { ABORT_NOTICE = 1, ABORT_ACK = 2, ABORT_TAG = 1 };
+
+static void abort_tick(void *arg);
+
+/* Open the abort channel (collective: the dup), its one receive posted. */
 static int abort_open(river_flow *f, struct river__run *r)
 {
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
+  r->abort_rx = MPI_REQUEST_NULL;
+  if (MPI_Comm_dup(f->comm, &r->abort_comm) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  if (MPI_Irecv(r->abort_msg, 2, MPI_INT, MPI_ANY_SOURCE, ABORT_TAG,
+                r->abort_comm, &r->abort_rx) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  r->abort_hook.fn = abort_tick;
+  r->abort_hook.arg = f;
+  river__backoff_hook_add(&r->abort_hook);
+  r->abort_hooked = 1;
+  return RIVER_SUCCESS;
+}
+
+/* The tree of origin o at this rank: found, or added (NULL: no memory;
+ * the peers then learn of the failure at the end, from the outcome). */
+static struct river__abort_tree *abort_tree(struct river__run *r, int o,
+                                            int add)
+{
+  struct river__abort_tree *t;
   int i;
+
+  for (i = 0; i < r->ntrees; i++)
+    if (r->trees[i].origin == o)
+      return &r->trees[i];
+  if (!add)
+    return NULL;
+  if (r->ntrees == r->captrees) {
+    int cap = r->captrees ? 2 * r->captrees : 4;
+    t = realloc(r->trees, (size_t)cap * sizeof *t);
+    if (t == NULL)
+      return NULL;
+    r->trees = t;
+    r->captrees = cap;
+  }
+  t = &r->trees[r->ntrees++];
+  memset(t, 0, sizeof *t);
+  t->origin = o;
+  t->parent = -1;
+  return t;
+}
+
+/* Send msg (kind, origin) to rank to in tree t. */
+static int abort_send(river_flow *f, struct river__abort_tree *t,
+                      int *msg, int to)
+{
+  struct river__run *r = f->run;
 
   if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
     return RIVER_ETIMEDOUT;
-  if (MPI_Comm_dup(f->comm, &r->abort_comm) != MPI_SUCCESS)
+  if (MPI_Isend(msg, 2, MPI_INT, to, ABORT_TAG, r->abort_comm,
+                &t->req[t->nreq]) != MPI_SUCCESS)
     return RIVER_EMPI;
-  r->abort_rx = malloc((size_t)f->size * sizeof *r->abort_rx);
-  if (r->abort_rx == NULL)
-    return RIVER_ENOMEM;
-  for (i = 0; i < f->size; i++)
-    r->abort_rx[i] = MPI_REQUEST_NULL;
-  for (i = 0; i < f->size; i++)
-    if (i != f->rank && MPI_Irecv(NULL, 0, MPI_BYTE, i, 1, r->abort_comm,
-                                  &r->abort_rx[i]) != MPI_SUCCESS)
-      return RIVER_EMPI;
+  t->nreq++;
   return RIVER_SUCCESS;
+}
+
+/* Join the tree of origin o (from: the parent, -1 at the origin): send
+ * the notice on to this rank's children in it (binomial, on ranks
+ * relative to o: rank rel's children are rel + m for each power of two
+ * m below rel's lowest set bit, all of them at the origin). */
+static int abort_join(river_flow *f, int o, int from)
+{
+  struct river__run *r = f->run;
+  struct river__abort_tree *t = abort_tree(r, o, 1);
+  int rel = (f->rank - o + f->size) % f->size, m, rc;
+
+  r->abort_seen = 1;
+  if (t == NULL)
+    return RIVER_ENOMEM;
+  t->parent = from;
+  t->note[0] = ABORT_NOTICE;
+  t->note[1] = o;
+  for (m = 1; m < f->size && (rel == 0 || m < (rel & -rel)); m <<= 1) {
+    if (rel + m >= f->size)
+      break;
+    if ((rc = abort_send(f, t, t->note, (o + rel + m) % f->size))
+        != RIVER_SUCCESS)
+      return rc;
+    t->pending++;
+  }
+  return RIVER_SUCCESS;
+}
+
+/* The receive has completed (st): a notice joins its tree, an
+ * acknowledgement counts; the receive is posted again. */
+static void abort_take(river_flow *f, const MPI_Status *st)
+{
+  struct river__run *r = f->run;
+  struct river__abort_tree *t;
+
+  if (r->abort_msg[0] == ABORT_NOTICE)
+    (void)abort_join(f, r->abort_msg[1], st->MPI_SOURCE);
+  else if ((t = abort_tree(r, r->abort_msg[1], 0)) != NULL)
+    t->pending--;
+  if (MPI_Irecv(r->abort_msg, 2, MPI_INT, MPI_ANY_SOURCE, ABORT_TAG,
+                r->abort_comm, &r->abort_rx) != MPI_SUCCESS)
+    r->abort_rx = MPI_REQUEST_NULL;
+}
+
+/* What has come on the channel, handled; each tree whose children have
+ * all acknowledged, acknowledged to its parent. Never waits. */
+static void abort_poll(river_flow *f)
+{
+  struct river__run *r = f->run;
+  struct river__abort_tree *t;
+  MPI_Status st;
+  int got = 0, i;
+
+  while (r->abort_rx != MPI_REQUEST_NULL
+         && MPI_Test(&r->abort_rx, &got, &st) == MPI_SUCCESS && got)
+    abort_take(f, &st);
+  for (i = 0; i < r->ntrees; i++) {
+    t = &r->trees[i];
+    if (t->pending == 0 && !t->acked && t->parent >= 0) {
+      t->ack[0] = ABORT_ACK;
+      t->ack[1] = t->origin;
+      t->acked = abort_send(f, t, t->ack, t->parent) == RIVER_SUCCESS;
+    }
+  }
+}
+
+static void abort_tick(void *arg)
+{
+  river_flow *f = arg;
+  struct river__run *r = f->run;
+
+  if (r != NULL && r->abort_comm != MPI_COMM_NULL)
+    abort_poll(f);
 }
 
 void river__flow_abort(river_flow *f)
 {
   struct river__run *r = f->run;
-  int i, k = 0, done = 0;
+  struct river__abort_tree *t;
+  long ns = RIVER_BACKOFF_START;
 
   if (r == NULL)
     return;
   r->abort_seen = 1;
+  if (r->abort_comm == MPI_COMM_NULL)
+    return;
   if (!r->abort_sent) {
-    r->abort_tx = malloc((size_t)f->size * sizeof *r->abort_tx);
-    if (r->abort_tx == NULL)
+    if (abort_join(f, f->rank, -1) != RIVER_SUCCESS)
       return;  /* the peers learn it at the end, from the outcome */
-    r->abort_sent = 1;  /* the others expect a notice from this rank */
-    for (i = 0; i < f->size; i++)
-      if (i != f->rank)
-        MPI_Issend(NULL, 0, MPI_BYTE, i, 1, r->abort_comm,
-                   &r->abort_tx[k++]);
+    r->abort_sent = 1;  /* the others expect a notice from this tree */
   }
   /* Every instance that fails here waits, not only the first: each
-   * closes its outputs after this returns. Every receive is posted from
-   * the start, so each notice is matched as soon as its rank makes MPI
-   * progress, which every waiting rank does (River's waits test). */
-  k = f->size - 1;
-  while (r->abort_tx != NULL
-         && MPI_Testall(k, r->abort_tx, &done, MPI_STATUSES_IGNORE)
-                == MPI_SUCCESS && !done) {
-    int y = river__sched_yield(1);
+   * closes its outputs after this returns. Every rank forwards while it
+   * waits in River (abort_tick), so the acknowledgements come. */
+  for (;;) {
+    int y;
+    abort_poll(f);
+    if ((t = abort_tree(r, f->rank, 0)) == NULL || t->pending == 0)
+      break;
+    y = river__sched_yield(1);
     if (y == RIVER_ETIMEDOUT)
       break;   /* a rank is frozen: abort_close leaves the notices */
-    if (y != RIVER_SUCCESS) {  /* not in a task */
-      river_waitall(k, r->abort_tx);
+    if (y != RIVER_SUCCESS   /* not in a task */
+        && river__backoff(&ns) == RIVER_ETIMEDOUT)
       break;
-    }
   }
 }
 
 int river__flow_aborted(river_flow *f)
 {
   struct river__run *r = f != NULL ? f->run : NULL;
-  int got = 0, idx = MPI_UNDEFINED;
 
-  if (r == NULL || r->abort_seen)
-    return r != NULL;
-  if (r->abort_rx != NULL
-      && MPI_Testany(f->size, r->abort_rx, &idx, &got, MPI_STATUS_IGNORE)
-             == MPI_SUCCESS
-      && got && idx != MPI_UNDEFINED)
-    r->abort_seen = 1;
+  if (r == NULL)
+    return 0;
+  if (r->abort_comm != MPI_COMM_NULL)
+    abort_poll(f);   /* and forward what came */
   return r->abort_seen;
 }
 
+/* Whether this rank's part of the channel is done, S trees in all: it
+ * is in every one, each acknowledged to its parent (or, the origin's,
+ * by its children). */
+static int abort_done(const river_flow *f, int ntrees)
+{
+  const struct river__run *r = f->run;
+  int i;
+
+  if (r->ntrees < ntrees)
+    return 0;
+  for (i = 0; i < r->ntrees; i++)
+    if (r->trees[i].pending > 0
+        || (r->trees[i].parent >= 0 && !r->trees[i].acked))
+      return 0;
+  return 1;
+}
+
 /* Close the abort channel once every rank has finished (collective):
- * receive every notice sent to this rank, then free it all. */
+ * take part in every tree to its end, then free it all. */
 static void abort_close(river_flow *f, struct river__run *r, int finished)
 {
-  int senders = r->abort_sent, expect, got = 0, i, idx;
+  int ntrees = r->abort_sent, i;
+  MPI_Status st;
 
+  if (r->abort_hooked) {
+    river__backoff_hook_remove(&r->abort_hook);
+    r->abort_hooked = 0;
+  }
   if (r->abort_comm == MPI_COMM_NULL)
     return;
   if (river__watchdog_fired()) {
     /* Some rank may never answer (the watchdog ended this rank's
      * waits): leave the notices pending, their requests to MPI. */
-    river__orphan(r->abort_rx);
-    river__orphan(r->abort_tx);
-    r->abort_rx = r->abort_tx = NULL;
+    river__orphan(r->trees);
+    r->trees = NULL;
+    r->ntrees = r->captrees = 0;
     r->abort_comm = MPI_COMM_NULL;
     return;
   }
+  /* Every rank is here once the allreduce is done: each waits for what
+   * its part still needs (a notice from its parent, an acknowledgement
+   * from a child), which comes, the ranks before it in the trees being
+   * here too. Not finished (setup failed, no task ran): no notice went
+   * anywhere, nothing to wait for. */
   if (finished)
-    river__allreduce(MPI_IN_PLACE, &senders, 1, MPI_INT, MPI_SUM, f->comm);
-  expect = finished ? senders - r->abort_sent : 0;
-  /* Receive every notice sent here (a completed receive is
-   * MPI_REQUEST_NULL), then cancel the receives no notice will match. */
-  for (i = 0; r->abort_rx != NULL && i < f->size; i++)
-    got += i != f->rank && r->abort_rx[i] == MPI_REQUEST_NULL;
-  for (; r->abort_rx != NULL && got < expect; got++)
-    MPI_Waitany(f->size, r->abort_rx, &idx, MPI_STATUS_IGNORE);
-  for (i = 0; r->abort_rx != NULL && i < f->size; i++)
-    if (r->abort_rx[i] != MPI_REQUEST_NULL) {
-      MPI_Cancel(&r->abort_rx[i]);
-      MPI_Wait(&r->abort_rx[i], MPI_STATUS_IGNORE);
-    }
-  free(r->abort_rx);
-  r->abort_rx = NULL;
-  if (r->abort_tx != NULL)
-    MPI_Waitall(f->size - 1, r->abort_tx, MPI_STATUSES_IGNORE);
-  free(r->abort_tx);
-  r->abort_tx = NULL;
+    river__allreduce(MPI_IN_PLACE, &ntrees, 1, MPI_INT, MPI_SUM, f->comm);
+  for (abort_poll(f); finished && !abort_done(f, ntrees); abort_poll(f)) {
+    if (r->abort_rx == MPI_REQUEST_NULL
+        || MPI_Wait(&r->abort_rx, &st) != MPI_SUCCESS)
+      break;
+    abort_take(f, &st);
+  }
+  if (r->abort_rx != MPI_REQUEST_NULL) {
+    MPI_Cancel(&r->abort_rx);
+    MPI_Wait(&r->abort_rx, MPI_STATUS_IGNORE);
+  }
+  for (i = 0; i < r->ntrees; i++)
+    MPI_Waitall(r->trees[i].nreq, r->trees[i].req, MPI_STATUSES_IGNORE);
+  free(r->trees);
+  r->trees = NULL;
+  r->ntrees = r->captrees = 0;
   MPI_Comm_free(&r->abort_comm);
 }
 
@@ -546,7 +681,7 @@ int river_flow_go_async(river_flow *f)
   if (rc == RIVER_SUCCESS) {
     f->run = r;
     r->abort_comm = MPI_COMM_NULL;
-    r->abort_rx = NULL;
+    r->abort_rx = MPI_REQUEST_NULL;
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
     r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
     r->edge_path = calloc((size_t)f->nedges + 1, sizeof *r->edge_path);

@@ -102,22 +102,45 @@ struct river__run {
   int outcome;             /* agreed outcome, once finished */
   int finished;            /* queues destroyed, outcome agreed */
   /* Abort notices: a rank whose instance fails tells every other rank
-   * at once (zero-byte synchronous sends on abort_comm), so that
-   * instances waiting on their stage's peers (river_ctx_wait) stop
-   * waiting, and waits until every rank has received its notice before
+   * along a binomial tree rooted at it (each rank forwards the notice
+   * to its children in that tree, then acknowledges to its parent once
+   * its whole subtree has), so that instances waiting on their stage's
+   * peers (river_ctx_wait) stop waiting, and waits for the
+   * acknowledgements of its children (every rank has its notice) before
    * the instance's outputs close: a consumer that sees the end of its
    * input (which a failure upstream also ends) has the notice by then,
-   * and coll_write does not commit a part of the data. */
+   * and coll_write does not commit a part of the data. O(log n) sends
+   * and one posted receive a rank, where a notice to every rank and a
+   * receive posted for each were O(n) (issue 41). Every rank forwards
+   * while it waits anywhere in River (abort_hook, a backoff hook), when
+   * a module asks whether the flow failed, and in abort_close. */
   MPI_Comm abort_comm;
-  MPI_Request *abort_rx;   /* a posted receive per other rank (size):
-                              one ANY_SOURCE receive, reposted when
-                              polled, would leave a second rank's notice
-                              unmatched while this rank's tasks wait on
-                              queues, and that rank waiting for it */
-  MPI_Request *abort_tx;   /* this rank's notices, one per other rank */
+  MPI_Request abort_rx;    /* the one receive, any source: a notice or
+                              an acknowledgement (abort_msg) */
+  int abort_msg[2];        /* its buffer: ABORT_NOTICE or ABORT_ACK,
+                              and the tree's origin */
+  struct river__abort_tree *trees;  /* those this rank is in so far */
+  int ntrees, captrees;
+  struct river__hook abort_hook;
+  int abort_hooked;
   int abort_sent, abort_seen;
 };
 
+
+/* One abort notice's tree, at this rank: its origin, this rank's
+ * parent in it (-1 at the origin) and children (at most one per bit of
+ * the ranks' count), the acknowledgements still to come from them, and
+ * the sends this rank made in it (the notices, then the acknowledgement
+ * to its parent), whose buffers these are. */
+#define RIVER__ABORT_FANOUT 32
+struct river__abort_tree {
+  int origin, parent;
+  int pending;             /* children not yet acknowledged */
+  int acked;               /* the acknowledgement to the parent went */
+  int nreq;
+  MPI_Request req[RIVER__ABORT_FANOUT + 1];
+  int note[2], ack[2];
+};
 
 /* The partitioner of an exchange edge: the key's place in a record and
  * how records are placed: by hash, by range over the evenly split key

@@ -76,10 +76,18 @@ int river__dq_timeout(river_dq *q, const char *what);
  * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
  * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
 size_t river__dq_put_max(const river_dq *q);
-/* Called at every backoff step, if set (src/dq_consumer.c sets it while
- * some queue paces: a rank waiting anywhere in River gives back the
- * credits its paced queues hold). */
-extern void (*river__backoff_hook)(void);
+/* Work a rank does at every backoff step, wherever in River it waits:
+ * its paced queues give back held credits and its MSG-path queues serve
+ * (src/dq_credit.c), a running flow forwards abort notices
+ * (src/flow_run.c). The owner keeps the hook (no allocation) and adds
+ * it once, removing it before it is freed; hooks run newest first. */
+struct river__hook {
+  void (*fn)(void *arg);
+  void *arg;
+  struct river__hook *next;
+};
+void river__backoff_hook_add(struct river__hook *h);
+void river__backoff_hook_remove(struct river__hook *h);
 
 /* River's collectives (src/agree.c): the MPI collective of the same name,
  * started nonblocking on heap copies of the buffers and waited for with

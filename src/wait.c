@@ -263,7 +263,35 @@ int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
   return RIVER_ETIMEDOUT;
 }
 
-void (*river__backoff_hook)(void);
+static struct river__hook *hooks;   /* river__backoff_hook_add's */
+
+void river__backoff_hook_add(struct river__hook *h)
+{
+  h->next = hooks;
+  hooks = h;
+}
+
+void river__backoff_hook_remove(struct river__hook *h)
+{
+  struct river__hook **pp;
+
+  for (pp = &hooks; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == h) {
+      *pp = h->next;
+      return;
+    }
+}
+
+/* Run every hook; one may remove itself (its next is read first). */
+static void run_hooks(void)
+{
+  struct river__hook *h, *next;
+
+  for (h = hooks; h != NULL; h = next) {
+    next = h->next;
+    h->fn(h->arg);
+  }
+}
 
 int river__backoff(long *ns)
 {
@@ -271,8 +299,7 @@ int river__backoff(long *ns)
   struct timespec ts;
   double t0, t1;
 
-  if (river__backoff_hook != NULL)
-    river__backoff_hook();
+  run_hooks();
   if (river__sched_current() != NULL)  /* in a task: let others run */
     return river__sched_yield(1);      /* the scheduler's watchdog */
   if (*ns < RIVER_BACKOFF_YIELDS) {  /* yield phase: *ns counts yields */

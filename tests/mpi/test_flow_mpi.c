@@ -7,8 +7,9 @@
  *   shared    gen and the sink on the same ranks (two stages per rank),
  *             push and one-to-one, and a three-stage chain with a copying
  *             user module between them, all on every rank
- *   failure   a module that fails on one instance: the same error on
- *             every rank, no hang
+ *   failure   a module that fails on one instance (the last, a middle
+ *             one) or on every one at once: the same error on every
+ *             rank, no hang
  *   peers     a stage's instances agree on a total (river_ctx_comm, a
  *             nonblocking allreduce, river_ctx_wait) beside gen
  *   async     go_async, then test until done
@@ -104,7 +105,9 @@ static int tcopy(river_ctx *ctx)
   return rc;
 }
 
-/* Like tcopy, but instance fail_instance fails after its first message. */
+/* Like tcopy, but instance fail_instance (FAIL_ALL: every instance)
+ * fails after its first message. */
+#define FAIL_ALL (-2)
 static int failing(river_ctx *ctx)
 {
   const void *recs;
@@ -113,7 +116,7 @@ static int failing(river_ctx *ctx)
 
   river_ctx_instance(ctx, &inst, NULL);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
-    if (inst == fail_instance)
+    if (inst == fail_instance || fail_instance == FAIL_ALL)
       return RIVER_EIO;
     if ((rc = river_put(ctx, 0, recs, n)) != RIVER_SUCCESS)
       return rc;
@@ -342,15 +345,16 @@ static void flows_on(MPI_Comm comm, int n)
   shared_flow(comm, n, &e, 1, what);
 }
 
-/* A module failing on one instance fails the flow on every rank. */
-static void failure(MPI_Comm comm, int n)
+/* gen -> failing (instance fail, or FAIL_ALL) -> sink: EIO on every
+ * rank, no hang. */
+static void failure_of(MPI_Comm comm, int n, int fail)
 {
   int all[8];
   river_flow *f = NULL;
   river_edge_opts one = RIVER_EDGE_OPTS_INIT;
 
   range_ranks(all, 0, n);
-  fail_instance = n - 1;
+  fail_instance = fail;
   one.kind = RIVER_EDGE_ONE_TO_ONE;  /* the failing instance gets records */
   MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
   place_gen(f, all, n, 50000);
@@ -361,6 +365,19 @@ static void failure(MPI_Comm comm, int n)
   MT_CHECK_RC(river_flow_go(f), RIVER_EIO);
   MT_CHECK_RC(river_flow_go(f), RIVER_ESTATE);  /* a flow runs once */
   MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+}
+
+/* A module failing on one instance fails the flow on every rank: the
+ * last, one in the middle (the abort notice's tree rooted there, src/
+ * flow_run.c), and every instance at once (a tree from each). */
+static void failure(MPI_Comm comm, int n)
+{
+  const int which[3] = {n - 1, n / 2, FAIL_ALL};
+  int k;
+
+  for (k = 0; k < 3; k++)
+    failure_of(comm, n, which[k]);
+  fail_instance = -1;
 }
 
 /* End steps: gen -> [failing ->] sink with an end step, on every rank. */
