@@ -50,7 +50,11 @@
  *                        and so receive more (River's adaptive default).
  *                        A producer starts dormant, in STATIC's order,
  *                        and stays so while no consumer is measured
- *                        slower (below);
+ *                        slower (below). Beyond 64 consumers
+ *                        (RIVER_DQ_READ_ALL sets the number) it looks
+ *                        only at a window of the 4 from its round-robin
+ *                        next, from the start (never dormant), so its
+ *                        work per message does not grow with them;
  *   RIVER_DQ_STATIC      round-robin by message, waiting for the chosen
  *                        consumer's credit: the static-partition baseline,
  *                        on the same code path;
