@@ -314,6 +314,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_concurrent.sh tests/cli/test_flow_run.sh \
 	tests/cli/test_flow_check.sh tests/cli/test_modules_io.sh \
 	tests/cli/test_modules_sort.sh tests/cli/test_valsort.sh \
+	tests/cli/test_gensort_vectors.sh \
 	tests/cli/test_sort.sh tests/cli/test_sort_static.sh \
 	tests/cli/test_demo.sh tests/cli/test_sort_file.sh tests/cli/test_join.sh \
 	tests/cli/test_sort_twopass.sh tests/cli/test_sort16.sh \
