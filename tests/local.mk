@@ -115,6 +115,7 @@ unit_tests = \
 	tests/unit/test_collection_damage \
 	tests/unit/test_core \
 	tests/unit/test_gd_alloc \
+	tests/unit/test_ideals \
 	tests/unit/test_gensort \
 	tests/unit/test_schema \
 	tests/unit/test_schema_compare \
@@ -157,6 +158,11 @@ AM_CPPFLAGS += $(CMOCKA_CFLAGS)
 # The GD allocator is internal (not exported): its test compiles it in.
 tests_unit_test_gd_alloc_SOURCES = tests/unit/test_gd_alloc.c src/gd_alloc.c
 tests_unit_test_gd_alloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# The applications' fluid ideals live with the applications.
+tests_unit_test_ideals_SOURCES = tests/unit/test_ideals.c \
+	apps/common/ideal.c apps/common/ideal.h
+tests_unit_test_ideals_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/common
+tests_unit_test_ideals_LDADD = $(LDADD) -lm
 # So is the metadata file's seal.
 tests_unit_test_pcoll_seal_SOURCES = tests/unit/test_pcoll_seal.c \
 	src/pcoll_seal.c

@@ -51,6 +51,7 @@
  * just that one configuration.
  */
 #include "bench.h"
+#include "../common/ideal.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -122,31 +123,26 @@ static void throttled(river_throttle *thr, const struct dq_cfg *c,
   river_throttle_consume(thr, n);
 }
 
-/*
- * The fluid ideal of a DQ run: each producer has a fixed amount of data
- * and its own rate; consumers share whatever arrives. The run cannot end
- * before the slowest producer has read its data, nor before the
- * consumers together have processed everything:
- *   T* = max(max_p D / r_p, (n_p D) / sum_c r_c),  ideal = n_p D / T*.
- * Unthrottled sides (rate 0) impose no bound. A perturbation that starts
- * later ("@2s") is applied during the run, but the ideal is computed from
- * the rates at the start.
- */
+/* The fluid ideal of a DQ run (app_dq_ideal) at the rates at the start:
+ * a perturbation that starts later ("@2s") is applied during the run,
+ * but not here. Unthrottled sides (rate 0) impose no bound. */
 static double dq_ideal(const struct dq_cfg *c)
 {
-  double total = (double)c->bytes_per_producer * c->nprod, t = 0, sum = 0;
+  double *prod = calloc((size_t)c->nprod, sizeof *prod);
+  double *cons = calloc((size_t)c->ncons, sizeof *cons), ideal = 0.0;
   int i;
 
-  if (c->prod_rate > 0)
+  if (prod != NULL && cons != NULL) {
     for (i = 0; i < c->nprod; i++)
-      t = fmax(t, (double)c->bytes_per_producer
-                      / (c->prod_rate * factor_of(c, 0, i)));
-  if (c->cons_rate > 0) {
+      prod[i] = c->prod_rate * factor_of(c, 0, i);
     for (i = 0; i < c->ncons; i++)
-      sum += c->cons_rate * factor_of(c, 1, i);
-    t = fmax(t, total / sum);
+      cons[i] = c->cons_rate * factor_of(c, 1, i);
+    ideal = app_dq_ideal((double)c->bytes_per_producer, c->nprod, prod,
+                         c->ncons, cons);
   }
-  return t > 0 ? total / t : 0.0;
+  free(prod);
+  free(cons);
+  return ideal;
 }
 
 /* Records in the lean source: 64 MiB worth, a whole number of chunks. */

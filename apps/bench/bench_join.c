@@ -24,6 +24,7 @@
  * (app_join_ideal: the input over the joiners' summed rates), ratio.
  */
 #include "bench.h"
+#include "../common/ideal.h"
 #include "../common/sortapp.h"
 
 #include <mpi.h>
@@ -210,7 +211,7 @@ static uint64_t in_records(uint64_t rows)
 
 static double ideal_rate(const struct jctx *c, const struct point *pt)
 {
-  struct app_sort_machine m = {0, c->b->rate_mbps * MB, NULL};
+  struct app_machine m = {0, c->b->rate_mbps * MB, NULL};
   river_perturb *p = NULL;
   double bytes = (double)in_records(c->rows) * 100, t;
   char spec[64];

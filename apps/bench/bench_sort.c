@@ -32,6 +32,7 @@
  * wait backing off, so they take no CPU from it.
  */
 #include "bench.h"
+#include "../common/ideal.h"
 #include "../common/sortapp.h"
 
 #include <fcntl.h>
@@ -201,7 +202,7 @@ static int run_sort(struct ctx *c, const struct point *pt, int is_static,
 /* The fluid ideal of the point, in bytes/s. */
 static double ideal_rate(struct ctx *c, const struct point *pt, int copies)
 {
-  struct app_sort_machine m;
+  struct app_machine m;
   river_perturb *p = NULL;
   char spec[64];
   double bytes = (double)c->in.records * 100, t;

@@ -7,9 +7,10 @@
  * flows/join_replicated.yaml), which `river run` runs as well; this
  * command builds on the smaller relation (by bytes), fills in the
  * params, and reports OUT's size and the time, with an emulated joiner
- * CPU rate against the join's fluid ideal (apps/common/sortapp.h).
+ * CPU rate against the join's fluid ideal (apps/common/ideal.h).
  */
 #include "app.h"
+#include "../common/ideal.h"
 #include "../common/sortapp.h"
 
 #include <stdio.h>
@@ -37,7 +38,7 @@ static void report(const struct args *a, const river_pcoll_info *r,
 {
   double in = (double)r->nrecords * (double)r->record_size
               + (double)s->nrecords * (double)s->record_size, ideal = 0;
-  struct app_sort_machine m = {0, cpu, NULL};
+  struct app_machine m = {0, cpu, NULL};
   river_perturb *p = NULL;
 
   if (cli_rank() != 0)

@@ -13,6 +13,7 @@
  * looks; they agree. The fluid ideal is app_sort_ideal's.
  */
 #include "app.h"
+#include "../common/ideal.h"
 #include "../common/sortapp.h"
 
 #include <stdio.h>
@@ -31,7 +32,7 @@ static void report(const struct args *a, const river_pcoll_info *in,
                    double seconds, double disk, double cpu)
 {
   double mb = (double)in->nrecords * (double)in->record_size / 1e6, ideal;
-  struct app_sort_machine m;
+  struct app_machine m;
   river_perturb *p = NULL;
 
   if (cli_rank() != 0)

@@ -4,7 +4,6 @@
  */
 #include "sortapp.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,57 +63,6 @@ int app_find_flow(const char *who, const char *name, char *buf, size_t len)
             "RIVER_FLOWS to the folder that holds it)", who, name,
             RIVER_FLOWSDIR, rank);
   return RIVER_ENOTFOUND;
-}
-
-/* m's factor for (kind, index) at the start; 1 without a spec. */
-static double factor(const struct app_sort_machine *m, int kind, int index)
-{
-  double f = 1.0;
-
-  if (m->perturb != NULL)
-    river_perturb_factor(m->perturb, kind, index, 0.0, &f);
-  return f;
-}
-
-double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
-                      int in_disks, int in_parts, int in_copies,
-                      int out_copies)
-{
-  double read = INFINITY, part = INFINITY, write = 0, t = 0, *rates;
-  int d;
-
-  if ((m->disk == 0 && m->cpu == 0) || in_disks < 1 || n < 1)
-    return 0;
-  if (m->disk > 0) {
-    if ((rates = malloc((size_t)in_disks * sizeof *rates)) == NULL)
-      return 0;
-    for (d = 0, read = 0; d < in_disks; d++) {
-      rates[d] = m->disk * factor(m, RIVER_PERTURB_DISK, d);
-      read += rates[d];
-    }
-    if (in_parts == in_disks)
-      river_gd_fluid_ideal(rates, in_disks, in_copies, NULL, &read);
-    free(rates);
-    for (d = 0; d < n; d++)
-      write += m->disk * factor(m, RIVER_PERTURB_DISK, d);
-    t += bytes * out_copies / write;
-  }
-  if (m->cpu > 0)
-    for (d = 0, part = 0; d < n; d++)
-      part += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
-  return t + bytes / (read < part ? read : part);
-}
-
-double app_join_ideal(const struct app_sort_machine *m, double bytes, int n)
-{
-  double sum = 0;
-  int d;
-
-  if (m->cpu <= 0 || n < 1)
-    return 0;
-  for (d = 0; d < n; d++)
-    sum += m->cpu * factor(m, RIVER_PERTURB_CPU, d);
-  return bytes / sum;
 }
 
 uint64_t app_sort_run_block(size_t record_size, size_t key_size,

@@ -1,8 +1,11 @@
 /*
  * sortapp.h - what `river sort` and `river join` (apps/cli/) and
- * `river-bench sort|join` (apps/bench/) share: finding a flow spec
- * shipped with River, and the sort's and the join's fluid ideals. Compiled into both programs
- * (apps/common/sortapp.c); includes only River's public headers.
+ * `river-bench sort|join` (apps/bench/) share about running the shipped
+ * flows: finding a flow spec shipped with River, the sort's static
+ * baseline and emulation settings, and the two-pass sort's run blocks.
+ * Their fluid ideals are apps/common/ideal.h's. Compiled into both
+ * programs (apps/common/sortapp.c); includes only River's public
+ * headers.
  */
 #ifndef RIVER_APPS_SORTAPP_H
 #define RIVER_APPS_SORTAPP_H
@@ -34,33 +37,6 @@ int app_find_flow(const char *who, const char *name, char *buf, size_t len);
 #define APP_SORT_NSTATIC 5
 extern const char *const app_sort_static[APP_SORT_NSTATIC];
 
-/* The emulated machine a sort runs on: disk and partitioner CPU rates
- * (bytes/s each; 0: real speed, not modelled) and a perturbation (NULL:
- * none; its factors at the start are used). */
-struct app_sort_machine {
-  double disk, cpu;
-  const river_perturb *perturb;
-};
-
-/*
- * The fluid ideal of flows/sort.yaml, in seconds: the best any placement
- * of the work could do at m's rates, for `bytes` of input on n ranks,
- * read from IN's `in_disks` disks (`in_parts` partitions, `in_copies`
- * copies each) and written with `out_copies` copies. The sort holds
- * every record before it writes one, so
- *
- *   T* = bytes / min(R_read, R_cpu) + bytes x out_copies / R_write
- *
- * R_read: GD's fluid ideal over IN's disks (river_gd_fluid_ideal; the
- * sum of their rates if IN has more partitions than disks); R_cpu: the
- * n partitioners' summed rates; R_write: the n disks' summed rates. The
- * in-memory sort and the exchange are not emulated and count as free,
- * so it is a bound. 0 if neither rate is set (nothing to model).
- */
-double app_sort_ideal(const struct app_sort_machine *m, double bytes, int n,
-                      int in_disks, int in_parts, int in_copies,
-                      int out_copies);
-
 /*
  * The block size for the runs of a two-pass sort's first pass, for
  * `nrecords` records of `record_size` bytes (key `key_size` bytes) on
@@ -75,18 +51,5 @@ uint64_t app_sort_run_block(size_t record_size, size_t key_size,
                             uint64_t nrecords, int nranks, uint64_t mem,
                             double *nruns);
 
-/*
- * The fluid ideal of a join (flows/join.yaml) on n joiners whose CPUs
- * take m->cpu bytes/s each (times their perturb factors at the start):
- * every input byte must pass through some joiner once, so
- *
- *   T* = (bytes of R + bytes of S) / (sum of the joiners' rates)
- *
- * Reads, the exchange and writes are not emulated and count as free. The
- * replicated join does more work than this (every joiner reads the whole
- * build relation); the ideal is the same bound for every variant. 0 if
- * m->cpu is 0.
- */
-double app_join_ideal(const struct app_sort_machine *m, double bytes, int n);
 
 #endif /* RIVER_APPS_SORTAPP_H */
