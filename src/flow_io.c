@@ -16,24 +16,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The running instance behind ctx, or NULL (logged) if ctx is not one
- * (a context of a schema callback, or of a flow that does not run). */
-static struct river__inst *inst_of(river_ctx *ctx, const char *call)
+/* The running instance behind ctx into *out: RIVER_EINVAL for no ctx
+ * (one code for one misuse across the module API: a NULL argument),
+ * RIVER_ESTATE (logged) if ctx is not a running module's (a context of
+ * a schema callback, or of a flow that does not run). */
+static int inst_of(river_ctx *ctx, const char *call, struct river__inst **out)
 {
-  if (ctx == NULL || ctx->run == NULL || river__sched_current() == NULL) {
+  *out = NULL;
+  if (ctx == NULL)
+    return RIVER_EINVAL;
+  if (ctx->run == NULL || river__sched_current() == NULL) {
     river__error("%s: not called from a running module", call);
-    return NULL;
+    return RIVER_ESTATE;
   }
-  return ctx->run;
+  *out = ctx->run;
+  return RIVER_SUCCESS;
 }
 
 static int in_port(river_ctx *ctx, const char *call, int i,
                    struct river__inst **out)
 {
-  struct river__inst *in = inst_of(ctx, call);
+  struct river__inst *in;
+  int rc = inst_of(ctx, call, &in);
 
-  if (in == NULL)
-    return RIVER_ESTATE;
+  if (rc != RIVER_SUCCESS)
+    return rc;
   if (i < 0 || i >= ctx->stage->ninputs) {
     river__error("%s: stage %s has no input %d", call, ctx->stage->name, i);
     return RIVER_EINVAL;
@@ -45,10 +52,11 @@ static int in_port(river_ctx *ctx, const char *call, int i,
 static int out_port(river_ctx *ctx, const char *call, int o,
                     struct river__inst **out)
 {
-  struct river__inst *in = inst_of(ctx, call);
+  struct river__inst *in;
+  int rc = inst_of(ctx, call, &in);
 
-  if (in == NULL)
-    return RIVER_ESTATE;
+  if (rc != RIVER_SUCCESS)
+    return rc;
   if (o < 0 || o >= ctx->stage->noutputs) {
     river__error("%s: stage %s has no output %d", call, ctx->stage->name, o);
     return RIVER_EINVAL;
@@ -207,12 +215,12 @@ int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
 
 int river_select(river_ctx *ctx, int *input)
 {
-  struct river__inst *in = inst_of(ctx, "river_select");
-  int k, i, live, rc;
+  struct river__inst *in;
+  int k, i, live, rc = inst_of(ctx, "river_select", &in);
   size_t ni;
 
-  if (in == NULL)
-    return RIVER_ESTATE;
+  if (rc != RIVER_SUCCESS)
+    return rc;
   if (input == NULL)
     return RIVER_EINVAL;
   while (cpu_busy(in))   /* the emulated CPU is busy: no input is ready */
@@ -515,8 +523,10 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
 
 int river_ctx_stats(const river_ctx *ctx, river_module_stats *st)
 {
-  if (ctx == NULL || ctx->run == NULL || st == NULL)
+  if (ctx == NULL || st == NULL)
     return RIVER_EINVAL;
+  if (ctx->run == NULL)
+    return RIVER_ESTATE;   /* not a running module's context */
   *st = ((const struct river__inst *)ctx->run)->st;
   return RIVER_SUCCESS;
 }
@@ -527,8 +537,10 @@ int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm)
 {
   const struct river__inst *in;
 
-  if (ctx == NULL || ctx->run == NULL || comm == NULL)
+  if (ctx == NULL || comm == NULL)
     return RIVER_EINVAL;
+  if (ctx->run == NULL)
+    return RIVER_ESTATE;   /* not a running module's context */
   in = ctx->run;
   *comm = in->comm;
   return RIVER_SUCCESS;
@@ -536,11 +548,11 @@ int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm)
 
 int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
 {
-  struct river__inst *in = inst_of(ctx, "river_ctx_wait");
-  int done = 0;
+  struct river__inst *in;
+  int done = 0, rc = inst_of(ctx, "river_ctx_wait", &in);
 
-  if (in == NULL)
-    return RIVER_ESTATE;
+  if (rc != RIVER_SUCCESS)
+    return rc;
   if (req == NULL)
     return RIVER_EINVAL;
   for (;;) {
@@ -601,11 +613,12 @@ int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
 int river_ctx_at_end(river_ctx *ctx, river_end_fn fn, void *arg)
 {
   struct river__inst *in;
+  int rc;
 
   if (ctx == NULL || fn == NULL)
     return RIVER_EINVAL;
-  if ((in = inst_of(ctx, "river_ctx_at_end")) == NULL)
-    return RIVER_ESTATE;
+  if ((rc = inst_of(ctx, "river_ctx_at_end", &in)) != RIVER_SUCCESS)
+    return rc;
   if (in->nends == in->ends_cap) {
     int cap = in->ends_cap ? 2 * in->ends_cap : 4;
     struct river__end *e = realloc(in->ends, (size_t)cap * sizeof *e);

@@ -136,6 +136,11 @@ RIVER_API int river_arg_bool(const river_ctx *ctx, const char *name,
 
 /* ------------------------------------------------------------ data */
 
+/* Errors of every call below that takes a ctx: RIVER_EINVAL for a NULL
+ * ctx (or another NULL or out-of-range argument), RIVER_ESTATE (logged)
+ * for a context that is not a running module's (a schema callback's, or
+ * a flow's that has ended). */
+
 /* The next message of records from input `input`: *records (borrowed
  * until the next get, try_get or select) and *n records. Blocks until
  * one arrives; RIVER_EOS once the input has ended. */

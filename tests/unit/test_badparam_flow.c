@@ -138,12 +138,41 @@ static void test_badparam_module(void **state)
   assert_int_equal(river_arg_double(NULL, "a", &x), RIVER_EINVAL);
   assert_int_equal(river_arg_bool(NULL, "a", &b), RIVER_EINVAL);
   assert_int_equal(river_ctx_at_end(NULL, end_step, NULL), RIVER_EINVAL);
+  /* The calls of a running module, with no context: RIVER_EINVAL, the
+   * one code for a NULL argument (RIVER_ESTATE is for a context that is
+   * not running). */
+  {
+    const void *recs = NULL;
+    void *buf = NULL;
+    size_t n = 7;
+    int in = 7, c = 7;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    assert_int_equal(river_get(NULL, 0, &recs, &n), RIVER_EINVAL);
+    assert_int_equal(river_try_get(NULL, 0, &recs, &n), RIVER_EINVAL);
+    assert_int_equal(river_select(NULL, &in), RIVER_EINVAL);
+    assert_int_equal(river_put(NULL, 0, &u, 1), RIVER_EINVAL);
+    assert_int_equal(river_reserve(NULL, 0, &buf, &n), RIVER_EINVAL);
+    assert_int_equal(river_commit(NULL, 0, 1), RIVER_EINVAL);
+    assert_int_equal(river_end_unit(NULL, 0), RIVER_EINVAL);
+    assert_int_equal(river_get_unit(NULL, 0, &u, NULL, NULL), RIVER_EINVAL);
+    assert_int_equal(river_set_tag(NULL, 0, 1), RIVER_EINVAL);
+    assert_int_equal(river_get_tag(NULL, 0, &u), RIVER_EINVAL);
+    assert_int_equal(river_output_consumers(NULL, 0, &c), RIVER_EINVAL);
+    assert_int_equal(river_set_partitioner(NULL, 0, RIVER_BY_HASH, NULL, 0),
+                     RIVER_EINVAL);
+    assert_int_equal(river_ctx_comm(NULL, &comm), RIVER_EINVAL);
+    assert_int_equal(river_ctx_wait(NULL, &req, MPI_STATUS_IGNORE),
+                     RIVER_EINVAL);
+    assert_int_equal(river_ctx_stats(NULL, &ms), RIVER_EINVAL);
+    assert_true(recs == NULL && buf == NULL && n == 7 && in == 7 && c == 7);
+    assert_true(comm == MPI_COMM_NULL && req == MPI_REQUEST_NULL);
+  }
   assert_int_equal(river_ctx_at_end((river_ctx *)&d, NULL, NULL),
                    RIVER_EINVAL);
   assert_ptr_equal(sc, NULL);
   assert_string_equal(s, "x");
   assert_true(i == 7 && u == 7 && x == 7 && b == 7);
-  (void)ms;
   river_log_set_handler(NULL, NULL);
 }
 
