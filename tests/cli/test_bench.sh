@@ -4,7 +4,13 @@
 # check passes (exit 0), and ratios are numbers; the wait experiment; the
 # gd suite's read, scaling and lost; the sort suite's writers and real;
 # the join suite's perturb; bad options. No timing is asserted here: figures belong in
-# doc/results.md, not in tests.
+# doc/results.md, not in tests. A ratio to the fluid ideal must lie in
+# (LO, HI]: the ideal is a bound a run beats only by the work its
+# throttles bank while idle (at most 50 ms at a rank's rate, a quarter
+# of these 0.2 s runs: HI = 1.3; 1.04 seen here), and a benchmark whose
+# ideal were off by a factor, or that stalled, leaves the range (0..2
+# before let an ideal half the true one through); LO = 0.1 (a static
+# run with a slow consumer, on a loaded machine, 0.4 seen here).
 set -u
 run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
 bench=${top_builddir:-.}/apps/river-bench
@@ -12,6 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+LO=0.1 HI=1.3
 
 "$run" -n 4 "$bench" dq read --seconds 0.2 --rate 5 --repeats 2 --csv "$tmp/r.csv" >"$tmp/out" 2>&1 \
   || { fail "dq read failed"; cat "$tmp/out"; }
@@ -25,7 +32,7 @@ head -n 1 "$tmp/r.csv" | grep -qx \
 [ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 12 ] || fail "expected 12 rows"
 [ "$(grep -c '^read,river,2,2,' "$tmp/r.csv")" -eq 6 ] || fail "river rows"
 [ "$(grep -c '^read,static,2,2,' "$tmp/r.csv")" -eq 6 ] || fail "static rows"
-awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0) { bad = 1 } END { exit bad }' \
+awk -F, -v lo=$LO -v hi=$HI 'NR > 1 && !($9 > lo && $9 <= hi && $11 > 0) { bad = 1 } END { exit bad }' \
   "$tmp/r.csv" || fail "ratio or record count out of range"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
 # One configuration with --perturb: two rows, k = 1, labelled with the
@@ -51,7 +58,7 @@ head -n 1 "$tmp/g.csv" | grep -qx \
   || fail "gd CSV header"
 [ "$(grep -c '^read,gd,2,2,' "$tmp/g.csv")" -eq 3 ] || fail "gd rows"
 [ "$(grep -c '^read,mirror-nogd,2,2,' "$tmp/g.csv")" -eq 3 ] || fail "mirror-nogd rows"
-awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 > 0 && $12 >= 0 && $12 < 1) { bad = 1 } END { exit bad }' \
+awk -F, -v lo=$LO -v hi=$HI 'NR > 1 && !($9 > lo && $9 <= hi && $11 > 0 && $12 >= 0 && $12 < 1) { bad = 1 } END { exit bad }' \
   "$tmp/g.csv" || fail "gd ratio, record count or spread out of range"
 # 2 disks, one at half speed: the ideal is 3/4 of 2 x 5 MB/s.
 grep -q '^read,gd,2,2,1,0.500,[0-9.]*,7.500,' "$tmp/g.csv" || fail "gd ideal for k=1"
@@ -82,7 +89,7 @@ TMPDIR=$tmp "$run" -n 2 "$bench" sort writers --seconds 0.4 --rate 5 \
   || { fail "sort writers failed"; cat "$tmp/out"; }
 [ "$(grep -c '^writers,river,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort river rows"
 [ "$(grep -c '^writers,static,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort static rows"
-awk -F, 'NR > 1 && !($9 > 0 && $9 < 2 && $11 == 20000) { bad = 1 } END { exit bad }' \
+awk -F, -v lo=$LO -v hi=$HI 'NR > 1 && !($9 > lo && $9 <= hi && $11 == 20000) { bad = 1 } END { exit bad }' \
   "$tmp/so.csv" || fail "sort ratio or record count out of range"
 grep -Eq '^writers +n=2  k=1  median of 1: river [0-9.]+% .*static [0-9.]+%' \
   "$tmp/out" || fail "sort: no median line"
@@ -100,6 +107,8 @@ TMPDIR=$tmp "$run" -n 2 "$bench" join perturb --seconds 0.3 --rate 5 \
 for p in river replicated static; do
   [ "$(grep -c "^perturb,$p,2,2," "$tmp/jo.csv")" -eq 3 ] || fail "join $p rows"
 done
+awk -F, -v lo=$LO -v hi=$HI 'NR > 1 && !($9 > lo && $9 <= hi) { bad = 1 } END { exit bad }' \
+  "$tmp/jo.csv" || fail "join ratio out of range"
 grep -Eq '^perturb +n=2  k=1  median of 1: river [0-9.]+% .*replicated [0-9.]+% .*static [0-9.]+%' \
   "$tmp/out" || fail "join: no median line"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "join: an output was wrong"
