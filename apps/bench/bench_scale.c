@@ -38,7 +38,8 @@
  *         one, the median of each rank's calls, then the median and the
  *         maximum over ranks (less the timer's own cost, measured at
  *         the start); and River's own part of it: less the CPU time of
- *         the MPI calls made inside (counted by PMPI wrappers below);
+ *         the MPI calls made inside (counted by PMPI wrappers,
+ *         apps/bench/pmpi_count.c);
  *         beside it, for scale, MPI's own: the
  *         median CPU time of an MPI_Iprobe that finds nothing; and a
  *         control: a fixed piece of work (CTL_LINES cache lines, one a
@@ -61,6 +62,7 @@
  * scripts/scale-fit's, over the CSVs of runs at several n.
  */
 #include "bench.h"
+#include "pmpi_count.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -135,86 +137,6 @@ static void calibrate(void)
   timer_cost = bench_median(v, PROBES);
 }
 
-/* River's own work in a call: its CPU time less the MPI calls made in
- * it. These wrappers (PMPI: the executable's MPI_ symbols take the
- * library's calls) add up the CPU time and count of the MPI calls River
- * makes while a queue moves messages. */
-static double mpi_cpu;
-static long mpi_calls;
-
-#define TIMED(call)                                                        \
-  do {                                                                     \
-    double t0_ = cpu_now();                                                \
-    int r_ = (call);                                                       \
-    mpi_cpu += cpu_now() - t0_;                                            \
-    mpi_calls++;                                                           \
-    return r_;                                                             \
-  } while (0)
-
-int MPI_Test(MPI_Request *r, int *f, MPI_Status *st)
-{
-  TIMED(PMPI_Test(r, f, st));
-}
-int MPI_Testsome(int n, MPI_Request r[], int *o, int idx[], MPI_Status st[])
-{
-  TIMED(PMPI_Testsome(n, r, o, idx, st));
-}
-int MPI_Testall(int n, MPI_Request r[], int *f, MPI_Status st[])
-{
-  TIMED(PMPI_Testall(n, r, f, st));
-}
-int MPI_Isend(const void *b, int n, MPI_Datatype t, int d, int tag,
-              MPI_Comm c, MPI_Request *r)
-{
-  TIMED(PMPI_Isend(b, n, t, d, tag, c, r));
-}
-int MPI_Irecv(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c,
-              MPI_Request *r)
-{
-  TIMED(PMPI_Irecv(b, n, t, s, tag, c, r));
-}
-int MPI_Improbe(int s, int tag, MPI_Comm c, int *f, MPI_Message *m,
-                MPI_Status *st)
-{
-  TIMED(PMPI_Improbe(s, tag, c, f, m, st));
-}
-int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st)
-{
-  TIMED(PMPI_Mrecv(b, n, t, m, st));
-}
-int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *m,
-               MPI_Request *r)
-{
-  TIMED(PMPI_Imrecv(b, n, t, m, r));
-}
-int MPI_Win_flush(int rank, MPI_Win w)
-{
-  TIMED(PMPI_Win_flush(rank, w));
-}
-int MPI_Win_flush_all(MPI_Win w)
-{
-  TIMED(PMPI_Win_flush_all(w));
-}
-int MPI_Win_sync(MPI_Win w)
-{
-  TIMED(PMPI_Win_sync(w));
-}
-int MPI_Get_accumulate(const void *o, int on, MPI_Datatype ot, void *r,
-                       int rn, MPI_Datatype rt, int tr, MPI_Aint td, int tn,
-                       MPI_Datatype tt, MPI_Op op, MPI_Win w)
-{
-  TIMED(PMPI_Get_accumulate(o, on, ot, r, rn, rt, tr, td, tn, tt, op, w));
-}
-int MPI_Accumulate(const void *o, int on, MPI_Datatype ot, int tr,
-                   MPI_Aint td, int tn, MPI_Datatype tt, MPI_Op op, MPI_Win w)
-{
-  TIMED(PMPI_Accumulate(o, on, ot, tr, td, tn, tt, op, w));
-}
-int MPI_Fetch_and_op(const void *o, void *r, MPI_Datatype t, int tr,
-                     MPI_Aint td, MPI_Op op, MPI_Win w)
-{
-  TIMED(PMPI_Fetch_and_op(o, r, t, tr, td, op, w));
-}
 
 static void nap(long *ns)
 {
@@ -310,7 +232,8 @@ static double control_once(void)
 static void add_call(struct phase *ph, double t0, double t1, double m0,
                      long c0)
 {
-  double dm = mpi_cpu - m0, dc = (double)(mpi_calls - c0);
+  double dm = pmpi_count_cpu() - m0;
+  double dc = (double)(pmpi_count_calls() - c0);
 
   if (ph->ncall >= ph->cap)
     return;
@@ -343,8 +266,8 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
     }
     ns = 1000;
     for (;;) {
-      m0 = mpi_cpu;
-      c0 = mpi_calls;
+      m0 = pmpi_count_cpu();
+      c0 = pmpi_count_calls();
       t0 = cpu_now();
       rc = river_dq_try_put(q, batch, per_msg);
       t1 = cpu_now();
@@ -383,8 +306,8 @@ static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
   if (next == NULL)
     return RIVER_ENOMEM;
   for (;;) {
-    m0 = mpi_cpu;
-    c0 = mpi_calls;
+    m0 = pmpi_count_cpu();
+    c0 = pmpi_count_calls();
     t0 = cpu_now();
     rc = river_dq_try_get(q, &recs, &n, &from);
     t1 = cpu_now();
