@@ -14,7 +14,7 @@
  * apart from communicator splits and window creation, which MPI offers
  * only blocking.
  *
- * After the watchdog (src/wait.c). A wait the watchdog ends leaves its
+ * After the watchdog (src/backoff.c). A wait the watchdog ends leaves its
  * collective pending for good: the late rank may still join it, and MPI
  * then writes the result, whenever this process next enters MPI (a later
  * River call, the program's MPI_Finalize). So each collective runs on a

@@ -30,7 +30,7 @@ src_libriver_la_SOURCES = \
 	src/fault.c \
 	src/pcoll_layout.c \
 	src/gensort.c \
-	src/wait.c \
+	src/wait.c src/backoff.c \
 	src/sched_internal.h \
 	src/sched.c \
 	src/rma.h \

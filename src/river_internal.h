@@ -39,16 +39,20 @@ int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
 /* s's record size in bytes, without argument checks. */
 size_t river__schema_record_size(const river_schema *s);
 
-/* One step of River's wait backoff (src/wait.c): a few yields, then
- * sleeps doubling from 1 us to 1 ms. Start each wait with
- * long ns = RIVER_BACKOFF_START. RIVER_SUCCESS, or RIVER_ETIMEDOUT once the watchdog
- * (RIVER_TIMEOUT) has seen no progress for that long: the caller stops
- * waiting, logs what it waited for with river__timeout_error and returns
- * the code. */
+/* One step of River's wait backoff (src/wait.c): in a task, a yield to
+ * the rank's other tasks; elsewhere river__nap (src/backoff.c): a few
+ * yields, then sleeps doubling from 1 us to 1 ms. Either runs the
+ * backoff hooks first. Start each wait with long ns =
+ * RIVER_BACKOFF_START. RIVER_SUCCESS, or RIVER_ETIMEDOUT once the
+ * watchdog (RIVER_TIMEOUT) has seen no progress for that long: the
+ * caller stops waiting, logs what it waited for with
+ * river__timeout_error and returns the code. */
 #define RIVER_BACKOFF_START 0L
 int river__backoff(long *ns);
+int river__nap(long *ns);
+void river__run_hooks(void);
 
-/* The watchdog (src/wait.c). river__watchdog_init reads RIVER_TIMEOUT
+/* The watchdog (src/backoff.c). river__watchdog_init reads RIVER_TIMEOUT
  * (river_init; RIVER_EINVAL, logged, for a value that is not seconds
  * >= 0); river__watchdog_seconds gives it (0: off). river__progress
  * counts a sign of progress (a message that completed, work done). river__watchdog_fired: 1 once it has ended a wait (then

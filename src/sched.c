@@ -10,11 +10,11 @@
  * one round after another. A task runs until it calls river__sched_yield
  * (or returns); its blocked flag says whether it got anything done. A
  * round in which every task that ran was blocked ends with one step of
- * River's wait backoff (river__backoff: yields, then sleeps from 1 us
- * doubling to 1 ms), and any progress starts the backoff over, so a rank
- * whose tasks all wait uses little CPU and, as with river_wait, answers
- * within about 1 ms after a long wait. A round with progress counts as
- * progress for the watchdog (src/wait.c); when that backoff step times
+ * River's wait backoff (river__nap, src/backoff.c: yields, then sleeps
+ * from 1 us doubling to 1 ms), and any progress starts the backoff over,
+ * so a rank whose tasks all wait uses little CPU and, as with river_wait,
+ * answers within about 1 ms after a long wait. A round with progress
+ * counts as progress for the watchdog (src/backoff.c); when that step times
  * out, every later yield returns RIVER_ETIMEDOUT, so each task's wait
  * gives up and its module fails.
  *
@@ -237,7 +237,7 @@ int river__sched_run(river__sched *s)
       s->stats.idle_rounds++;
       /* The watchdog: each task's next yield (its wait's backoff) then
        * returns the code, and the task's wait gives up. */
-      if (river__backoff(&ns) != RIVER_SUCCESS)
+      if (river__nap(&ns) != RIVER_SUCCESS)
         s->stop = RIVER_ETIMEDOUT;
     } else {
       ns = RIVER_BACKOFF_START;

@@ -174,12 +174,12 @@ tests_unit_test_pcoll_generation_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src
 # So is the scheduler, with the backoff it shares with river_wait.
 tests_unit_test_sched_SOURCES = tests/unit/test_sched.c src/sched.c \
-	src/wait.c
+	src/wait.c src/backoff.c
 tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is a flow stage's emulated bucket (with the scheduler its waits
 # yield to).
 tests_unit_test_stage_throttle_SOURCES = tests/unit/test_stage_throttle.c \
-	src/throttle.c src/sched.c src/wait.c
+	src/throttle.c src/sched.c src/wait.c src/backoff.c
 tests_unit_test_stage_throttle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the modules' radix sort.
 tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c \
