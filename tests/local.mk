@@ -90,7 +90,8 @@ AM_TESTS_ENVIRONMENT += \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS; \
 	RIVER_TEST_TIMEOUT_SCALE=3; export RIVER_TEST_TIMEOUT_SCALE;
 endif
-EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fortran/testlist
+EXTRA_DIST += tests/lsan.supp tests/dlclose_noop.c tests/mpi/testlist tests/fortran/testlist \
+	tests/testlist
 
 # ---------------------------------------------------------------- layout
 # The source tree's rules (doc/design.md section 2): no include cycle,
