@@ -29,6 +29,7 @@
  */
 #define _XOPEN_SOURCE 700   /* nftw */
 #include "bench.h"
+#include "../common/number.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -298,6 +299,7 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     {NULL, 0, NULL, 0}};
   const char *csv = NULL;
   char *end;
+  uint64_t v;
   int o;
 
   opterr = 0;
@@ -309,15 +311,28 @@ static int parse_opts(struct bench *b, int argc, char **argv)
     case 's': b->seconds = strtod(optarg, &end); break;
     case 'k': b->credits = atoi(optarg); break;
     case 'm':
-      b->message_size = (size_t)strtoull(optarg, &end, 10);
+      if (app_parse_u64("--message-size", optarg, 1, SIZE_MAX, 1, &v)
+          != RIVER_SUCCESS)
+        return RIVER_EINVAL;
+      b->message_size = (size_t)v;
       b->message_size_set = 1;
       break;
     case 'o': b->outstanding = atoi(optarg); break;
-    case 'b': b->block_size = (size_t)strtoull(optarg, &end, 10); break;
+    case 'b':
+      if (app_parse_u64("--block-size", optarg, 0, SIZE_MAX, 1, &v)
+          != RIVER_SUCCESS)
+        return RIVER_EINVAL;
+      b->block_size = (size_t)v;
+      break;
     case 'e': b->seek_ms = strtod(optarg, &end); break;
     case 'u': b->cpu_rate_mbps = strtod(optarg, &end); break;
     case 'R': b->repeats = atoi(optarg); break;
-    case 'n': b->records = strtoull(optarg, &end, 10); break;
+    case 'n':
+      if (app_parse_u64("--records", optarg, 0, UINT64_MAX, 1, &v)
+          != RIVER_SUCCESS)
+        return RIVER_EINVAL;
+      b->records = v;
+      break;
     case 'B': b->bind = 1; break;
     case 'g': b->group = atoi(optarg); break;
     case 'h': bench_usage("help"); return 1;

@@ -66,7 +66,7 @@ int app_rate_param(const char *opt, const char *val, const char *key,
   int rc = RIVER_SUCCESS;
 
   if (val != NULL)
-    rc = cli_parse_u64(opt, val, 1024, UINT64_MAX >> 1, 1, &v);
+    rc = app_parse_u64(opt, val, 1024, UINT64_MAX >> 1, 1, &v);
   *rate = (double)v;
   snprintf(buf, len, "%s=%llu", key, (unsigned long long)v);
   return rc;

@@ -8,6 +8,8 @@
 #include <river.h>
 #include <stdint.h>
 
+#include "../common/number.h"   /* app_parse_u64: option values */
+
 /* A subcommand: argv[0] is its name. Returns a River code (the same on
  * every rank: commands agree before returning). */
 typedef int (*cli_fn)(int argc, char **argv);
@@ -15,11 +17,6 @@ typedef int (*cli_fn)(int argc, char **argv);
 int cli_rank(void);
 int cli_size(void);
 
-/* Parse an integer option value in [min, max]; on failure logs
- * "OPT VALUE: expected an integer in MIN..MAX" and returns RIVER_EINVAL.
- * Accepts suffixes k, M, G (powers of 1024) when allow_suffix. */
-int cli_parse_u64(const char *opt, const char *val, uint64_t min,
-                        uint64_t max, int allow_suffix, uint64_t *out);
 
 /* Every rank gets the most negative rc of any rank (RIVER_EMPI if the
  * reduction fails, RIVER_ETIMEDOUT if the watchdog ended its wait or

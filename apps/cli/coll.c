@@ -65,20 +65,20 @@ static int set_opt(struct args *a, int opt, const char *val)
   case OPT_DISKS: a->opts.disks = val; break;
   case OPT_DIRECT: a->opts.direct_io = 1; break;
   case OPT_RECORDS:
-    rc = cli_parse_u64("--records", val, 0, UINT64_MAX / 128, 1, &v);
+    rc = app_parse_u64("--records", val, 0, UINT64_MAX / 128, 1, &v);
     a->records = v;
     a->have_records = 1;
     break;
   case OPT_ASCII: a->gen_flags |= RIVER_GENSORT_ASCII; break;
   case OPT_SKEW: a->gen_flags |= RIVER_GENSORT_SKEW; break;
-  case OPT_SEED: rc = cli_parse_u64("--seed", val, 0, UINT64_MAX, 0,
+  case OPT_SEED: rc = app_parse_u64("--seed", val, 0, UINT64_MAX, 0,
                                           &a->seed); break;
   case OPT_MIRROR:
-    rc = cli_parse_u64("--mirror", val, 1, 64, 0, &v);
+    rc = app_parse_u64("--mirror", val, 1, 64, 0, &v);
     a->opts.replication = (int)v;
     break;
   case OPT_BLOCK:
-    rc = cli_parse_u64("--block-size", val, RIVER_COLL_ALIGN, 1u << 30,
+    rc = app_parse_u64("--block-size", val, RIVER_COLL_ALIGN, 1u << 30,
                              1, &v);
     if (rc == RIVER_SUCCESS && v % RIVER_COLL_ALIGN != 0) {
       river_log(RIVER_LOG_ERROR, "--block-size %s: must be a multiple of %d",

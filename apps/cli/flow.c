@@ -104,7 +104,7 @@ static int flow_check(int argc, char **argv)
 
   for (i = 1; kv != NULL && i < argc && rc == RIVER_SUCCESS; i++) {
     if (strcmp(argv[i], "--ranks") == 0)
-      rc = cli_parse_u64("--ranks", argv[++i], 1, 1 << 20, 0, &nranks);
+      rc = app_parse_u64("--ranks", argv[++i], 1, 1 << 20, 0, &nranks);
     else if (strcmp(argv[i], "--dot") == 0)
       dot = 1;
     else if (argv[i][0] == '-' || (path != NULL && !strchr(argv[i], '='))) {

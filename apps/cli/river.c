@@ -263,9 +263,9 @@ static int cmd_hello(int argc, char **argv)
 
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--laps") == 0)
-      rc = cli_parse_u64("--laps", argv[++i], 1, 1000000, 0, &laps);
+      rc = app_parse_u64("--laps", argv[++i], 1, 1000000, 0, &laps);
     else if (strcmp(argv[i], "--bytes") == 0)
-      rc = cli_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
+      rc = app_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
     else {
       river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
       rc = RIVER_EINVAL;

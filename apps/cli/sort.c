@@ -111,7 +111,7 @@ static int rank_memory(const struct args *a, uint64_t *mem)
   int here = 1;
 
   if (a->memory != NULL)
-    return cli_parse_u64("--memory", a->memory, 1, UINT64_MAX >> 1, 1, mem);
+    return app_parse_u64("--memory", a->memory, 1, UINT64_MAX >> 1, 1, mem);
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_size(node, &here);

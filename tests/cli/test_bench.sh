@@ -126,6 +126,13 @@ ls "$tmp"/river-bench-real-* >/dev/null 2>&1 && fail "sort real left its data be
 "$run" -n 2 "$bench" dq nosuch >/dev/null 2>&1 && fail "unknown experiment accepted"
 "$run" -n 2 "$bench" dq read --perturb 'gpu:1=2' >"$tmp/out" 2>&1 && fail "bad --perturb accepted"
 grep -q 'unknown kind "gpu"' "$tmp/out" || fail "bad --perturb not named"
+# Sizes are parsed as the river command parses them (k, M, G), and a bad
+# one is refused, said once (every rank parses the same arguments).
+"$run" -n 2 "$bench" sort real --records 12q >"$tmp/out" 2>&1 && fail "--records 12q accepted"
+[ "$(grep -c -- '--records 12q: expected an integer in 0\.\..* (suffixes k, M, G allowed)' "$tmp/out")" -eq 1 ] \
+  || { fail "--records 12q: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" dq read --message-size 64Q >"$tmp/out" 2>&1 && fail "--message-size 64Q accepted"
+grep -q -- '--message-size 64Q: expected an integer' "$tmp/out" || fail "--message-size 64Q not named"
 
 if [ "$fails" -eq 0 ]; then echo "PASS: test_bench"; exit 0; fi
 echo "FAIL: test_bench ($fails failed checks)"; exit 1
