@@ -26,6 +26,8 @@
 #include "river/wait.h"
 #include "river/dq.h"
 #include "river/throttle.h"
+#include "river/perturb.h"
+#include "river/cpu_hog.h"
 #include "river/gd.h"
 #include "river/module.h"
 #include "river/flow.h"

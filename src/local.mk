@@ -95,7 +95,7 @@ riverinc_HEADERS = \
 	include/river/gensort.h \
 	include/river/wait.h \
 	include/river/dq.h \
-	include/river/throttle.h \
+	include/river/throttle.h include/river/perturb.h include/river/cpu_hog.h \
 	include/river/gd.h \
 	include/river/module.h \
 	include/river/flow.h \
