@@ -136,7 +136,8 @@ static int window_choose(const river_dq *q, int r, const uint64_t *avail)
 /* try_put's plan beyond read_all consumers: the consumers m messages'
  * windows can reach from q->rr (each starts after the one before went),
  * and whether m messages can go now, each to the consumer
- * window_choose takes, by their credits (copied to q->avail). */
+ * window_choose takes, by their credits (copied to q->avail; fresh: as
+ * fits_now's). */
 static int plan_span(const river_dq *q, uint64_t m)
 {
   uint64_t k = (uint64_t)window_size(q);
@@ -144,7 +145,7 @@ static int plan_span(const river_dq *q, uint64_t m)
   return m + 1 >= (uint64_t)q->ncons / k ? q->ncons : (int)((m + 1) * k);
 }
 
-static int window_fits(river_dq *q, uint64_t m)
+static int window_fits(river_dq *q, uint64_t m, int fresh)
 {
   int i, c, r = q->rr, span = plan_span(q, m);
 
@@ -153,8 +154,15 @@ static int window_fits(river_dq *q, uint64_t m)
     q->avail[c] = free_credits(q, c);
   }
   for (; m > 0; m--) {
-    if ((c = window_choose(q, r, q->avail)) < 0)
+    if ((c = window_choose(q, r, q->avail)) < 0) {
+      /* By fresh credits a window has none: the next try plans on the
+       * next window, so consumers that stopped getting do not hold the
+       * producer while others have credits (as choose_consumer moves
+       * on). */
+      if (fresh)
+        q->rr = (r + window_size(q)) % q->ncons;
       return 0;
+    }
     q->avail[c]--;
     r = (c + 1) % q->ncons;
   }
@@ -742,7 +750,7 @@ static int fits_now(river_dq *q, size_t n, int fresh)
   case RIVER_DQ_PUSH:
   case RIVER_DQ_BROADCAST:   /* their choice looks at every consumer */
     if (windowed(q))
-      return window_fits(q, m);
+      return window_fits(q, m, fresh);
     for (c = 0; c < q->ncons; c++) {
       q->avail[c] = free_credits(q, c);
       sum += q->avail[c];

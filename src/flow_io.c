@@ -68,11 +68,17 @@ static int out_port(river_ctx *ctx, const char *call, int o,
 }
 
 /* Yield as blocked, counting the time in *wait: RIVER_SUCCESS, or
- * RIVER_ETIMEDOUT once the watchdog has fired (src/sched.c). */
-static int wait_a_turn(double *wait)
+ * RIVER_ETIMEDOUT once the watchdog has fired (src/sched.c). First,
+ * forward the flow's abort notices that have come (src/flow_run.c): a
+ * rank whose tasks wait on their queues must pass them on, also under
+ * river_flow_test, whose steps never nap through the backoff hooks. */
+static int wait_a_turn(struct river__inst *in, double *wait)
 {
   double t0 = river_wtime();
-  int rc = river__sched_yield(1);
+  int rc;
+
+  (void)river__flow_aborted(in->ctx.flow);
+  rc = river__sched_yield(1);
 
   *wait += river_wtime() - t0;
   return rc;
@@ -205,7 +211,7 @@ int river_get(river_ctx *ctx, int input, const void **records, size_t *n)
     rc = river__sched_yield(1);
   while (rc == RIVER_SUCCESS
          && (rc = fetch(in, input, records, n)) == RIVER_EAGAIN) {
-    if ((rc = wait_a_turn(&in->st.get_wait_seconds)) != RIVER_SUCCESS)
+    if ((rc = wait_a_turn(in, &in->st.get_wait_seconds)) != RIVER_SUCCESS)
       rc = timed_out(in, in->in[input].q, "waiting for its input");
   }
   if (rc == RIVER_SUCCESS)
@@ -248,7 +254,7 @@ int river_select(river_ctx *ctx, int *input)
     }
     if (live == 0)
       return RIVER_EOS;
-    if (wait_a_turn(&in->st.get_wait_seconds) != RIVER_SUCCESS)
+    if (wait_a_turn(in, &in->st.get_wait_seconds) != RIVER_SUCCESS)
       return timed_out(in, in->in[in->next_select].q,
                        "waiting for any of its inputs");
   }
@@ -280,7 +286,7 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
       send = o->fbuf;
     }
     while (m > 0 && (rc = river_dq_try_put(o->q, send, m)) == RIVER_EAGAIN)
-      if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS)
+      if (wait_a_turn(in, &in->st.put_wait_seconds) != RIVER_SUCCESS)
         return timed_out(in, o->q, "waiting to put records");
     if (m > 0 && rc != RIVER_SUCCESS)
       return rc;
@@ -316,7 +322,7 @@ int river_reserve(river_ctx *ctx, int output, void **buf, size_t *max)
   while (rc == RIVER_SUCCESS
          && (rc = river_dq_try_reserve(in->out[output].q, buf, max))
                 == RIVER_EAGAIN) {
-    if ((rc = wait_a_turn(&in->st.put_wait_seconds)) != RIVER_SUCCESS)
+    if ((rc = wait_a_turn(in, &in->st.put_wait_seconds)) != RIVER_SUCCESS)
       rc = timed_out(in, in->out[output].q, "waiting to reserve space");
   }
   return rc;
@@ -353,7 +359,7 @@ int river_end_unit(river_ctx *ctx, int output)
   if (e->opts.kind != RIVER_EDGE_DQ || e->opts.policy != RIVER_DQ_PULL)
     return RIVER_SUCCESS;  /* units mean something on pull edges only */
   while ((rc = river_dq_try_end_unit(in->out[output].q)) == RIVER_EAGAIN)
-    if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS)
+    if (wait_a_turn(in, &in->st.put_wait_seconds) != RIVER_SUCCESS)
       return timed_out(in, in->out[output].q, "waiting to end a unit");
   return rc;
 }
@@ -667,7 +673,7 @@ int river__inst_finish(struct river__inst *in)
 
   for (i = 0; i < s->noutputs; i++) {
     while ((rc = river_dq_try_close(in->out[i].q)) == RIVER_EAGAIN)
-      if (wait_a_turn(&in->st.put_wait_seconds) != RIVER_SUCCESS) {
+      if (wait_a_turn(in, &in->st.put_wait_seconds) != RIVER_SUCCESS) {
         rc = timed_out(in, in->out[i].q, "closing its output");
         break;
       }

@@ -117,9 +117,15 @@ struct river__run {
   MPI_Comm abort_comm;
   MPI_Request abort_rx;    /* the one receive, any source: a notice or
                               an acknowledgement (abort_msg) */
-  int abort_msg[2];        /* its buffer: ABORT_NOTICE or ABORT_ACK,
-                              and the tree's origin */
-  struct river__abort_tree *trees;  /* those this rank is in so far */
+  int *abort_msg;          /* its buffer (2 ints, on the heap: a receive
+                              the watchdog leaves posted outlives the
+                              run): ABORT_NOTICE or ABORT_ACK, and the
+                              tree's origin */
+  struct river__abort_tree **trees;  /* those this rank is in so far:
+                              the first RIVER__ABORT_POOL in pool, the
+                              others allocated one by one (a tree never
+                              moves: its sends' buffers are in it) */
+  struct river__abort_tree *pool;
   int ntrees, captrees;
   struct river__hook abort_hook;
   int abort_hooked;
@@ -133,6 +139,7 @@ struct river__run {
  * the sends this rank made in it (the notices, then the acknowledgement
  * to its parent), whose buffers these are. */
 #define RIVER__ABORT_FANOUT 32
+#define RIVER__ABORT_POOL 4      /* trees allocated at the start */
 struct river__abort_tree {
   int origin, parent;
   int pending;             /* children not yet acknowledged */
