@@ -214,10 +214,30 @@ static void eos_held(void)
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
+/* PUSH, rank 0 producing for the others, messages of per 8-byte
+ * records, with RIVER_DQ_READ_ALL=0: the producer chooses among a window
+ * of consumers, as beyond 64 of them. */
+static river_dq *window_queue(int rank, int credits, int per)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+
+  o.policy = RIVER_DQ_PUSH;
+  o.credits = credits;
+  o.message_size = RIVER_DQ_HEADER_SIZE + (size_t)per * 8;
+  setenv("RIVER_DQ_READ_ALL", "0", 1);
+  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
+                              rank == 0 ? RIVER_DQ_PRODUCER
+                                        : RIVER_DQ_CONSUMER,
+                              8, &o, &q),
+              RIVER_SUCCESS);
+  unsetenv("RIVER_DQ_READ_ALL");
+  return q;
+}
+
 static void window_slow(void)
 {
   const int nmsg = 700, per = 8;
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
   river_dq_stats st;
   uint64_t recs[8], n = 0, sum = 0, next = 1, got = 0, all[8];
@@ -226,16 +246,7 @@ static void window_slow(void)
   int rank, i, rc, ordered = 1;
 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  o.policy = RIVER_DQ_PUSH;
-  o.credits = 4;
-  o.message_size = RIVER_DQ_HEADER_SIZE + per * 8;
-  setenv("RIVER_DQ_READ_ALL", "0", 1);
-  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
-                              rank == 0 ? RIVER_DQ_PRODUCER
-                                        : RIVER_DQ_CONSUMER,
-                              8, &o, &q),
-              RIVER_SUCCESS);
-  unsetenv("RIVER_DQ_READ_ALL");
+  q = window_queue(rank, 4, per);
   if (rank == 0) {
     for (i = 0; i < nmsg; i++) {
       for (j = 0; j < (size_t)per; j++) {
@@ -287,7 +298,6 @@ static void window_slow(void)
 static void window_stuck(void)
 {
   const int nmsg = 200, per = 8, chunk = 11;
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
   uint64_t recs[11], n = 0, sum = 0;
   int rank, size, i, rc, word = 0;
@@ -295,20 +305,11 @@ static void window_stuck(void)
 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  o.policy = RIVER_DQ_PUSH;
-  o.credits = 2;
-  o.message_size = RIVER_DQ_HEADER_SIZE + per * 8;
-  setenv("RIVER_DQ_READ_ALL", "0", 1);
-  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
-                              rank == 0 ? RIVER_DQ_PRODUCER
-                                        : RIVER_DQ_CONSUMER,
-                              8, &o, &q),
-              RIVER_SUCCESS);
-  unsetenv("RIVER_DQ_READ_ALL");
+  q = window_queue(rank, 2, per);
   if (rank == 0) {
     for (i = 0; i < nmsg; i++) {
       /* Chunks that are not whole messages (as river_put's): the fill
-       * buffer is left part full, so only the plan can move on. */
+       * buffer is often left part full, where only the plan moves on. */
       for (j = 0; j < (size_t)chunk; j++) {
         recs[j] = (uint64_t)(i * chunk) + j + 1;
         sum += recs[j];
