@@ -85,6 +85,7 @@ static void gd_free(river_gd *gd)
   free(gd->done_sreq);
   free(gd->done_msg);
   free(gd->done_from);
+  free(gd->clients);
   free(gd->reports);
   free(gd->disk_local);
   free(gd->plan);
@@ -383,10 +384,45 @@ static int gd_find_lost(river_gd *gd)
   return rc;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* Sort v[0..n-1] and keep each value once; the number kept. */
+static int sorted_unique(int *v, int n)
+{
+  int i, k = 0;
+
+  qsort(v, (size_t)n, sizeof *v, cmp_int);
+  for (i = 0; i < n; i++)
+    if (k == 0 || v[i] != v[k - 1])
+      v[k++] = v[i];
+  return k;
+}
+
+int river__gd_client_index(const river_gd *gd, int rank)
+{
+  int lo = 0, hi = gd->nclients - 1, mid;
+
+  while (lo <= hi) {
+    mid = lo + (hi - lo) / 2;
+    if (gd->clients[mid] == rank)
+      return mid;
+    if (gd->clients[mid] < rank)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
 static int gd_setup_client(river_gd *gd)
 {
   int dormant = dormant_ok(gd);
-  int p, i, n = 0, r, *isserver;
+  int p, c, i, n = 0;
   uint64_t seq = 0;
   size_t want;
 
@@ -440,39 +476,33 @@ static int gd_setup_client(river_gd *gd)
         && (mp->asmbuf = block_buffer(GD_HDR + gd->msg_bytes)) == NULL)
       return RIVER_ENOMEM;
   }
-  /* Every rank that serves a disk hears DONE from every client rank. */
-  isserver = calloc((size_t)gd->size, sizeof *isserver);
-  if (isserver == NULL)
+  /* A client's DONE goes to the servers of its partitions' copies, the
+   * only ranks it ever asks (gd_setup_server counts the same pairs). */
+  gd->servers = malloc((size_t)gd->nmine * (size_t)gd->repl
+                       * sizeof *gd->servers + 1);
+  if (gd->servers == NULL)
     return RIVER_ENOMEM;
-  for (p = 0; p < gd->ndisks; p++)
-    isserver[gd->disk_rank[p]] = 1;
-  for (r = 0; r < gd->size; r++)
-    gd->nservers += isserver[r];
-  gd->servers = malloc((size_t)gd->nservers * sizeof *gd->servers + 1);
+  for (i = 0; i < gd->nmine; i++)
+    for (c = 0; c < gd->repl; c++)
+      gd->servers[gd->nservers++] =
+          gd->disk_rank[river__gd_disk_of(gd, gd->mine[i].p, c)];
+  gd->nservers = sorted_unique(gd->servers, gd->nservers);
   gd->done_sreq = malloc((size_t)gd->nservers * sizeof *gd->done_sreq + 1);
   gd->done_msg = malloc((size_t)gd->nservers * sizeof *gd->done_msg + 1);
-  gd->done_from = calloc((size_t)gd->size, 1);
   /* One PROGRESS report buffer per partition copy. */
   gd->reports = calloc(gd->nmine ? (size_t)gd->nmine * (size_t)gd->repl : 1,
                        sizeof *gd->reports);
-  if (gd->servers == NULL || gd->done_sreq == NULL || gd->done_msg == NULL
-      || gd->done_from == NULL || gd->reports == NULL) {
-    free(isserver);
+  if (gd->done_sreq == NULL || gd->done_msg == NULL || gd->reports == NULL)
     return RIVER_ENOMEM;
-  }
   for (i = 0; i < gd->nmine * gd->repl; i++)
     gd->reports[i].sreq = MPI_REQUEST_NULL;
-  for (n = 0, r = 0; r < gd->size; r++)
-    if (isserver[r])
-      gd->servers[n++] = r;
-  free(isserver);
   /* A rank with no partitions is done at once (gd_start). */
   return RIVER_SUCCESS;
 }
 
 static int gd_setup_server(river_gd *gd)
 {
-  int d, p, c, n = 0, i, *isclient;
+  int d, p, c, n = 0, i;
   double maxnb;
 
   gd->disk_local = malloc((size_t)gd->ndisks * sizeof *gd->disk_local);
@@ -534,14 +564,21 @@ static int gd_setup_server(river_gd *gd)
     if ((gd->send[i].buf = block_buffer(GD_HDR + gd->msg_bytes)) == NULL)
       return RIVER_ENOMEM;
   }
-  isclient = calloc((size_t)gd->size, sizeof *isclient);
-  if (isclient == NULL)
+  /* The clients of the partitions with a copy here: the ranks whose
+   * DONE this server waits for (send_dones in gd_client.c). */
+  gd->clients = malloc((size_t)gd->npart * sizeof *gd->clients + 1);
+  if (gd->clients == NULL)
     return RIVER_ENOMEM;
   for (p = 0; p < gd->npart; p++)
-    isclient[gd->client_rank[p]] = 1;
-  for (i = 0; i < gd->size; i++)
-    gd->nclients += isclient[i];
-  free(isclient);
+    for (c = 0; c < gd->repl; c++)
+      if (gd->disk_local[river__gd_disk_of(gd, p, c)] >= 0) {
+        gd->clients[gd->nclients++] = gd->client_rank[p];
+        break;
+      }
+  gd->nclients = sorted_unique(gd->clients, gd->nclients);
+  gd->done_from = calloc((size_t)gd->nclients + 1, 1);
+  if (gd->done_from == NULL)
+    return RIVER_ENOMEM;
   return RIVER_SUCCESS;
 }
 

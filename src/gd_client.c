@@ -1202,10 +1202,10 @@ static int gd_timeout(river_gd *gd)
     return river__timeout_error(gd->comm, ranks, n, "graduated "
                                 "declustering waiting for blocks it asked "
                                 "for");
-  for (r = 0; gd->nlocal > 0 && !gd->server_done && r < gd->size && n < 64;
-       r++)
-    if (!gd->done_from[r])
-      ranks[n++] = r;
+  for (i = 0; gd->nlocal > 0 && !gd->server_done && i < gd->nclients
+              && n < 64; i++)
+    if (!gd->done_from[i])
+      ranks[n++] = gd->clients[i];
   return river__timeout_error(gd->comm, ranks, n, "graduated declustering "
                               "waiting for its readers to finish");
 }

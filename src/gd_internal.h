@@ -15,8 +15,10 @@
  *        is not serving a client still knows how far it is (else it
  *        would see the progress of the client's last request to it, take
  *        a client that is ahead for a laggard, and serve it); and DONE,
- *        sent to every server rank once the client has every reply it
- *        will get. MPI keeps one sender's messages on one tag in order,
+ *        sent to the server rank of each copy of the client's
+ *        partitions (the only ranks it asks; each server counts the
+ *        clients of the partitions it holds) once the client has every
+ *        reply it will get. MPI keeps one sender's messages on one tag in order,
  *        so a server that has a client's DONE has all its messages.
  *        A third, CANCEL (copy = GD_MSG_CANCEL, target = the copy, and
  *        partition, block), withdraws a request the client sent earlier
@@ -151,8 +153,8 @@
  * through the handle's source (a gd_source_fn) into a send slot, passes
  * the disk's token bucket when rates are emulated (plus a seek's worth
  * of time when the disk switches streams), and goes out with MPI_Isend.
- * The server is done when every client rank has said DONE and its sends
- * have completed.
+ * The server is done when every client of its partitions has said DONE
+ * and its sends have completed.
  *
  * Progress (river_gd_next) alternates server and client steps, testing
  * MPI requests; with nothing to do it backs off (river__backoff). Its one
@@ -466,7 +468,9 @@ struct river_gd {
   int client_done;         /* every partition finished or failed, nothing
                               posted */
   int nservers;
-  int *servers;            /* ranks that serve some disk */
+  int *servers;            /* the ranks serving a copy of a partition
+                              this rank reads, sorted: its DONE goes
+                              there */
   struct gd_req *done_msg; /* [nservers] */
   MPI_Request *done_sreq;  /* [nservers] */
   struct gd_report *reports; /* [nmine * repl]: mine[i]'s copy c at
@@ -481,10 +485,11 @@ struct river_gd {
   uint64_t *pnblocks;      /* [npart] */
   struct gd_req rmsg;
   MPI_Request rreq;
-  int nclients;            /* distinct client ranks */
+  int nclients;            /* client ranks of the partitions with a copy
+                              here */
+  int *clients;            /* [nclients] those ranks, sorted */
   int dones;
-  unsigned char *done_from; /* [size]: a DONE came from that rank (for
-                              the watchdog's message) */
+  unsigned char *done_from; /* [nclients]: that client's DONE came */
   int nsend;
   struct gd_send *send;
   int server_done;
@@ -497,6 +502,9 @@ struct river_gd {
   int fatal;               /* a step's first error (MPI or protocol):
                               every later call returns it */
 };
+
+/* The index of rank in gd->clients, or -1 (gd.c). */
+int river__gd_client_index(const river_gd *gd, int rank);
 
 /* The disk that holds copy c of partition p (gd.c). */
 int river__gd_disk_of(const river_gd *gd, int p, int c);

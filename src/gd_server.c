@@ -104,9 +104,15 @@ static int enqueue(river_gd *gd, const struct gd_req *m, int src)
   struct gd_disk *dk;
 
   if (m->copy == GD_MSG_DONE) {
+    int i = river__gd_client_index(gd, src);
+    if (i < 0 || gd->done_from[i]) {
+      river__error("%s: rank %d said DONE %s", gd->name, src,
+                   i < 0 ? "but reads no partition served here"
+                         : "twice");
+      return RIVER_ESTATE;
+    }
+    gd->done_from[i] = 1;
     gd->dones++;
-    if (src >= 0 && src < gd->size)
-      gd->done_from[src] = 1;
     return RIVER_SUCCESS;
   }
   if (m->copy == GD_MSG_CANCEL)
@@ -465,8 +471,9 @@ static int send_cancelled(river_gd *gd, struct gd_disk *dk, int *busy)
   return RIVER_SUCCESS;
 }
 
-/* Every client rank has said DONE: with no send left in flight and no
- * request left queued (a client asks nothing after DONE), stop. */
+/* Every client of this rank's partitions has said DONE: with no send
+ * left in flight and no request left queued (a client asks nothing
+ * after DONE), stop. */
 static int server_finish(river_gd *gd)
 {
   int i, j;

@@ -200,6 +200,8 @@ struct outcome {
   int records_ok;         /* every record as made, in its partition */
   int once_ok;            /* no block twice */
   uint64_t probes_moved;  /* probes the end game withdrew (gd_internal.h) */
+  int servers[NR], nservers; /* where this client's DONE went */
+  int clients[NR], nclients; /* whose DONE this server waited for */
 };
 
 /* Drain gd on this rank, checking what arrives. */
@@ -279,6 +281,10 @@ static void read_source(MPI_Comm c, struct source *s,
   drain(gd, opts ? opts->mode : RIVER_GD_UNORDERED,
         s->order == RIVER_LAYOUT_INTERLEAVED, o, nblocks, s->npart);
   o->probes_moved = gd->probes_moved;
+  o->nservers = gd->nservers;
+  o->nclients = gd->nclients;
+  memcpy(o->servers, gd->servers, (size_t)gd->nservers * sizeof(int));
+  memcpy(o->clients, gd->clients, (size_t)gd->nclients * sizeof(int));
   o->rc_close = river_gd_close(gd);
   MT_CHECK_RC(o->rc_close, expect_rc);
   if (expect_rc == RIVER_SUCCESS)
@@ -457,10 +463,22 @@ static void test_source(void)
 
 /* Separate roles: disks on the first half of the ranks, clients on the
  * second, some ranks reading two partitions. */
+/* got[0..n-1] is exactly the pair want[0..1] (sorted). */
+static int peers_are(const int *got, int n, const int *want)
+{
+  return n == 2 && got[0] == want[0] && got[1] == want[1];
+}
+
 static void test_roles(void)
 {
   MPI_Comm c = group(NR);
   int disk_ranks[4] = {0, 1, 2, 3}, client_ranks[6] = {4, 5, 6, 7, 4, 5};
+  /* Partition p's copies are on disks p % 4 and p % 4 + 1: client 4
+   * reads partitions 0 and 4 (disks 0, 1), 5 reads 1 and 5 (1, 2), 6
+   * reads 2 (2, 3), 7 reads 3 (3, 0); disk 0 holds copies of 0, 4 and
+   * 3, and so on. Each says DONE to two servers, not to all four. */
+  static const int servers_of[4][2] = {{0, 1}, {1, 2}, {2, 3}, {0, 3}};
+  static const int clients_of[4][2] = {{4, 7}, {4, 5}, {5, 6}, {6, 7}};
   int m;
 
   for (m = 0; m < 2; m++) {
@@ -472,12 +490,18 @@ static void test_roles(void)
     o.client_ranks = client_ranks;
     source_init(&s, 6, 4, 2);
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "roles");
-    if (wrank < 4)
+    if (wrank < 4) {
       MT_CHECK(out.st.blocks_received == 0 && out.st.blocks_served > 0
                && out.st.served_seconds > 0 && out.st.seconds == 0);
-    else
+      MT_CHECK(out.nservers == 0
+               && peers_are(out.clients, out.nclients, clients_of[wrank]));
+    } else {
       MT_CHECK(out.st.blocks_received > 0 && out.st.blocks_served == 0
                && out.st.served_seconds == 0 && out.st.seconds > 0);
+      MT_CHECK(out.nclients == 0
+               && peers_are(out.servers, out.nservers,
+                            servers_of[wrank - 4]));
+    }
     s.lost_disk = 2;
     read_source(c, &s, &o, RIVER_SUCCESS, &out, "roles, lost disk");
     if (wrank == 2)
