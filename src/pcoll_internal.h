@@ -364,6 +364,12 @@ int river__pcoll_meta_write(const river_pcoll *pc, const char *path,
 int river__pcoll_meta_read(river_pcoll *pc, const char *path,
                            int keep_disks);
 
+/* Read the metadata file at path, unparsed, into *img (malloc'd, *len
+ * bytes) and its owner into pc->meta_uid, as river__pcoll_meta_read does
+ * before parsing (a regular file only, never a FIFO; errors logged). */
+int river__pcoll_meta_image(river_pcoll *pc, const char *path,
+                            unsigned char **img, size_t *len);
+
 /* Parse the metadata file image img (len bytes, as read from path) into
  * pc, as river__pcoll_meta_read does after reading the file: the seal is
  * checked, then River's record parsed (never the HDF5 part). Errors are

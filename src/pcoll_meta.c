@@ -989,6 +989,12 @@ int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
                    + RIVER_PCOLL_SEAL_HDR, reclen, keep_disks);
 }
 
+int river__pcoll_meta_image(river_pcoll *pc, const char *path,
+                            unsigned char **img, size_t *len)
+{
+  return read_image(pc, path, img, len, &pc->meta_uid);
+}
+
 int river__pcoll_meta_read(river_pcoll *pc, const char *path, int keep_disks)
 {
   unsigned char *img;

@@ -6,12 +6,13 @@
  * reader's metadata names, cannot pull them away (an open descriptor
  * keeps its file's data until it is closed).
  *
- * The open pins the metadata file (holds it open, so its inode number
- * cannot be reused), reads it, opens the copies' files, then checks that
- * the metadata path still names the pinned file: if a commit renamed a
- * new one into place or a remove unlinked it meanwhile, the files opened
- * may be the wrong ones or missing, and every rank starts again. The
- * ranks also check that they read the same generation.
+ * Rank 0 pins the metadata file (holds it open, so its inode number
+ * cannot be reused), reads it and broadcasts its bytes: the shared file
+ * system sees one read per open, not one per rank. Every rank parses
+ * them and opens the copies' files; then rank 0 checks that the metadata
+ * path still names the pinned file: if a commit renamed a new one into
+ * place or a remove unlinked it meanwhile, the files opened may be the
+ * wrong ones or missing, and every rank starts again.
  *
  * The descriptors are limited by a budget (eager_budget): copies beyond
  * it are opened when first read, as before, without the guarantee. A
@@ -155,27 +156,81 @@ static int pin_meta(const char *name, const char *path, int *pin,
   return RIVER_SUCCESS;
 }
 
-/* One try of this rank's part of the open: pin and read the metadata,
- * open the copies' files, check the metadata path still names the pinned
- * file. RIVER_EAGAIN (nothing logged) if it does not: a commit or remove
- * ran meanwhile. */
+/* Rank 0's part of a try: pin the metadata file (*pin, *st) and read it
+ * unparsed (*img, *len). Errors are logged. */
+static int read_pinned(river_pcoll *pc, const char *path, int *pin,
+                       struct stat *st, unsigned char **img, size_t *len)
+{
+  int rc = pin_meta(pc->info.name, path, pin, st);
+
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_image(pc, path, img, len);
+  return rc;
+}
+
+/* Rank 0, once every rank has opened its files: whether the metadata
+ * path still names the file pinned before it was read. RIVER_EAGAIN
+ * (nothing logged) if not: a commit or remove ran meanwhile (or the path
+ * was not a regular file this process could open: the read said why,
+ * unless it found nothing wrong). */
+static int still_pinned(const char *path, int pin, const struct stat *st)
+{
+  struct stat now;
+
+  if (pin < 0 || stat(path, &now) != 0 || now.st_dev != st->st_dev
+      || now.st_ino != st->st_ino)
+    return RIVER_EAGAIN;
+  return RIVER_SUCCESS;
+}
+
+/* One try of the open, collective: rank 0 pins and reads the metadata
+ * and broadcasts it (one read of the shared file system, not one per
+ * rank); every rank parses it and opens the copies' files; then rank 0
+ * checks that the metadata path still names the pinned file, so the
+ * files every rank opened are the generation every rank parsed.
+ * RIVER_EAGAIN (nothing logged) if it does not: a commit or remove ran
+ * meanwhile. Every rank returns the same code. */
 static int open_once(river_pcoll *pc, const char *path, int keep_disks)
 {
-  struct stat st, now;
-  int pin, rc;
+  struct stat st;
+  unsigned char *img = NULL;
+  uint64_t head[3] = {0, 0, 0};   /* rank 0's code, the length, the owner */
+  size_t len = 0;
+  int pin = -1, rank = 0, rc = RIVER_SUCCESS;
 
-  rc = pin_meta(pc->info.name, path, &pin, &st);
-  if (rc != RIVER_SUCCESS)
-    return rc;
-  rc = river__pcoll_meta_read(pc, path, keep_disks);
+  MPI_Comm_rank(pc->comm, &rank);
+  if (rank == 0) {
+    rc = read_pinned(pc, path, &pin, &st, &img, &len);
+    head[0] = (uint64_t)(int64_t)rc;
+    head[1] = len;
+    head[2] = (uint64_t)pc->meta_uid;
+  }
+  if (river__bcast(head, 3, MPI_UINT64_T, 0, pc->comm) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
+  else if ((rc = (int)(int64_t)head[0]) == RIVER_SUCCESS && rank != 0) {
+    /* Rank 0 read at most RIVER_PCOLL_META_MAX (1 GiB) bytes. */
+    len = (size_t)head[1];
+    pc->meta_uid = (uid_t)head[2];
+    img = malloc(len ? len : 1);
+  }
+  if (rc == RIVER_SUCCESS)   /* every rank has room for the image */
+    rc = river__agree(pc->comm, img == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS
+      && river__bcast(img, (int)len, MPI_BYTE, 0, pc->comm) != RIVER_SUCCESS)
+    rc = RIVER_EMPI;
+  if (rc == RIVER_SUCCESS)
+    rc = river__pcoll_meta_parse(pc, path, img, len, keep_disks);
+  free(img);
   if (rc == RIVER_SUCCESS && (rc = alloc_reader(pc)) == RIVER_SUCCESS)
     open_eager(pc);
-  if (pin < 0) {
-    if (rc == RIVER_SUCCESS)  /* the read said nothing was wrong */
-      rc = RIVER_EAGAIN;
-  } else if (stat(path, &now) != 0 || now.st_dev != st.st_dev
-             || now.st_ino != st.st_ino) {
-    rc = rc == RIVER_ENOMEM ? rc : RIVER_EAGAIN;
+  if (head[0] == (uint64_t)(int64_t)RIVER_SUCCESS) {
+    rc = river__agree(pc->comm, rc);   /* every rank has opened its files */
+    head[0] = (uint64_t)(int64_t)(rank == 0 && rc == RIVER_SUCCESS
+                                  ? still_pinned(path, pin, &st) : rc);
+    if (river__bcast(head, 1, MPI_UINT64_T, 0, pc->comm) != RIVER_SUCCESS)
+      rc = RIVER_EMPI;
+    else if (rc == RIVER_SUCCESS)
+      rc = (int)(int64_t)head[0];
   }
   if (pin >= 0)
     close(pin);
@@ -196,19 +251,10 @@ int river__pcoll_open_reader(river_pcoll *pc, const char *path,
                              int keep_disks)
 {
   struct timespec ts = {0, 1000000};  /* 1 ms, doubling */
-  char gen[sizeof pc->info.generation];
   int tries, rc;
 
   for (tries = 1;; tries++) {
     rc = open_once(pc, path, keep_disks);
-    /* Every rank must read the generation rank 0 read. */
-    memcpy(gen, pc->info.generation, sizeof gen);
-    if (river__bcast(gen, sizeof gen, MPI_CHAR, 0, pc->comm) != RIVER_SUCCESS)
-      rc = RIVER_EMPI;
-    else if (rc == RIVER_SUCCESS
-             && memcmp(gen, pc->info.generation, sizeof gen) != 0)
-      rc = RIVER_EAGAIN;
-    rc = river__agree(pc->comm, rc);
     if (rc != RIVER_EAGAIN || tries == OPEN_TRIES)
       break;
     forget(pc);

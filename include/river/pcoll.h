@@ -147,8 +147,9 @@ RIVER_API int river_pcoll_write(river_pcoll *pc, const void *records,
 RIVER_API int river_pcoll_commit(river_pcoll *pc);
 
 /*
- * Open collection `name` for reading: collective over comm; every rank
- * reads and checks the metadata. RIVER_ENOTFOUND if there is none;
+ * Open collection `name` for reading: collective over comm; rank 0 reads
+ * the metadata and broadcasts it, every rank checks it (a missing or
+ * unreadable metadata file is reported by rank 0 alone). RIVER_ENOTFOUND if there is none;
  * RIVER_EACCES if the caller may not read it; RIVER_ECORRUPT if it is not
  * a regular file (refused at once: a FIFO is never waited on), cannot be
  * read or contradicts itself.

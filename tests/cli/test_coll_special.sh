@@ -176,5 +176,24 @@ deny "$mp" expect_fail 1 "$mp: .*Permission denied" rm s
 expect_ok 1 "copy-out s after a refused rm" copy-out s -o "$tmp/o" \
   && { cmp -s "$tmp/o" "$tmp/ref" || fail "s changed by a refused rm"; }
 
+# The metadata is read once, by rank 0, and broadcast: with every other
+# rank refused it, info and copy-out on 3 ranks still work (before, each
+# rank read it and those failed). The wrapper denies it by rank.
+cat >"$tmp/rank-deny" <<EOF
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+if [ "\$rank" != 0 ]; then
+  export LD_PRELOAD="\${LD_PRELOAD:+\$LD_PRELOAD:}$shim" RIVER_TEST_DENY_OPEN="$mp"
+fi
+exec "$river" "\$@"
+EOF
+chmod +x "$tmp/rank-deny"
+river_real=$river
+river=$tmp/rank-deny
+expect_ok 3 "info s, metadata denied to ranks 1 and 2" info s
+expect_ok 3 "copy-out s, metadata denied to ranks 1 and 2" copy-out s -o "$tmp/o" \
+  && { cmp -s "$tmp/o" "$tmp/ref" || fail "copy-out s by rank 0's metadata differs"; }
+river=$river_real
+
 if [ "$fails" -eq 0 ]; then echo "PASS: test_coll_special"; exit 0; fi
 echo "FAIL: test_coll_special ($fails failed checks)"; exit 1
