@@ -283,8 +283,10 @@ static void read_source(MPI_Comm c, struct source *s,
   o->probes_moved = gd->probes_moved;
   o->nservers = gd->nservers;
   o->nclients = gd->nclients;
-  memcpy(o->servers, gd->servers, (size_t)gd->nservers * sizeof(int));
-  memcpy(o->clients, gd->clients, (size_t)gd->nclients * sizeof(int));
+  if (gd->nservers > 0)   /* else the lists may be NULL */
+    memcpy(o->servers, gd->servers, (size_t)gd->nservers * sizeof(int));
+  if (gd->nclients > 0)
+    memcpy(o->clients, gd->clients, (size_t)gd->nclients * sizeof(int));
   o->rc_close = river_gd_close(gd);
   MT_CHECK_RC(o->rc_close, expect_rc);
   if (expect_rc == RIVER_SUCCESS)
