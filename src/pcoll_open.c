@@ -156,23 +156,10 @@ static int pin_meta(const char *name, const char *path, int *pin,
   return RIVER_SUCCESS;
 }
 
-/* Rank 0's part of a try: pin the metadata file (*pin, *st) and read it
- * unparsed (*img, *len). Errors are logged. */
-static int read_pinned(river_pcoll *pc, const char *path, int *pin,
-                       struct stat *st, unsigned char **img, size_t *len)
-{
-  int rc = pin_meta(pc->info.name, path, pin, st);
-
-  if (rc == RIVER_SUCCESS)
-    rc = river__pcoll_meta_image(pc, path, img, len);
-  return rc;
-}
-
-/* Rank 0, once every rank has opened its files: whether the metadata
- * path still names the file pinned before it was read. RIVER_EAGAIN
- * (nothing logged) if not: a commit or remove ran meanwhile (or the path
- * was not a regular file this process could open: the read said why,
- * unless it found nothing wrong). */
+/* Rank 0: whether the metadata path still names the file pinned before
+ * it was read. RIVER_EAGAIN (nothing logged) if not: a commit or remove
+ * ran meanwhile (or the path was not a regular file this process could
+ * open: the read said why, unless it found nothing wrong). */
 static int still_pinned(const char *path, int pin, const struct stat *st)
 {
   struct stat now;
@@ -181,6 +168,24 @@ static int still_pinned(const char *path, int pin, const struct stat *st)
       || now.st_ino != st->st_ino)
     return RIVER_EAGAIN;
   return RIVER_SUCCESS;
+}
+
+/* Rank 0's part of a try: pin the metadata file (*pin, *st) and read it
+ * unparsed (*img, *len). Errors are logged; a read that failed because a
+ * commit or remove replaced the file after it was pinned is
+ * RIVER_EAGAIN, tried again (out of memory never is). */
+static int read_pinned(river_pcoll *pc, const char *path, int *pin,
+                       struct stat *st, unsigned char **img, size_t *len)
+{
+  int rc = pin_meta(pc->info.name, path, pin, st);
+
+  if (rc != RIVER_SUCCESS)
+    return rc;
+  rc = river__pcoll_meta_image(pc, path, img, len);
+  if (rc != RIVER_SUCCESS && rc != RIVER_ENOMEM && *pin >= 0
+      && still_pinned(path, *pin, st) != RIVER_SUCCESS)
+    rc = RIVER_EAGAIN;
+  return rc;
 }
 
 /* One try of the open, collective: rank 0 pins and reads the metadata
@@ -224,7 +229,8 @@ static int open_once(river_pcoll *pc, const char *path, int keep_disks)
   if (rc == RIVER_SUCCESS && (rc = alloc_reader(pc)) == RIVER_SUCCESS)
     open_eager(pc);
   if (head[0] == (uint64_t)(int64_t)RIVER_SUCCESS) {
-    rc = river__agree(pc->comm, rc);   /* every rank has opened its files */
+    /* Every rank has opened its files: now the pin's check. */
+    rc = river__agree(pc->comm, rc);
     head[0] = (uint64_t)(int64_t)(rank == 0 && rc == RIVER_SUCCESS
                                   ? still_pinned(path, pin, &st) : rc);
     if (river__bcast(head, 1, MPI_UINT64_T, 0, pc->comm) != RIVER_SUCCESS)

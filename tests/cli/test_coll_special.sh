@@ -181,7 +181,11 @@ expect_ok 1 "copy-out s after a refused rm" copy-out s -o "$tmp/o" \
 # rank read it and those failed). The wrapper denies it by rank.
 cat >"$tmp/rank-deny" <<EOF
 #!/bin/sh
-rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${PMI_RANK:-}}}
+if [ -z "\$rank" ]; then
+  echo "rank-deny: the launcher set no rank variable" >&2
+  exit 99
+fi
 if [ "\$rank" != 0 ]; then
   export LD_PRELOAD="\${LD_PRELOAD:+\$LD_PRELOAD:}$shim" RIVER_TEST_DENY_OPEN="$mp"
 fi
