@@ -345,9 +345,14 @@ program test_pcoll_f
   call river_pcoll_open(MPI_COMM_WORLD, 'no-such-coll', pc, root=root, &
                         ierr=ierr)
   call check(ierr == RIVER_ENOTFOUND, 'open missing: ENOTFOUND')
-  call check(logged > 0 .and. last_level == RIVER_LOG_ERROR .and. &
-             last_rank == rank .and. index(last_log, 'no-such-coll') > 0, &
-             'open missing logged an error naming it')
+  ! Rank 0 reads the metadata for every rank, so it alone says so.
+  if (rank == 0) then
+    call check(logged > 0 .and. last_level == RIVER_LOG_ERROR .and. &
+               last_rank == rank .and. index(last_log, 'no-such-coll') > 0, &
+               'open missing logged an error naming it, on rank 0')
+  else
+    call check(logged == 0, 'open missing: said once, not on rank > 0')
+  end if
   call river_pcoll_open(MPI_COMM_WORLD, 'bad/name', pc, root=root, ierr=ierr)
   call check(ierr == RIVER_EINVAL, 'open bad name: EINVAL')
   call river_pcoll_check_name('bad/name', ierr)
