@@ -207,14 +207,6 @@ static int order(river_flow *f)
   return n < f->nstages ? RIVER_EINVAL : RIVER_SUCCESS;
 }
 
-static void quiet(int level, int rank, const char *msg, void *ctx)
-{
-  (void)level;
-  (void)rank;
-  (void)msg;
-  (void)ctx;
-}
-
 /* Stage s's `schema` argument parsed into *out (NULL if none given, or
  * given empty: the module's own default). The parser's own message is
  * let through only where check's are printed, so a job says it once. */
@@ -223,8 +215,6 @@ static int schema_arg(const river_flow *f, const river__stage *s,
 {
   int k = river__arg_index(s->mod, "schema");
   const char *text;
-  river_log_fn old = NULL;
-  void *old_ctx = NULL;
   int rc, loud = river__flow_check_level(f) == RIVER_LOG_ERROR;
 
   *out = NULL;
@@ -233,10 +223,10 @@ static int schema_arg(const river_flow *f, const river__stage *s,
       || text[0] == '\0')
     return RIVER_SUCCESS;
   if (!loud)
-    river__log_swap(quiet, NULL, &old, &old_ctx);
+    river__log_hush(1);
   rc = river_schema_parse(text, out);
   if (!loud)
-    river_log_set_handler(old, old_ctx);
+    river__log_hush(0);
   if (rc != RIVER_SUCCESS) {
     LOG(f, s->args[k].origin ? s->args[k].origin : s->origin,
         "stage '%s': argument 'schema': '%.200s' is not a schema", s->name,
@@ -316,7 +306,12 @@ static int stage_schemas(river_flow *f, river__stage *s)
   }
   for (o = 0; o < s->noutputs && rc == RIVER_SUCCESS; o++) {
     if (s->mod->decl.schema != NULL) {
+      /* Every rank checks; the module's messages are said once. */
+      if (river__flow_check_level(f) != RIVER_LOG_ERROR)
+        river__log_hush(1);
       rc = s->mod->decl.schema(&ctx, o, &s->out_schema[o]);
+      if (river__flow_check_level(f) != RIVER_LOG_ERROR)
+        river__log_hush(0);
       if (rc == RIVER_SUCCESS && s->out_schema[o] == NULL)
         rc = RIVER_EINVAL;
       if (rc != RIVER_SUCCESS)

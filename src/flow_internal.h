@@ -193,13 +193,4 @@ void river__flow_run_free(river_flow *f);
 void river__flow_abort(river_flow *f);
 int river__flow_aborted(river_flow *f);
 
-/* ------------------------------------------------ src/flow_io.c */
-
-/* All-gather k words from every instance of ctx's stage over its
- * communicator: all gets ninstances x k, instance order. Waits with
- * river_ctx_wait (yielding; RIVER_ESTATE if the flow fails meanwhile,
- * the request then left pending on buffers of its own). */
-int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
-                         uint64_t *all);
-
 #endif /* RIVER_FLOW_INTERNAL_H */

@@ -437,6 +437,50 @@ int river_output_consumers(const river_ctx *ctx, int output, int *n)
   return RIVER_SUCCESS;
 }
 
+/* The edge on port `port` of ctx's stage, an input if `in`, or NULL. */
+static const river__edge *port_edge(const river_ctx *ctx, int in, int port)
+{
+  const river__stage *s = ctx != NULL ? ctx->stage : NULL;
+  int n = s == NULL ? 0 : in ? s->ninputs : s->noutputs, e;
+
+  if (port < 0 || port >= n)
+    return NULL;
+  e = in ? s->in_edge[port] : s->out_edge[port];
+  return e < 0 ? NULL : &ctx->flow->edges[e];
+}
+
+int river_input_producers(const river_ctx *ctx, int input, int *n)
+{
+  const river__edge *e = port_edge(ctx, 1, input);
+
+  if (e == NULL || n == NULL)
+    return RIVER_EINVAL;
+  *n = e->opts.kind == RIVER_EDGE_ONE_TO_ONE
+           ? 1 : ctx->flow->stages[e->from].nranks;
+  return RIVER_SUCCESS;
+}
+
+int river_input_edge(const river_ctx *ctx, int input, river_edge_opts *opts)
+{
+  const river__edge *e = port_edge(ctx, 1, input);
+
+  if (e == NULL || opts == NULL)
+    return RIVER_EINVAL;
+  *opts = e->opts;
+  return RIVER_SUCCESS;
+}
+
+int river_output_edge(const river_ctx *ctx, int output,
+                      river_edge_opts *opts)
+{
+  const river__edge *e = port_edge(ctx, 0, output);
+
+  if (e == NULL || opts == NULL)
+    return RIVER_EINVAL;
+  *opts = e->opts;
+  return RIVER_SUCCESS;
+}
+
 /* Normalize n splitters (key values as stored) into p->split, checking
  * their order. */
 static int load_splitters(river_ctx *ctx, struct river__part *p,
@@ -579,14 +623,21 @@ int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
   }
 }
 
-int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
-                         uint64_t *all)
+int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
+                        uint64_t *all)
 {
+  struct river__inst *in;
   uint64_t *send, *recv;
-  int ninst = ctx->ninstances, rc;
+  int ninst, rc;
   MPI_Request req;
   MPI_Comm comm;
 
+  if (ctx == NULL || mine == NULL || all == NULL || k < 1 || k > 65536)
+    return RIVER_EINVAL;
+  if ((rc = inst_of(ctx, "river_ctx_allgather", &in)) != RIVER_SUCCESS)
+    return rc;
+  (void)in;
+  ninst = ctx->ninstances;
   send = malloc((size_t)k * sizeof *send);
   recv = malloc((size_t)k * (size_t)ninst * sizeof *recv);
   if (send == NULL || recv == NULL) {
@@ -611,6 +662,16 @@ int river__ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
   memcpy(all, recv, (size_t)k * (size_t)ninst * sizeof *all);
   free(send);
   free(recv);
+  return RIVER_SUCCESS;
+}
+
+int river_ctx_failed(river_ctx *ctx, int *failed)
+{
+  if (ctx == NULL || failed == NULL)
+    return RIVER_EINVAL;
+  if (ctx->run == NULL)
+    return RIVER_ESTATE;   /* a schema callback: nothing runs yet */
+  *failed = river__flow_aborted(ctx->flow);
   return RIVER_SUCCESS;
 }
 

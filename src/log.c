@@ -18,6 +18,7 @@
 static int level_cur = RIVER_LOG_WARN;
 static river_log_fn handler;
 static void *handler_ctx;
+static int hushed;   /* > 0: every message at debug level */
 
 static const char *const level_names[] = {"error", "warn", "info",
                                                 "debug"};
@@ -78,6 +79,11 @@ void river__log_swap(river_log_fn fn, void *ctx, river_log_fn *old_fn,
   river_log_set_handler(fn, ctx);
 }
 
+void river__log_hush(int on)
+{
+  hushed += on ? 1 : -1;
+}
+
 void river__log_init_from_env(void)
 {
   const char *env = getenv("RIVER_LOG");
@@ -114,6 +120,8 @@ int river_vlog(int level, const char *fmt, va_list ap)
 
   if (!level_valid(level) || fmt == NULL)
     return RIVER_EINVAL;
+  if (hushed > 0)
+    level = RIVER_LOG_DEBUG;
   if (level > level_cur)
     return RIVER_SUCCESS;
 

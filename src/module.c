@@ -13,6 +13,7 @@
 #include "flow_internal.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -422,6 +423,27 @@ int river_ctx_instance(const river_ctx *ctx, int *instance, int *ninstances)
 const char *river_ctx_stage(const river_ctx *ctx)
 {
   return ctx != NULL ? ctx->stage->name : NULL;
+}
+
+int river_ctx_log(const river_ctx *ctx, int level, const char *fmt, ...)
+{
+  char msg[900], who[RIVER__NAME_MAX + 32];
+  const char *where;
+  va_list ap;
+
+  if (ctx == NULL || fmt == NULL)
+    return RIVER_EINVAL;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (ctx->run != NULL)
+    snprintf(who, sizeof who, "stage '%s' instance %d", ctx->stage->name,
+             ctx->instance);
+  else
+    snprintf(who, sizeof who, "stage '%s'", ctx->stage->name);
+  where = ctx->stage->origin;
+  return where != NULL ? river_log(level, "%s: %s: %s", where, who, msg)
+                       : river_log(level, "%s: %s", who, msg);
 }
 
 int river_ctx_ports(const river_ctx *ctx, int *ninputs, int *noutputs)

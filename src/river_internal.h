@@ -20,6 +20,12 @@ int river__log_rank(void);
 void river__log_swap(river_log_fn fn, void *ctx, river_log_fn *old_fn,
                      void **old_ctx);
 
+/* While hushed (river__log_hush(1), undone by river__log_hush(0); they
+ * nest), errors, warnings and notes are said at debug level: a flow's
+ * check runs every module's schema callback on every rank and lets only
+ * rank 0 say what they find (src/flow_check.c). */
+void river__log_hush(int on);
+
 /* Read RIVER_LOG into the log level (warns on a value it cannot parse). */
 void river__log_init_from_env(void);
 

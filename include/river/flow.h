@@ -90,6 +90,16 @@ typedef struct river_edge_opts {
   {RIVER_EDGE_DQ, RIVER_DQ_PUSH, RIVER_BY_HASH, NULL, 0, 0, -1, -1, NULL, \
    RIVER_FILTER_AT_SOURCE, 0.0}
 
+/* For a module (river/module.h): the options of the edge on input
+ * `input` or output `output` of its stage, as the flow resolved them
+ * (kind, policy, ports; key and filter borrowed from the flow). A module
+ * that writes units on a pull edge asks its output's. RIVER_EINVAL for a
+ * NULL ctx or opts, or a port that is not connected. */
+RIVER_API int river_input_edge(const river_ctx *ctx, int input,
+                               river_edge_opts *opts);
+RIVER_API int river_output_edge(const river_ctx *ctx, int output,
+                                river_edge_opts *opts);
+
 /* Per-stage totals after a run (river_flow_stage_stats, collective). */
 typedef struct river_stage_stats {
   int ninstances;

@@ -109,6 +109,21 @@ RIVER_API const char *river_ctx_stage(const river_ctx *ctx);
 RIVER_API int river_ctx_ports(const river_ctx *ctx, int *ninputs,
                               int *noutputs);
 
+/*
+ * Say something about this stage, through river_log: the message gets
+ * the prefix "WHERE: stage 'NAME': " while the flow is checked, and
+ * "WHERE: stage 'NAME' instance I: " while it runs, WHERE being the
+ * stage's place in its flow spec (file:line:col; left out for a stage
+ * placed by river_flow_place without an origin). While the flow is
+ * checked, every rank runs the schema callbacks and only rank 0's
+ * errors, warnings and notes are said (the other ranks' at debug level),
+ * so a job says each once: this holds for river_log and for what the
+ * library's own calls say from a schema callback too. RIVER_EINVAL for a
+ * NULL ctx or fmt, or a level outside RIVER_LOG_ERROR..RIVER_LOG_DEBUG.
+ */
+RIVER_API int river_ctx_log(const river_ctx *ctx, int level,
+                            const char *fmt, ...) RIVER_PRINTF(3, 4);
+
 /* The schema of an input or output (borrowed, valid while the flow
  * runs). RIVER_EINVAL for an index out of range. */
 RIVER_API int river_input_schema(const river_ctx *ctx, int input,
@@ -206,6 +221,15 @@ RIVER_API int river_get_tag(river_ctx *ctx, int input, uint64_t *tag);
 RIVER_API int river_output_consumers(const river_ctx *ctx, int output,
                                      int *n);
 
+/* The number of instances that send to this one on input `input`: 1 on
+ * a one-to-one edge, else every instance of the stage feeding it.
+ * RIVER_EINVAL for a NULL ctx or n, or an input that is not connected. */
+RIVER_API int river_input_producers(const river_ctx *ctx, int input,
+                                    int *n);
+
+/* The options of the edge on an input or output: river_input_edge and
+ * river_output_edge, in river/flow.h (beside river_edge_opts). */
+
 /*
  * Choose how this instance's records on output `output`, an exchange
  * edge, are placed, instead of the edge's `by` (a module that samples its
@@ -240,6 +264,23 @@ RIVER_API int river_ctx_comm(const river_ctx *ctx, MPI_Comm *comm);
  * outlive the module (static or heap memory, not the module's stack). */
 RIVER_API int river_ctx_wait(river_ctx *ctx, MPI_Request *req,
                              MPI_Status *status);
+
+/* All-gather k (1..65536) 64-bit words from every instance of the
+ * stage: all (ninstances x k words) gets each instance's `mine`, in
+ * instance order. Waits as river_ctx_wait does: RIVER_ESTATE if the flow
+ * fails meanwhile (the call keeps buffers of its own, not mine or all).
+ * RIVER_EINVAL for a NULL ctx, mine or all, or k out of range;
+ * RIVER_ESTATE (logged) outside a running module; RIVER_ENOMEM. */
+RIVER_API int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine,
+                                  int k, uint64_t *all);
+
+/* *failed = 1 if this rank has heard that an instance anywhere in the
+ * flow failed (it forwards the news as it asks), else 0. A module that
+ * waits on its peers, or that writes what it received outside River's
+ * queues, asks before it commits: a failure elsewhere also ends its
+ * input, which then looks complete. RIVER_EINVAL for a NULL ctx or
+ * failed; RIVER_ESTATE outside a running module (a schema callback). */
+RIVER_API int river_ctx_failed(river_ctx *ctx, int *failed);
 
 /* ------------------------------------------------------ publishing */
 

@@ -48,8 +48,8 @@ static int read_order(river_ctx *ctx)
     return 0;
   if (strcmp(order, "stream") == 0)
     return 1;
-  river__error("stage %s: argument 'order': '%.100s' is neither "
-               "'unordered' nor 'stream'", river_ctx_stage(ctx), order);
+  river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'order': '%.100s' is neither "
+                "'unordered' nor 'stream'", order);
   return -1;
 }
 
@@ -65,8 +65,8 @@ static int read_policy(river_ctx *ctx)
   for (i = 0; i < 3; i++)
     if (strcmp(policy, names[i]) == 0)
       return i;   /* RIVER_GD_BALANCED, _MIRROR_NOGD, _NOMIRROR */
-  river__error("stage %s: argument 'policy': '%.100s' is not gd, "
-               "mirror-nogd or nomirror", river_ctx_stage(ctx), policy);
+  river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'policy': '%.100s' is not "
+                "gd, mirror-nogd or nomirror", policy);
   return -1;
 }
 
@@ -84,9 +84,9 @@ static int disks_ok(river_ctx *ctx, int ndisks, const char *whose, int loud)
     return RIVER_SUCCESS;
   if (rate < RIVER__MIN_RATE) {
     if (loud)
-      river__error("stage %s: argument 'disk_rate': %llu bytes/s is below "
-                   "the least emulated rate, %d", river_ctx_stage(ctx),
-                   (unsigned long long)rate, RIVER__MIN_RATE);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'disk_rate': %llu "
+                    "bytes/s is below the least emulated rate, %d",
+                    (unsigned long long)rate, RIVER__MIN_RATE);
     return RIVER_EINVAL;
   }
   rc = river__stage_perturb(ctx, &p);
@@ -95,39 +95,25 @@ static int disks_ok(river_ctx *ctx, int ndisks, const char *whose, int loud)
   river_perturb_destroy(p);
   if (rc == RIVER_SUCCESS && max >= ndisks) {
     if (loud)
-      river__error("stage %s: argument 'perturb' names disk %d; %s has "
-                   "disks 0..%d", river_ctx_stage(ctx), max, whose,
-                   ndisks - 1);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'perturb' names disk %d; "
+                    "%s has disks 0..%d", max, whose, ndisks - 1);
     rc = RIVER_EINVAL;
   }
   return rc;
 }
 
-/* A log handler that drops messages. */
-static void quiet(int level, int rank, const char *msg, void *ctx)
-{
-  (void)level;
-  (void)rank;
-  (void)msg;
-  (void)ctx;
-}
-
 /* At check time: the collection's schema, from its metadata. Every rank
- * checks; only the rank that prints check's messages (rank 0) lets the
- * collection's errors through, so that a job says each once. */
+ * checks; the flow's check lets only rank 0's messages through
+ * (river_ctx_log), so a job says each once. */
 static int read_schema(river_ctx *ctx, int output, river_schema **schema)
 {
   river_pcoll_opts o;
   river_pcoll *pc = NULL;
   const river_schema *s;
   const char *name = "";
-  river_log_fn old = NULL;
-  void *old_ctx = NULL;
-  int rc, loud = river__flow_check_level(ctx->flow) == RIVER_LOG_ERROR;
+  int rc;
 
   (void)output;
-  if (!loud)
-    river__log_swap(quiet, NULL, &old, &old_ctx);
   rc = read_order(ctx) < 0 || read_policy(ctx) < 0 ? RIVER_EINVAL
                                                    : RIVER_SUCCESS;
   coll_opts(ctx, &o);
@@ -139,8 +125,6 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
     rc = disks_ok(ctx, ninst, "the stage (a disk per instance)", 1);
     if (rc == RIVER_SUCCESS)
       rc = river__file_schema(ctx, name + strlen(FILE_PREFIX), schema);
-    if (!loud)
-      river_log_set_handler(old, old_ctx);
     return rc;
   }
   if (rc == RIVER_SUCCESS)
@@ -157,8 +141,6 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
   if (rc == RIVER_SUCCESS)
     rc = river_schema_clone(s, schema);
   river_pcoll_close(pc);
-  if (!loud)
-    river_log_set_handler(old, old_ctx);
   return rc;
 }
 
@@ -225,9 +207,8 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_arg_uint(ctx, "disk_rate", &rate);
   river_arg_uint(ctx, "run_blocks", &run);
   if (run > RIVER_GD_MAX_RUN_BLOCKS) {   /* every instance alike */
-    river__error("stage %s: argument 'run_blocks': %llu is over %d",
-                 river_ctx_stage(ctx), (unsigned long long)run,
-                 RIVER_GD_MAX_RUN_BLOCKS);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'run_blocks': %llu is over "
+                  "%d", (unsigned long long)run, RIVER_GD_MAX_RUN_BLOCKS);
     return RIVER_EINVAL;
   }
   rc = river__agree(comm, river__stage_perturb(ctx, &pert)); /* before a collective */
@@ -244,8 +225,8 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
     r.rc = river_pcoll_order_create(pc, &r.order);
   r.runs = stream && ninst > 1;
   if (r.runs && info.layout != RIVER_LAYOUT_PARTITIONED) {
-    river__error("stage %s: collection %s is interleaved: its stream order "
-                 "needs one instance", river_ctx_stage(ctx), info.name);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "collection %s is interleaved: its "
+                  "stream order needs one instance", info.name);
     r.rc = RIVER_EINVAL;
   }
   rc = river_gd_open(comm, pc, &o, &gd);
@@ -312,16 +293,15 @@ static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
     o->layout = RIVER_LAYOUT_INTERLEAVED;
   else {
     if (inst == 0)
-      river__error("stage %s: argument 'layout': '%.100s' is neither "
-                   "'partitioned' nor 'interleaved'", river_ctx_stage(ctx),
-                   layout);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'layout': '%.100s' is "
+                    "neither 'partitioned' nor 'interleaved'", layout);
     return RIVER_EINVAL;
   }
   if (mirror < 1 || mirror > (uint64_t)ninst) {
     if (inst == 0)
-      river__error("stage %s: argument 'mirror': %llu copies need 1..%d "
-                   "disks (one per instance)", river_ctx_stage(ctx),
-                   (unsigned long long)mirror, ninst);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'mirror': %llu copies "
+                    "need 1..%d disks (one per instance)",
+                    (unsigned long long)mirror, ninst);
     return RIVER_EINVAL;
   }
   o->replication = (int)mirror;
@@ -380,7 +360,7 @@ static int coll_write(river_ctx *ctx)
   MPI_Comm comm;
   struct pending_write *p = NULL;
   size_t n, rsize = 0;
-  int inst, rc, reg, wrc = RIVER_SUCCESS;
+  int inst, rc, reg, wrc = RIVER_SUCCESS, failed = 0;
 
   river_arg_str(ctx, "coll", &name);
   if (strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) == 0)
@@ -412,10 +392,12 @@ static int coll_write(river_ctx *ctx)
   river__mdisk_close(&disk);
   if (rc == RIVER_EOS)
     rc = wrc;
-  if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
+  if (rc == RIVER_SUCCESS)
+    river_ctx_failed(ctx, &failed);
+  if (rc == RIVER_SUCCESS && failed) {
     /* An end of input after a failure upstream is not the whole data. */
-    river__error("stage %s: the flow failed elsewhere; collection %s not "
-                 "committed", river_ctx_stage(ctx), name);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "the flow failed elsewhere; "
+                  "collection %s not committed", name);
     rc = RIVER_ESTATE;
   }
   rc = river__agree(comm, rc);

@@ -63,7 +63,7 @@ static int write_digest(river_ctx *ctx, const char *file, int inst,
   if (rc == RIVER_SUCCESS)
     rc = river_ctx_at_end(ctx, end_digest, of);
   if (rc != RIVER_SUCCESS) {
-    river__error("stage %s: cannot write %s", river_ctx_stage(ctx), path);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "cannot write %s", path);
     river_outfile_discard(of);
   }
   return rc;
@@ -114,10 +114,9 @@ static int order_check(river_ctx *ctx, struct order *o, int i,
     river__key_norm(k->type, k->size, recs + j * k->record_size + k->off,
                     o->tmp);
     if (o->seen[i] > 0 && memcmp(last, o->tmp, k->size) > 0) {
-      river__error("stage %s instance %d: input %d is not in key order: "
-                   "record %" PRIu64 " (counted from 0) is below the one "
-                   "before it", river_ctx_stage(ctx), ctx->instance, i,
-                   o->seen[i]);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "input %d is not in key order: "
+                    "record %" PRIu64 " (counted from 0) is below the one "
+                    "before it", i, o->seen[i]);
       return RIVER_ECORRUPT;
     }
     memcpy(last, o->tmp, k->size);

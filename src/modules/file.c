@@ -35,8 +35,8 @@ static int arg_schema(river_ctx *ctx, river_schema **out)
 }
 
 /* Open path for reading and find its record count: RIVER_SUCCESS with
- * *fd open, or an error logged at level (naming the stage and path). */
-static int open_records(river_ctx *ctx, int level, const char *path,
+ * *fd open, or an error logged (naming the stage and path). */
+static int open_records(river_ctx *ctx, const char *path,
                         size_t rs, int *fd, uint64_t *nrec)
 {
   struct stat st;
@@ -49,17 +49,15 @@ static int open_records(river_ctx *ctx, int level, const char *path,
     if (*fd >= 0)
       close(*fd);
     *fd = -1;
-    river__flow_log(level, ctx->stage->origin, "stage '%s': cannot read "
-                    "%s: %s", ctx->stage->name, path,
-                    err ? strerror(err) : "not a regular file");
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "cannot read %s: %s", path,
+                  err ? strerror(err) : "not a regular file");
     return err == ENOENT ? RIVER_ENOTFOUND
            : err == EACCES ? RIVER_EACCES : RIVER_EIO;
   }
   if ((uint64_t)st.st_size % rs != 0) {
-    river__flow_log(level, ctx->stage->origin, "stage '%s': %s: %llu bytes "
-                    "are not a whole number of %zu-byte records",
-                    ctx->stage->name, path, (unsigned long long)st.st_size,
-                    rs);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "%s: %llu bytes are not a whole "
+                  "number of %zu-byte records", path,
+                  (unsigned long long)st.st_size, rs);
     close(*fd);
     *fd = -1;
     return RIVER_ECORRUPT;
@@ -81,7 +79,7 @@ int river__file_schema(river_ctx *ctx, const char *path,
   if (rc != RIVER_SUCCESS)
     return rc;   /* check has said what is wrong with it */
   river_schema_record_size(*schema, &rs);
-  rc = open_records(ctx, river__flow_check_level(ctx->flow), path, rs, &fd,
+  rc = open_records(ctx, path, rs, &fd,
                     &n);
   if (rc == RIVER_SUCCESS)
     close(fd);
@@ -114,10 +112,9 @@ static int read_at(river_ctx *ctx, int fd, const char *path, void *buf,
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0) {
-      river__error("stage %s: reading %s at byte %llu: %s",
-                   river_ctx_stage(ctx), path,
-                   (unsigned long long)(first * rs + done),
-                   k < 0 ? strerror(errno) : "the file got shorter");
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "reading %s at byte %llu: %s", path,
+                    (unsigned long long)(first * rs + done),
+                    k < 0 ? strerror(errno) : "the file got shorter");
       return RIVER_EIO;
     }
     done += (size_t)k;
@@ -137,7 +134,7 @@ int river__file_read_slice(river_ctx *ctx, const char *path)
   river_output_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   river_ctx_instance(ctx, &inst, &ninst);
-  rc = open_records(ctx, RIVER_LOG_ERROR, path, rs, &fd, &nrec);
+  rc = open_records(ctx, path, rs, &fd, &nrec);
   if (rc != RIVER_SUCCESS)
     return rc;
   if ((rc = river__mdisk_open(ctx, inst, &disk)) != RIVER_SUCCESS) {
@@ -247,16 +244,15 @@ static int file_write(river_ctx *ctx)
     snprintf(final, sizeof final, "%s.%d", path, inst);
   rc = river_outfile_create(final, out_root(ctx), out_flags(ctx, 1), &of);
   if (rc != RIVER_SUCCESS) {
-    river__error("stage %s: cannot write %s (see above)",
-                 river_ctx_stage(ctx), final);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "cannot write %s (see above)", final);
     return rc;
   }
   river_outfile_fd(of, &fd);
   river_outfile_tmp(of, &tmp);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if (wrc == RIVER_SUCCESS && pwrite_all(fd, recs, n * rs, at) != 0) {
-      river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
-                   strerror(errno));
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "writing %s: %s", tmp,
+                    strerror(errno));
       wrc = RIVER_EIO;   /* keep reading: upstream must not block */
     } else {
       at += n * rs;
@@ -284,9 +280,9 @@ static int replaceable(river_ctx *ctx, const char *path)
 
   if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
     return RIVER_SUCCESS;
-  river__error("stage %s: %s exists and is not a regular file (%s): not "
-               "replacing it", river_ctx_stage(ctx), path,
-               S_ISDIR(st.st_mode) ? "a directory"
+  river_ctx_log(ctx, RIVER_LOG_ERROR, "%s exists and is not a regular file "
+                "(%s): not replacing it", path,
+                S_ISDIR(st.st_mode) ? "a directory"
                : S_ISLNK(st.st_mode) ? "a symbolic link"
                : S_ISFIFO(st.st_mode) ? "a FIFO"
                : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
@@ -316,8 +312,7 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
       river_outfile_tmp(*of, &name);
     }
     if (rc == RIVER_SUCCESS && strlen(name) >= len) {
-      river__error("stage %s: the path %s is too long", river_ctx_stage(ctx),
-                   path);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "the path %s is too long", path);
       rc = RIVER_EINVAL;
     }
     if (rc == RIVER_SUCCESS)
@@ -330,8 +325,8 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
     tmp[len - 1] = '\0';
     *fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0) {
-      river__error("stage %s instance %d: cannot open %s: %s",
-                   river_ctx_stage(ctx), inst, tmp, strerror(errno));
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "cannot open %s: %s", tmp,
+                    strerror(errno));
       rc = RIVER_EIO;
     }
   }
@@ -398,19 +393,18 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
                      != RIVER_SUCCESS)
     return;
   if (tag == RIVER_DQ_NO_TAG && ninst > 1) {
-    river__error("stage %s: one file from %d instances needs records "
-                 "tagged with their place (as sort tags its runs); these "
-                 "are not: write a collection, or use one instance",
-                 river_ctx_stage(ctx), ninst);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "one file from %d instances needs "
+                  "records tagged with their place (as sort tags its runs); "
+                  "these are not: write a collection, or use one instance",
+                  ninst);
     w->rc = RIVER_EINVAL;
     return;
   }
   if (tag != RIVER_DQ_NO_TAG && !w->pull && w->producers > 1) {
-    river__error("stage %s: records tagged with their place reach this "
-                 "instance from %d producers on an edge that interleaves "
-                 "their messages: give the edge policy pull (each run "
-                 "whole) or kind one-to-one", river_ctx_stage(ctx),
-                 w->producers);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "records tagged with their place "
+                  "reach this instance from %d producers on an edge that "
+                  "interleaves their messages: give the edge policy pull "
+                  "(each run whole) or kind one-to-one", w->producers);
     w->rc = RIVER_EINVAL;
     return;
   }
@@ -422,16 +416,15 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
   w->started = 1;
   w->tag = tag;
   if (w->pos > (uint64_t)INT64_MAX / rs - n) {
-    river__error("stage %s: tag %llu is past the largest file",
-                 river_ctx_stage(ctx), (unsigned long long)tag);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "tag %llu is past the largest file",
+                  (unsigned long long)tag);
     w->rc = RIVER_EOVERFLOW;
     return;
   }
   if ((river__test_fault("file-write") && (errno = EIO) != 0)
       || pwrite_all(fd, recs, n * rs, w->pos * rs) != 0) {
-    river__error("stage %s: writing %s at byte %llu: %s",
-                 river_ctx_stage(ctx), tmp,
-                 (unsigned long long)(w->pos * rs), strerror(errno));
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "writing %s at byte %llu: %s", tmp,
+                  (unsigned long long)(w->pos * rs), strerror(errno));
     w->rc = RIVER_EIO;
     return;
   }
@@ -484,12 +477,12 @@ static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
     for (j = 0; j < n && all[j].start == *total; j++)
       *total += all[j].len;
     if (j < n || stat(tmp, &st) != 0 || (uint64_t)st.st_size != *total * rs) {
-      river__error("stage %s: the runs written to %s do not tile it (the "
-                   "run at record %llu follows records up to %llu): runs "
-                   "overlap or leave a hole; the file is not published",
-                   river_ctx_stage(ctx), tmp,
-                   (unsigned long long)(j < n ? all[j].start : *total),
-                   (unsigned long long)*total);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "the runs written to %s do not "
+                    "tile it (the run at record %llu follows records up to "
+                    "%llu): runs overlap or leave a hole; the file is not "
+                    "published", tmp,
+                    (unsigned long long)(j < n ? all[j].start : *total),
+                    (unsigned long long)*total);
       rc = RIVER_ECORRUPT;
     }
   }
@@ -501,7 +494,7 @@ static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
 
 int river__file_write_placed(river_ctx *ctx, const char *path)
 {
-  const river__edge *e = &ctx->flow->edges[ctx->stage->in_edge[0]];
+  river_edge_opts e = RIVER_EDGE_OPTS_INIT;
   struct placed w;
   struct river__mdisk disk = {NULL, NULL, 0, 0.0};
   river_outfile *of = NULL;
@@ -510,13 +503,14 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   char tmp[4300] = "";
   size_t rs = 0, n;
   uint64_t total = 0;
-  int inst, ninst, fd = -1, sync = 1, replace = 1, rc, crc = 0;
+  int inst, ninst, fd = -1, sync = 1, replace = 1, rc, crc = 0, failed = 0;
   MPI_Comm comm;
 
   memset(&w, 0, sizeof w);
-  w.pull = e->opts.kind == RIVER_EDGE_DQ && e->opts.policy == RIVER_DQ_PULL;
-  w.producers = e->opts.kind == RIVER_EDGE_ONE_TO_ONE
-                ? 1 : ctx->flow->stages[e->from].nranks;
+  river_input_edge(ctx, 0, &e);
+  w.pull = e.kind == RIVER_EDGE_DQ && e.policy == RIVER_DQ_PULL;
+  w.producers = 1;
+  river_input_producers(ctx, 0, &w.producers);
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   river_ctx_instance(ctx, &inst, &ninst);
@@ -542,24 +536,26 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   river__mdisk_close(&disk);
   if (rc == RIVER_EOS)
     rc = w.rc;
-  if (rc == RIVER_SUCCESS && river__flow_aborted(ctx->flow)) {
-    river__error("stage %s: the flow failed elsewhere; %s not written",
-                 river_ctx_stage(ctx), path);
+  if (rc == RIVER_SUCCESS)
+    river_ctx_failed(ctx, &failed);
+  if (rc == RIVER_SUCCESS && failed) {
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "the flow failed elsewhere; %s not "
+                  "written", path);
     rc = RIVER_ESTATE;
   }
   /* Each writer's data is down (and durable, unless sync is off) before
    * the file is judged; instance 0's descriptor is the outfile's, which
    * publishing syncs and closes. */
   if (rc == RIVER_SUCCESS && inst != 0 && sync && fsync(fd) != 0) {
-    river__error("stage %s: fsync of %s: %s", river_ctx_stage(ctx), tmp,
-                 strerror(errno));
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "fsync of %s: %s", tmp,
+                  strerror(errno));
     rc = RIVER_EIO;
   }
   if (inst != 0)
     crc = close(fd);
   if (rc == RIVER_SUCCESS && crc != 0) {
-    river__error("stage %s: writing %s: %s", river_ctx_stage(ctx), tmp,
-                 strerror(errno));
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "writing %s: %s", tmp,
+                  strerror(errno));
     rc = RIVER_EIO;
   }
   rc = river__agree(comm, rc);

@@ -82,9 +82,8 @@ static int filter_schema(river_ctx *ctx, int output, river_schema **out)
     river_arg_str(ctx, "field", &field);
     river_arg_str(ctx, "op", &op);
     river_arg_str(ctx, "value", &value);
-    river__flow_log(river__flow_check_level(ctx->flow), ctx->stage->origin,
-                    "stage '%s': filter %s '%s' '%s': %s",
-                    river_ctx_stage(ctx), field, op, value, why);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "filter %s '%s' '%s': %s", field, op,
+                  value, why);
   }
   if (rc != RIVER_SUCCESS)
     return rc;

@@ -90,10 +90,10 @@ static void type_text(int type, size_t size, char *buf, size_t len)
     snprintf(buf, len, "%s", river_type_name(type));
 }
 
-/* The layout of R and S joined on `key`; RIVER_EINVAL, logged at level
+/* The layout of R and S joined on `key`; RIVER_EINVAL, logged
  * (naming the stage and its origin), for a key missing or of different
  * types. */
-static int join_layout(river_ctx *ctx, int level, const river_schema *r,
+static int join_layout(river_ctx *ctx, const river_schema *r,
                        const river_schema *s, struct layout *l)
 {
   const char *key = "";
@@ -105,17 +105,16 @@ static int join_layout(river_ctx *ctx, int level, const river_schema *r,
   for (i = 0; i < 2; i++)
     if (key_field(i ? s : r, key, i ? &l->soff : &l->roff, i ? &sk : &rk,
                   i ? &st : &rt) != RIVER_SUCCESS) {
-      river__flow_log(level, ctx->stage->origin, "stage '%s': join: %s "
-                      "(input %d) has no field '%s'", ctx->stage->name,
-                      i ? "S" : "R", i, key);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "join: %s (input %d) has no field "
+                    "'%s'", i ? "S" : "R", i, key);
       return RIVER_EINVAL;
     }
   if (rt != st || rk != sk) {
     type_text(rt, rk, a, sizeof a);
     type_text(st, sk, b, sizeof b);
-    river__flow_log(level, ctx->stage->origin, "stage '%s': join: key '%s' "
-                    "is %s in R (input 0) but %s in S (input 1): keys must "
-                    "have the same type", ctx->stage->name, key, a, b);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "join: key '%s' is %s in R (input 0) "
+                  "but %s in S (input 1): keys must have the same type",
+                  key, a, b);
     return RIVER_EINVAL;
   }
   l->ksize = rk;
@@ -168,7 +167,7 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
   const char *key = "", *name;
   char text[8192] = "", renamed[64];
   struct layout l;
-  int level = river__flow_check_level(ctx->flow), nr = 0, ns = 0, i, f, rc;
+  int nr = 0, ns = 0, i, f, rc;
   int nout;
   uint64_t build = 0;
 
@@ -178,12 +177,12 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
   river_arg_str(ctx, "key", &key);
   river_arg_uint(ctx, "build", &build);
   if (build > 1) {
-    river__flow_log(level, ctx->stage->origin, "stage '%s': join: argument "
-                    "'build' is %" PRIu64 ": 0 (R) or 1 (S)",
-                    ctx->stage->name, build);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "join: argument 'build' is %" PRIu64
+                  ": "
+                  "0 (R) or 1 (S)", build);
     return RIVER_EINVAL;
   }
-  if ((rc = join_layout(ctx, level, r, s, &l)) != RIVER_SUCCESS)
+  if ((rc = join_layout(ctx, r, s, &l)) != RIVER_SUCCESS)
     return rc;
   river_schema_nfields(r, &nr);
   river_schema_nfields(s, &ns);
@@ -200,18 +199,16 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
       snprintf(renamed, sizeof renamed, "%.29s_s", name);
       if (taken(text, renamed) || river_schema_find(s, renamed, &f)
                                       == RIVER_SUCCESS) {
-        river__flow_log(level, ctx->stage->origin, "stage '%s': join: S's "
-                        "field '%s' clashes with a field of the output, "
-                        "and so does '%s': rename one", ctx->stage->name,
-                        name, renamed);
+        river_ctx_log(ctx, RIVER_LOG_ERROR, "join: S's field '%s' clashes "
+                      "with a field of the output, and so does '%s': rename "
+                      "one", name, renamed);
         return RIVER_EINVAL;
       }
       name = renamed;
     }
     if (++nout > RIVER_SCHEMA_MAX_FIELDS) {
-      river__flow_log(level, ctx->stage->origin, "stage '%s': join: R's "
-                      "fields and S's but the key are more than %d",
-                      ctx->stage->name, RIVER_SCHEMA_MAX_FIELDS);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "join: R's fields and S's but the "
+                    "key are more than %d", RIVER_SCHEMA_MAX_FIELDS);
       return RIVER_EINVAL;
     }
     rc = add_field(text, sizeof text, s, i, name);
@@ -223,8 +220,7 @@ static int join_schema(river_ctx *ctx, int output, river_schema **out)
       rc = RIVER_EOVERFLOW;
   }
   if (rc == RIVER_EOVERFLOW)
-    river__flow_log(level, ctx->stage->origin, "stage '%s': join: the "
-                    "joined schema is too long", ctx->stage->name);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "join: the joined schema is too long");
   return rc == RIVER_SUCCESS ? river_schema_parse(text, out) : rc;
 }
 
@@ -249,16 +245,16 @@ static int read_build(river_ctx *ctx, int in, size_t rs, uint64_t cap,
   while ((rc = river_get(ctx, in, &recs, &n)) == RIVER_SUCCESS) {
     if ((uint64_t)(t->n + n) > most) {
       if (most == NO_REC - 1 && (cap == 0 || cap / PER_RECORD(rs) >= most))
-        river__error("stage %s: join: the build input (input %d) has more "
-                     "than %u records on this instance: give the join more "
-                     "instances", river_ctx_stage(ctx), in, NO_REC - 1);
+        river_ctx_log(ctx, RIVER_LOG_ERROR, "join: the build input (input "
+                      "%d) has more than %u records on this instance: give "
+                      "the join more instances", in, NO_REC - 1);
       else
-        river__error("stage %s: join: the build input (input %d) does not "
-                     "fit in memory=%" PRIu64 " bytes (%zu records of %zu "
-                     "bytes read, %zu bytes each with the hash table); "
-                     "give it more memory or more instances, or build on "
-                     "the smaller relation", river_ctx_stage(ctx), in, cap,
-                     t->n + n, rs, (size_t)PER_RECORD(rs));
+        river_ctx_log(ctx, RIVER_LOG_ERROR, "join: the build input (input "
+                      "%d) does not fit in memory=%" PRIu64 " bytes (%zu "
+                      "records of %zu bytes read, %zu bytes each with the "
+                      "hash table); give it more memory or more instances, "
+                      "or build on the smaller relation", in, cap,
+                      t->n + n, rs, (size_t)PER_RECORD(rs));
       return RIVER_ENOMEM;
     }
     if (t->n + n > t->cap) {
@@ -370,14 +366,14 @@ static int join_run(river_ctx *ctx)
   river_input_schema(ctx, 1, &s);
   river_arg_uint(ctx, "memory", &cap);
   river_arg_uint(ctx, "build", &build);
-  rc = join_layout(ctx, RIVER_LOG_ERROR, r, s, &l);   /* checked already */
+  rc = join_layout(ctx, r, s, &l);   /* checked already */
   if (rc == RIVER_SUCCESS)
     rc = read_build(ctx, (int)build, build ? l.ssize : l.rsize, cap, &t);
   if (rc == RIVER_SUCCESS
       && (rc = build_table(&t, build ? l.ssize : l.rsize,
                            build ? l.soff : l.roff, l.ksize)) != RIVER_SUCCESS)
-    river__error("stage %s: join: out of memory building the hash table "
-                 "of %zu records", river_ctx_stage(ctx), t.n);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "join: out of memory building the "
+                  "hash table of %zu records", t.n);
   if (rc == RIVER_SUCCESS)
     rc = probe(ctx, 1 - (int)build, &t, &l, (int)build);
   free(t.recs);

@@ -90,9 +90,8 @@ static int unit_add(struct merge *m, int input, const void *recs, size_t n)
 
   m->held += n * rs;
   if (m->memory > 0 && m->held > m->memory) {
-    river__error("stage %s: merge: the units of input %d do not fit in "
-                 "memory=%" PRIu64 " bytes", river_ctx_stage(m->ctx), input,
-                 m->memory);
+    river_ctx_log(m->ctx, RIVER_LOG_ERROR, "merge: the units of input %d do "
+                  "not fit in memory=%" PRIu64 " bytes", input, m->memory);
     return RIVER_ENOMEM;
   }
   p = realloc(r->own, (r->n + n) * rs);
@@ -222,17 +221,17 @@ static int advance(struct merge *m, struct run *r)
   r->seen++;
   if (c > 0) {
     if (r->pc != NULL)
-      river__error("stage %s: coll_merge: partition %d is not in key "
-                   "order: its record %" PRIu64 " is below the one before "
-                   "it", river_ctx_stage(m->ctx), r->part, r->seen);
+      river_ctx_log(m->ctx, RIVER_LOG_ERROR, "coll_merge: partition %d is "
+                    "not in key order: its record %" PRIu64 " is below the "
+                    "one before it", r->part, r->seen);
     else if (r->input >= 0)
-      river__error("stage %s: merge: input %d is not in key order: its "
-                   "record %" PRIu64 " is below the one before it",
-                   river_ctx_stage(m->ctx), r->input, r->seen);
+      river_ctx_log(m->ctx, RIVER_LOG_ERROR, "merge: input %d is not in key "
+                    "order: its record %" PRIu64 " is below the one before it",
+                    r->input, r->seen);
     else
-      river__error("stage %s: merge: a unit is not in key order: its "
-                   "record %" PRIu64 " is below the one before it",
-                   river_ctx_stage(m->ctx), r->seen);
+      river_ctx_log(m->ctx, RIVER_LOG_ERROR, "merge: a unit is not in key "
+                    "order: its record %" PRIu64 " is below the one before it",
+                    r->seen);
     return RIVER_ECORRUPT;
   }
   return 1;
@@ -310,9 +309,8 @@ static int merge_schema(river_ctx *ctx, int output, river_schema **out)
     river_input_schema(ctx, i, &si);
     river_schema_equal(s0, si, &eq);
     if (!eq) {
-      river__flow_log(river__flow_check_level(ctx->flow), ctx->stage->origin,
-                      "stage '%s': merge: input %d's schema differs from "
-                      "input 0's", river_ctx_stage(ctx), i);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "merge: input %d's schema differs "
+                    "from input 0's", i);
       return RIVER_EINVAL;
     }
   }
@@ -391,10 +389,9 @@ static int merge_group(river_ctx *ctx, river_pcoll *pc,
     bs = rpb * k->record_size;
     m.held += bs;
     if (memory > 0 && m.held > memory) {
-      river__error("stage %s: coll_merge: memory=%" PRIu64 " bytes is too "
-                   "small to make progress: merging %d runs takes a block "
-                   "of %zu bytes each", river_ctx_stage(ctx), memory, n,
-                   bs);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "coll_merge: memory=%" PRIu64 " "
+                    "bytes is too small to make progress: merging %d runs "
+                    "takes a block of %zu bytes each", memory, n, bs);
       rc = RIVER_ENOMEM;
       break;
     }
@@ -464,8 +461,9 @@ static int load_runs(river_pcoll *pc, const struct river__key *k,
  * position (on an edge without units, the first only). */
 static int coll_merge_main(river_ctx *ctx)
 {
-  const river__edge *e = &ctx->flow->edges[ctx->stage->out_edge[0]];
-  int units = e->opts.kind == RIVER_EDGE_DQ && e->opts.policy == RIVER_DQ_PULL;
+  river_edge_opts e;
+  int units = river_output_edge(ctx, 0, &e) == RIVER_SUCCESS
+              && e.kind == RIVER_EDGE_DQ && e.policy == RIVER_DQ_PULL;
   river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
   river_pcoll *pc = NULL;
   const river_schema *s;
@@ -491,11 +489,10 @@ static int coll_merge_main(river_ctx *ctx)
    * instance (one pattern). */
   if (river_pcoll_node_local(pc, &j) == RIVER_SUCCESS && j) {
     if (inst == 0)
-      river__error("stage %s: coll_merge: collection %s is on node-local "
-                   "disks (its disk pattern has %%n), and a merger reads "
-                   "runs that other nodes hold: write the runs on shared "
-                   "disks (RIVER_DISKS without %%n)", river_ctx_stage(ctx),
-                   name);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "coll_merge: collection %s is on "
+                    "node-local disks (its disk pattern has %%n), and a "
+                    "merger reads runs that other nodes hold: write the runs "
+                    "on shared disks (RIVER_DISKS without %%n)", name);
     river_pcoll_close(pc);
     return RIVER_ENOTSUP;
   }

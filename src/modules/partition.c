@@ -249,9 +249,8 @@ static int partition_schema(river_ctx *ctx, int output, river_schema **out)
   (void)output;
   river_arg_str(ctx, "by", &by);
   if (strcmp(by, "range") != 0 && strcmp(by, "hash") != 0) {
-    river__flow_log(river__flow_check_level(ctx->flow), ctx->stage->origin,
-                    "stage '%s': partition: argument 'by' is '%s', not "
-                    "range or hash", river_ctx_stage(ctx), by);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "partition: argument 'by' is '%s', "
+                  "not range or hash", by);
     return RIVER_EINVAL;
   }
   river_input_schema(ctx, 0, &s);

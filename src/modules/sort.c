@@ -71,17 +71,17 @@ static int read_all(river_ctx *ctx, const struct river__key *k,
     }
     if (cap > 0 && (uint64_t)(b->n + n) * per > cap) {
       if (spill)
-        river__error("stage %s: sort: memory=%" PRIu64 " bytes is too "
-                     "small to make progress: one message of %zu records "
-                     "needs %zu bytes with the sort's working space",
-                     river_ctx_stage(ctx), cap, n, n * per);
+        river_ctx_log(ctx, RIVER_LOG_ERROR, "sort: memory=%" PRIu64 " bytes "
+                      "is too small to make progress: one message of %zu "
+                      "records needs %zu bytes with the sort's working space",
+                      cap, n, n * per);
       else
-        river__error("stage %s: sort: its input does not fit in memory=%"
-                     PRIu64 " bytes (%zu records of %zu bytes read, about "
-                     "%zu bytes each with the sort's working space); give "
-                     "it more memory or more instances, or sort in two "
-                     "passes", river_ctx_stage(ctx), cap, b->n + n,
-                     k->record_size, per);
+        river_ctx_log(ctx, RIVER_LOG_ERROR, "sort: its input does not fit in "
+                      "memory=%" PRIu64 " bytes (%zu records of %zu bytes "
+                      "read, about %zu bytes each with the sort's working "
+                      "space); give it more memory or more instances, or "
+                      "sort in two passes", cap, b->n + n, k->record_size,
+                      per);
       return RIVER_ENOMEM;
     }
     if ((rc = grow(b, n, k->record_size)) != RIVER_SUCCESS)
@@ -104,7 +104,7 @@ static int output_base(river_ctx *ctx, uint64_t n, uint64_t *base)
   river_ctx_instance(ctx, &inst, &ninst);
   if ((all = malloc((size_t)ninst * sizeof *all)) == NULL)
     return RIVER_ENOMEM;
-  rc = river__ctx_allgather(ctx, &n, 1, all);
+  rc = river_ctx_allgather(ctx, &n, 1, all);
   for (*base = 0, i = 0; rc == RIVER_SUCCESS && i < inst; i++)
     *base += all[i];
   free(all);
@@ -119,9 +119,9 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
                         const size_t *order, size_t rs, uint64_t runs,
                         uint64_t base)
 {
-  const river__edge *e = &ctx->flow->edges[ctx->stage->out_edge[0]];
-  int units = e->opts.kind == RIVER_EDGE_DQ
-              && e->opts.policy == RIVER_DQ_PULL;
+  river_edge_opts e;
+  int units = river_output_edge(ctx, 0, &e) == RIVER_SUCCESS
+              && e.kind == RIVER_EDGE_DQ && e.policy == RIVER_DQ_PULL;
   size_t i = 0, j, max, end;
   uint64_t u;
   void *buf;
@@ -164,8 +164,8 @@ static int sort_out(river_ctx *ctx, const struct river__key *k,
     rc = order == NULL ? RIVER_ENOMEM
                        : river__radix_order(k, b->recs, b->n, order);
     if (rc == RIVER_ENOMEM)
-      river__error("stage %s: sort: out of memory sorting %zu records",
-                   river_ctx_stage(ctx), b->n);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "sort: out of memory sorting %zu "
+                    "records", b->n);
   }
   if (rc == RIVER_SUCCESS)
     rc = write_sorted(ctx, b, order, k->record_size, runs, base);
@@ -185,8 +185,8 @@ static int sort_run(river_ctx *ctx)
   river_arg_uint(ctx, "runs", &runs);
   river_arg_bool(ctx, "spill", &spill);
   if (runs < 1 || runs > 1000000) {
-    river__error("stage %s: sort: runs=%" PRIu64 ": expected 1..1000000",
-                 river_ctx_stage(ctx), runs);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "sort: runs=%" PRIu64 ": expected "
+                  "1..1000000", runs);
     return RIVER_EINVAL;
   }
   river_input_schema(ctx, 0, &s);

@@ -64,8 +64,8 @@ static int read_some(river_ctx *ctx, unsigned char *buf, size_t cap,
   if (k < 0 && errno == EAGAIN)
     return RIVER_SUCCESS;   /* poll said yes, the read says not yet */
   if (k < 0) {
-    river__error("stage %s: reading standard input: %s",
-                 river_ctx_stage(ctx), strerror(errno));
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "reading standard input: %s",
+                  strerror(errno));
     return RIVER_EIO;
   }
   *have += (size_t)k;
@@ -98,8 +98,8 @@ static int stdin_mod(river_ctx *ctx)
     }
   }
   if (rc == RIVER_SUCCESS && have > 0) {
-    river__error("stage %s: standard input ends with %zu bytes, not a "
-                 "whole %zu-byte record", river_ctx_stage(ctx), have, rs);
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "standard input ends with %zu bytes, "
+                  "not a whole %zu-byte record", have, rs);
     rc = RIVER_ECORRUPT;
   }
   free(buf);
@@ -135,17 +135,16 @@ static int stdout_mod(river_ctx *ctx)
   river_ctx_instance(ctx, &inst, &ninst);
   if (ninst > 1) {
     if (inst == 0)
-      river__error("stage %s: module stdout runs as one instance (it has "
-                   "%d): give its stage one rank", river_ctx_stage(ctx),
-                   ninst);
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "module stdout runs as one "
+                    "instance (it has %d): give its stage one rank", ninst);
     return RIVER_EINVAL;
   }
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if (wrc == RIVER_SUCCESS && out_all(recs, n * rs) != 0) {
-      river__error("stage %s: writing standard output: %s",
-                   river_ctx_stage(ctx), strerror(errno));
+      river_ctx_log(ctx, RIVER_LOG_ERROR, "writing standard output: %s",
+                    strerror(errno));
       wrc = RIVER_EIO;   /* keep reading: upstream must not block */
     }
   return rc == RIVER_EOS ? wrc : rc;

@@ -197,7 +197,7 @@ done
 # Unsorted input: count sorted=true names the record; merge refuses it.
 sed 's/module: count, ranks: rest, args: {file: "${out}"}/module: count, ranks: rest, args: {file: "${out}", sorted: true}/' \
   "$flows/gen_plain.yaml" >"$tmp/unsorted.yaml"
-expect_fail 2 "stage sink instance [01]: input 0 is not in key order: record [0-9]+ \(counted from 0\)" \
+expect_fail 2 "stage 'sink' instance [01]: input 0 is not in key order: record [0-9]+ \(counted from 0\)" \
   run "$tmp/unsorted.yaml" out="$tmp/u"
 # merge of an unsorted stream (gen straight into merge).
 cat >"$tmp/badmerge.yaml" <<'EOF'
@@ -209,7 +209,7 @@ edges:
   - {from: src, to: m, kind: one-to-one}
   - {from: m, to: sink, kind: one-to-one}
 EOF
-expect_fail 2 "stage m: merge: input 0 is not in key order: its record [0-9]+" \
+expect_fail 2 "stage 'm' instance [0-9]+: merge: input 0 is not in key order: its record [0-9]+" \
   run "$tmp/badmerge.yaml"
 # Bad arguments: one message, at check time, every rank non-zero.
 expect_fail 3 "filter.yaml:[0-9]+:[0-9]+: stage 'keep': filter key '=~' '@': op is not one of" \
@@ -245,7 +245,7 @@ expect_fail 2 "river_set_partitioner: stage part output 0: not an exchange edge"
 # sort over its memory cap.
 sed 's/{name: sorter, module: sort, ranks: "${ranks}"}/{name: sorter, module: sort, ranks: "${ranks}", args: {memory: 100K}}/' \
   "$flows/sort_merge.yaml" >"$tmp/sortcap.yaml"
-expect_fail 2 "stage sorter: sort: its input does not fit in memory=102400 bytes" \
+expect_fail 2 "stage 'sorter' instance [0-9]+: sort: its input does not fit in memory=102400 bytes" \
   run "$tmp/sortcap.yaml" out="$tmp/s" ranks=0-1
 
 clitest_end test_modules_sort

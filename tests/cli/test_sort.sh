@@ -70,7 +70,7 @@ expect_fail 2 "collection nosuch not found" sort nosuch out9
 expect_fail 2 "--memory lots: expected an integer" sort raw out9 --memory lots
 expect_fail 3 "sort: --memory 1024 bytes is too small to make progress" \
   sort raw out9 --memory 1K
-expect_fail 3 "stage sort: sort: its input does not fit in memory=1024 bytes" \
+expect_fail 3 "stage 'sort' instance [0-9]+: sort: its input does not fit in memory=1024 bytes" \
   run "${top_srcdir:-.}/flows/sort.yaml" in=raw out=out9 memory=1K
 expect_fail 1 "missing IN and OUT \\(COLL or file:PATH\\)" sort raw
 r 1 ls 2>/dev/null | grep -qw out9 && fail "a failed sort left collection out9"

@@ -144,7 +144,7 @@ printf '%s\n' 'stages:' \
   '  - {name: out, module: coll_write, ranks: rest,' \
   '     args: {coll: bad9, disk_rate: 1M, perturb: "disk:3=0.5"}}' \
   'edges: [{from: src, to: out}]' >"$tmp/w.yaml"
-expect_fail 3 "stage out: argument 'perturb' names disk 3; the stage has disks 0..2" \
+expect_fail 3 "stage 'out' instance 0: argument 'perturb' names disk 3; the stage has disks 0..2" \
   run "$tmp/w.yaml"
 # coll_read's run_blocks (river_gd_opts.run_blocks): over the most is
 # refused on every rank, naming it; 2 (spinning disks) reads every
@@ -156,7 +156,7 @@ runs_spec() {
     'edges: [{from: in, to: out}]' >"$tmp/rb.yaml"
 }
 runs_spec 2000 bad10
-expect_fail 2 "stage in: argument 'run_blocks': 2000 is over 1024" \
+expect_fail 2 "stage 'in' instance [01]: argument 'run_blocks': 2000 is over 1024" \
   run "$tmp/rb.yaml"
 runs_spec 2 rb2
 r 2 run "$tmp/rb.yaml" >/dev/null 2>&1 || fail "coll_read run_blocks 2"

@@ -19,12 +19,24 @@
  *              position of the run's first record in the whole output)
  *              with their lengths tile [0, records) exactly; a tag set
  *              after a put on a non-pull edge is RIVER_ESTATE
+ *   peers      gen -> one-to-one -> tpeers -> exchange -> tsink, the
+ *              stage placed with an origin: river_ctx_log says "ORIGIN:
+ *              stage 'peers': " from the schema callback, on rank 0
+ *              alone (the others' at debug level), and "ORIGIN: stage
+ *              'peers' instance I: " while it runs, on every rank;
+ *              river_ctx_failed and river_ctx_allgather are
+ *              RIVER_ESTATE at check time, and while running 0 and every
+ *              instance's words in instance order; river_input_producers
+ *              is 1 on the one-to-one input, n on the exchange's;
+ *              river_input_edge / river_output_edge give the edges'
+ *              kinds; bad ports, levels and k are RIVER_EINVAL
  *   nonsense   NULL contexts and out-of-range indexes
  */
 #include <river.h>
 #include <river/flow.h>
 #include <river/module.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +142,88 @@ static int tunits(river_ctx *ctx)
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
+/* The messages at warn level or worse that reached the handler. */
+static char said[8][512];
+static int nsaid;
+
+static void keep(int level, int rank, const char *msg, void *ctx)
+{
+  (void)rank;
+  (void)ctx;
+  if (level <= RIVER_LOG_WARN && nsaid < 8)
+    snprintf(said[nsaid++], sizeof said[0], "%s", msg);
+}
+
+static int tpeers_schema(river_ctx *ctx, int output, river_schema **out)
+{
+  const river_schema *s;
+  uint64_t w = 1, all[8];
+  int failed = 0, p = 0;
+
+  (void)output;
+  MT_CHECK_RC(river_ctx_log(ctx, RIVER_LOG_WARN, "checked %d", 1),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_ctx_failed(ctx, &failed), RIVER_ESTATE);
+  MT_CHECK_RC(river_ctx_allgather(ctx, &w, 1, all), RIVER_ESTATE);
+  MT_CHECK_RC(river_input_producers(ctx, 0, &p), RIVER_SUCCESS);
+  MT_CHECK(p == 1);
+  river_input_schema(ctx, 0, &s);
+  return river_schema_clone(s, out);
+}
+
+static int tpeers(river_ctx *ctx)
+{
+  river_edge_opts e;
+  uint64_t mine[2], all[16];
+  const void *recs;
+  size_t n;
+  int inst = -1, ninst = 0, failed = -1, p = 0, i, rc;
+
+  river_ctx_instance(ctx, &inst, &ninst);
+  MT_CHECK_RC(river_ctx_log(ctx, RIVER_LOG_WARN, "ran %d", 5),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_ctx_log(ctx, 9, "no such level"), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_log(ctx, RIVER_LOG_WARN, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_input_producers(ctx, 0, &p), RIVER_SUCCESS);
+  MT_CHECK(p == 1);
+  MT_CHECK_RC(river_input_producers(ctx, 1, &p), RIVER_EINVAL);
+  MT_CHECK_RC(river_input_edge(ctx, 0, &e), RIVER_SUCCESS);
+  MT_CHECK(e.kind == RIVER_EDGE_ONE_TO_ONE);
+  MT_CHECK_RC(river_output_edge(ctx, 0, &e), RIVER_SUCCESS);
+  MT_CHECK(e.kind == RIVER_EDGE_EXCHANGE && e.by == RIVER_BY_HASH);
+  MT_CHECK_RC(river_input_edge(ctx, 1, &e), RIVER_EINVAL);
+  MT_CHECK_RC(river_output_edge(ctx, -1, &e), RIVER_EINVAL);
+  MT_CHECK_RC(river_output_edge(ctx, 0, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_failed(ctx, &failed), RIVER_SUCCESS);
+  MT_CHECK(failed == 0);
+  MT_CHECK_RC(river_ctx_failed(ctx, NULL), RIVER_EINVAL);
+  mine[0] = (uint64_t)inst;
+  mine[1] = 7 * (uint64_t)inst + 3;
+  MT_CHECK_RC(river_ctx_allgather(ctx, mine, 0, all), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_allgather(ctx, NULL, 2, all), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_allgather(ctx, mine, 2, all), RIVER_SUCCESS);
+  for (i = 0; i < ninst && i < 8; i++)
+    MT_CHECK(all[2 * i] == (uint64_t)i && all[2 * i + 1] == 7 * (uint64_t)i + 3);
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    if ((rc = river_put(ctx, 0, recs, n)) != RIVER_SUCCESS)
+      return rc;
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
+/* The exchange's consumer: every instance of the stage before it sends. */
+static int tsink(river_ctx *ctx)
+{
+  const void *recs;
+  size_t n;
+  int p = 0, rc;
+
+  MT_CHECK_RC(river_input_producers(ctx, 0, &p), RIVER_SUCCESS);
+  MT_CHECK(p == nparts);
+  while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
+    got_records += n;
+  return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
+}
+
 static void register_modules(void)
 {
   river_module_decl d = RIVER_MODULE_DECL_INIT;
@@ -140,9 +234,62 @@ static void register_modules(void)
               RIVER_SUCCESS);
   MT_CHECK_RC(river_module_register("tunits", tunits, &d, NULL),
               RIVER_SUCCESS);
+  MT_CHECK_RC(river_module_register("tsink", tsink, &d, NULL),
+              RIVER_SUCCESS);
   d.min_outputs = d.max_outputs = 1;
   MT_CHECK_RC(river_module_register("tsplit", tsplit, &d, NULL),
               RIVER_SUCCESS);
+  d.schema = tpeers_schema;
+  MT_CHECK_RC(river_module_register("tpeers", tpeers, &d, NULL),
+              RIVER_SUCCESS);
+}
+
+static void peers(MPI_Comm comm, int n)
+{
+  river_edge_opts e = RIVER_EDGE_OPTS_INIT;
+  char want[128];
+  int all[8], rank, i, found;
+  uint64_t sum;
+  river_flow *f = NULL;
+
+  MPI_Comm_rank(comm, &rank);
+  for (i = 0; i < n; i++)
+    all[i] = i;
+  nparts = n;
+  got_records = 0;
+  nsaid = 0;
+  river_log_set_handler(keep, NULL);
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "gen", "records", "3000"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_origin(f, "peers.yaml:7:3"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "peers", "tpeers", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_origin(f, NULL), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "sink", "tsink", all, n), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_ONE_TO_ONE;
+  MT_CHECK_RC(river_flow_attach(f, "gen", "peers", &e), RIVER_SUCCESS);
+  e.kind = RIVER_EDGE_EXCHANGE;
+  MT_CHECK_RC(river_flow_attach(f, "peers", "sink", &e), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_check(f), RIVER_SUCCESS);
+  /* The check's messages, the module's and the library's (allgather
+   * outside a running module): said on rank 0 only. */
+  MT_CHECK(nsaid == (rank == 0 ? 2 : 0));
+  MT_CHECK(rank != 0
+           || (strcmp(said[0], "peers.yaml:7:3: stage 'peers': checked 1") == 0
+               && strstr(said[1], "river_ctx_allgather") != NULL));
+  nsaid = 0;
+  MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_destroy(f), RIVER_SUCCESS);
+  river_log_set_handler(NULL, NULL);
+  /* While it runs: every instance says its own, with its number. */
+  snprintf(want, sizeof want, "peers.yaml:7:3: stage 'peers' instance %d: "
+           "ran 5", rank);
+  for (i = found = 0; i < nsaid; i++)
+    found += strcmp(said[i], want) == 0;
+  MT_CHECK(found == 1);
+  sum = got_records;
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
+  MT_CHECK(sum == 3000);
 }
 
 static void splitters(MPI_Comm comm, int n)
@@ -222,14 +369,21 @@ static void units(MPI_Comm comm, int n)
 
 static void nonsense(void)
 {
+  river_edge_opts e;
   int c = 0;
-  uint64_t u;
+  uint64_t u = 0;
 
   /* No context is a NULL argument: RIVER_EINVAL from every call. */
   MT_CHECK_RC(river_get_unit(NULL, 0, &u, NULL, NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_get_tag(NULL, 0, &u), RIVER_EINVAL);
   MT_CHECK_RC(river_set_tag(NULL, 0, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_output_consumers(NULL, 0, &c), RIVER_EINVAL);
+  MT_CHECK_RC(river_input_producers(NULL, 0, &c), RIVER_EINVAL);
+  MT_CHECK_RC(river_input_edge(NULL, 0, &e), RIVER_EINVAL);
+  MT_CHECK_RC(river_output_edge(NULL, 0, &e), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_failed(NULL, &c), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_allgather(NULL, &u, 1, &u), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_log(NULL, RIVER_LOG_ERROR, "x"), RIVER_EINVAL);
   MT_CHECK_RC(river_set_partitioner(NULL, 0, RIVER_BY_HASH, NULL, 0),
               RIVER_EINVAL);
 }
@@ -250,6 +404,7 @@ int main(int argc, char **argv)
     if (sub != MPI_COMM_NULL) {
       splitters(sub, n);
       units(sub, n);
+      peers(sub, n);
       MPI_Comm_free(&sub);
     }
     MPI_Barrier(MPI_COMM_WORLD);
