@@ -68,30 +68,44 @@ static const river__arg *stage_arg(const river__stage *s, const char *name,
   return NULL;
 }
 
-/* The emulation arguments every stage takes: `perturb` parses, and with
- * a cpu_rate (at least RIVER__MIN_RATE) its "cpu:I" clauses name
- * instances the stage has. (Disk clauses are the I/O modules' to
- * check: they know their disks.) */
+/* Stage s's emulated rate `name` (cpu_rate, which every stage takes, or
+ * a module's disk_rate) into *v: 0 (real speed, or not declared) or at
+ * least RIVER__MIN_RATE, else RIVER_EINVAL (logged). */
+static int rate_ok(const river_flow *f, const river__stage *s,
+                   const char *name, uint64_t *v)
+{
+  const char *rate = NULL;
+  const river__arg *ra = stage_arg(s, name, &rate);
+
+  *v = 0;
+  if (rate == NULL || river__arg_parse(RIVER__ARG_SIZE, rate, NULL, v, NULL)
+                          != RIVER_SUCCESS
+      || *v == 0 || *v >= RIVER__MIN_RATE)
+    return RIVER_SUCCESS;
+  LOG(f, ra->origin ? ra->origin : s->origin, "stage '%s': argument '%s': "
+      "%s bytes/s is below the least emulated rate, %d", s->name, name, rate,
+      RIVER__MIN_RATE);
+  return RIVER_EINVAL;
+}
+
+/* The emulation arguments (src/emulate.c): the rates, and `perturb`
+ * parses and, with a cpu_rate, its "cpu:I" clauses name instances the
+ * stage has. (Disk clauses are the I/O modules' to check: they know
+ * their disks.) */
 static int emulation_ok(const river_flow *f, const river__stage *s)
 {
-  const char *spec = NULL, *rate = NULL;
+  const char *spec = NULL;
   const river__arg *a = stage_arg(s, "perturb", &spec);
-  const river__arg *ra = stage_arg(s, "cpu_rate", &rate);
-  uint64_t cpu = 0;
+  uint64_t cpu = 0, disk = 0;
   river_perturb *p = NULL;
   river_log_fn old = NULL;
   void *old_ctx = NULL;
   char why[256] = "";
   int max = -1, rc;
 
-  if (rate != NULL && river__arg_parse(RIVER__ARG_SIZE, rate, NULL, &cpu,
-                                       NULL) == RIVER_SUCCESS
-      && cpu > 0 && cpu < RIVER__MIN_RATE) {
-    LOG(f, ra->origin ? ra->origin : s->origin, "stage '%s': argument "
-        "'cpu_rate': %s bytes/s is below the least emulated rate, %d",
-        s->name, rate, RIVER__MIN_RATE);
+  if (rate_ok(f, s, "cpu_rate", &cpu) != RIVER_SUCCESS
+      || rate_ok(f, s, "disk_rate", &disk) != RIVER_SUCCESS)
     return RIVER_EINVAL;
-  }
   if (a == NULL || spec == NULL || spec[0] == '\0')
     return RIVER_SUCCESS;
   river__log_swap(keep_msg, why, &old, &old_ctx);

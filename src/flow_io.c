@@ -10,7 +10,6 @@
  * Time spent so is counted as blocked time in the instance's stats.
  */
 #include "flow_run_internal.h"
-#include "throttle_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,21 +124,13 @@ static int sink_filter(struct river__in *p, const void **recs, size_t *n)
  * flow stops the waiting. */
 static void charge_cpu(struct river__inst *inst, int input, size_t n)
 {
-  double f = 1.0;
-
-  if (inst->cpu == NULL)
-    return;
-  if (inst->perturb != NULL)
-    river_perturb_factor(inst->perturb, RIVER_PERTURB_CPU,
-                         inst->ctx.instance, river_wtime() - inst->t0, &f);
-  river_throttle_set_factor(inst->cpu, f);
-  inst->cpu_ready = river__throttle_take(inst->cpu,
-                                         n * inst->in[input].record_size);
+  river__emul_charge_cpu(&inst->emul, inst->ctx.instance,
+                         n * inst->in[input].record_size);
 }
 
 static int cpu_busy(const struct river__inst *inst)
 {
-  return inst->cpu != NULL && river_wtime() < inst->cpu_ready
+  return inst->emul.cpu != NULL && river_wtime() < inst->emul.cpu_ready
          && !river__flow_aborted(inst->ctx.flow);
 }
 
@@ -662,6 +653,30 @@ int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
   memcpy(all, recv, (size_t)k * (size_t)ninst * sizeof *all);
   free(send);
   free(recv);
+  return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------------- emulation */
+
+int river_ctx_charge_disk(river_ctx *ctx, int disk, size_t bytes)
+{
+  struct river__inst *in;
+  int rc;
+
+  if (ctx == NULL || disk < 0)
+    return RIVER_EINVAL;
+  if ((rc = inst_of(ctx, "river_ctx_charge_disk", &in)) != RIVER_SUCCESS)
+    return rc;
+  return river__emul_charge_disk(&in->emul, disk, bytes);
+}
+
+int river_ctx_perturb(const river_ctx *ctx, const river_perturb **p)
+{
+  if (ctx == NULL || p == NULL)
+    return RIVER_EINVAL;
+  if (ctx->run == NULL)
+    return RIVER_ESTATE;
+  *p = ((const struct river__inst *)ctx->run)->emul.perturb;
   return RIVER_SUCCESS;
 }
 

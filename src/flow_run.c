@@ -16,7 +16,6 @@
  * discard them on failure; a failed publish is agreed again.
  */
 #include "flow_run_internal.h"
-#include "throttle_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,25 +278,6 @@ static int run_instance(void *arg)
   return in->status;
 }
 
-/* The stage's emulated CPU (its cpu_rate and perturb arguments, which
- * every stage takes): a throttle that river_get charges, or none. */
-static int emulate(struct river__inst *in)
-{
-  const char *spec = "";
-  uint64_t rate = 0;
-  int rc;
-
-  in->t0 = river_wtime();
-  river_arg_uint(&in->ctx, "cpu_rate", &rate);
-  river_arg_str(&in->ctx, "perturb", &spec);
-  if (rate == 0)
-    return RIVER_SUCCESS;   /* real speed: a perturbation has no rate */
-  rc = river__stage_throttle((double)rate, &in->cpu);
-  if (rc == RIVER_SUCCESS && spec[0] != '\0')
-    rc = river_perturb_parse(spec, &in->perturb);
-  return rc;
-}
-
 /* This rank's instances: one per stage placed here, each a task. */
 static int spawn_instances(river_flow *f, struct river__run *r)
 {
@@ -322,7 +302,7 @@ static int spawn_instances(river_flow *f, struct river__run *r)
     in->comm = r->stage_comm[i];
     rc = wire(f, r, s, in);
     if (rc == RIVER_SUCCESS)
-      rc = emulate(in);
+      rc = river__emul_init(&in->emul, &in->ctx);
     if (rc == RIVER_SUCCESS)
       rc = river__sched_spawn(r->sched, run_instance, in, &in->task);
   }
@@ -356,8 +336,7 @@ static void run_free(river_flow *f, struct river__run *r)
     }
     free(r->inst[i].in);
     free(r->inst[i].out);
-    river_throttle_destroy(r->inst[i].cpu);
-    river_perturb_destroy(r->inst[i].perturb);
+    river__emul_free(&r->inst[i].emul);
   }
   abort_close(f, r, 0);
   for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)

@@ -52,6 +52,35 @@ struct river__out {
   unsigned char *fbuf;
 };
 
+/* A stage instance's emulation (src/emulate.c): its CPU and disks. */
+struct river__edisk {
+  int disk;
+  river_throttle *thr;
+};
+
+struct river__emul {
+  river_perturb *perturb;  /* the stage's perturb, parsed once, or NULL */
+  river_throttle *cpu;     /* cpu_rate's bucket, or NULL: real speed */
+  double t0;               /* the instance's start (perturb times) */
+  double cpu_ready;        /* river_wtime() when cpu is done with what
+                              the module got (src/flow_io.c) */
+  double disk_rate;        /* the module's disk_rate; 0: real speed */
+  struct river__edisk *disks; /* a bucket per disk charged, at first use */
+  int ndisks, disks_cap;
+};
+
+/* Read ctx's emulation arguments into e (zeroed). RIVER_ENOMEM. */
+int river__emul_init(struct river__emul *e, river_ctx *ctx);
+void river__emul_free(struct river__emul *e);
+
+/* What a get handed over: bytes charged to the CPU (no wait here: the
+ * next get waits until e->cpu_ready). */
+void river__emul_charge_cpu(struct river__emul *e, int instance,
+                            size_t bytes);
+
+/* bytes moved to or from disk `disk`: waits as that disk would. */
+int river__emul_charge_disk(struct river__emul *e, int disk, size_t bytes);
+
 /* A module instance on this rank: its context, task and ports. */
 struct river__inst {
   river_ctx ctx;           /* ctx.run points back here */
@@ -62,12 +91,7 @@ struct river__inst {
   river_module_stats st;
   int status;
   MPI_Comm comm;           /* the stage's instances (river_ctx_comm) */
-  river_throttle *cpu;     /* the stage's cpu_rate, or NULL: what a get
-                              hands over is charged here (emulation) */
-  river_perturb *perturb;  /* the stage's perturb spec, or NULL */
-  double t0;               /* when the flow started here (perturb times) */
-  double cpu_ready;        /* river_wtime() when cpu is done with what
-                              the module got (src/flow_io.c) */
+  struct river__emul emul; /* its emulated CPU and disks */
   struct river__end *ends; /* its end steps (river_ctx_at_end), run in
                               order once the flow's outcome is agreed */
   int nends, ends_cap;

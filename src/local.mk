@@ -58,6 +58,7 @@ src_libriver_la_SOURCES = \
 	src/flow_check.c \
 	src/flow_run_internal.h \
 	src/flow_run.c \
+	src/emulate.c \
 	src/flow_io.c \
 	src/flowspec.c \
 	src/modules/modules.h \
@@ -65,7 +66,6 @@ src_libriver_la_SOURCES = \
 	src/modules/gen.c \
 	src/modules/count.c \
 	src/modules/coll.c \
-	src/modules/disk.c \
 	src/modules/file.c \
 	src/modules/stdio.c \
 	src/modules/radix.c \

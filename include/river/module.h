@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "river/core.h"
+#include "river/perturb.h"
 #include "river/schema.h"
 
 #ifdef __cplusplus
@@ -318,6 +319,32 @@ RIVER_API int river_ctx_failed(river_ctx *ctx, int *failed);
  */
 typedef int (*river_end_fn)(void *arg, int outcome);
 RIVER_API int river_ctx_at_end(river_ctx *ctx, river_end_fn fn, void *arg);
+
+/* ------------------------------------------------------- emulation */
+
+/*
+ * Experiments slow a stage on purpose (doc/design.md, "Emulation"):
+ * every stage takes cpu_rate (bytes/s its CPU digests what river_get
+ * hands over; the runtime charges it) and perturb ("cpu:I=F", "disk:D=F"
+ * factors over time). A module that moves bytes to or from storage
+ * declares a `disk_rate:size=0` argument and charges what it moves with
+ * river_ctx_charge_disk: disk `disk` then takes bytes / (disk_rate x
+ * perturb's "disk:disk" factor now), waiting (yielding to the rank's
+ * other stages) as that disk would; each disk number has its own bucket,
+ * and the perturbation's times count from the instance's start. Without
+ * a disk_rate (0 or not declared) it returns at once: real speed.
+ * RIVER_EINVAL for a NULL ctx or a disk < 0; RIVER_ESTATE (logged)
+ * outside a running module; RIVER_ENOMEM.
+ */
+RIVER_API int river_ctx_charge_disk(river_ctx *ctx, int disk, size_t bytes);
+
+/* The stage's perturb argument as the runtime parsed it, once for this
+ * instance (borrowed until the module returns; *p NULL if none given),
+ * for a module that hands it on (a GD read's river_gd_opts.perturb).
+ * RIVER_EINVAL for a NULL ctx or p; RIVER_ESTATE outside a running
+ * module (a schema callback parses the argument itself). */
+RIVER_API int river_ctx_perturb(const river_ctx *ctx,
+                                const river_perturb **p);
 
 /* ----------------------------------------------------------- stats */
 

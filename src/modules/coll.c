@@ -70,26 +70,22 @@ static int read_policy(river_ctx *ctx)
   return -1;
 }
 
-/* The stage's disk emulation: disk_rate 0 or at least RIVER__MIN_RATE,
- * and its perturb's "disk:D" clauses naming disks 0..ndisks-1 (`whose`
- * says whose disks they are). RIVER_EINVAL, logged if `loud`, if not. */
+/* The stage's disk emulation: with a disk_rate (the flow's check has
+ * checked it), its perturb's "disk:D" clauses name disks 0..ndisks-1
+ * (`whose` says whose disks they are). RIVER_EINVAL, logged if `loud`,
+ * if not. */
 static int disks_ok(river_ctx *ctx, int ndisks, const char *whose, int loud)
 {
   river_perturb *p = NULL;
+  const char *spec = "";
   uint64_t rate = 0;
-  int max = -1, rc;
+  int max = -1, rc = RIVER_SUCCESS;
 
   river_arg_uint(ctx, "disk_rate", &rate);
-  if (rate == 0)
+  river_arg_str(ctx, "perturb", &spec);
+  if (rate == 0 || spec[0] == '\0')
     return RIVER_SUCCESS;
-  if (rate < RIVER__MIN_RATE) {
-    if (loud)
-      river_ctx_log(ctx, RIVER_LOG_ERROR, "argument 'disk_rate': %llu "
-                    "bytes/s is below the least emulated rate, %d",
-                    (unsigned long long)rate, RIVER__MIN_RATE);
-    return RIVER_EINVAL;
-  }
-  rc = river__stage_perturb(ctx, &p);
+  rc = river_perturb_parse(spec, &p);
   if (rc == RIVER_SUCCESS)
     river_perturb_max_index(p, RIVER_PERTURB_DISK, &max);
   river_perturb_destroy(p);
@@ -193,7 +189,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   river_gd_opts o = RIVER_GD_OPTS_INIT;
   struct reader r = {ctx, NULL, 0, -1, RIVER_SUCCESS};
   river_pcoll_info info;
-  river_perturb *pert = NULL;
+  const river_perturb *pert = NULL;
   river_gd *gd = NULL;
   const void *recs;
   MPI_Comm comm;
@@ -211,11 +207,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
                   "%d", (unsigned long long)run, RIVER_GD_MAX_RUN_BLOCKS);
     return RIVER_EINVAL;
   }
-  rc = river__agree(comm, river__stage_perturb(ctx, &pert)); /* before a collective */
-  if (rc != RIVER_SUCCESS) {
-    river_perturb_destroy(pert);
-    return rc;
-  }
+  river_ctx_perturb(ctx, &pert);
   o.policy = (river_gd_policy)policy;
   o.disk_rate = (double)rate;
   o.run_blocks = (int)run;
@@ -232,7 +224,6 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   rc = river_gd_open(comm, pc, &o, &gd);
   if (rc != RIVER_SUCCESS) {
     river_pcoll_order_destroy(r.order);
-    river_perturb_destroy(pert);
     return rc;
   }
   while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS)
@@ -243,7 +234,6 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
   }
   p = river_gd_close(gd);  /* the same outcome on every instance */
   river_pcoll_order_destroy(r.order);
-  river_perturb_destroy(pert);
   if (rc == RIVER_SUCCESS)
     rc = p;
   return rc != RIVER_SUCCESS ? rc : r.rc;
@@ -351,7 +341,6 @@ static int end_commit(void *arg, int outcome)
 
 static int coll_write(river_ctx *ctx)
 {
-  struct river__mdisk disk;
   river_pcoll_opts o;
   river_pcoll *pc = NULL;
   const river_schema *s;
@@ -369,27 +358,21 @@ static int coll_write(river_ctx *ctx)
     return rc;   /* the same on every instance */
   river_ctx_comm(ctx, &comm);
   river_ctx_instance(ctx, &inst, NULL);  /* its disk: the first copy's */
-  rc = river__agree(comm, river__mdisk_open(ctx, inst, &disk));
-  if (rc != RIVER_SUCCESS) {   /* (agreed before a collective) */
-    river__mdisk_close(&disk);
-    return rc;
-  }
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rsize);
   rc = river_pcoll_create(comm, name, s, &o, &pc);   /* collective */
-  if (rc != RIVER_SUCCESS) {
-    river__mdisk_close(&disk);
+  if (rc != RIVER_SUCCESS)
     return rc;
-  }
   /* Every instance reaches the agreement below, whatever failed. */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
     if (wrc == RIVER_SUCCESS) {
       wrc = next_unit(ctx, pc);
       if (wrc == RIVER_SUCCESS)
         wrc = river_pcoll_write(pc, recs, n);
-      river__mdisk_charge(&disk, n * rsize * (size_t)o.replication);
+      if (wrc == RIVER_SUCCESS)
+        wrc = river_ctx_charge_disk(ctx, inst,
+                                    n * rsize * (size_t)o.replication);
     }
-  river__mdisk_close(&disk);
   if (rc == RIVER_EOS)
     rc = wrc;
   if (rc == RIVER_SUCCESS)

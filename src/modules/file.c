@@ -124,7 +124,6 @@ static int read_at(river_ctx *ctx, int fd, const char *path, void *buf,
 
 int river__file_read_slice(river_ctx *ctx, const char *path)
 {
-  struct river__mdisk disk;
   const river_schema *s;
   uint64_t nrec, first, end;
   size_t rs = 0, max, k;
@@ -137,11 +136,6 @@ int river__file_read_slice(river_ctx *ctx, const char *path)
   rc = open_records(ctx, path, rs, &fd, &nrec);
   if (rc != RIVER_SUCCESS)
     return rc;
-  if ((rc = river__mdisk_open(ctx, inst, &disk)) != RIVER_SUCCESS) {
-    river__mdisk_close(&disk);
-    close(fd);
-    return rc;
-  }
   first = (uint64_t)((unsigned __int128)nrec * (unsigned)inst
                      / (unsigned)ninst);
   end = (uint64_t)((unsigned __int128)nrec * (unsigned)(inst + 1)
@@ -152,12 +146,12 @@ int river__file_read_slice(river_ctx *ctx, const char *path)
       break;
     k = end - first < max ? (size_t)(end - first) : max;
     rc = read_at(ctx, fd, path, buf, k, rs, first);
-    river__mdisk_charge(&disk, k * rs);
+    if (rc == RIVER_SUCCESS)
+      rc = river_ctx_charge_disk(ctx, inst, k * rs);
     if (rc == RIVER_SUCCESS)
       rc = river_commit(ctx, 0, k);
     first += k;
   }
-  river__mdisk_close(&disk);
   close(fd);
   return rc;
 }
@@ -496,7 +490,6 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
 {
   river_edge_opts e = RIVER_EDGE_OPTS_INIT;
   struct placed w;
-  struct river__mdisk disk = {NULL, NULL, 0, 0.0};
   river_outfile *of = NULL;
   const river_schema *s;
   const void *recs;
@@ -517,23 +510,18 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   river_ctx_comm(ctx, &comm);
   river_arg_bool(ctx, "sync", &sync);
   river_arg_bool(ctx, "replace", &replace);
-  rc = replaceable(ctx, path);
-  if (rc == RIVER_SUCCESS)
-    rc = river__mdisk_open(ctx, inst, &disk);
-  rc = river__agree(comm, rc);   /* before a collective */
+  rc = river__agree(comm, replaceable(ctx, path));   /* before a collective */
   if (rc == RIVER_SUCCESS)
     rc = open_shared_tmp(ctx, comm, path, out_flags(ctx, replace), tmp,
                          sizeof tmp, &fd, &of);
-  if (rc != RIVER_SUCCESS) {
-    river__mdisk_close(&disk);
+  if (rc != RIVER_SUCCESS)
     return rc;
-  }
   /* Every instance reaches each agreement below, whatever failed. */
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS) {
     place(ctx, &w, fd, tmp, recs, n, rs, ninst);
-    river__mdisk_charge(&disk, n * rs);
+    if (w.rc == RIVER_SUCCESS)
+      w.rc = river_ctx_charge_disk(ctx, inst, n * rs);
   }
-  river__mdisk_close(&disk);
   if (rc == RIVER_EOS)
     rc = w.rc;
   if (rc == RIVER_SUCCESS)

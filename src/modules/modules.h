@@ -34,26 +34,6 @@ struct river__digest {
 void river__digest_add(struct river__digest *d, const void *records,
                        size_t n, size_t record_size);
 
-/* ----------------------------------------------------------- disk.c */
-
-/* The stage's `perturb` argument parsed (*p NULL for none; the flow's
- * check has parsed it already). */
-int river__stage_perturb(river_ctx *ctx, river_perturb **p);
-
-/* A stage's emulated disk `disk`: its `disk_rate` argument (bytes/s; 0,
- * real speed: charging is free) times its `perturb` factor for that
- * disk, from the time it is opened. */
-struct river__mdisk {
-  river_throttle *thr;    /* NULL: real speed */
-  river_perturb *pert;
-  int disk;
-  double t0;
-};
-
-int river__mdisk_open(river_ctx *ctx, int disk, struct river__mdisk *d);
-void river__mdisk_charge(struct river__mdisk *d, size_t bytes);
-void river__mdisk_close(struct river__mdisk *d);
-
 /* ----------------------------------------------------------- file.c */
 
 /* The file: endpoints of coll_read and coll_write (`coll: file:PATH`;

@@ -29,7 +29,13 @@
  *              instance's words in instance order; river_input_producers
  *              is 1 on the one-to-one input, n on the exchange's;
  *              river_input_edge / river_output_edge give the edges'
- *              kinds; bad ports, levels and k are RIVER_EINVAL
+ *              kinds; bad ports, levels and k are RIVER_EINVAL;
+ *              river_ctx_perturb gives the parsed perturb argument
+ *              (RIVER_ESTATE at check time), and river_ctx_charge_disk
+ *              with disk_rate 1M and "disk:1=0.5" takes at least 90% of
+ *              0.095 s for 100 kB on disk 0 and of 0.19 s more on disk
+ *              1 (a lower bound only: a loaded machine is slower, never
+ *              faster)
  *   nonsense   NULL contexts and out-of-range indexes
  */
 #include <river.h>
@@ -157,10 +163,12 @@ static void keep(int level, int rank, const char *msg, void *ctx)
 static int tpeers_schema(river_ctx *ctx, int output, river_schema **out)
 {
   const river_schema *s;
+  const river_perturb *pert = NULL;
   uint64_t w = 1, all[8];
   int failed = 0, p = 0;
 
   (void)output;
+  MT_CHECK_RC(river_ctx_perturb(ctx, &pert), RIVER_ESTATE);
   MT_CHECK_RC(river_ctx_log(ctx, RIVER_LOG_WARN, "checked %d", 1),
               RIVER_SUCCESS);
   MT_CHECK_RC(river_ctx_failed(ctx, &failed), RIVER_ESTATE);
@@ -174,12 +182,29 @@ static int tpeers_schema(river_ctx *ctx, int output, river_schema **out)
 static int tpeers(river_ctx *ctx)
 {
   river_edge_opts e;
+  const river_perturb *pert = NULL;
   uint64_t mine[2], all[16];
   const void *recs;
+  double t0, f = 0.0;
   size_t n;
   int inst = -1, ninst = 0, failed = -1, p = 0, i, rc;
 
   river_ctx_instance(ctx, &inst, &ninst);
+  MT_CHECK_RC(river_ctx_perturb(ctx, &pert), RIVER_SUCCESS);
+  MT_CHECK(pert != NULL);
+  if (pert != NULL) {
+    river_perturb_factor(pert, RIVER_PERTURB_DISK, 1, 0.0, &f);
+    MT_CHECK(f == 0.5);
+  }
+  MT_CHECK_RC(river_ctx_perturb(ctx, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_charge_disk(ctx, -1, 1), RIVER_EINVAL);
+  /* 1M is 1048576 bytes/s; a disk's bucket starts empty. 90%: the
+   * bound's margin for the clock, not for load (load only slows). */
+  t0 = river_wtime();
+  MT_CHECK_RC(river_ctx_charge_disk(ctx, 0, 100000), RIVER_SUCCESS);
+  MT_CHECK(river_wtime() - t0 >= 0.9 * 100000 / 1048576.0);
+  MT_CHECK_RC(river_ctx_charge_disk(ctx, 1, 100000), RIVER_SUCCESS);
+  MT_CHECK(river_wtime() - t0 >= 0.9 * 3 * 100000 / 1048576.0);
   MT_CHECK_RC(river_ctx_log(ctx, RIVER_LOG_WARN, "ran %d", 5),
               RIVER_SUCCESS);
   MT_CHECK_RC(river_ctx_log(ctx, 9, "no such level"), RIVER_EINVAL);
@@ -240,6 +265,7 @@ static void register_modules(void)
   MT_CHECK_RC(river_module_register("tsplit", tsplit, &d, NULL),
               RIVER_SUCCESS);
   d.schema = tpeers_schema;
+  d.args = "disk_rate:size=0";
   MT_CHECK_RC(river_module_register("tpeers", tpeers, &d, NULL),
               RIVER_SUCCESS);
 }
@@ -264,6 +290,9 @@ static void peers(MPI_Comm comm, int n)
   MT_CHECK_RC(river_flow_arg(f, "gen", "records", "3000"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_origin(f, "peers.yaml:7:3"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "peers", "tpeers", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "peers", "disk_rate", "1M"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "peers", "perturb", "disk:1=0.5"),
+              RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_origin(f, NULL), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "sink", "tsink", all, n), RIVER_SUCCESS);
   e.kind = RIVER_EDGE_ONE_TO_ONE;
@@ -384,6 +413,8 @@ static void nonsense(void)
   MT_CHECK_RC(river_ctx_failed(NULL, &c), RIVER_EINVAL);
   MT_CHECK_RC(river_ctx_allgather(NULL, &u, 1, &u), RIVER_EINVAL);
   MT_CHECK_RC(river_ctx_log(NULL, RIVER_LOG_ERROR, "x"), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_charge_disk(NULL, 0, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_ctx_perturb(NULL, NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_set_partitioner(NULL, 0, RIVER_BY_HASH, NULL, 0),
               RIVER_EINVAL);
 }
