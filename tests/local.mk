@@ -78,14 +78,21 @@ tests_meta_forge_LDADD = src/libriver.la
 if RIVER_SANITIZERS
 # MPI and its plugins keep allocations to exit; LSan reports for them are
 # suppressed by library name (tests/lsan.supp), never for libriver. The
-# dlclose shim keeps plugins mapped so that LSan can name them.
+# dlclose shim keeps plugins mapped so that LSan can name them. The
+# suppressions need the slow unwinder (libc's frames have no frame
+# pointer: a fast unwind stops at vasprintf, above MPI's frame), and
+# the slow unwinder's cost grows with the frames kept: 8 frames
+# (malloc_context_size; ASan's default is 30) name the library in every
+# MPI allocation seen here and made test_coll_meta 3.2 times faster
+# under the sanitizers (107 s to 33.5 s). Where an error happens is
+# still unwound in full.
 check_LTLIBRARIES += tests/dlclose_noop.la
 tests_dlclose_noop_la_SOURCES = tests/dlclose_noop.c
 tests_dlclose_noop_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_dlclose_noop_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 AM_TESTS_ENVIRONMENT += \
 	LD_PRELOAD='$(abs_top_builddir)/tests/.libs/dlclose_noop.so'; export LD_PRELOAD; \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23:verify_asan_link_order=0:fast_unwind_on_malloc=0; export ASAN_OPTIONS; \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23:verify_asan_link_order=0:fast_unwind_on_malloc=0:malloc_context_size=8; export ASAN_OPTIONS; \
 	LSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/lsan.supp':print_suppressions=0; export LSAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS; \
 	RIVER_TEST_TIMEOUT_SCALE=3; export RIVER_TEST_TIMEOUT_SCALE;
