@@ -37,6 +37,11 @@ static const char *find_action(const char *list, const char *step)
   return NULL;
 }
 
+int river_fault_point(const char *step)
+{
+  return river__test_fault(step);
+}
+
 int river__test_fault(const char *step)
 {
   const char *list = getenv("RIVER_TEST_FAULT"), *a;

@@ -176,12 +176,6 @@ void river__edge_describe(const river_edge_opts *o, char *buf, size_t len);
 /* Undo check: free the output schemas and topo order; back to BUILDING. */
 void river__flow_uncheck(river_flow *f);
 
-/* ------------------------------------------------ src/modules/ */
-
-/* Register the built-in modules (src/modules/builtin.c); the registry
- * does it once, on first use. */
-void river__modules_builtin(void);
-
 /* ------------------------------------------------ src/flow_run.c */
 
 /* Free what the runtime hung on f (f->run), if anything. */

@@ -11,6 +11,7 @@
  */
 #include "flow_run_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -614,6 +615,19 @@ int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
   }
 }
 
+/* Wait for req on buffers a and b of the call's own: on failure (the
+ * request left pending) they stay MPI's, else they are the caller's. */
+static int wait_own(river_ctx *ctx, MPI_Request *req, void *a, void *b)
+{
+  int rc = river_ctx_wait(ctx, req, MPI_STATUS_IGNORE);
+
+  if (rc != RIVER_SUCCESS) {
+    river__orphan(a);
+    river__orphan(b);
+  }
+  return rc;
+}
+
 int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
                         uint64_t *all)
 {
@@ -644,16 +658,144 @@ int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine, int k,
     free(recv);
     return RIVER_EMPI;
   }
-  rc = river_ctx_wait(ctx, &req, MPI_STATUS_IGNORE);
-  if (rc != RIVER_SUCCESS) {   /* left pending: MPI may still use them */
-    river__orphan(send);
-    river__orphan(recv);
+  if ((rc = wait_own(ctx, &req, send, recv)) != RIVER_SUCCESS)
     return rc;
-  }
   memcpy(all, recv, (size_t)k * (size_t)ninst * sizeof *all);
   free(send);
   free(recv);
   return RIVER_SUCCESS;
+}
+
+int river_ctx_agree(river_ctx *ctx, int rc)
+{
+  struct river__inst *in;
+  MPI_Request req;
+  int *v, r;
+
+  if ((r = inst_of(ctx, "river_ctx_agree", &in)) != RIVER_SUCCESS)
+    return r;
+  if ((v = malloc(sizeof *v)) == NULL)
+    return RIVER_ENOMEM;
+  *v = rc;
+  if (MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MIN, in->comm, &req)
+      != MPI_SUCCESS) {
+    free(v);
+    return RIVER_EMPI;
+  }
+  if ((r = wait_own(ctx, &req, v, NULL)) != RIVER_SUCCESS)
+    return r;
+  r = *v;
+  free(v);
+  return r;
+}
+
+int river_ctx_bcast(river_ctx *ctx, void *buf, size_t bytes, int root)
+{
+  struct river__inst *in;
+  MPI_Request req;
+  void *own;
+  int rc;
+
+  if ((rc = inst_of(ctx, "river_ctx_bcast", &in)) != RIVER_SUCCESS)
+    return rc;
+  if ((buf == NULL && bytes > 0) || bytes > INT_MAX || root < 0
+      || root >= ctx->ninstances)
+    return RIVER_EINVAL;
+  if ((own = malloc(bytes ? bytes : 1)) == NULL)
+    return RIVER_ENOMEM;
+  if (ctx->instance == root && bytes > 0)
+    memcpy(own, buf, bytes);
+  if (MPI_Ibcast(own, (int)bytes, MPI_BYTE, root, in->comm, &req)
+      != MPI_SUCCESS) {
+    free(own);
+    return RIVER_EMPI;
+  }
+  if ((rc = wait_own(ctx, &req, own, NULL)) != RIVER_SUCCESS)
+    return rc;
+  if (bytes > 0)
+    memcpy(buf, own, bytes);
+  free(own);
+  return RIVER_SUCCESS;
+}
+
+int river_ctx_allgatherv(river_ctx *ctx, const void *mine, size_t bytes,
+                         void **all, size_t *sizes)
+{
+  struct river__inst *in;
+  uint64_t me, *each = NULL, total = 0;
+  int *cnt = NULL, *dsp = NULL, n, i, rc;
+  unsigned char *send = NULL, *recv = NULL;
+  MPI_Request req;
+
+  if ((rc = inst_of(ctx, "river_ctx_allgatherv", &in)) != RIVER_SUCCESS)
+    return rc;
+  if (all == NULL || sizes == NULL || (mine == NULL && bytes > 0))
+    return RIVER_EINVAL;
+  *all = NULL;
+  n = ctx->ninstances;
+  me = bytes;
+  if ((each = malloc((size_t)n * sizeof *each)) == NULL)
+    return RIVER_ENOMEM;
+  if ((rc = river_ctx_allgather(ctx, &me, 1, each)) != RIVER_SUCCESS) {
+    free(each);
+    return rc;
+  }
+  for (i = 0; i < n; i++) {
+    sizes[i] = (size_t)each[i];
+    total += each[i] > INT_MAX ? (uint64_t)INT_MAX + 1 : each[i];
+  }
+  free(each);
+  if (total > INT_MAX)   /* every instance knows the same total */
+    return RIVER_EINVAL;
+  cnt = malloc((size_t)n * sizeof *cnt);
+  dsp = malloc((size_t)n * sizeof *dsp);
+  send = malloc(bytes ? bytes : 1);
+  recv = malloc(total ? (size_t)total : 1);
+  if (cnt == NULL || dsp == NULL || send == NULL || recv == NULL) {
+    free(cnt);
+    free(dsp);
+    free(send);
+    free(recv);
+    return RIVER_ENOMEM;
+  }
+  for (i = 0, total = 0; i < n; i++) {
+    cnt[i] = (int)sizes[i];
+    dsp[i] = (int)total;
+    total += sizes[i];
+  }
+  if (bytes > 0)
+    memcpy(send, mine, bytes);
+  rc = MPI_Iallgatherv(send, (int)bytes, MPI_BYTE, recv, cnt, dsp, MPI_BYTE,
+                       in->comm, &req) != MPI_SUCCESS ? RIVER_EMPI : RIVER_SUCCESS;
+  if (rc == RIVER_SUCCESS) {
+    if ((rc = river_ctx_wait(ctx, &req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS) {
+      river__orphan(send);   /* left pending: MPI may still use them */
+      river__orphan(recv);
+      river__orphan(cnt);
+      river__orphan(dsp);
+      return rc;
+    }
+    *all = recv;
+    recv = NULL;
+  }
+  free(cnt);
+  free(dsp);
+  free(send);
+  free(recv);
+  return rc;
+}
+
+int river_ctx_yield(river_ctx *ctx)
+{
+  struct river__inst *in;
+  int rc;
+
+  if ((rc = inst_of(ctx, "river_ctx_yield", &in)) != RIVER_SUCCESS)
+    return rc;
+  if (river__flow_aborted(ctx->flow))
+    return RIVER_ESTATE;
+  return river__sched_yield(1) == RIVER_ETIMEDOUT ? RIVER_ETIMEDOUT
+                                                   : RIVER_SUCCESS;
 }
 
 /* ------------------------------------------------------- emulation */

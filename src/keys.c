@@ -78,13 +78,21 @@ size_t river__key_norm_size(river_type type, size_t count)
   }
 }
 
-int river__key_of(const river_schema *s, int field, struct river__key *k)
+void river_key_norm(const river_key *k, const void *value,
+                    unsigned char *out)
+{
+  river__key_norm(k->type, k->size, value, out);
+}
+
+int river_key_of(const river_schema *s, int field, river_key *k)
 {
   size_t count = 1;
 
+  if (s == NULL || k == NULL)
+    return RIVER_EINVAL;
   if (field < 0 && river_schema_key(s, &field, NULL, NULL) != RIVER_SUCCESS)
     return RIVER_EINVAL;
-  if (river_schema_field(s, field, NULL, &k->type, &count, &k->off)
+  if (river_schema_field(s, field, NULL, &k->type, &count, &k->offset)
           != RIVER_SUCCESS
       || river_schema_record_size(s, &k->record_size) != RIVER_SUCCESS)
     return RIVER_EINVAL;
@@ -192,7 +200,7 @@ int river__pred_make(const river_schema *s, const char *field,
   if (s == NULL || field == NULL || op == NULL || value == NULL)
     return *why = "a field, an op and a value are needed", RIVER_EINVAL;
   if (river_schema_find(s, field, &idx) != RIVER_SUCCESS
-      || river__key_of(s, idx, &p->k) != RIVER_SUCCESS)
+      || river_key_of(s, idx, &p->k) != RIVER_SUCCESS)
     return *why = "no such field in its records", RIVER_EINVAL;
   if (parse_op(op, &p->op) != RIVER_SUCCESS)
     return *why = "op is not one of == != < <= > >= prefix", RIVER_EINVAL;
@@ -252,8 +260,8 @@ int river__pred_pass(const struct river__pred *p, const void *record)
   int c;
 
   if (p->op == OP_PREFIX)
-    return memcmp(rec + p->k.off, p->norm, p->len) == 0;
-  river__key_norm(p->k.type, p->k.size, rec + p->k.off, p->tmp);
+    return memcmp(rec + p->k.offset, p->norm, p->len) == 0;
+  river__key_norm(p->k.type, p->k.size, rec + p->k.offset, p->tmp);
   c = memcmp(p->tmp, p->norm, p->k.size);
   switch (p->op) {
   case OP_EQ: return c == 0;
@@ -288,4 +296,48 @@ void river__pred_free(struct river__pred *p)
   free(p->big);
   free(p->tmp);
   p->big = p->tmp = NULL;
+}
+
+/* The public predicate: the internal one, on the heap. */
+struct river_pred {
+  struct river__pred p;
+};
+
+int river_pred_create(const river_schema *s, const char *field,
+                      const char *op, const char *value, river_pred **out,
+                      const char **why)
+{
+  const char *dummy;
+  river_pred *p;
+  int rc;
+
+  if (why == NULL)
+    why = &dummy;
+  *why = "";
+  if (out == NULL)
+    return *why = "nowhere to put it", RIVER_EINVAL;
+  *out = NULL;
+  if ((p = malloc(sizeof *p)) == NULL)
+    return RIVER_ENOMEM;
+  rc = river__pred_make(s, field, op, value, &p->p, why);
+  if (rc != RIVER_SUCCESS) {
+    river__pred_free(&p->p);
+    free(p);
+    return rc;
+  }
+  *out = p;
+  return RIVER_SUCCESS;
+}
+
+int river_pred_pass(const river_pred *p, const void *record)
+{
+  return p != NULL && record != NULL && river__pred_pass(&p->p, record);
+}
+
+void river_pred_destroy(river_pred *p)
+{
+  if (p == NULL)
+    return;
+  river__pred_free(&p->p);
+  free(p);
 }

@@ -20,22 +20,14 @@ size_t river__key_norm_size(river_type type, size_t count);
 void river__key_norm(river_type type, size_t size, const void *src,
                      unsigned char *dst);
 
-/* Where a key lies in a record and how it orders: type, offset, size of
- * its normalized form (4 or 8 for numbers, N for char[N]/bytes[N]; also
- * its size in the record), and the record size. */
-struct river__key {
-  river_type type;
-  size_t off, size, record_size;
-};
-
-/* The key of schema s: field `field`, or the schema's key if field < 0. */
-int river__key_of(const river_schema *s, int field, struct river__key *k);
+/* Where a key lies in a record and how it orders: river_key and
+ * river_key_of, river/schema.h. */
 
 /* A predicate on one field of a record: FIELD OP VALUE, OP one of
  * == != < <= > >= prefix (river__pred_make says how VALUE is read). */
 struct river__pred {
   int op;
-  struct river__key k;         /* the field (as a key: its order) */
+  river_key k;         /* the field (as a key: its order) */
   unsigned char val[256];      /* raw value, then normalized */
   unsigned char *norm, *big;   /* normalized value; big: if > 128 bytes */
   size_t len;                  /* prefix: the value's length */

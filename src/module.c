@@ -11,6 +11,7 @@
  * early) and when a module asks for them.
  */
 #include "flow_internal.h"
+#include "modules/modules.h"  /* river__modules_builtin, the registry's hook */
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * valsort.c - validating a sort's output (river/valsort.h).
  *
  * A validator keeps the first and the last key it saw (normalized:
- * river__key_norm, so memcmp is the key order), its counts, and the
+ * river_key_norm, so memcmp is the key order), its counts, and the
  * 128-bit sum of the records' CRC-32s. CRC-32 here is zlib's (the IEEE
  * polynomial, reflected, with the usual pre- and post-inversion), which
  * gensort and valsort use; ISA-L, which River already takes for CRC32C,
@@ -22,7 +22,7 @@
 #include <string.h>
 
 struct river_valsort {
-  struct river__key k;
+  river_key k;
   river_valsort_summary r;
   unsigned char *first, *last, *cur;   /* normalized keys (k.size each) */
 };
@@ -35,7 +35,7 @@ int river_valsort_create(const river_schema *s, river_valsort **out)
     return RIVER_EINVAL;
   if ((v = calloc(1, sizeof *v)) == NULL)
     return RIVER_ENOMEM;
-  if (river__key_of(s, -1, &v->k) != RIVER_SUCCESS) {
+  if (river_key_of(s, -1, &v->k) != RIVER_SUCCESS) {
     free(v);
     return RIVER_EINVAL;
   }
@@ -103,7 +103,7 @@ int river_valsort_add(river_valsort *v, const void *records, size_t n)
   one.first_unordered = UINT64_MAX;
   for (i = 0; i < n; i++, rec += rs) {
     one.checksum_lo = crc32_gzip_refl(0, rec, rs);
-    river__key_norm(v->k.type, v->k.size, rec + v->k.off, v->cur);
+    river_key_norm(&v->k, rec + v->k.offset, v->cur);
     follow(&v->r, v->first, v->last, &one, v->cur, v->cur, v->k.size);
   }
   return RIVER_SUCCESS;
@@ -150,7 +150,7 @@ int river_valsort_reduce(river_valsort *v, MPI_Comm comm)
     w.r = v->r;
     w.shape[0] = v->k.record_size;
     w.shape[1] = (uint64_t)v->k.type;
-    w.shape[2] = v->k.off;
+    w.shape[2] = v->k.offset;
     w.shape[3] = ks;
     memcpy(mine, &w, sizeof w);
     memcpy(mine + sizeof w, v->first, ks);

@@ -275,6 +275,39 @@ RIVER_API int river_ctx_wait(river_ctx *ctx, MPI_Request *req,
 RIVER_API int river_ctx_allgather(river_ctx *ctx, const uint64_t *mine,
                                   int k, uint64_t *all);
 
+/* The stage's instances agree on an outcome: each passes its rc and
+ * gets back RIVER_SUCCESS if every instance passed RIVER_SUCCESS, else
+ * the lowest (most severe) code one passed. Waits as river_ctx_wait
+ * does (RIVER_ESTATE if the flow fails meanwhile). RIVER_EINVAL for a
+ * NULL ctx; RIVER_ESTATE (logged) outside a running module. */
+RIVER_API int river_ctx_agree(river_ctx *ctx, int rc);
+
+/* Instance `root`'s `bytes` bytes at buf reach every instance's buf
+ * (every instance passes the same bytes and root). Waits as
+ * river_ctx_wait does, on buffers of its own. RIVER_EINVAL for a NULL
+ * ctx, a NULL buf with bytes > 0, bytes over INT_MAX or a root out of
+ * range; RIVER_ESTATE (logged) outside a running module; RIVER_ENOMEM. */
+RIVER_API int river_ctx_bcast(river_ctx *ctx, void *buf, size_t bytes,
+                              int root);
+
+/* All-gather a different number of bytes from each instance: *all gets
+ * a new buffer (release it with free()) holding every instance's bytes
+ * in instance order, and sizes[i] (ninstances entries) instance i's
+ * count. Waits as river_ctx_wait does, on buffers of its own.
+ * RIVER_EINVAL for a NULL ctx, all or sizes or a NULL mine with
+ * bytes > 0; on every instance if the total is over INT_MAX bytes;
+ * RIVER_ESTATE (logged) outside a running module; RIVER_ENOMEM. */
+RIVER_API int river_ctx_allgatherv(river_ctx *ctx, const void *mine,
+                                   size_t bytes, void **all, size_t *sizes);
+
+/* Give the rank's other stages a turn, for a module that waits on
+ * something outside River (a descriptor it polls, a device):
+ * RIVER_SUCCESS, or RIVER_ESTATE once the flow has failed elsewhere, or
+ * RIVER_ETIMEDOUT once River's watchdog has fired (stop waiting and
+ * fail). RIVER_EINVAL for a NULL ctx; RIVER_ESTATE (logged) outside a
+ * running module. */
+RIVER_API int river_ctx_yield(river_ctx *ctx);
+
 /* *failed = 1 if this rank has heard that an instance anywhere in the
  * flow failed (it forwards the news as it asks), else 0. A module that
  * waits on its peers, or that writes what it received outside River's
@@ -319,6 +352,16 @@ RIVER_API int river_ctx_failed(river_ctx *ctx, int *failed);
  */
 typedef int (*river_end_fn)(void *arg, int outcome);
 RIVER_API int river_ctx_at_end(river_ctx *ctx, river_end_fn fn, void *arg);
+
+/* ---------------------------------------------------- fault points */
+
+/* A step where tests make a module fail or stop (RIVER_TEST_FAULT, as
+ * River's own steps: doc/collections.md, "Fault steps"): with
+ * RIVER_TEST_FAULT=STEP:fail it returns 1 (fail the step as if its I/O
+ * had failed); STEP:kill kills the process there, as a crash would;
+ * STEP:sleep=MS and STEP:wait=PATH hold it. Otherwise, and always
+ * outside tests, 0, for the cost of a getenv. 0 for a NULL step. */
+RIVER_API int river_fault_point(const char *step);
 
 /* ------------------------------------------------------- emulation */
 

@@ -114,6 +114,52 @@ RIVER_API int river_schema_compare(const river_schema *s, const void *a,
  * "unknown" for other values. Never NULL. */
 RIVER_API const char *river_type_name(int type);
 
+/* -------------------------------------------------------------- keys */
+
+/*
+ * A key: a field of a schema's records and how it orders. Normalized
+ * (river_key_norm), its value is bytes whose unsigned (memcmp) order is
+ * river_schema_compare's: char and bytes as stored, integers big-endian
+ * (signed ones with the sign bit flipped), floats with -0 equal to +0
+ * and every NaN equal to the others and after every number. Sorting,
+ * merging, range partitioning and checking order in River all compare
+ * keys this way.
+ */
+typedef struct river_key {
+  river_type type;
+  size_t offset;        /* of the field in a record */
+  size_t size;          /* in the record, and normalized: 4 or 8 for
+                           numbers, N for char[N] and bytes[N] */
+  size_t record_size;
+} river_key;
+
+/* The key of s: its field `field`, or s's key field if field < 0.
+ * RIVER_EINVAL for a NULL s or k, or a field out of range. */
+RIVER_API int river_key_of(const river_schema *s, int field, river_key *k);
+
+/* Write the key value at `value` (as stored: a record's bytes at
+ * k->offset, or a bare key) normalized into out (k->size bytes). No
+ * argument checks: it is for loops over records. */
+RIVER_API void river_key_norm(const river_key *k, const void *value,
+                              unsigned char *out);
+
+/*
+ * A predicate on one field: FIELD OP VALUE, OP one of == != < <= > >=
+ * prefix, in the key order above. VALUE is read as the field's type: a
+ * decimal integer (range-checked) or a float (strtod: also inf, nan);
+ * text for char[N] and bytes[N], with \xHH and \\ escapes, at most N
+ * bytes, compared against the value padded with zero bytes to N (prefix:
+ * the field's first bytes are the value). RIVER_EINVAL with *why (a
+ * static string) saying what is wrong; RIVER_ENOMEM.
+ */
+typedef struct river_pred river_pred;
+RIVER_API int river_pred_create(const river_schema *s, const char *field,
+                                const char *op, const char *value,
+                                river_pred **out, const char **why);
+/* 1 if record passes p, else 0 (0 for a NULL p or record). */
+RIVER_API int river_pred_pass(const river_pred *p, const void *record);
+RIVER_API void river_pred_destroy(river_pred *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -383,7 +383,7 @@ static int coll_write(river_ctx *ctx)
                   "collection %s not committed", name);
     rc = RIVER_ESTATE;
   }
-  rc = river__agree(comm, rc);
+  rc = river_ctx_agree(ctx, rc);
   /* The commit waits for the flow's agreed outcome: a failure in
    * another branch, or after this stage's input ended, commits
    * nothing. Every instance registers the step, or none does. */
@@ -392,7 +392,7 @@ static int coll_write(river_ctx *ctx)
     reg = p == NULL ? RIVER_ENOMEM : river_ctx_at_end(ctx, end_commit, p);
     if (p != NULL)
       p->pc = pc;
-    rc = river__agree(comm, reg);
+    rc = river_ctx_agree(ctx, reg);
     if (rc != RIVER_SUCCESS && reg == RIVER_SUCCESS)
       p->pc = NULL;   /* the step, registered here, now does nothing */
     else if (rc != RIVER_SUCCESS)

@@ -75,7 +75,7 @@ static int write_digest(river_ctx *ctx, const char *file, int inst,
 struct order {
   unsigned char *last, *tmp, *first;  /* first: input 0's first key */
   uint64_t *seen;
-  struct river__key *k;
+  river_key *k;
   size_t kmax;
 };
 
@@ -91,7 +91,7 @@ static int order_init(river_ctx *ctx, struct order *o)
     return RIVER_ENOMEM;
   for (i = 0; i < nin; i++) {
     river_input_schema(ctx, i, &s);
-    river__key_of(s, -1, &o->k[i]);
+    river_key_of(s, -1, &o->k[i]);
     if (o->k[i].size > o->kmax)
       o->kmax = o->k[i].size;
   }
@@ -106,13 +106,13 @@ static int order_init(river_ctx *ctx, struct order *o)
 static int order_check(river_ctx *ctx, struct order *o, int i,
                        const unsigned char *recs, size_t n)
 {
-  const struct river__key *k = &o->k[i];
+  const river_key *k = &o->k[i];
   unsigned char *last = o->last + (size_t)i * o->kmax;
   size_t j;
 
   for (j = 0; j < n; j++, o->seen[i]++) {
-    river__key_norm(k->type, k->size, recs + j * k->record_size + k->off,
-                    o->tmp);
+    river_key_norm(k, recs + j * k->record_size + k->offset,
+                   o->tmp);
     if (o->seen[i] > 0 && memcmp(last, o->tmp, k->size) > 0) {
       river_ctx_log(ctx, RIVER_LOG_ERROR, "input %d is not in key order: "
                     "record %" PRIu64 " (counted from 0) is below the one "

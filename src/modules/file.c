@@ -286,10 +286,10 @@ static int replaceable(river_ctx *ctx, const char *path)
 /* The temporary file beside path: instance 0 creates it (a
  * river_outfile: O_EXCL|O_NOFOLLOW, a random name, recorded for gc) and
  * tells the others its name, which they open (O_NOFOLLOW). Collective
- * over comm (every instance makes the same calls, whatever fails); *fd
- * -1 and *of NULL on failure. */
-static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
-                           int flags, char *tmp, size_t len, int *fd,
+ * over the stage (every instance makes the same calls, whatever fails);
+ * *fd -1 and *of NULL on failure. */
+static int open_shared_tmp(river_ctx *ctx, const char *path, int flags,
+                           char *tmp, size_t len, int *fd,
                            river_outfile **of)
 {
   const char *name = "";
@@ -312,9 +312,9 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
     if (rc == RIVER_SUCCESS)
       memcpy(tmp, name, strlen(name) + 1);
   }
-  rc = river__agree(comm, rc);
+  rc = river_ctx_agree(ctx, rc);
   if (rc == RIVER_SUCCESS)
-    rc = river__bcast(tmp, (int)len, MPI_CHAR, 0, comm);
+    rc = river_ctx_bcast(ctx, tmp, len, 0);
   if (rc == RIVER_SUCCESS && inst != 0) {
     tmp[len - 1] = '\0';
     *fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -324,7 +324,7 @@ static int open_shared_tmp(river_ctx *ctx, MPI_Comm comm, const char *path,
       rc = RIVER_EIO;
     }
   }
-  rc = river__agree(comm, rc);
+  rc = river_ctx_agree(ctx, rc);
   if (rc != RIVER_SUCCESS && inst != 0 && *fd >= 0)
     close(*fd);
   if (rc != RIVER_SUCCESS) {
@@ -415,7 +415,7 @@ static void place(river_ctx *ctx, struct placed *w, int fd, const char *tmp,
     w->rc = RIVER_EOVERFLOW;
     return;
   }
-  if ((river__test_fault("file-write") && (errno = EIO) != 0)
+  if ((river_fault_point("file-write") && (errno = EIO) != 0)
       || pwrite_all(fd, recs, n * rs, w->pos * rs) != 0) {
     river_ctx_log(ctx, RIVER_LOG_ERROR, "writing %s at byte %llu: %s", tmp,
                   (unsigned long long)(w->pos * rs), strerror(errno));
@@ -439,32 +439,23 @@ static int by_start(const void *a, const void *b)
  * [0, N) exactly, and the file (by path: every other writer has closed
  * it, and pwrite leaves nothing buffered) be N records long. *total
  * gets N. */
-static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
+static int tiles(river_ctx *ctx, const struct placed *w,
                  const char *tmp, size_t rs, uint64_t *total)
 {
-  int inst, ninst, i, mine = (int)(w->next * sizeof *w->ext), rc;
-  int *counts = NULL, *displs = NULL;
+  int inst, ninst, i, rc;
+  size_t *sizes, n = 0, j;
   struct extent *all = NULL;
-  size_t n = 0, j;
+  void *got = NULL;
   struct stat st;
 
   river_ctx_instance(ctx, &inst, &ninst);
-  if (inst == 0) {
-    counts = calloc((size_t)ninst, sizeof *counts);
-    displs = calloc((size_t)ninst, sizeof *displs);
-  }
-  rc = river__gather(&mine, 1, MPI_INT, counts, 0, comm);
-  if (rc == RIVER_SUCCESS && inst == 0) {
-    for (i = 0; counts != NULL && displs != NULL && i < ninst; i++) {
-      displs[i] = (int)(n * sizeof *all);
-      n += (size_t)counts[i] / sizeof *all;
-    }
-    all = malloc((n + 1) * sizeof *all);
-  }
-  if (rc == RIVER_SUCCESS)   /* (the root's buffers may be NULL: ENOMEM) */
-    rc = river__gatherv(w->ext, mine, all, counts, displs, 0, comm);
-  if (rc == RIVER_SUCCESS && inst == 0 && (all == NULL || counts == NULL))
-    rc = RIVER_ENOMEM;
+  if ((sizes = calloc((size_t)ninst, sizeof *sizes)) == NULL)
+    return RIVER_ENOMEM;   /* the stage's peers learn it from the flow */
+  rc = river_ctx_allgatherv(ctx, w->ext, w->next * sizeof *w->ext, &got,
+                            sizes);
+  all = got;
+  for (i = 0; rc == RIVER_SUCCESS && i < ninst; i++)
+    n += sizes[i] / sizeof *all;
   *total = 0;
   if (rc == RIVER_SUCCESS && inst == 0) {
     qsort(all, n, sizeof *all, by_start);
@@ -480,8 +471,7 @@ static int tiles(river_ctx *ctx, MPI_Comm comm, const struct placed *w,
       rc = RIVER_ECORRUPT;
     }
   }
-  free(counts);
-  free(displs);
+  free(sizes);
   free(all);
   return rc;
 }
@@ -497,7 +487,6 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   size_t rs = 0, n;
   uint64_t total = 0;
   int inst, ninst, fd = -1, sync = 1, replace = 1, rc, crc = 0, failed = 0;
-  MPI_Comm comm;
 
   memset(&w, 0, sizeof w);
   river_input_edge(ctx, 0, &e);
@@ -507,12 +496,11 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   river_ctx_instance(ctx, &inst, &ninst);
-  river_ctx_comm(ctx, &comm);
   river_arg_bool(ctx, "sync", &sync);
   river_arg_bool(ctx, "replace", &replace);
-  rc = river__agree(comm, replaceable(ctx, path));   /* before a collective */
+  rc = river_ctx_agree(ctx, replaceable(ctx, path));   /* before a collective */
   if (rc == RIVER_SUCCESS)
-    rc = open_shared_tmp(ctx, comm, path, out_flags(ctx, replace), tmp,
+    rc = open_shared_tmp(ctx, path, out_flags(ctx, replace), tmp,
                          sizeof tmp, &fd, &of);
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -546,10 +534,10 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
                   strerror(errno));
     rc = RIVER_EIO;
   }
-  rc = river__agree(comm, rc);
+  rc = river_ctx_agree(ctx, rc);
   if (rc == RIVER_SUCCESS)
-    rc = tiles(ctx, comm, &w, tmp, rs, &total);
-  rc = river__agree(comm, rc);
+    rc = tiles(ctx, &w, tmp, rs, &total);
+  rc = river_ctx_agree(ctx, rc);
   /* Published (renamed over path) only once the whole flow has
    * succeeded on every rank: river_ctx_at_end. */
   if (rc == RIVER_SUCCESS && inst == 0)

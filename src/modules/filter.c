@@ -15,8 +15,8 @@
 #include <string.h>
 
 /* The predicate of the stage's arguments; *why says what is wrong on
- * RIVER_EINVAL. river__pred_free(p) in every case. */
-static int make_pred(river_ctx *ctx, struct river__pred *p, const char **why)
+ * RIVER_EINVAL. river_pred_destroy(*p) in every case. */
+static int make_pred(river_ctx *ctx, river_pred **p, const char **why)
 {
   const char *field = NULL, *op = NULL, *value = NULL;
   const river_schema *s = NULL;
@@ -25,19 +25,19 @@ static int make_pred(river_ctx *ctx, struct river__pred *p, const char **why)
   river_arg_str(ctx, "op", &op);
   river_arg_str(ctx, "value", &value);
   river_input_schema(ctx, 0, &s);
-  return river__pred_make(s, field, op, value, p, why);
+  return river_pred_create(s, field, op, value, p, why);
 }
 
 /* Filter one message into output 0, through reserved buffers. */
-static int filter_msg(river_ctx *ctx, const struct river__pred *p,
-                      const unsigned char *recs, size_t n)
+static int filter_msg(river_ctx *ctx, const river_pred *p,
+                      const unsigned char *recs, size_t n, size_t rs)
 {
-  size_t rs = p->k.record_size, i, j = 0, max = 0;
+  size_t i, j = 0, max = 0;
   unsigned char *buf = NULL;
   int rc;
 
   for (i = 0; i < n; i++) {
-    if (!river__pred_pass(p, recs + i * rs))
+    if (!river_pred_pass(p, recs + i * rs))
       continue;
     if (j == max) {
       if (max > 0 && (rc = river_commit(ctx, 0, j)) != RIVER_SUCCESS)
@@ -53,16 +53,19 @@ static int filter_msg(river_ctx *ctx, const struct river__pred *p,
 
 static int filter(river_ctx *ctx)
 {
-  struct river__pred p;
+  river_pred *p = NULL;
+  const river_schema *s = NULL;
   const char *why = "";
   const void *recs;
-  size_t n;
+  size_t n, rs = 0;
   int rc = make_pred(ctx, &p, &why);  /* if bad, check has said why */
 
+  river_input_schema(ctx, 0, &s);
+  river_schema_record_size(s, &rs);
   while (rc == RIVER_SUCCESS
          && (rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
-    rc = filter_msg(ctx, &p, recs, n);
-  river__pred_free(&p);
+    rc = filter_msg(ctx, p, recs, n, rs);
+  river_pred_destroy(p);
   return rc == RIVER_EOS ? RIVER_SUCCESS : rc;
 }
 
@@ -72,11 +75,11 @@ static int filter_schema(river_ctx *ctx, int output, river_schema **out)
 {
   const river_schema *s;
   const char *why = "";
-  struct river__pred p;
+  river_pred *p = NULL;
   int rc = make_pred(ctx, &p, &why);
 
   (void)output;
-  river__pred_free(&p);
+  river_pred_destroy(p);
   if (rc == RIVER_EINVAL) {
     const char *field, *op, *value;
     river_arg_str(ctx, "field", &field);

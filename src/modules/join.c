@@ -113,8 +113,8 @@ static int join_layout(river_ctx *ctx, const river_schema *r,
     type_text(rt, rk, a, sizeof a);
     type_text(st, sk, b, sizeof b);
     river_ctx_log(ctx, RIVER_LOG_ERROR, "join: key '%s' is %s in R (input 0) "
-                  "but %s in S (input 1): keys must have the same type",
-                  key, a, b);
+                  "but %s in S (input 1): keys must have the same type", key, a,
+                  b);
     return RIVER_EINVAL;
   }
   l->ksize = rk;
@@ -253,8 +253,8 @@ static int read_build(river_ctx *ctx, int in, size_t rs, uint64_t cap,
                       "%d) does not fit in memory=%" PRIu64 " bytes (%zu "
                       "records of %zu bytes read, %zu bytes each with the "
                       "hash table); give it more memory or more instances, "
-                      "or build on the smaller relation", in, cap,
-                      t->n + n, rs, (size_t)PER_RECORD(rs));
+                      "or build on the smaller relation", in, cap, t->n + n, rs,
+                      (size_t)PER_RECORD(rs));
       return RIVER_ENOMEM;
     }
     if (t->n + n > t->cap) {

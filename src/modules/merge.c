@@ -40,7 +40,7 @@ struct run {
 
 struct merge {
   river_ctx *ctx;
-  struct river__key k;
+  river_key k;
   struct run *runs;
   int nruns, cap;
   int *heap, nheap;
@@ -215,8 +215,8 @@ static int advance(struct merge *m, struct run *r)
     memcpy(prev, r->key, m->k.size);
     pk = prev;
   }
-  river__key_norm(m->k.type, m->k.size,
-                  r->recs + r->pos * m->k.record_size + m->k.off, r->key);
+  river_key_norm(&m->k, r->recs + r->pos * m->k.record_size + m->k.offset,
+                 r->key);
   c = pk == r->key ? 0 : memcmp(pk, r->key, m->k.size);
   r->seen++;
   if (c > 0) {
@@ -249,7 +249,7 @@ static int merge_runs(struct merge *m)
     return RIVER_ENOMEM;
   for (i = 0; i < m->nruns; i++) {
     struct run *r = &m->runs[i];
-    river__key_norm(m->k.type, m->k.size, r->recs + m->k.off, r->key);
+    river_key_norm(&m->k, r->recs + m->k.offset, r->key);
     m->heap[m->nheap++] = i;
   }
   for (i = m->nheap / 2 - 1; i >= 0; i--)
@@ -287,7 +287,7 @@ static int merge_main(river_ctx *ctx)
   m.ctx = ctx;
   river_arg_uint(ctx, "memory", &m.memory);
   river_input_schema(ctx, 0, &s);
-  rc = river__key_of(s, -1, &m.k);
+  rc = river_key_of(s, -1, &m.k);
   if (rc == RIVER_SUCCESS)
     rc = open_inputs(&m);
   if (rc == RIVER_SUCCESS)
@@ -328,7 +328,7 @@ struct crun {
 };
 
 /* Fill c's bounds from its first and last blocks (buf: a block). */
-static int run_bounds(river_pcoll *pc, const struct river__key *k,
+static int run_bounds(river_pcoll *pc, const river_key *k,
                       struct crun *c, unsigned char *buf, size_t bs)
 {
   river_pcoll_part part;
@@ -344,11 +344,11 @@ static int run_bounds(river_pcoll *pc, const struct river__key *k,
   river_pcoll_blocks(pc, c->part, &rpb, &nb);
   rc = river_pcoll_read_block(pc, c->part, 0, buf, bs, &got);
   if (rc == RIVER_SUCCESS)
-    river__key_norm(k->type, k->size, buf + k->off, c->lo);
+    river_key_norm(k, buf + k->offset, c->lo);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_read_block(pc, c->part, nb - 1, buf, bs, &got);
   if (rc == RIVER_SUCCESS && got > 0)
-    river__key_norm(k->type, k->size, buf + (got - 1) * rs + k->off, c->hi);
+    river_key_norm(k, buf + (got - 1) * rs + k->offset, c->hi);
   return rc;
 }
 
@@ -371,7 +371,7 @@ static int by_part(const void *a, const void *b)
 /* Merge runs[0..n) (one group: their key ranges overlap) into one unit
  * on output 0, tagged `tag` (RIVER_DQ_NO_TAG: none) first. */
 static int merge_group(river_ctx *ctx, river_pcoll *pc,
-                       const struct river__key *k, struct crun *runs, int n,
+                       const river_key *k, struct crun *runs, int n,
                        uint64_t memory, uint64_t tag)
 {
   struct merge m;
@@ -417,7 +417,7 @@ static int merge_group(river_ctx *ctx, river_pcoll *pc,
 
 /* Every run's bounds, sorted by first key: *out (n entries), their keys
  * in *keys (free both). */
-static int load_runs(river_pcoll *pc, const struct river__key *k,
+static int load_runs(river_pcoll *pc, const river_key *k,
                      struct crun **out, unsigned char **keyblock, int *n)
 {
   river_pcoll_info info;
@@ -467,7 +467,7 @@ static int coll_merge_main(river_ctx *ctx)
   river_pcoll_opts o = RIVER_PCOLL_OPTS_INIT;
   river_pcoll *pc = NULL;
   const river_schema *s;
-  struct river__key k;
+  river_key k;
   struct crun *runs = NULL;
   unsigned char *keys = NULL;
   const char *name = "", *root = "";
@@ -497,7 +497,7 @@ static int coll_merge_main(river_ctx *ctx)
     return RIVER_ENOTSUP;
   }
   river_pcoll_schema(pc, &s);
-  rc = river__key_of(s, -1, &k);
+  rc = river_key_of(s, -1, &k);
   if (rc == RIVER_SUCCESS)
     rc = load_runs(pc, &k, &runs, &keys, &n);
   for (i = 0; rc == RIVER_SUCCESS && i < n; i++)

@@ -2,11 +2,24 @@
  * modules.h - what the built-in modules (src/modules/) share: each
  * file's registration function, called from builtin.c, and the
  * order-independent content digest that count (and the tests) use.
+ * The modules are written against River's public API alone (this
+ * header includes nothing else), so that each can serve as an example
+ * of a user's module.
  */
 #ifndef RIVER_MODULES_H
 #define RIVER_MODULES_H
 
-#include "../flow_internal.h"
+#include <river.h>
+#include <river/flow.h>
+#include <river/module.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Register every built-in module (builtin.c). The module registry
+ * (src/module.c) calls it once, on first use: the one call from the
+ * library into this directory. */
+void river__modules_builtin(void);
 
 void river__module_gen(void);    /* gen.c */
 void river__module_count(void);  /* count.c: count, null */
@@ -55,12 +68,12 @@ int river__file_write_placed(river_ctx *ctx, const char *path);
 
 /* ---------------------------------------------------------- radix.c */
 
-/* struct river__key, river__key_of, river__key_norm: keys_internal.h. */
+/* river_key, river_key_of, river_key_norm: river/schema.h. */
 
 /* Stable LSD radix sort of n records at recs by key k: order[i] gets the
  * index of the i-th record in key order. It allocates 2 n (k->size + 8)
  * bytes while it runs. RIVER_ENOMEM if it cannot. */
-int river__radix_order(const struct river__key *k, const void *recs,
+int river__radix_order(const river_key *k, const void *recs,
                        size_t n, size_t *order);
 
 #endif /* RIVER_MODULES_H */

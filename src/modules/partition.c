@@ -22,7 +22,7 @@
 
 struct part {
   river_ctx *ctx;
-  struct river__key k;         /* the key as stored */
+  river_key k;         /* the key as stored */
   unsigned char *buf;          /* buffered records */
   size_t n, cap;
   int ended;                   /* input 0 ended while buffering */
@@ -62,58 +62,28 @@ static int fill(struct part *p, uint64_t limit)
 /* All-gather this instance's sample: *all gets every instance's keys in
  * instance order, counts[2i], counts[2i+1] instance i's sampled and
  * buffered records (nonblocking, waiting cooperatively). */
-static int gather(struct part *p, unsigned char **mine, uint64_t k,
+static int gather(struct part *p, const unsigned char *mine, uint64_t k,
                   uint64_t **counts, unsigned char **all, int *ninst)
 {
-  uint64_t *me = malloc(2 * sizeof *me), total = 0;
-  int i, *cnt = NULL, *dsp = NULL, rc;
-  MPI_Request req;
-  MPI_Comm comm;
+  uint64_t me[2];
+  size_t *sizes;
+  void *got = NULL;
+  int rc;
 
-  river_ctx_comm(p->ctx, &comm);
   river_ctx_instance(p->ctx, NULL, ninst);
   *counts = malloc(2 * (size_t)*ninst * sizeof **counts);
-  if (*counts == NULL || me == NULL) {
-    free(me);
+  sizes = malloc((size_t)*ninst * sizeof *sizes);
+  if (*counts == NULL || sizes == NULL) {
+    free(sizes);
     return RIVER_ENOMEM;
   }
   me[0] = k;
   me[1] = p->n;
-  if (MPI_Iallgather(me, 2, MPI_UINT64_T, *counts, 2, MPI_UINT64_T, comm,
-                     &req) != MPI_SUCCESS) {
-    free(me);
-    return RIVER_EMPI;
-  }
-  if ((rc = river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE)) != RIVER_SUCCESS) {
-    /* Left pending (the flow failed): MPI may still use the buffers. */
-    river__orphan(me);
-    river__orphan(*counts);
-    *counts = NULL;
-    return rc;
-  }
-  free(me);
-  cnt = malloc((size_t)*ninst * sizeof *cnt);
-  dsp = malloc((size_t)*ninst * sizeof *dsp);
-  for (i = 0; cnt != NULL && dsp != NULL && i < *ninst; i++) {
-    cnt[i] = (int)((*counts)[2 * i] * p->k.size);
-    dsp[i] = (int)(total * p->k.size);
-    total += (*counts)[2 * i];
-  }
-  *all = malloc(total * p->k.size + 1);
-  rc = cnt == NULL || dsp == NULL || *all == NULL ? RIVER_ENOMEM
-       : MPI_Iallgatherv(*mine, (int)(k * p->k.size), MPI_BYTE, *all, cnt,
-                         dsp, MPI_BYTE, comm, &req) != MPI_SUCCESS ? RIVER_EMPI
-       : river_ctx_wait(p->ctx, &req, MPI_STATUS_IGNORE);
-  if (rc == RIVER_ESTATE) {   /* left pending, as above */
-    river__orphan(cnt);
-    river__orphan(dsp);
-    river__orphan(*all);
-    river__orphan(*mine);
-    *all = *mine = NULL;
-    return rc;
-  }
-  free(cnt);
-  free(dsp);
+  rc = river_ctx_allgather(p->ctx, me, 2, *counts);
+  if (rc == RIVER_SUCCESS)
+    rc = river_ctx_allgatherv(p->ctx, mine, k * p->k.size, &got, sizes);
+  *all = got;
+  free(sizes);
   return rc;
 }
 
@@ -122,7 +92,7 @@ static int choose(struct part *p, const unsigned char *all,
                   const uint64_t *counts, int ninst, int nparts,
                   unsigned char *split)
 {
-  struct river__key sk = {p->k.type, 0, p->k.size, p->k.size};
+  river_key sk = {p->k.type, 0, p->k.size, p->k.size};
   double *w, total = 0.0, cum = 0.0;
   size_t ns = 0, i, *order;
   int inst, j = 0, rc;
@@ -172,10 +142,10 @@ static int agree(struct part *p, uint64_t nsample)
   seed = river_hash64(0x5eed + (uint64_t)inst);
   for (i = 0; i < k; i++) {
     uint64_t at = (seed = river_hash64(seed + i)) % p->n;
-    memcpy(mine + i * p->k.size, p->buf + at * p->k.record_size + p->k.off,
+    memcpy(mine + i * p->k.size, p->buf + at * p->k.record_size + p->k.offset,
            p->k.size);
   }
-  rc = gather(p, &mine, k, &counts, &all, &ninst);
+  rc = gather(p, mine, k, &counts, &all, &ninst);
   for (i = 0; rc == RIVER_SUCCESS && i < (uint64_t)ninst; i++)
     ns += counts[2 * i];
   if (rc == RIVER_SUCCESS && (ns == 0 || nparts == 1))
@@ -226,7 +196,7 @@ static int partition(river_ctx *ctx)
     return rc == RIVER_SUCCESS ? stream(ctx) : rc;
   }
   river_input_schema(ctx, 0, &s);
-  rc = river__key_of(s, -1, &p.k);
+  rc = river_key_of(s, -1, &p.k);
   if (rc == RIVER_SUCCESS)
     rc = fill(&p, limit);
   if (rc == RIVER_SUCCESS)

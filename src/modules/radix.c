@@ -1,6 +1,6 @@
 /*
  * radix.c - a stable radix sort on the key order as bytes
- * (river__key_norm, src/keys.c), for the sort module (modules.h).
+ * (river_key_norm, src/keys.c), for the sort module (modules.h).
  *
  * river__radix_order sorts records by those bytes. Below 2^32 records
  * (prefix_order) each record gets a 16-byte entry: the first 8 bytes of
@@ -28,14 +28,14 @@
 #include <string.h>
 
 /* Fill entries: key bytes then a 64-bit index; count histograms. */
-static void fill(const struct river__key *k, const unsigned char *recs,
+static void fill(const river_key *k, const unsigned char *recs,
                  size_t n, unsigned char *e, size_t es, size_t *hist)
 {
   size_t i, d;
   uint64_t idx;
 
   for (i = 0; i < n; i++, e += es) {
-    river__key_norm(k->type, k->size, recs + i * k->record_size + k->off, e);
+    river_key_norm(k, recs + i * k->record_size + k->offset, e);
     idx = i;
     memcpy(e + k->size, &idx, sizeof idx);
     for (d = 0; d < k->size; d++)
@@ -45,13 +45,13 @@ static void fill(const struct river__key *k, const unsigned char *recs,
 
 /* The first 8 normalized key bytes of rec as a big-endian integer
  * (zero-padded), into *pre; the whole normalized key into norm. */
-static uint64_t prefix_of(const struct river__key *k, const unsigned char *rec,
+static uint64_t prefix_of(const river_key *k, const unsigned char *rec,
                           unsigned char *norm)
 {
   uint64_t v = 0;
   size_t i, m = k->size < 8 ? k->size : 8;
 
-  river__key_norm(k->type, k->size, rec + k->off, norm);
+  river_key_norm(k, rec + k->offset, norm);
   for (i = 0; i < m; i++)
     v |= (uint64_t)norm[i] << (56 - 8 * i);
   return v;
@@ -92,23 +92,23 @@ static void sort_bucket(struct pentry *e, struct pentry *t, size_t n)
 
 /* Entries a, b with equal prefixes: a before b? By the key's bytes after
  * the 8th, then by index. */
-static int rest_before(const struct river__key *k, const unsigned char *recs,
+static int rest_before(const river_key *k, const unsigned char *recs,
                        const struct pentry *a, const struct pentry *b,
                        unsigned char *na, unsigned char *nb)
 {
   int c;
 
-  river__key_norm(k->type, k->size, recs + a->idx * k->record_size + k->off,
-                  na);
-  river__key_norm(k->type, k->size, recs + b->idx * k->record_size + k->off,
-                  nb);
+  river_key_norm(k, recs + a->idx * k->record_size + k->offset,
+                 na);
+  river_key_norm(k, recs + b->idx * k->record_size + k->offset,
+                 nb);
   c = memcmp(na + 8, nb + 8, k->size - 8);
   return c < 0 || (c == 0 && a->idx < b->idx);
 }
 
 /* What the comparator of a long stretch needs. */
 struct tiectx {
-  const struct river__key *k;
+  const river_key *k;
   const unsigned char *recs;
   unsigned char *na, *nb;
 };
@@ -127,7 +127,7 @@ static int tie_cmp(const void *x, const void *y, void *arg)
  * longer than 8 bytes): a short stretch (the usual case) by insertion,
  * a long one (keys sharing their first 8 bytes, "customer0001") by
  * qsort on (rest, index), a total order, so stable too. */
-static int fix_ties(const struct river__key *k, const unsigned char *recs,
+static int fix_ties(const river_key *k, const unsigned char *recs,
                     struct pentry *e, size_t n)
 {
   unsigned char *na, *nb;
@@ -162,7 +162,7 @@ static int fix_ties(const struct river__key *k, const unsigned char *recs,
 }
 
 /* The prefix sort (above) of n < 2^32 records. */
-static int prefix_order(const struct river__key *k, const unsigned char *recs,
+static int prefix_order(const river_key *k, const unsigned char *recs,
                         size_t n, size_t *order)
 {
   struct pentry *e = malloc(n * sizeof *e), *t = malloc(n * sizeof *t);
@@ -202,7 +202,7 @@ static int prefix_order(const struct river__key *k, const unsigned char *recs,
 }
 
 /* The plain LSD sort on whole normalized keys (header comment). */
-static int key_order(const struct river__key *k, const void *recs,
+static int key_order(const river_key *k, const void *recs,
                      size_t n, size_t *order)
 {
   size_t es = k->size + sizeof(uint64_t), i, d, b, sum, *h, pos[256];
@@ -243,7 +243,7 @@ static int key_order(const struct river__key *k, const void *recs,
   return RIVER_SUCCESS;
 }
 
-int river__radix_order(const struct river__key *k, const void *recs,
+int river__radix_order(const river_key *k, const void *recs,
                        size_t n, size_t *order)
 {
   if (n == 0)

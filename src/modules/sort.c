@@ -49,14 +49,14 @@ static int grow(struct sortbuf *b, size_t more, size_t rs)
 /* Sort the records of b and write them to output 0 as `runs` units
  * (write_sorted; base: the position of b's first record in the output,
  * for the tags, or RIVER_DQ_NO_TAG for none). */
-static int sort_out(river_ctx *ctx, const struct river__key *k,
+static int sort_out(river_ctx *ctx, const river_key *k,
                     const struct sortbuf *b, uint64_t runs, uint64_t base);
 
 /* Read all of input 0 into b, within the memory cap (0: none). With
  * spill, each time the next message would not fit, what b holds is
  * sorted and written as one run first (the first pass of a two-pass
  * sort: runs whose key ranges overlap, merged later by coll_merge). */
-static int read_all(river_ctx *ctx, const struct river__key *k,
+static int read_all(river_ctx *ctx, const river_key *k,
                     uint64_t cap, int spill, struct sortbuf *b)
 {
   size_t per = k->record_size + 2 * (k->size + 8) + sizeof(size_t), n;
@@ -153,7 +153,7 @@ static int write_sorted(river_ctx *ctx, const struct sortbuf *b,
   return RIVER_SUCCESS;
 }
 
-static int sort_out(river_ctx *ctx, const struct river__key *k,
+static int sort_out(river_ctx *ctx, const river_key *k,
                     const struct sortbuf *b, uint64_t runs, uint64_t base)
 {
   size_t *order = NULL;
@@ -177,7 +177,7 @@ static int sort_run(river_ctx *ctx)
 {
   struct sortbuf b = {NULL, 0, 0};
   const river_schema *s;
-  struct river__key k;
+  river_key k;
   uint64_t cap, runs, base = 0;
   int spill = 0, rc;
 
@@ -190,7 +190,7 @@ static int sort_run(river_ctx *ctx)
     return RIVER_EINVAL;
   }
   river_input_schema(ctx, 0, &s);
-  rc = river__key_of(s, -1, &k);
+  rc = river_key_of(s, -1, &k);
   if (rc == RIVER_SUCCESS)
     rc = read_all(ctx, &k, cap, spill, &b);
   /* Spilled runs overlap: no place in the output to tag them with. */

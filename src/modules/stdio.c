@@ -9,7 +9,6 @@
  * (`river run` prints its totals there when a flow has a stdout stage).
  */
 #include "modules.h"
-#include "../sched_internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -19,8 +18,9 @@
 
 #define STDIO_CHUNK ((size_t)256 << 10)  /* bytes read at a time */
 
-/* Wait (yielding) until fd is ready for events; 0, or -1 with errno. */
-static int ready(int fd, short events)
+/* Wait (yielding) until fd is ready for events; 0, or -1 with errno
+ * (ECANCELED if the flow failed elsewhere or River's watchdog fired). */
+static int ready(river_ctx *ctx, int fd, short events)
 {
   struct pollfd p;
   int k;
@@ -34,7 +34,10 @@ static int ready(int fd, short events)
       return 0;  /* ready, at its end, or in error: the call will say */
     if (k < 0 && errno != EINTR)
       return -1;
-    river__sched_yield(1);
+    if (river_ctx_yield(ctx) != RIVER_SUCCESS) {
+      errno = ECANCELED;
+      return -1;
+    }
   }
 }
 
@@ -55,7 +58,7 @@ static int read_some(river_ctx *ctx, unsigned char *buf, size_t cap,
 {
   ssize_t k;
 
-  if (ready(STDIN_FILENO, POLLIN) != 0)
+  if (ready(ctx, STDIN_FILENO, POLLIN) != 0)
     k = -1;
   else
     while ((k = read(STDIN_FILENO, buf + *have, cap - *have)) < 0
@@ -107,12 +110,12 @@ static int stdin_mod(river_ctx *ctx)
 }
 
 /* Write len bytes to standard output, yielding while the pipe is full. */
-static int out_all(const unsigned char *p, size_t len)
+static int out_all(river_ctx *ctx, const unsigned char *p, size_t len)
 {
   ssize_t k;
 
   while (len > 0) {
-    if (ready(STDOUT_FILENO, POLLOUT) != 0)
+    if (ready(ctx, STDOUT_FILENO, POLLOUT) != 0)
       return -1;
     k = write(STDOUT_FILENO, p, len);
     if (k < 0 && (errno == EINTR || errno == EAGAIN))
@@ -142,7 +145,7 @@ static int stdout_mod(river_ctx *ctx)
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   while ((rc = river_get(ctx, 0, &recs, &n)) == RIVER_SUCCESS)
-    if (wrc == RIVER_SUCCESS && out_all(recs, n * rs) != 0) {
+    if (wrc == RIVER_SUCCESS && out_all(ctx, recs, n * rs) != 0) {
       river_ctx_log(ctx, RIVER_LOG_ERROR, "writing standard output: %s",
                     strerror(errno));
       wrc = RIVER_EIO;   /* keep reading: upstream must not block */

@@ -439,6 +439,82 @@ static void test_schema_destroy_null(void **state)
   river_schema_destroy(NULL);
 }
 
+/* river_key_of and river_key_norm: where the key lies, and memcmp of
+ * normalized keys in the schema's order (-1 < 0 < 1 for an int32). */
+static void test_key_of_and_norm(void **state)
+{
+  river_schema *s = NULL;
+  river_key k;
+  int32_t v[3] = {-1, 0, 1};
+  unsigned char n[3][4];
+  int i;
+
+  assert_int_equal(river_schema_parse("name:char[6],v:int32,w:float64;key=v",
+                                      &s), RIVER_SUCCESS);
+  assert_int_equal(river_key_of(NULL, -1, &k), RIVER_EINVAL);
+  assert_int_equal(river_key_of(s, -1, NULL), RIVER_EINVAL);
+  assert_int_equal(river_key_of(s, 3, &k), RIVER_EINVAL);
+  assert_int_equal(river_key_of(s, -1, &k), RIVER_SUCCESS);
+  assert_int_equal(k.type, RIVER_TYPE_INT32);
+  assert_int_equal(k.offset, 6);
+  assert_int_equal(k.size, 4);
+  assert_int_equal(k.record_size, 18);
+  for (i = 0; i < 3; i++)
+    river_key_norm(&k, &v[i], n[i]);
+  assert_true(memcmp(n[0], n[1], 4) < 0 && memcmp(n[1], n[2], 4) < 0);
+  assert_int_equal(river_key_of(s, 0, &k), RIVER_SUCCESS);
+  assert_int_equal(k.offset, 0);
+  assert_int_equal(k.size, 6);
+  river_schema_destroy(s);
+}
+
+/* river_pred_*: a field compared with a value, bad input said in *why. */
+static void test_pred_create_pass(void **state)
+{
+  river_schema *s = NULL;
+  river_pred *p = NULL;
+  unsigned char rec[18];
+  const char *why = NULL;
+  int32_t v;
+
+  assert_int_equal(river_schema_parse("name:char[6],v:int32,w:float64;key=v",
+                                      &s), RIVER_SUCCESS);
+  assert_int_equal(river_pred_create(s, "v", ">=", "-2", &p, &why),
+                   RIVER_SUCCESS);
+  memset(rec, 0, sizeof rec);
+  v = 5;
+  memcpy(rec + 6, &v, 4);
+  assert_int_equal(river_pred_pass(p, rec), 1);
+  v = -3;
+  memcpy(rec + 6, &v, 4);
+  assert_int_equal(river_pred_pass(p, rec), 0);
+  assert_int_equal(river_pred_pass(p, NULL), 0);
+  assert_int_equal(river_pred_pass(NULL, rec), 0);
+  river_pred_destroy(p);
+  memcpy(rec, "abcdef", 6);
+  assert_int_equal(river_pred_create(s, "name", "prefix", "abc", &p, &why),
+                   RIVER_SUCCESS);
+  assert_int_equal(river_pred_pass(p, rec), 1);
+  river_pred_destroy(p);
+  p = NULL;
+  assert_int_equal(river_pred_create(s, "v", "=~", "1", &p, &why),
+                   RIVER_EINVAL);
+  assert_null(p);
+  assert_non_null(strstr(why, "op is not one of"));
+  assert_int_equal(river_pred_create(s, "nope", "==", "1", &p, &why),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(why, "no such field"));
+  assert_int_equal(river_pred_create(s, "v", "==", "x1", &p, &why),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(why, "not a number"));
+  assert_int_equal(river_pred_create(NULL, "v", "==", "1", &p, &why),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pred_create(s, "v", "==", "1", NULL, &why),
+                   RIVER_EINVAL);
+  river_pred_destroy(NULL);
+  river_schema_destroy(s);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -465,6 +541,8 @@ int main(void)
     T(test_schema_clone_is_equal_and_independent),
     T(test_schema_equal_differences),
     T(test_schema_destroy_null),
+    T(test_key_of_and_norm),
+    T(test_pred_create_pass),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,14 +95,14 @@ static void random_key(river_type t, size_t size, uint64_t *s,
 static void check_schema(const char *text, size_t n, uint64_t seed)
 {
   river_schema *s = NULL;
-  struct river__key k;
+  river_key k;
   struct item *items;
   unsigned char *recs;
   size_t *order, i, ksize;
   uint64_t st = seed;
 
   assert_int_equal(river_schema_parse(text, &s), RIVER_SUCCESS);
-  assert_int_equal(river__key_of(s, -1, &k), RIVER_SUCCESS);
+  assert_int_equal(river_key_of(s, -1, &k), RIVER_SUCCESS);
   river_schema_key(s, NULL, NULL, &ksize);
   recs = malloc(n * k.record_size + 1);
   items = malloc((n + 1) * sizeof *items);
@@ -113,7 +113,7 @@ static void check_schema(const char *text, size_t n, uint64_t seed)
   for (i = 0; i < n * k.record_size; i++)
     recs[i] = (unsigned char)rng(&st);
   for (i = 0; i < n; i++) {
-    random_key(k.type, ksize, &st, recs + i * k.record_size + k.off);
+    random_key(k.type, ksize, &st, recs + i * k.record_size + k.offset);
     items[i].rec = recs + i * k.record_size;
     items[i].idx = i;
   }
@@ -176,24 +176,24 @@ static void test_key_norm_order(void **state)
   (void)state;
   for (i = 0; i < sizeof schemas / sizeof *schemas; i++) {
     river_schema *s = NULL;
-    struct river__key k;
+    river_key k;
     unsigned char *recs, na[32], nb[32];
     size_t ksize;
     assert_int_equal(river_schema_parse(schemas[i], &s), RIVER_SUCCESS);
-    river__key_of(s, -1, &k);
+    river_key_of(s, -1, &k);
     river_schema_key(s, NULL, NULL, &ksize);
     recs = calloc(n, k.record_size);
     assert_non_null(recs);
     for (a = 0; a < n; a++)
-      random_key(k.type, ksize, &st, recs + a * k.record_size + k.off);
+      random_key(k.type, ksize, &st, recs + a * k.record_size + k.offset);
     for (a = 0; a < n; a++) {
       for (b = 0; b < n; b += 7) {
         const unsigned char *ra = recs + a * k.record_size;
         const unsigned char *rb = recs + b * k.record_size;
         int c = 0, m;
         river_schema_compare(s, ra, rb, &c);
-        river__key_norm(k.type, k.size, ra + k.off, na);
-        river__key_norm(k.type, k.size, rb + k.off, nb);
+        river_key_norm(&k, ra + k.offset, na);
+        river_key_norm(&k, rb + k.offset, nb);
         m = memcmp(na, nb, k.size);
         assert_int_equal((c > 0) - (c < 0), (m > 0) - (m < 0));
       }
@@ -207,7 +207,7 @@ static void test_key_norm_order(void **state)
 static void test_sort_stable(void **state)
 {
   river_schema *s = NULL;
-  struct river__key k;
+  river_key k;
   uint32_t recs[2 * 6] = {5, 0, 3, 1, 5, 2, 3, 3, 5, 4, 1, 5};
   size_t order[6], want[6] = {5, 1, 3, 0, 2, 4};
   int i;
@@ -215,7 +215,7 @@ static void test_sort_stable(void **state)
   (void)state;
   assert_int_equal(river_schema_parse("k:uint32,i:uint32", &s),
                    RIVER_SUCCESS);
-  river__key_of(s, -1, &k);
+  river_key_of(s, -1, &k);
   assert_int_equal(river__radix_order(&k, recs, 6, order), RIVER_SUCCESS);
   for (i = 0; i < 6; i++)
     assert_int_equal(order[i], want[i]);
@@ -228,7 +228,7 @@ static void test_sort_stable(void **state)
 static void test_sort_long_prefix(void **state)
 {
   river_schema *s = NULL;
-  struct river__key k;
+  river_key k;
   struct item *items;
   unsigned char *recs;
   size_t *order, i, n = 3000;
@@ -237,7 +237,7 @@ static void test_sort_long_prefix(void **state)
   (void)state;
   assert_int_equal(river_schema_parse("k:char[16],v:uint32", &s),
                    RIVER_SUCCESS);
-  river__key_of(s, -1, &k);
+  river_key_of(s, -1, &k);
   recs = malloc(n * 20);
   items = malloc(n * sizeof *items);
   order = malloc(n * sizeof *order);
