@@ -64,6 +64,7 @@
 #define RIVER_COLLECTION_INTERNAL_H
 
 #include "river_internal.h"
+#include "file_internal.h"
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -14,6 +14,7 @@
  * same prefix through river_flow_origin. Nothing here needs MPI.
  */
 #include "flow_internal.h"
+#include "file_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,6 +5,7 @@
  * unit tests can drive them on a model of the ring.
  */
 #include "river_internal.h"
+#include "gd_alloc_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -168,6 +168,7 @@
 #define RIVER_GD_INTERNAL_H
 
 #include "river_internal.h"
+#include "gd_alloc_internal.h"
 
 enum { GD_TAG_REQ = 1, GD_TAG_DATA = 2 };
 /* gd_req.copy of the messages that ask for no block */

@@ -4,6 +4,8 @@ lib_LTLIBRARIES += src/libriver.la
 
 src_libriver_la_SOURCES = \
 	src/river_internal.h \
+	src/file_internal.h \
+	src/schema_internal.h \
 	src/core.c \
 	src/agree.c \
 	src/log.c \
@@ -45,6 +47,7 @@ src_libriver_la_SOURCES = \
 	src/perturb.c \
 	src/cpu_hog.c \
 	src/gd_internal.h \
+	src/gd_alloc_internal.h \
 	src/gd.c \
 	src/gd_client.c \
 	src/gd_server.c \

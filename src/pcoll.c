@@ -17,6 +17,7 @@
  * copy, GD's single-copy reads that GD itself recovers from).
  */
 #include "pcoll_internal.h"
+#include "schema_internal.h"
 
 #include <errno.h>
 #include <limits.h>

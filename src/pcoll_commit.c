@@ -8,6 +8,7 @@
  * renamed then from provisional names to their final ones.
  */
 #include "pcoll_internal.h"
+#include "schema_internal.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -22,6 +22,7 @@
 #define RIVER_PCOLL_INTERNAL_H
 
 #include "river_internal.h"
+#include "file_internal.h"
 
 #include <sys/types.h>
 

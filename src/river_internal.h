@@ -1,6 +1,16 @@
 /*
- * river_internal.h - declarations shared by River's source files and never
- * installed. Internal non-static names carry the river__ prefix.
+ * river_internal.h - the base helpers every River source file may use,
+ * never installed: logging, the wait backoff and watchdog, collectives
+ * that wait without blocking a rank's other tasks, agreement, hashing,
+ * fault steps. Internal non-static names carry the river__ prefix.
+ * Each concept's own internals have their own header (file_internal.h,
+ * schema_internal.h, keys_internal.h, collection_internal.h,
+ * pcoll_internal.h, dq_internal.h, gd_internal.h with
+ * gd_alloc_internal.h, flow_internal.h, ...). At the end of this file,
+ * marked, are the few calls one concept makes into another's internals
+ * (a collection's for pcoll, a pcoll copy's for GD, a queue's for the
+ * flow runtime), still here until
+ * they have a public form.
  */
 #ifndef RIVER_INTERNAL_H
 #define RIVER_INTERNAL_H
@@ -32,18 +42,6 @@ void river__log_init_from_env(void);
 /* Copy the NUL-terminated str into buf following the caller-buffer
  * contract of river_build_info() and river_topo_describe(). */
 int river__copy_out(const char *str, char *buf, size_t *len);
-
-/* Compare the keys of records a and b under schema s: <0, 0 or >0, as
- * river_schema_compare but without argument checks (for hot loops). */
-int river__schema_key_cmp(const river_schema *s, const void *a, const void *b);
-
-/* As river__schema_key_cmp, but ka and kb point at bare keys (the key
- * field's bytes alone, as copied out of records), not at records. */
-int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
-                                const void *kb);
-
-/* s's record size in bytes, without argument checks. */
-size_t river__schema_record_size(const river_schema *s);
 
 /* One step of River's wait backoff (src/wait.c): in a task, a yield to
  * the rank's other tasks; elsewhere river__nap (src/backoff.c): a few
@@ -77,15 +75,6 @@ int river__timeout_error(MPI_Comm comm, const int *ranks, int n,
  * one is late). src/agree.c's collectives wait so. */
 int river__wait_collective(MPI_Request *req, MPI_Comm comm);
 
-/* The watchdog ended a wait (`what`) on queue q (src/dq.c): log it as
- * river__timeout_error does, naming the ranks q waits for (a consumer:
- * producers whose stream has not ended; a producer: consumers with no
- * credit free, or with its end of stream in flight). RIVER_ETIMEDOUT. */
-int river__dq_timeout(river_dq *q, const char *what);
-/* The most records one river_dq_try_put on producer q can ever take at
- * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
- * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
-size_t river__dq_put_max(const river_dq *q);
 /* Work a rank does at every backoff step, wherever in River it waits:
  * its paced queues give back held credits and its MSG-path queues serve
  * (src/dq_credit.c), a running flow forwards abort notices
@@ -156,9 +145,22 @@ int river__test_fault(const char *step);
  * never freed. NULL is a no-op. */
 void river__orphan(void *p);
 
-/* fsync the directory that holds path (after a rename into it;
- * src/collection_write.c). */
-int river__fsync_dir(const char *path);
+/* ----------------------------------------------------------------------
+ * Between concepts, until they have a public form: what pcoll uses of a
+ * single-disk collection beyond river/collection.h, what GD uses of a
+ * pcoll copy beyond river/pcoll.h, and what the flow runtime uses of a
+ * queue beyond river/dq.h.
+ * ------------------------------------------------------------------- */
+
+/* The watchdog ended a wait (`what`) on queue q (src/dq.c): log it as
+ * river__timeout_error does, naming the ranks q waits for (a consumer:
+ * producers whose stream has not ended; a producer: consumers with no
+ * credit free, or with its end of stream in flight). RIVER_ETIMEDOUT. */
+int river__dq_timeout(river_dq *q, const char *what);
+/* The most records one river_dq_try_put on producer q can ever take at
+ * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
+ * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
+size_t river__dq_put_max(const river_dq *q);
 
 /* A single-disk collection writer (src/collection_write.c) in two steps,
  * for writers that learn a file's final name only later (pcoll_parts.c):
@@ -179,33 +181,6 @@ int river__coll_create_at(const char *path, const char *tmp,
                           river_coll **out);
 int river__coll_written(const river_coll *c, uint64_t *nrecords,
                         uint64_t *nblocks, uint32_t *table_crc);
-
-/* Open path read-only as `what` (e.g. "metadata"), only if it is a
- * regular file: the open does not block (O_NONBLOCK, cleared again once
- * fstat has shown a regular file), so a FIFO, device or directory is
- * refused at once. *fd is the open descriptor on success. Failures are
- * logged at level naming path: RIVER_ENOTFOUND (no such file),
- * RIVER_EACCES (no permission), RIVER_ECORRUPT (not a regular file),
- * RIVER_EIO (anything else). src/collection.c. */
-int river__open_regular(const char *path, const char *what, int level,
-                        int *fd);
-
-/* river__open_regular in two steps, for a caller that opens files now
- * and reports a failure only when it needs the file: river__open_quiet
- * logs nothing and fills *f: fd >= 0 (open, regular), or fd -1 with the
- * system call that failed (call) and its errno (err), or call NULL and
- * the mode of a file that is not regular. river__open_report logs what
- * river__open_regular would have logged for f and returns its code
- * (RIVER_SUCCESS for an open f). src/collection.c. */
-typedef struct river__file {
-  int fd;
-  int err;
-  const char *call;
-  unsigned mode;
-} river__file;
-void river__open_quiet(const char *path, river__file *f);
-int river__open_report(const char *path, const char *what, int level,
-                       const river__file *f);
 
 /* river__coll_open_at on a file the caller has already opened (fd, with
  * river__open_quiet; path names it in messages). The handle borrows fd:
@@ -260,69 +235,6 @@ int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
                                  uint64_t block, uint64_t lo, uint64_t n,
                                  void *buf, size_t bufsize, size_t *padlen,
                                  uint32_t *crc, int fail_level, int *dead);
-
-/* GD's feedback allocator (src/gd_alloc.c): which of n streams a disk
- * serves next, the pending one whose client lags the most (progress ==
- * NULL: round-robin, no bias); -1 if none is pending. Streams within
- * RIVER_GD_TIE of the laggard alternate from *cursor. */
-#define RIVER_GD_TIE 1e-9
-int river__gd_pick(const double *progress, const int *pending, int n,
-                   int *cursor);
-/* The same, staying with stream `last` while it is pending and within
- * `margin` of the laggard (fewer stream switches). */
-int river__gd_pick_sticky(const double *progress, const int *pending, int n,
-                          int *cursor, int last, double margin);
-/* The same on progress + an integral bias per stream (bias[n], kept by
- * the caller, updated here; progress is scratch, overwritten with the
- * sum; see src/gd_alloc.c). */
-int river__gd_pick_balanced(double *progress, const int *pending, int n,
-                            int *cursor, int last, double margin,
-                            double *bias, double gain, double cap);
-
-/* GD's end game: whether a block queued behind `out` requests at a copy
- * with block time tbusy is worth moving to an idle copy with block time
- * tidle (0: not measured); see src/gd_alloc.c. */
-int river__gd_worth_moving(int out, double tbusy, double tidle, double gain,
-                           double slower);
-
-/* GD: whether the n-th of a partition's `left` blocks queued at a copy
- * slower than the other (block times tslow, tfast) would arrive after
- * the other copy could deliver the rest; see src/gd_alloc.c. */
-int river__gd_too_late(int n, double tslow, uint64_t left, double tfast,
-                       double slower);
-
-/* GD: the usable copy with the shortest block time (tnow > 0), or -1;
- * and BALANCED's choice of a copy for one more block (src/gd_alloc.c). */
-int river__gd_fastest(int repl, const unsigned char *usable,
-                      const double *tnow);
-int river__gd_choose_copy(int repl, int k, const int *out,
-                          const unsigned char *usable, const double *tavg,
-                          const double *tnow, uint64_t left, int rr,
-                          double slower, int *could);
-
-/* GD's dormant partitions (src/gd_alloc.c): whether the first copy is
- * slower than another (disk block times tserve, 0: unknown; or silent
- * for `silent` seconds), and the copy to ask next while dormant. */
-int river__gd_first_slower(int repl, const double *tserve,
-                           const unsigned char *dead, double silent,
-                           double slower, double silent_x);
-int river__gd_choose_dormant(int repl, int k, const int *out,
-                             const unsigned char *dead, uint64_t next,
-                             uint64_t probe_at, int probes);
-
-/* GD: a lost disk's plan (records of each partition to read from its
- * first copy; 0, or -1 with no plan), and whether a planned partition
- * has a copy slower than another; see src/gd_alloc.c. */
-int river__gd_plan(int n, const int *part_of, const uint64_t *nrec,
-                   const unsigned char *lost, uint64_t *first);
-int river__gd_plan_slower(int repl, const double *tserve,
-                          const unsigned char *dead, const double *silent,
-                          double slower, double silent_x);
-
-/* GD: when an emulated disk starts a block (the disk's clock; see
- * src/gd_alloc.c). */
-double river__gd_disk_start(double ready_at, double queued, double since,
-                            double now, double t, int same_factor);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

@@ -11,6 +11,7 @@
  * fields may sit at any offset in a record.
  */
 #include "river_internal.h"
+#include "schema_internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -132,7 +132,8 @@ echo "two writers: $losers of $rounds rounds had a loser"
 # --- the directory sync after the rename fails --------------------------
 for n in $(ranks 1 2 3 4); do
   gen_x "$n" 11 3000 >/dev/null
-  if ! gen_x "$n" 22 2000 LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$root"
+  if ! gen_x "$n" 22 2000 LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" \
+         RIVER_TEST_FAIL_FSYNC="$root"
   then
     fail "$n ranks: a write whose commit happened failed"
   fi
@@ -267,8 +268,8 @@ r 1 gc --remove >/dev/null 2>&1
 expect_fail 1 'cannot read directory .*Not a directory' gc --root "$root/X.river.h5"
 # No locks on the file system: writers go on with a warning; gc removes
 # nothing it could not lock, even beside a committing write.
-hold_x 1 22 2000 commit-meta LD_PRELOAD="$nolocks"
-LD_PRELOAD="$nolocks" r 1 gc --remove >"$tmp/gc.out" 2>&1
+hold_x 1 22 2000 commit-meta LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$nolocks"
+LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$nolocks" r 1 gc --remove >"$tmp/gc.out" 2>&1
 grep -q 'cannot lock .*its files are left alone' "$tmp/gc.out" \
   || fail "gc without locks does not say it left X alone"
 release || fail "a write without locks failed"

@@ -116,7 +116,7 @@ warned() { # WHAT FILE: the warning names FILE
 # fsync of $tmp/odir; exit status in $rc, stderr in $tmp/err.
 preloaded() {
   local n=$1; shift
-  env LD_PRELOAD="$shim" RIVER_TEST_FAIL_FSYNC="$tmp/odir" \
+  env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" RIVER_TEST_FAIL_FSYNC="$tmp/odir" \
     timeout 120 "$run" -n "$n" "$river" "$@" </dev/null >/dev/null 2>"$tmp/err"
   rc=$?
 }

@@ -40,7 +40,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "river_internal.h"
+#include <river.h>
+#include "gd_alloc_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,44 @@
+/*
+ * file_internal.h - River's file-system helpers for any of its files: opening a file only
+ * if it is a regular one (a FIFO, device or directory refused at once,
+ * never blocked on), in one step or two, and syncing a directory after
+ * a rename into it. Defined in src/collection.c and
+ * src/collection_write.c, whose collections first needed them.
+ */
+#ifndef RIVER_FILE_INTERNAL_H
+#define RIVER_FILE_INTERNAL_H
+
+#include <river.h>
+
+/* fsync the directory that holds path (after a rename into it;
+ * src/collection_write.c). */
+int river__fsync_dir(const char *path);
+
+/* Open path read-only as `what` (e.g. "metadata"), only if it is a
+ * regular file: the open does not block (O_NONBLOCK, cleared again once
+ * fstat has shown a regular file), so a FIFO, device or directory is
+ * refused at once. *fd is the open descriptor on success. Failures are
+ * logged at level naming path: RIVER_ENOTFOUND (no such file),
+ * RIVER_EACCES (no permission), RIVER_ECORRUPT (not a regular file),
+ * RIVER_EIO (anything else). src/collection.c. */
+int river__open_regular(const char *path, const char *what, int level,
+                        int *fd);
+
+/* river__open_regular in two steps, for a caller that opens files now
+ * and reports a failure only when it needs the file: river__open_quiet
+ * logs nothing and fills *f: fd >= 0 (open, regular), or fd -1 with the
+ * system call that failed (call) and its errno (err), or call NULL and
+ * the mode of a file that is not regular. river__open_report logs what
+ * river__open_regular would have logged for f and returns its code
+ * (RIVER_SUCCESS for an open f). src/collection.c. */
+typedef struct river__file {
+  int fd;
+  int err;
+  const char *call;
+  unsigned mode;
+} river__file;
+void river__open_quiet(const char *path, river__file *f);
+int river__open_report(const char *path, const char *what, int level,
+                       const river__file *f);
+
+#endif /* RIVER_FILE_INTERNAL_H */
