@@ -25,7 +25,7 @@
  */
 #include "bench.h"
 #include "../common/ideal.h"
-#include "../common/sortapp.h"
+#include "../common/shipped.h"
 
 #include <mpi.h>
 #include <stdio.h>

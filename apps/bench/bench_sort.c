@@ -33,7 +33,7 @@
  */
 #include "bench.h"
 #include "../common/ideal.h"
-#include "../common/sortapp.h"
+#include "../common/shipped.h"
 
 #include <fcntl.h>
 #include <mpi.h>

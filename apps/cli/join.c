@@ -11,7 +11,7 @@
  */
 #include "app.h"
 #include "../common/ideal.h"
-#include "../common/sortapp.h"
+#include "../common/shipped.h"
 
 #include <stdio.h>
 #include <string.h>

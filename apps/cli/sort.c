@@ -9,12 +9,12 @@
  * command finds it, fills in its params from the options, and reports
  * the time, with emulated rates against the sort's fluid ideal.
  *
- * Where the spec is: app_find_flow (apps/common/sortapp.h). Every rank
+ * Where the spec is: app_find_flow (apps/common/shipped.h). Every rank
  * looks; they agree. The fluid ideal is app_sort_ideal's.
  */
 #include "app.h"
 #include "../common/ideal.h"
-#include "../common/sortapp.h"
+#include "../common/shipped.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,10 @@
 /*
- * sortapp.c - the spec finder and the sort's fluid ideal that `river
- * sort` and `river-bench sort` share (sortapp.h).
+ * shipped.c - running the flows shipped with River, for `river sort`,
+ * `river join` and their benchmarks (shipped.h): finding a spec, the
+ * sort's static baseline and emulation settings, the two-pass sort's
+ * run blocks.
  */
-#include "sortapp.h"
+#include "shipped.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /*
- * sortapp.h - what `river sort` and `river join` (apps/cli/) and
+ * shipped.h - what `river sort` and `river join` (apps/cli/) and
  * `river-bench sort|join` (apps/bench/) share about running the shipped
  * flows: finding a flow spec shipped with River, the sort's static
  * baseline and emulation settings, and the two-pass sort's run blocks.
  * Their fluid ideals are apps/common/ideal.h's. Compiled into both
- * programs (apps/common/sortapp.c); includes only River's public
+ * programs (apps/common/shipped.c); includes only River's public
  * headers.
  */
-#ifndef RIVER_APPS_SORTAPP_H
-#define RIVER_APPS_SORTAPP_H
+#ifndef RIVER_APPS_SHIPPED_H
+#define RIVER_APPS_SHIPPED_H
 
 #include <river.h>
 
@@ -52,4 +52,4 @@ uint64_t app_sort_run_block(size_t record_size, size_t key_size,
                             double *nruns);
 
 
-#endif /* RIVER_APPS_SORTAPP_H */
+#endif /* RIVER_APPS_SHIPPED_H */
