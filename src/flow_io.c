@@ -473,34 +473,6 @@ int river_output_edge(const river_ctx *ctx, int output,
   return RIVER_SUCCESS;
 }
 
-/* Normalize n splitters (key values as stored) into p->split, checking
- * their order. */
-static int load_splitters(river_ctx *ctx, struct river__part *p,
-                          const unsigned char *keys, size_t n)
-{
-  size_t i;
-
-  free(p->split);
-  p->split = malloc(n * p->size + 1);
-  if (p->norm == NULL)
-    p->norm = malloc(p->size + 1);
-  if (p->split == NULL || p->norm == NULL)
-    return RIVER_ENOMEM;
-  for (i = 0; i < n; i++) {
-    river__key_norm(p->type, p->size, keys + i * p->size,
-                    p->split + i * p->size);
-    if (i > 0 && memcmp(p->split + (i - 1) * p->size,
-                        p->split + i * p->size, p->size) > 0) {
-      river__error("river_set_partitioner: stage %s: splitter %zu is "
-                   "below splitter %zu (splitters go in key order)",
-                   ctx->stage->name, i, i - 1);
-      return RIVER_EINVAL;
-    }
-  }
-  p->nsplit = n;
-  return RIVER_SUCCESS;
-}
-
 int river_set_partitioner(river_ctx *ctx, int output, int by,
                           const void *splitters, size_t n)
 {
@@ -509,7 +481,7 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
   struct river__part *p;
   const river__edge *e;
   const river_schema *s;
-  size_t koff = 0;
+  size_t koff = 0, bad = 0;
   int ei, rc = out_port(ctx, "river_set_partitioner", output, &in);
 
   if (rc != RIVER_SUCCESS)
@@ -523,7 +495,7 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
   /* (A hash places by the edge's field, whichever it is; ranges and
    * splitters are in the records' key.) */
   if (e->opts.kind != RIVER_EDGE_EXCHANGE
-      || (p->off != koff && by != RIVER_BY_HASH)
+      || (p->k.offset != koff && by != RIVER_BY_HASH)
       || (by != RIVER_BY_HASH && by != RIVER_BY_RANGE)
       || (by == RIVER_BY_HASH && n != 0)
       || (n > 0 && (splitters == NULL
@@ -532,7 +504,7 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
                  ctx->stage->name, output,
                  e->opts.kind != RIVER_EDGE_EXCHANGE
                      ? "not an exchange edge"
-                 : p->off != koff && by != RIVER_BY_HASH
+                 : p->k.offset != koff && by != RIVER_BY_HASH
                      ? "the edge exchanges on a field other than the "
                        "records' key"
                  : "bad arguments (by, or splitters: consumers - 1 keys)");
@@ -548,7 +520,7 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
     return RIVER_SUCCESS;
   }
   if (n == 0) {
-    if (p->type == RIVER_TYPE_FLOAT32 || p->type == RIVER_TYPE_FLOAT64) {
+    if (river__part_is_float(p)) {
       river__error("river_set_partitioner: stage %s output %d: the evenly "
                    "split key space of a floating-point key is not "
                    "supported (give splitters)", ctx->stage->name, output);
@@ -557,9 +529,11 @@ int river_set_partitioner(river_ctx *ctx, int output, int by,
     p->mode = RIVER__PART_RANGE;
     return RIVER_SUCCESS;
   }
-  rc = load_splitters(ctx, p, splitters, n);
-  if (rc == RIVER_SUCCESS)
-    p->mode = RIVER__PART_SPLIT;
+  rc = river__part_set_splitters(p, splitters, n, &bad);
+  if (rc == RIVER_EINVAL)
+    river__error("river_set_partitioner: stage %s: splitter %zu is below "
+                 "splitter %zu (splitters go in key order)", ctx->stage->name,
+                 bad, bad - 1);
   return rc;
 }
 

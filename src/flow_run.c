@@ -21,113 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------- partitioners */
-
-/* The first (up to) 8 bytes of the key as a number whose order is the
- * key's order (big-endian bytes; integers with the sign bit flipped). */
-static uint64_t key_order(const unsigned char *k, const struct river__part *p)
-{
-  uint64_t x = 0;
-  size_t i;
-
-  switch (p->type) {
-  case RIVER_TYPE_INT32: { int32_t v; memcpy(&v, k, 4);
-    return (uint64_t)((uint32_t)v ^ 0x80000000u) << 32; }
-  case RIVER_TYPE_UINT32: { uint32_t v; memcpy(&v, k, 4);
-    return (uint64_t)v << 32; }
-  case RIVER_TYPE_INT64: { int64_t v; memcpy(&v, k, 8);
-    return (uint64_t)v ^ ((uint64_t)1 << 63); }
-  case RIVER_TYPE_UINT64: { uint64_t v; memcpy(&v, k, 8); return v; }
-  default:
-    for (i = 0; i < 8; i++)
-      x = (x << 8) | (i < p->size ? k[i] : 0);
-    return x;
-  }
-}
-
-static int part_range(const void *record, int n, void *ctx)
-{
-  const struct river__part *p = ctx;
-  uint64_t x = key_order((const unsigned char *)record + p->off, p);
-
-  return (int)(((unsigned __int128)x * (unsigned)n) >> 64);
-}
-
-/* By splitters: the number of splitters <= the record's key. */
-static int part_split(const void *record, void *ctx)
-{
-  struct river__part *p = ctx;
-  size_t lo = 0, hi = p->nsplit, mid;
-
-  river__key_norm(p->type, p->size, (const unsigned char *)record + p->off,
-                  p->norm);
-  while (lo < hi) {
-    mid = lo + (hi - lo) / 2;
-    if (memcmp(p->split + mid * p->size, p->norm, p->size) <= 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (int)lo;
-}
-
-static int part_hash(const void *record, int n, void *ctx)
-{
-  const struct river__part *p = ctx;
-  const unsigned char *k = (const unsigned char *)record + p->off;
-  uint64_t h = 0, w;
-  size_t i, m;
-
-  for (i = 0; i < p->size; i += 8) {
-    m = p->size - i < 8 ? p->size - i : 8;
-    w = 0;
-    memcpy(&w, k + i, m);
-    h = river_hash64(h ^ w ^ (uint64_t)i);
-  }
-  return (int)(h % (uint64_t)n);
-}
-
-int river__part_fn(const void *record, int n, void *ctx)
-{
-  const struct river__part *p = ctx;
-
-  if (p->mode == RIVER__PART_SPLIT)
-    return part_split(record, ctx);
-  return p->mode == RIVER__PART_RANGE ? part_range(record, n, ctx)
-                                      : part_hash(record, n, ctx);
-}
-
-/* Where edge e's exchange key lies in its records. */
+/* Edge e's partitioner (src/partition.c), saying what is wrong. */
 static int find_key(const river_flow *f, const river__edge *e,
                     const river_schema *s, struct river__part *p)
 {
-  size_t count = 1;
-  int field;
+  int rc = river__part_init(p, s, e->opts.key, e->opts.by);
 
-  if (e->opts.key == NULL)
-    river_schema_key(s, &field, NULL, NULL);
-  else if (river_schema_find(s, e->opts.key, &field) != RIVER_SUCCESS)
-    return RIVER_EINVAL;  /* check has said so */
-  river_schema_field(s, field, NULL, &p->type, &count, &p->off);
-  switch (p->type) {
-  case RIVER_TYPE_INT32: case RIVER_TYPE_UINT32: case RIVER_TYPE_FLOAT32:
-    p->size = 4; break;
-  case RIVER_TYPE_INT64: case RIVER_TYPE_UINT64: case RIVER_TYPE_FLOAT64:
-    p->size = 8; break;
-  default:
-    p->size = count;
-  }
-  p->mode = e->opts.by == RIVER_BY_RANGE ? RIVER__PART_RANGE
-                                         : RIVER__PART_HASH;
-  if (p->mode == RIVER__PART_RANGE && (p->type == RIVER_TYPE_FLOAT32
-                      || p->type == RIVER_TYPE_FLOAT64)) {
+  if (rc == RIVER_ENOTSUP)
     river__flow_log(RIVER_LOG_ERROR, e->origin, "edge %s -> %s: a range "
                     "exchange on a floating-point key is not supported yet "
                     "(use by: hash)", f->stages[e->from].name,
                     f->stages[e->to].name);
-    return RIVER_ENOTSUP;
-  }
-  return RIVER_SUCCESS;
+  return rc;
 }
 
 /* ----------------------------------------------------------- set-up */
@@ -346,8 +251,7 @@ static void run_free(river_flow *f, struct river__run *r)
   river__sched_destroy(r->sched);
   free(r->inst);
   for (i = 0; r->parts != NULL && i < f->nedges; i++) {
-    free(r->parts[i].split);
-    free(r->parts[i].norm);
+    river__part_free(&r->parts[i]);
   }
   free(r->parts);
   free(r->dqs);

@@ -173,27 +173,39 @@ struct river__abort_tree {
   int note[2], ack[2];
 };
 
-/* The partitioner of an exchange edge: the key's place in a record and
+/* The partitioner of an exchange edge (src/partition.c): its key, and
  * how records are placed: by hash, by range over the evenly split key
  * space, or (set by the producing module, river_set_partitioner) by
- * nsplit splitters, normalized keys (river__key_norm) of size bytes
+ * nsplit splitters, normalized keys (river_key_norm) of k.size bytes
  * each; norm is room for one record's normalized key. */
 enum river__part_mode { RIVER__PART_HASH, RIVER__PART_RANGE,
                         RIVER__PART_SPLIT };
 struct river__part {
-  size_t off, size;
-  river_type type;
+  river_key k;
   int mode;                /* enum river__part_mode */
   unsigned char *split, *norm;
   size_t nsplit;
 };
+
+/* p for records of schema s exchanged on `field` (NULL: s's key) by
+ * `by`. RIVER_EINVAL for a field s lacks (the check has said so),
+ * RIVER_ENOTSUP for a range on a floating-point key, RIVER_ENOMEM. */
+int river__part_init(struct river__part *p, const river_schema *s,
+                     const char *field, river_exchange_by by);
+int river__part_is_float(const struct river__part *p);
+void river__part_free(struct river__part *p);
+
+/* Place by n splitters (bare keys as stored, in key order): RIVER_EINVAL
+ * with *bad the first splitter below the one before it; RIVER_ENOMEM. */
+int river__part_set_splitters(struct river__part *p, const void *keys,
+                              size_t n, size_t *bad);
 
 /* src/flow_io.c: after the module function returned, close its outputs
  * and drain (discarding) what is left in its inputs, yielding while the
  * queues are not ready. Returns the first error of a close. */
 int river__inst_finish(struct river__inst *in);
 
-/* src/flow_run.c: the partition function of every exchange edge (ctx:
+/* src/partition.c: the partition function of every exchange edge (ctx:
  * its struct river__part). */
 int river__part_fn(const void *record, int n, void *ctx);
 

@@ -125,6 +125,7 @@ unit_tests = \
 	tests/unit/test_collection_damage \
 	tests/unit/test_core \
 	tests/unit/test_gd_alloc \
+	tests/unit/test_partition \
 	tests/unit/test_ideals \
 	tests/unit/test_gensort \
 	tests/unit/test_schema \
@@ -191,6 +192,10 @@ tests_unit_test_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_stage_throttle_SOURCES = tests/unit/test_stage_throttle.c \
 	src/throttle.c src/sched.c src/wait.c src/backoff.c
 tests_unit_test_stage_throttle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+# So are the exchange partitioners.
+tests_unit_test_partition_SOURCES = tests/unit/test_partition.c \
+	src/partition.c
+tests_unit_test_partition_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the modules' radix sort.
 tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c \
 	src/keys.c
