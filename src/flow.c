@@ -36,6 +36,23 @@ int river__flow_check_level(const river_flow *f)
 
 #define ERR(f, ...) river__flow_log(RIVER_LOG_ERROR, (f)->origin, __VA_ARGS__)
 
+void river__flow_uncheck(river_flow *f)
+{
+  int i, o;
+
+  for (i = 0; i < f->nstages; i++) {
+    river__stage *s = &f->stages[i];
+    for (o = 0; s->out_schema != NULL && o < s->noutputs; o++)
+      river_schema_destroy(s->out_schema[o]);
+    free(s->out_schema);
+    s->out_schema = NULL;
+  }
+  free(f->topo);
+  f->topo = NULL;
+  if (f->state == RIVER__FLOW_CHECKED)
+    f->state = RIVER__FLOW_BUILDING;
+}
+
 static int flow_new(MPI_Comm comm, int size, river_flow **out)
 {
   river_flow *f = calloc(1, sizeof *f);
@@ -560,7 +577,8 @@ int river_flow_destroy(river_flow *f)
     river__error("river_flow_destroy: the flow is running");
     return RIVER_ESTATE;
   }
-  river__flow_run_free(f);
+  if (f->run != NULL && f->run_free != NULL)
+    f->run_free(f);   /* the runtime's state (src/flow_run.c) */
   river__flow_uncheck(f);
   for (i = 0; i < f->nstages; i++) {
     river__stage *s = &f->stages[i];

@@ -28,23 +28,6 @@
 #define LOG(f, origin, ...) \
   river__flow_log(river__flow_check_level(f), (origin), __VA_ARGS__)
 
-void river__flow_uncheck(river_flow *f)
-{
-  int i, o;
-
-  for (i = 0; i < f->nstages; i++) {
-    river__stage *s = &f->stages[i];
-    for (o = 0; s->out_schema != NULL && o < s->noutputs; o++)
-      river_schema_destroy(s->out_schema[o]);
-    free(s->out_schema);
-    s->out_schema = NULL;
-  }
-  free(f->topo);
-  f->topo = NULL;
-  if (f->state == RIVER__FLOW_CHECKED)
-    f->state = RIVER__FLOW_BUILDING;
-}
-
 /* A log handler that keeps the last message in ctx (a char[256]). */
 static void keep_msg(int level, int rank, const char *msg, void *ctx)
 {

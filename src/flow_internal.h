@@ -117,6 +117,8 @@ struct river_flow {
   char *origin;                /* river_flow_origin's current value */
   river__flow_state state;
   void *run;                   /* the runtime's state */
+  void (*run_free)(river_flow *f); /* frees it (set by the runtime: the
+                                      flow's own files never call it) */
 };
 
 /* What a module sees. During check (schema callbacks) instance is 0 and
@@ -173,12 +175,14 @@ int river__flow_stage_index(const river_flow *f, const char *name);
  * and the dot output, into buf (at least 96 bytes). */
 void river__edge_describe(const river_edge_opts *o, char *buf, size_t len);
 
-/* Undo check: free the output schemas and topo order; back to BUILDING. */
+/* Undo check: free the output schemas and topo order; back to BUILDING
+ * (src/flow.c). */
 void river__flow_uncheck(river_flow *f);
 
 /* ------------------------------------------------ src/flow_run.c */
 
-/* Free what the runtime hung on f (f->run), if anything. */
+/* Free what the runtime hung on f (f->run), if anything: also f's
+ * run_free hook, which the runtime sets. */
 void river__flow_run_free(river_flow *f);
 
 /* While f runs: tell every rank that an instance failed here (once),

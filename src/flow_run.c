@@ -608,6 +608,7 @@ int river_flow_go_async(river_flow *f)
   rc = r == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
   if (rc == RIVER_SUCCESS) {
     f->run = r;
+    f->run_free = river__flow_run_free;
     r->abort_comm = MPI_COMM_NULL;
     r->abort_rx = MPI_REQUEST_NULL;
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
