@@ -374,7 +374,7 @@ module river
   public :: river_flow_destroy
   ! river/module.h
   public :: river_module_register, river_ctx_user, river_ctx_instance
-  public :: river_ctx_stage, river_ctx_ports
+  public :: river_ctx_stage, river_ctx_ports, river_ctx_log
   public :: river_input_schema, river_output_schema
   public :: river_arg_str, river_arg_int, river_arg_uint, river_arg_double
   public :: river_arg_bool

@@ -52,6 +52,13 @@ submodule (river) river_module_impl
       type(c_ptr), value :: ctx
       type(c_ptr) :: river_ctx_stage_c
     end function river_ctx_stage_c
+    function river_ctx_log_c(ctx, level, msg) bind(C, name='river__f_ctx_log')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: level
+      character(kind=c_char), intent(in) :: msg(*)
+      integer(c_int) :: river_ctx_log_c
+    end function river_ctx_log_c
     function river_ctx_ports_c(ctx, ninputs, noutputs) &
         bind(C, name='river_ctx_ports')
       import :: c_int, c_ptr
@@ -321,6 +328,11 @@ contains
     if (present(ninstances)) ninstances = int(n)
     call river_check(rc, 'river_ctx_instance', ierr)
   end procedure river_ctx_instance
+
+  module procedure river_ctx_log
+    call river_check(river_ctx_log_c(ctx, int(level, c_int), c_str(msg)), &
+                     'river_ctx_log', ierr)
+  end procedure river_ctx_log
 
   module procedure river_ctx_stage
     type(c_ptr) :: p

@@ -25,6 +25,7 @@ int river__f_flow_load(MPI_Fint comm, const char *path,
                        river_flow **out);
 int river__f_ctx_comm(const river_ctx *ctx, MPI_Fint *comm);
 int river__f_ctx_wait(river_ctx *ctx, MPI_Fint *req);
+int river__f_ctx_log(const river_ctx *ctx, int level, const char *msg);
 int river__f_topo_bind(MPI_Fint comm, int *outcome);
 
 /* river_log(level, "%s", msg): Fortran cannot call a variadic function. */
@@ -33,6 +34,14 @@ int river__f_log(int level, const char *msg)
   if (msg == NULL)
     return RIVER_EINVAL;
   return river_log(level, "%s", msg);
+}
+
+/* river_ctx_log(ctx, level, "%s", msg), for the same reason. */
+int river__f_ctx_log(const river_ctx *ctx, int level, const char *msg)
+{
+  if (msg == NULL)
+    return RIVER_EINVAL;
+  return river_ctx_log(ctx, level, "%s", msg);
 }
 
 /* river_pcoll_create: MPI_Comm is opaque in C; Fortran holds an MPI_Fint

@@ -2,7 +2,8 @@
 !
 !   built     gen (built-in) on ranks 0-1 -> fcopy (a Fortran module: an
 !             array of a bind(C) row type through c_f_pointer, each
-!             record's size checked, its arguments read) on ranks 2-3 ->
+!             record's size checked, its arguments read, river_ctx_log's
+!             prefix checked) on ranks 2-3 ->
 !             fsink (a Fortran sink: select, try_get as bytes) on every
 !             rank, so that it shares ranks with both, through a push DQ
 !             then a hash exchange; the plan (stages, dot), stage stats
@@ -28,6 +29,7 @@ module test_flow_f_mods
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use river
+  use ftest, only: last_log, itoa
   implicit none
 
   ! A gensort row, laid out as the default schema (100 bytes).
@@ -121,6 +123,13 @@ contains
     if (inst < 0 .or. inst >= ninst) call expect(-2, 0)
     call river_ctx_stage(ctx, stage, rc)
     if (stage /= 'copy') call expect(-3, 0)
+    ! river_ctx_log: the stage and instance before the message.
+    call river_ctx_log(ctx, RIVER_LOG_WARN, 'copy ran', rc)
+    call expect(rc, RIVER_SUCCESS)
+    if (index(last_log, "stage 'copy' instance " // itoa(inst) // &
+              ': copy ran') == 0) call expect(-4, 0)
+    call river_ctx_log(ctx, 9, 'no such level', rc)
+    call expect(rc, RIVER_EINVAL)
     call river_arg_str(ctx, 'tag', seen_tag, rc)
     call expect(rc, RIVER_SUCCESS)
     call river_arg_int(ctx, 'scale', seen_scale, rc)

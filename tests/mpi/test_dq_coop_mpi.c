@@ -15,8 +15,10 @@
  * per (producer, consumer) pair and from the producer get names; PULL
  * units are contiguous at their consumer, from one producer; the stats
  * count what was put and got; the queue is destroyed cleanly. A rank that
- * makes no progress for 30 s prints its state and aborts the job rather
- * than hang silently.
+ * makes no progress for 30 s (times RIVER_TEST_TIMEOUT_SCALE, 3 under
+ * the sanitizers: a rank of this test can wait that long on a loaded
+ * machine, when a 64-rank test runs beside it) prints its state and
+ * aborts the job rather than hang silently.
  */
 #define _GNU_SOURCE
 #include "dqtest.h"
@@ -25,7 +27,8 @@
 
 #define COOP_MSG ((size_t)1024)   /* 15 records of 64 bytes */
 #define COOP_CREDITS 2
-#define COOP_STUCK 30.0           /* seconds without progress: abort */
+#define COOP_STUCK 30.0           /* seconds without progress: abort,
+                                     times RIVER_TEST_TIMEOUT_SCALE */
 
 /* One rank's side of a cooperative run. */
 struct coop {
@@ -195,6 +198,9 @@ static void coop_backoff(long *step)
 
 static void coop_loop(struct coop *k)
 {
+  const char *scale = getenv("RIVER_TEST_TIMEOUT_SCALE");
+  double stuck = COOP_STUCK * (scale != NULL && atof(scale) > 1.0
+                               ? atof(scale) : 1.0);
   long step = 0;
   double idle_since = river_wtime();
   int moved;
@@ -208,7 +214,7 @@ static void coop_loop(struct coop *k)
       idle_since = river_wtime();
       continue;
     }
-    if (river_wtime() - idle_since > COOP_STUCK) {
+    if (river_wtime() - idle_since > stuck) {
       fprintf(stderr, "rank %d: policy %d stuck: made %llu/%llu, closing %d"
               " closed %d eos %d end_pending %d\n", wrank, (int)k->policy,
               (unsigned long long)k->made, (unsigned long long)k->n,

@@ -796,7 +796,7 @@ static void test_end_game(void)
 {
   MPI_Comm c = group(NR);
   int disk_ranks[4] = {0, 1, 2, 3}, client_ranks[4] = {4, 5, 6, 7};
-  int m, lost, p;
+  int m, lost, p, tries;
   river_perturb *pt = NULL;
 
   MT_CHECK_RC(river_perturb_parse("disk:0=0.05", &pt), RIVER_SUCCESS);
@@ -826,15 +826,25 @@ static void test_end_game(void)
       snprintf(what, sizeof what, "end game mode %d%s", m,
                lost == 1 ? ", lost disk"
                : lost == 2 ? ", fast copy fails the last blocks" : "");
-      read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
-      if (lost == 2) {  /* the fast copy was asked, failed, and the slow
-                           one served what it failed */
-        mine[0] = out.st.failovers;
-        MPI_Allreduce(mine, all, 1, MPI_UINT64_T, MPI_SUM, c);
+      /* The fast copy was asked, failed, and the slow one served what
+       * it failed: unless, on a loaded machine, the slow copy reached
+       * those blocks first (no failover, the data still right); then
+       * the case runs again, at most 3 times: a path that never fails
+       * over fails every time. */
+      tries = 0;
+      do {
+        read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+        all[0] = 1;
+        if (lost == 2) {
+          mine[0] = out.st.failovers;
+          MPI_Allreduce(mine, all, 1, MPI_UINT64_T, MPI_SUM, c);
+        }
+      } while (all[0] == 0 && ++tries < 3);
+      if (lost == 2) {
         MT_CHECK(all[0] >= 1 && all[0] <= 4);
-        if (wrank == 0 && (all[0] < 1 || all[0] > 4))
-          fprintf(stderr, "%s: %llu failovers, expected 1..4\n", what,
-                  (unsigned long long)all[0]);
+        if (wrank == 0 && (all[0] < 1 || all[0] > 4 || tries > 0))
+          fprintf(stderr, "%s: %llu failovers (1..4 expected), %d runs\n",
+                  what, (unsigned long long)all[0], tries + 1);
       }
       mine[0] = out.st.cancels;
       mine[1] = out.st.cancelled;
