@@ -187,9 +187,10 @@ struct river__part {
   size_t nsplit;
 };
 
-/* p for records of schema s exchanged on `field` (NULL: s's key) by
- * `by`. RIVER_EINVAL for a field s lacks (the check has said so),
- * RIVER_ENOTSUP for a range on a floating-point key, RIVER_ENOMEM. */
+/* p (overwritten: free it first) for records of schema s exchanged on
+ * `field` (NULL: s's key) by `by`. RIVER_EINVAL for a field s lacks
+ * (the check has said so), RIVER_ENOTSUP for a range on a
+ * floating-point key, RIVER_ENOMEM. */
 int river__part_init(struct river__part *p, const river_schema *s,
                      const char *field, river_exchange_by by);
 int river__part_is_float(const struct river__part *p);

@@ -125,6 +125,7 @@ static void test_hash(void **state)
   }
   for (c = 0; c < 4; c++)
     assert_true(got[c] > 0);
+  river__part_free(&p);
   assert_int_equal(river__part_init(&p, s, "nope", RIVER_BY_HASH),
                    RIVER_EINVAL);
   river__part_free(&p);
