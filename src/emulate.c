@@ -28,8 +28,11 @@ int river__emul_init(struct river__emul *e, river_ctx *ctx)
   e->t0 = river_wtime();
   river_arg_uint(ctx, "cpu_rate", &cpu);
   river_arg_str(ctx, "perturb", &spec);
-  if (river_arg_uint(ctx, "disk_rate", &disk) == RIVER_SUCCESS)
-    e->disk_rate = (double)disk;   /* declared by the module */
+  /* disk_rate only where the module declares it (asking another would
+   * be an error, and said). */
+  if (river__arg_index(ctx->stage->mod, "disk_rate") >= 0
+      && river_arg_uint(ctx, "disk_rate", &disk) == RIVER_SUCCESS)
+    e->disk_rate = (double)disk;
   if (spec[0] != '\0')
     rc = river_perturb_parse(spec, &e->perturb);   /* checked already */
   if (rc == RIVER_SUCCESS && cpu > 0)
