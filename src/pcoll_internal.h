@@ -77,6 +77,11 @@ struct river_pcoll {
   river_pcoll_part *parts;      /* npartitions entries (reader; a writer's
                                    rank 0 fills them at commit) */
   int direct_io;
+  int meta_level;               /* what a metadata read that fails says
+                                   it at: RIVER_LOG_ERROR (0, the
+                                   default), or RIVER_LOG_WARN where the
+                                   caller copes and says its own error
+                                   when it fails (river__pcoll_where) */
   uid_t meta_uid;               /* the owner of the metadata file read
                                    (river__pcoll_meta_read) */
   /* writer */

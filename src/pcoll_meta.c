@@ -886,10 +886,11 @@ static int read_meta(river_pcoll *pc, const char *path,
   if (rc == RIVER_SUCCESS)
     rc = unpack_rows(pc, rows, &lay, why, sizeof why);
   if (rc == RIVER_ENOMEM)
-    river__error("collection %s: metadata %s: out of memory reading it",
-                 pc->info.name, path);
+    river_log(pc->meta_level, "collection %s: metadata %s: out of memory "
+              "reading it", pc->info.name, path);
   else if (rc != RIVER_SUCCESS)
-    river__error("collection %s: metadata %s: %s", pc->info.name, path, why);
+    river_log(pc->meta_level, "collection %s: metadata %s: %s", pc->info.name,
+              path, why);
   free(rows);
   free(a);
   return rc;
@@ -912,9 +913,9 @@ static int read_image(const river_pcoll *pc, const char *path,
   *img = NULL;
   f.fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (f.fd < 0 && errno == ELOOP) {
-    river__error("collection %s: metadata %s is a symbolic link; not read "
-                 "(River's metadata is a regular file)", pc->info.name,
-                 path);
+    river_log(pc->meta_level, "collection %s: metadata %s is a symbolic "
+              "link; not read (River's metadata is a regular file)",
+              pc->info.name, path);
     return RIVER_ECORRUPT;
   }
   if (f.fd < 0) {
@@ -930,13 +931,13 @@ static int read_image(const river_pcoll *pc, const char *path,
     if (f.fd >= 0)
       close(f.fd);
     f.fd = -1;
-    return river__open_report(path, "metadata", RIVER_LOG_ERROR, &f);
+    return river__open_report(path, "metadata", pc->meta_level, &f);
   }
   if ((uint64_t)st.st_size > RIVER_PCOLL_META_MAX) {
-    river__error("collection %s: metadata %s is %llu bytes, over the "
-                 "%llu-byte bound of a metadata file; not read (corrupt, "
-                 "or not River's)", pc->info.name, path,
-                 (unsigned long long)st.st_size, RIVER_PCOLL_META_MAX);
+    river_log(pc->meta_level, "collection %s: metadata %s is %llu bytes, "
+              "over the %llu-byte bound of a metadata file; not read "
+              "(corrupt, or not River's)", pc->info.name, path,
+              (unsigned long long)st.st_size, RIVER_PCOLL_META_MAX);
     close(f.fd);
     return RIVER_ECORRUPT;
   }
@@ -948,8 +949,8 @@ static int read_image(const river_pcoll *pc, const char *path,
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      river__error("collection %s: cannot read metadata %s: %s",
-                   pc->info.name, path, strerror(errno));
+      river_log(pc->meta_level, "collection %s: cannot read metadata %s: %s",
+                pc->info.name, path, strerror(errno));
       rc = RIVER_EIO;
     } else if (n == 0) {
       break;  /* it shrank meanwhile: the seal's length says so */
@@ -976,13 +977,14 @@ int river__pcoll_meta_parse(river_pcoll *pc, const char *path,
 
   rc = river__pcoll_seal_check(img, len, &reclen, why, sizeof why);
   if (rc == RIVER_EFORMAT) {
-    river__error("collection %s: metadata %s %s (copy it out with the "
-                 "River that wrote it, or remove it: `river rm --force "
-                 "%s`)", pc->info.name, path, why, pc->info.name);
+    river_log(pc->meta_level, "collection %s: metadata %s %s (copy it out "
+              "with the River that wrote it, or remove it: `river rm --force "
+              "%s`)", pc->info.name, path, why, pc->info.name);
     return RIVER_ECORRUPT;
   }
   if (rc != RIVER_SUCCESS) {
-    river__error("collection %s: metadata %s %s", pc->info.name, path, why);
+    river_log(pc->meta_level, "collection %s: metadata %s %s", pc->info.name,
+              path, why);
     return RIVER_ECORRUPT;
   }
   return read_meta(pc, path, (const unsigned char *)img

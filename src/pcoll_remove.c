@@ -82,6 +82,9 @@ int river__pcoll_where(const char *root, const char *name,
   pc->lock_fd = -1;
   snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
   snprintf(pc->root, sizeof pc->root, "%s", root);
+  /* Its callers cope with damaged metadata (ls and gc list it, rm
+   * --force and a replacing write remove it) or say their own error. */
+  pc->meta_level = RIVER_LOG_WARN;
   rc = river__pcoll_meta_read(pc, path, 0);
   if (rc == RIVER_SUCCESS) {
     w->npartitions = pc->info.npartitions;

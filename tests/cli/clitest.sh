@@ -25,8 +25,25 @@ ranks() {
 # fail WHAT: count a failed check and say what failed.
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# r NRANKS ARGS...: river ARGS on NRANKS ranks.
-r() { local n=$1; shift; "$run" -n "$n" "$river" "$@"; }
+# r NRANKS ARGS...: river ARGS on NRANKS ranks, its stderr passed on
+# (after it ends). A run that succeeds must not log an error: one that
+# does is noted in $tmp/said_error (r may run in a pipeline's subshell)
+# and fails the test at clitest_end, unless the call is marked
+# CLITEST_ALLOW_ERROR=1 (a command that succeeds while it reports what
+# it could not read, as ls does of damaged metadata).
+r() {
+  local n=$1 rc e; shift
+  e=$(mktemp "$tmp/r_err.XXXXXX")
+  "$run" -n "$n" "$river" "$@" 2>"$e"; rc=$?
+  cat "$e" >&2
+  if [ $rc -eq 0 ] && [ "${CLITEST_ALLOW_ERROR:-0}" != 1 ] \
+     && grep -q '^river\[[0-9-]*\] error:' "$e"; then
+    { echo "river $* succeeded, but logged an error:"
+      grep -m 2 '^river\[[0-9-]*\] error:' "$e"; } >>"$tmp/said_error"
+  fi
+  rm -f "$e"
+  return $rc
+}
 
 # r_in pipe|file NRANKS FILE ARGS...: river ARGS on NRANKS ranks with
 # FILE on its standard input, through a pipe (cat FILE |) or redirected
@@ -81,6 +98,10 @@ part_file() {
 
 # clitest_end NAME: the verdict, and the exit status that goes with it.
 clitest_end() {
+  if [ -s "$tmp/said_error" ]; then
+    sed 's/^/FAIL: /' "$tmp/said_error" | head -n 20
+    fails=$((fails + $(grep -c ' succeeded, but logged an error:' "$tmp/said_error")))
+  fi
   if [ "$fails" -eq 0 ]; then echo "PASS: $1"; exit 0; fi
   echo "FAIL: $1 ($fails failed checks)"; exit 1
 }
