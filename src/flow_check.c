@@ -304,10 +304,11 @@ static int stage_schemas(river_flow *f, river__stage *s)
   for (o = 0; o < s->noutputs && rc == RIVER_SUCCESS; o++) {
     if (s->mod->decl.schema != NULL) {
       /* Every rank checks; the module's messages are said once. */
-      if (river__flow_check_level(f) != RIVER_LOG_ERROR)
+      int hush = river__flow_check_level(f) != RIVER_LOG_ERROR;
+      if (hush)
         river__log_hush(1);
       rc = s->mod->decl.schema(&ctx, o, &s->out_schema[o]);
-      if (river__flow_check_level(f) != RIVER_LOG_ERROR)
+      if (hush)
         river__log_hush(0);
       if (rc == RIVER_SUCCESS && s->out_schema[o] == NULL)
         rc = RIVER_EINVAL;
