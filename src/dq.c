@@ -4,10 +4,10 @@
  * this rank's buffers, the credit window, posted receives), destroy
  * (drain, cancel, free) and stats. Everything hangs off struct river_dq;
  * it, the message format and the protocol are described in
- * dq_internal.h. The producer side is in dq_producer.c, the consumer
+ * dq_handle.h. The producer side is in dq_producer.c, the consumer
  * side in dq_consumer.c.
  */
-#include "dq_internal.h"
+#include "dq_handle.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -124,40 +124,8 @@ static int assign_roles(river_dq *q, int *roles)
   return RIVER_SUCCESS;
 }
 
-/* The queue's memory, counted where it is taken (river_dq_stats'
- * memory_bytes; the formula is in doc/design.md, "Queue memory"). */
-void river__dq_mem_add(river_dq *q, int64_t bytes)
-{
-  q->mem_now = (size_t)((int64_t)q->mem_now + bytes);
-  if (q->mem_now > q->mem_peak)
-    q->mem_peak = q->mem_now;
-}
-
-/* calloc, counted in the queue's memory (freed with free). */
-void *river__dq_calloc(river_dq *q, size_t n, size_t size)
-{
-  void *p = calloc(n, size);
-
-  if (p != NULL)
-    river__dq_mem_add(q, (int64_t)(n * size));
-  return p;
-}
-
-/* n bytes of message buffers, starting on a page (dq_internal.h,
- * DQ_PAGE; freed with free), counted in the queue's memory. NULL if
- * there is no memory. */
-unsigned char *river__dq_buffers(river_dq *q, size_t n)
-{
-  void *p;
-
-  if (posix_memalign(&p, DQ_PAGE, n) != 0)
-    return NULL;
-  river__dq_mem_add(q, (int64_t)n);
-  return p;
-}
-
 /* The queue relies on MPI matching one producer's messages in the
- * order sent (dq_internal.h, "Consumer": with few receives posted, a
+ * order sent (dq_handle.h, "Consumer": with few receives posted, a
  * later message matched first would hold a receive its predecessor
  * needs). MPI-4 lets a communicator's duplicate inherit the hint
  * mpi_assert_allow_overtaking; say "false" on the queue's own. A
@@ -188,7 +156,7 @@ static long env_count(const char *name, long dflt, long min)
   return *end == '\0' && n >= min ? n : dflt;
 }
 
-/* How many DATA receives a consumer keeps posted (dq_internal.h,
+/* How many DATA receives a consumer keeps posted (dq_handle.h,
  * "Consumer"): DQ_POSTED, or RIVER_DQ_POSTED's count (0: all), never
  * more than the credits x producers that can be in flight. A PULL
  * consumer takes one producer's messages at a time, and the others'
@@ -216,7 +184,7 @@ static int alloc_receives(river_dq *q)
   int k;
 
   q->nrslots = posted_data_receives(q);
-  q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_internal.h) */
+  q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_handle.h) */
   q->rbuf = river__dq_buffers(q, ((size_t)q->nrreq + 1) * q->stride);
   q->rptr = river__dq_calloc(q, (size_t)q->nrreq, sizeof *q->rptr);
   q->rreq = river__dq_calloc(q, (size_t)q->nrreq, sizeof(MPI_Request));
@@ -496,6 +464,59 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   return rc;
 }
 
+/* ---------------------------------------------------- the rank's tick */
+
+/* Every queue of the rank with something to do while it waits anywhere
+ * in River (river__backoff's hook): a paced consumer's held credits
+ * (dq_consumer.c) and the MSG path's serving and sending
+ * (dq_credit.c); a queue joins at create, leaves at destroy. River's handles
+ * are not thread-safe; neither is this list. */
+static river_dq *ticked;
+
+static void tick(void *arg);
+static struct river__hook tick_hook = {tick, NULL, NULL};
+
+static void tick(void *arg)
+{
+  river_dq *q;
+
+  (void)arg;
+  for (q = ticked; q != NULL; q = q->tick_next) {
+    if (q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER))
+      river__dq_pace_tick(q);
+    if (q->path == RIVER_DQ_CREDITS_MSG && q->tick_rc == RIVER_SUCCESS)
+      q->tick_rc = river__dq_cw_progress(q); /* the queue's next call
+                                                 returns a failure */
+  }
+}
+
+static void tick_register(river_dq *q)
+{
+  int paced = q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER);
+
+  if (!paced && q->path != RIVER_DQ_CREDITS_MSG)
+    return;
+  if (paced)
+    q->t_left = river_wtime();
+  if (ticked == NULL)
+    river__backoff_hook_add(&tick_hook);
+  q->tick_next = ticked;
+  ticked = q;
+}
+
+static void tick_unregister(river_dq *q)
+{
+  river_dq **pp;
+
+  for (pp = &ticked; *pp != NULL; pp = &(*pp)->tick_next)
+    if (*pp == q) {
+      *pp = q->tick_next;
+      break;
+    }
+  if (ticked == NULL)
+    river__backoff_hook_remove(&tick_hook);
+}
+
 int river_dq_create(MPI_Comm comm, int role, size_t record_size,
                     const river_dq_opts *opts, river_dq **out)
 {
@@ -560,7 +581,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
       free_queue(q);
     return rc;
   }
-  river__dq_tick_register(q);
+  tick_register(q);
   river__debug("dq: %d producers, %d consumers, credits by %s", q->nprod,
                q->ncons, river__dq_path_name(q));
   *out = q;
@@ -630,30 +651,13 @@ static int drain(river_dq *q)
   }
 }
 
-int river__dq_timeout(river_dq *q, const char *what)
-{
-  int ranks[64], n = 0, i;
-
-  /* Consumer: the producers whose end of stream has not come. Producer:
-   * the consumers with no credit free or a send still in flight. */
-  for (i = 0; (q->role & RIVER_DQ_CONSUMER) && i < q->nprod && n < 64; i++)
-    if (q->eos_seq[i] == DQ_UNKNOWN)
-      ranks[n++] = q->prod_rank[i];
-  for (i = 0; (q->role & RIVER_DQ_PRODUCER) && i < q->ncons && n < 64; i++)
-    if (((q->sent[i] - q->returned[i]) & DQ_COUNT_MASK)
-            >= (uint64_t)q->credits
-        || (q->closed && !q->close_done))
-      ranks[n++] = q->cons_rank[i];
-  return river__timeout_error(q->comm, ranks, n, what);
-}
-
 int river_dq_destroy(river_dq *q)
 {
   int rc = RIVER_SUCCESS, r;
 
   if (q == NULL)
     return RIVER_SUCCESS;
-  river__dq_tick_unregister(q);
+  tick_unregister(q);
   if ((q->role & RIVER_DQ_PRODUCER) && !q->closed) {
     river__error("dq destroy: producer %d did not close", q->pidx);
     rc = RIVER_ESTATE;

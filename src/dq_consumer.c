@@ -1,11 +1,12 @@
 /*
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
- * dq_internal.h). Receives are posted at create into the slots of
+ * dq_handle.h). Receives are posted at create into the slots of
  * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL on the MSG
- * path grows them as it asks for units: river__dq_grow_recvs). An EOS has no receive posted:
- * MPI_Improbe finds it, and it is received into a bare header in q's,
- * or, with records, into a message buffer allocated then and freed at
- * its release (at most DQ_EOS_HELD of those at once: eos_cap). A DATA message that completes
+ * path grows them as it asks for units; src/dq_recv.c posts them). An
+ * EOS has no receive posted: MPI_Improbe finds it, and it is received
+ * into a bare header in q's, or, with records, into a message buffer
+ * allocated then and freed at its release (at most DQ_EOS_HELD of those
+ * at once: eos_cap). A DATA message that completes
  * waits in its producer's ring (q->ring, index seq mod credits) until it
  * is next, so delivery is FIFO
  * per producer whatever order MPI completes receives in; get lends out
@@ -16,39 +17,15 @@
  * next unit and takes only that producer's messages until the unit's
  * last.
  */
-#include "dq_internal.h"
+#include "dq_handle.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Receive slot k's buffer (slots swap buffers with the spare: deliver);
- * slot nrslots + p is producer p's EOS with records. */
-static unsigned char *recv_slot(const river_dq *q, int k)
-{
-  return k < q->nrslots ? q->rptr[k] : q->eos_buf[k - q->nrslots];
-}
-
-/* Post receive slot k: a slot below nrslots takes DATA from any
- * producer, slot nrslots + p producer p's EOS. */
-static int post_recv(river_dq *q, int k)
-{
-  int src = k < q->nrslots ? MPI_ANY_SOURCE : q->prod_rank[k - q->nrslots];
-  int tag = k < q->nrslots ? DQ_TAG_DATA : DQ_TAG_EOS;
-
-  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
-    return RIVER_ETIMEDOUT;
-  if (MPI_Irecv(recv_slot(q, k), (int)q->message_size, MPI_BYTE, src,
-                tag, q->comm, &q->rreq[k]) != MPI_SUCCESS) {
-    river__error("dq: MPI_Irecv failed");
-    return RIVER_EMPI;
-  }
-  return RIVER_SUCCESS;
-}
-
 /* PUSH: this consumer's drain rate as a credit word's 24-bit field
- * (dq_internal.h): the code once DQ_CODE_MIN messages are measured,
+ * (dq_handle.h): the code once DQ_CODE_MIN messages are measured,
  * firm from DQ_CODE_AVG on; idle once DQ_CODE_MIN messages are got
  * while more than half of its recent gets waited. */
 static uint32_t rate_code(const river_dq *q)
@@ -74,7 +51,7 @@ static uint32_t rate_code(const river_dq *q)
  * with no credit) when it first has one, when its code becomes firm
  * and when it becomes idle or busy (at most once per DQ_CODE_MIN
  * messages), rather than with the next credit each gets back: a
- * dormant producer decides by it (dq_internal.h), and a slow consumer
+ * dormant producer decides by it (dq_handle.h), and a slow consumer
  * returns its next credit late. The code's later drift goes with the
  * credits. Beyond read_all consumers no producer is dormant (it
  * chooses among a window), so the code goes only with the credits: a
@@ -173,7 +150,7 @@ static double pace_msg_time(const river_dq *q);
  * dq_credit.c), a paced queue whose consumer has been out of get for
  * longer than pace and than two of its message times gives back every
  * credit it holds, so a consumer waiting on another queue or input
- * never holds a producer up for good (dq_internal.h). */
+ * never holds a producer up for good (dq_handle.h). */
 void river__dq_pace_tick(river_dq *q)
 {
   double now = river_wtime();
@@ -193,7 +170,7 @@ static double pace_msg_time(const river_dq *q)
 }
 
 /* Pacing: L, the messages this consumer lets be queued or in flight at
- * it, from its drain rate (dq_internal.h), not counting extra. */
+ * it, from its drain rate (dq_handle.h), not counting extra. */
 static int pace_limit(const river_dq *q)
 {
   double full = pace_msg_time(q), l;
@@ -258,7 +235,7 @@ static int pace_credit(river_dq *q, int p)
 /* Pacing, nothing to deliver while credits are held: for every full
  * message's time of that, let one more message in (extra) and return a
  * held credit, taking producers in turn (the idle rule of
- * dq_internal.h: held credits must never starve this consumer). */
+ * dq_handle.h: held credits must never starve this consumer). */
 static int pace_idle(river_dq *q)
 {
   double now, t = pace_msg_time(q);
@@ -314,7 +291,7 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
                  (unsigned long long)h.seq, (unsigned long long)h.nrecords,
                  bytes);
     if (!eos)
-      post_recv(q, k); /* keep the slot in use */
+      river__dq_post_recv(q, k); /* keep the slot in use */
     /* It came from a producer's rank: it counts as arrived from it, so
      * that destroy's drain, which counts arrivals, still ends. */
     for (p = 0; p < (uint64_t)q->nprod; p++)
@@ -446,7 +423,7 @@ static int eos_progress(river_dq *q)
     }
     /* Records with it: at most message_size bytes (a longer one is
      * received whole and refused by file_arrival), on a page as every
-     * message buffer (dq_internal.h, DQ_PAGE). */
+     * message buffer (dq_handle.h, DQ_PAGE). */
     if (q->n_eos_req >= q->nprod
         || (buf = eos_buffer(q, (size_t)bytes)) == NULL) {
       river__error("dq: no memory for an end of stream of %d bytes", bytes);
@@ -478,89 +455,12 @@ int river__dq_recv_progress(river_dq *q)
   if (n > 0)
     river__progress();
   for (i = 0; i < n; i++)
-    if ((r = file_arrival(q, q->ridx[i], recv_slot(q, q->ridx[i]),
+    if ((r = file_arrival(q, q->ridx[i],
+                          river__dq_recv_slot(q, q->ridx[i]),
                           &q->rstat[i])) != RIVER_SUCCESS)
       rc = r;
   if ((r = eos_progress(q)) != RIVER_SUCCESS)
     rc = r;
-  return rc;
-}
-
-/* Post every receive slot (at create). */
-int river__dq_grow_recvs(river_dq *q, int want)
-{
-  int old = q->nrslots, add, k;
-  unsigned char **rptr, **grown, *buf[64];
-  MPI_Request *rreq;
-  MPI_Status *rstat;
-  int *ridx;
-
-  want = want < q->nring ? want : q->nring;
-  if (want <= old)
-    return RIVER_SUCCESS;
-  add = want - old;
-  if (add > 64) {   /* in steps: buf[] holds one step's buffers */
-    int rc = river__dq_grow_recvs(q, old + 64);
-    return rc != RIVER_SUCCESS ? rc : river__dq_grow_recvs(q, want);
-  }
-  for (k = 0; k < add; k++)
-    if ((buf[k] = river__dq_buffers(q, q->stride)) == NULL) {
-      while (k-- > 0) {
-        free(buf[k]);
-        river__dq_mem_add(q, -(int64_t)q->stride);
-      }
-      river__error("dq: no memory for %d more posted receives", add);
-      return RIVER_ENOMEM;
-    }
-  rptr = realloc(q->rptr, (size_t)want * sizeof *rptr);
-  if (rptr != NULL)
-    q->rptr = rptr;
-  rreq = rptr ? realloc(q->rreq, (size_t)want * sizeof *rreq) : NULL;
-  if (rreq != NULL)
-    q->rreq = rreq;
-  ridx = rreq ? realloc(q->ridx, (size_t)want * sizeof *ridx) : NULL;
-  if (ridx != NULL)
-    q->ridx = ridx;
-  rstat = ridx ? realloc(q->rstat, (size_t)want * sizeof *rstat) : NULL;
-  if (rstat != NULL)
-    q->rstat = rstat;
-  grown = rstat ? realloc(q->grown, (size_t)(q->ngrown + add)
-                                        * sizeof *grown) : NULL;
-  if (grown == NULL) {
-    for (k = 0; k < add; k++) {
-      free(buf[k]);
-      river__dq_mem_add(q, -(int64_t)q->stride);
-    }
-    river__error("dq: no memory for %d more posted receives", add);
-    return RIVER_ENOMEM;
-  }
-  q->grown = grown;
-  river__dq_mem_add(q, (int64_t)add * (int64_t)(sizeof *rptr + sizeof *rreq
-                                               + sizeof *ridx
-                                               + sizeof *rstat
-                                               + sizeof *grown));
-  for (k = 0; k < add; k++) {
-    q->rptr[old + k] = buf[k];
-    q->rreq[old + k] = MPI_REQUEST_NULL;
-    q->grown[q->ngrown++] = buf[k];
-  }
-  /* An EOS's records lent out are slot nrslots + p: its number moves. */
-  if (q->held >= old)
-    q->held += add;
-  q->nrslots = q->nrreq = want;
-  for (k = old; k < want; k++)
-    if (post_recv(q, k) != RIVER_SUCCESS)
-      return RIVER_EMPI;
-  river__debug("dq: consumer %d: %d receives posted", q->cidx, want);
-  return RIVER_SUCCESS;
-}
-
-int river__dq_post_recvs(river_dq *q)
-{
-  int k, rc = RIVER_SUCCESS;
-
-  for (k = 0; rc == RIVER_SUCCESS && k < q->nrreq; k++)
-    rc = post_recv(q, k);
   return rc;
 }
 
@@ -578,30 +478,8 @@ int river__dq_drop_waiting(river_dq *q)
       q->ring[p * q->credits + q->next[p] % q->credits] = -1;
       q->next[p]++;
       q->nwaiting--;
-      rc = post_recv(q, k);
+      rc = river__dq_post_recv(q, k);
     }
-  return rc;
-}
-
-/* Cancel and complete this rank's posted receives (none can match any
- * more when this is called). */
-int river__dq_cancel_recvs(river_dq *q)
-{
-  int k, rc = RIVER_SUCCESS;
-
-  if (q->rreq == NULL)
-    return RIVER_SUCCESS; /* its allocation failed: nothing was posted */
-  for (k = 0; k < q->nrreq; k++)
-    if (q->rreq[k] != MPI_REQUEST_NULL && MPI_Cancel(&q->rreq[k])
-                                              != MPI_SUCCESS)
-      rc = RIVER_EMPI;
-  if (q->nrreq > 0 && river_waitall(q->nrreq, q->rreq) != RIVER_SUCCESS)
-    rc = RIVER_EMPI;
-  /* An EOS receive in flight was matched: it cannot be cancelled, and
-   * completes as its producer's message comes (q frees its buffer). */
-  if (q->n_eos_req > 0 && river_waitall(q->n_eos_req, q->eos_req)
-                              != RIVER_SUCCESS)
-    rc = RIVER_EMPI;
   return rc;
 }
 
@@ -704,7 +582,7 @@ static int deliver(river_dq *q, int p, int k,
   struct dq_hdr h;
   int rc = RIVER_SUCCESS;
 
-  q->lent = recv_slot(q, k);
+  q->lent = river__dq_recv_slot(q, k);
   memcpy(&h, q->lent, sizeof h);
   *hp = h;
   if (k < q->nrslots) {
@@ -712,13 +590,13 @@ static int deliver(river_dq *q, int p, int k,
     q->next[p]++;
     q->rptr[k] = q->spare; /* not NULL: get released what it lent */
     q->spare = NULL;
-    if (post_recv(q, k) != RIVER_SUCCESS)
+    if (river__dq_post_recv(q, k) != RIVER_SUCCESS)
       rc = RIVER_EMPI;
     else
       /* A message p sent dormant (DQ_STATIC) is not paced: p waits for
        * the consumer whose turn it is, as STATIC does, and a credit
        * held here would stall it while the consumers after this one in
-       * its order ran dry (dq_internal.h). None of p's was held before:
+       * its order ran dry (dq_handle.h). None of p's was held before:
        * p sends dormant only before it ever sends awake. */
       rc = q->pace > 0.0 && !(h.kind & DQ_STATIC) ? pace_credit(q, p)
                                                   : return_credits(q, p, 1);

@@ -1,6 +1,6 @@
 /*
  * dq_credit.c - a distributed queue's credit words, on either of two
- * paths (dq_internal.h, "Credit paths"): an RMA window (RMA: passive
+ * paths (dq_handle.h, "Credit paths"): an RMA window (RMA: passive
  * target atomics, no help from the window's owner) or two-sided messages
  * (MSG: the owner keeps its words in plain memory and applies what others
  * send it). Every access to the words goes through here, so the
@@ -8,7 +8,7 @@
  *
  * Words live on producers: consumer c's credit word (returned credits
  * and rate field) at index c, and after them PUSH's wake word or PULL's
- * claimed/announced counters and owner ring (dq_internal.h). Only three
+ * claimed/announced counters and owner ring (dq_handle.h). Only three
  * things ever reach another rank's words: a consumer adds to its credit
  * word (return_credits), a producer adds 1 to another's wake word
  * (tell_wake), and a PULL consumer claims a unit (claimed += 1, owner
@@ -34,7 +34,7 @@
  * meanwhile the consumer asks other producers (msg_claim: at most one
  * claim in flight to each; a grant that comes late is still taken).
  * A claim is atomic at the producer, so PULL's race for the last
- * announced unit (dq_internal.h) cannot happen on this path. A rank's
+ * announced unit (dq_handle.h) cannot happen on this path. A rank's
  * words and its own adds to them (a rank in both roles) are plain
  * memory: River's handles are single-threaded.
  *
@@ -47,7 +47,7 @@
  * queue is in flight when its receive is cancelled (a count short of
  * what went is reported: river__dq_cw_check_sent).
  */
-#include "dq_internal.h"
+#include "dq_handle.h"
 #include "rma.h"
 
 #include <stdlib.h>
@@ -489,7 +489,7 @@ int river__dq_cw_flush_all(river_dq *q)
  * claimed, then add this consumer's index + 1 to that unit's owner
  * word. 1 and the number in *unit if taken. (Consumers racing for the
  * last announced unit may take the number of a unit not announced yet:
- * the PULL paragraph of dq_internal.h.) */
+ * the PULL paragraph of dq_handle.h.) */
 static int rma_claim(river_dq *q, int r, uint64_t *unit)
 {
   uint64_t zero[2] = {0, 0}, v[2], one = 1, want = (uint64_t)q->cidx + 1;
@@ -770,56 +770,4 @@ int river__dq_cw_cancel(river_dq *q)
       || MPI_Wait(&q->cw_rreq, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;
   return RIVER_SUCCESS;
-}
-
-/* ---------------------------------------------------- the rank's tick */
-
-/* Every queue of the rank with something to do while it waits anywhere
- * in River (river__backoff's hook): a paced consumer's held credits
- * (dq_consumer.c) and the MSG path's serving and sending. River's handles
- * are not thread-safe; neither is this list. */
-static river_dq *ticked;
-
-static void tick(void *arg);
-static struct river__hook tick_hook = {tick, NULL, NULL};
-
-static void tick(void *arg)
-{
-  river_dq *q;
-
-  (void)arg;
-  for (q = ticked; q != NULL; q = q->tick_next) {
-    if (q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER))
-      river__dq_pace_tick(q);
-    if (q->path == RIVER_DQ_CREDITS_MSG && q->tick_rc == RIVER_SUCCESS)
-      q->tick_rc = river__dq_cw_progress(q); /* the queue's next call
-                                                 returns a failure */
-  }
-}
-
-void river__dq_tick_register(river_dq *q)
-{
-  int paced = q->pace > 0.0 && (q->role & RIVER_DQ_CONSUMER);
-
-  if (!paced && q->path != RIVER_DQ_CREDITS_MSG)
-    return;
-  if (paced)
-    q->t_left = river_wtime();
-  if (ticked == NULL)
-    river__backoff_hook_add(&tick_hook);
-  q->tick_next = ticked;
-  ticked = q;
-}
-
-void river__dq_tick_unregister(river_dq *q)
-{
-  river_dq **pp;
-
-  for (pp = &ticked; *pp != NULL; pp = &(*pp)->tick_next)
-    if (*pp == q) {
-      *pp = q->tick_next;
-      break;
-    }
-  if (ticked == NULL)
-    river__backoff_hook_remove(&tick_hook);
 }

@@ -508,6 +508,7 @@ struct og {
   int remove, dfd;
   river_pcoll_leftover_fn report;
   void *arg;
+  river__purge_fn purge;
   uint64_t *nfiles, *nbytes;
 };
 
@@ -550,8 +551,8 @@ static void judge_tmp(struct og *g, const char *recname, const char *rec,
 }
 
 /* Record recname of a dead job's scratch collection name: list its
- * metadata, or remove the whole collection (river_pcoll_purge, which
- * reports each file) and then the record. */
+ * metadata, or remove the whole collection (g->purge, the gc's
+ * river_pcoll_purge, which reports each file) and then the record. */
 static void judge_scratch(struct og *g, const char *recname, const char *rec,
                           const char *name, const struct stat *rst)
 {
@@ -576,7 +577,7 @@ static void judge_scratch(struct og *g, const char *recname, const char *rec,
     *g->nbytes += (uint64_t)st.st_size;
   } else {
     uint64_t n = 0, bytes = 0;   /* purge sets its counts, not adds */
-    if (river_pcoll_purge(name, g->opts, g->report, g->arg, &n, &bytes)
+    if (g->purge(name, g->opts, g->report, g->arg, &n, &bytes)
         == RIVER_SUCCESS)
       unlinkat(g->dfd, recname, 0);
     *g->nfiles += n;
@@ -594,10 +595,11 @@ static int has_suffix(const char *name, const char *suffix)
 
 int river__outfile_gc(const river_pcoll_opts *opts, const char *root,
                       int remove, river_pcoll_leftover_fn report, void *arg,
-                      uint64_t *nfiles, uint64_t *nbytes)
+                      river__purge_fn purge, uint64_t *nfiles,
+                      uint64_t *nbytes)
 {
   char dir[RIVER_PATH_MAX], line[RIVER_PATH_MAX], rec[RIVER_PATH_MAX];
-  struct og g = {opts, root, remove, -1, report, arg, nfiles, nbytes};
+  struct og g = {opts, root, remove, -1, report, arg, purge, nfiles, nbytes};
   struct stat rst;
   struct dirent *de;
   DIR *d;

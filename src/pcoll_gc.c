@@ -601,8 +601,8 @@ int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
     return rc;
   rc = run(&s, opts);
   if (rc == RIVER_SUCCESS)   /* temporaries outside the root (outfile.c) */
-    rc = river__outfile_gc(opts, root, remove, report, arg, &s.nfiles,
-                            &s.nbytes);
+    rc = river__outfile_gc(opts, root, remove, report, arg,
+                           river_pcoll_purge, &s.nfiles, &s.nbytes);
   if (rc == RIVER_SUCCESS && s.shared > 0)
     river__warn("%llu data files in disk directories outside %s (after "
                 "resolving links) were not judged: other roots may use "

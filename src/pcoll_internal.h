@@ -344,15 +344,23 @@ int river__pcoll_record_read(const char *path, struct river__pcoll_record *r);
 
 /* ---------------------------------------------------------- outfile.c */
 
+/* How gc removes a whole collection (river_pcoll_purge's shape). */
+typedef int (*river__purge_fn)(const char *name,
+                               const river_pcoll_opts *opts,
+                               river_pcoll_leftover_fn report, void *arg,
+                               uint64_t *nfiles, uint64_t *nbytes);
+
 /* List (and remove, if asked) the temporaries outside root that dead
  * jobs' river_outfile left, and the scratch collections dead jobs'
  * river_pcoll_scratch_claim named, from root's records (river_pcoll_gc's
- * part for them; opts: the caller's, for river_pcoll_purge): adds to
- * *nfiles and *nbytes. */
+ * part for them; opts: the caller's, passed to purge, which removes a
+ * dead job's scratch collection: the records know what to remove, gc
+ * how): adds to *nfiles and *nbytes. */
 int river__outfile_gc(const river_pcoll_opts *opts, const char *root,
                       int remove,
                       river_pcoll_leftover_fn report, void *arg,
-                      uint64_t *nfiles, uint64_t *nbytes);
+                      river__purge_fn purge, uint64_t *nfiles,
+                      uint64_t *nbytes);
 
 /* ------------------------------------------------------- pcoll_meta.c */
 

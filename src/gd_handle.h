@@ -1,5 +1,5 @@
 /*
- * gd_internal.h - graduated declustering's handle and wire protocol,
+ * gd_handle.h - graduated declustering's handle and wire protocol,
  * shared by src/gd.c (API, setup, read sources), src/gd_client.c (the
  * reading side) and src/gd_server.c (the disks). Never installed.
  *
@@ -164,8 +164,8 @@
  * which backs off), once both of its sides are done;
  * river__gd_client_drain says why those end.
  */
-#ifndef RIVER_GD_INTERNAL_H
-#define RIVER_GD_INTERNAL_H
+#ifndef RIVER_GD_HANDLE_H
+#define RIVER_GD_HANDLE_H
 
 #include "river_internal.h"
 #include "gd_alloc_internal.h"
@@ -504,11 +504,31 @@ struct river_gd {
                               every later call returns it */
 };
 
-/* The index of rank in gd->clients, or -1 (gd.c). */
-int river__gd_client_index(const river_gd *gd, int rank);
+/* The layout's two lookups, here so that the client and the server
+ * (below gd.c, which calls them both) need nothing of gd.c's. */
 
-/* The disk that holds copy c of partition p (gd.c). */
-int river__gd_disk_of(const river_gd *gd, int p, int c);
+/* The index of rank in gd->clients (sorted, unique), or -1. */
+static inline int river__gd_client_index(const river_gd *gd, int rank)
+{
+  int lo = 0, hi = gd->nclients - 1, mid;
+
+  while (lo <= hi) {
+    mid = lo + (hi - lo) / 2;
+    if (gd->clients[mid] == rank)
+      return mid;
+    if (gd->clients[mid] < rank)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* The disk that holds copy c of partition p. */
+static inline int river__gd_disk_of(const river_gd *gd, int p, int c)
+{
+  return (gd->first_disk[p] + c) % gd->ndisks;
+}
 
 /* Server (gd_server.c): post the request receive, or finish at once when
  * no rank reads (collective setup calls it on every rank). */
@@ -526,4 +546,4 @@ int river__gd_client_plan(river_gd *gd, struct gd_part *mp);
  * and DONE sends (the reasons these waits end are given there). */
 void river__gd_client_drain(river_gd *gd);
 
-#endif /* RIVER_GD_INTERNAL_H */
+#endif /* RIVER_GD_HANDLE_H */

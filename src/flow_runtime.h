@@ -1,5 +1,5 @@
 /*
- * flow_run_internal.h - a running flow, as src/flow_run.c (set-up, the
+ * flow_runtime.h - a running flow, as src/flow_run.c (set-up, the
  * scheduler, tear-down) and src/flow_io.c (what a module calls: get,
  * put, select, ...) share it.
  *
@@ -11,10 +11,10 @@
  * queue handle serves both tasks, which is safe because only one task
  * runs at a time.
  */
-#ifndef RIVER_FLOW_RUN_INTERNAL_H
-#define RIVER_FLOW_RUN_INTERNAL_H
+#ifndef RIVER_FLOW_RUNTIME_H
+#define RIVER_FLOW_RUNTIME_H
 
-#include "flow_internal.h"
+#include "flow_graph.h"
 #include "sched_internal.h"
 
 /* One input of an instance. */
@@ -201,6 +201,21 @@ void river__part_free(struct river__part *p);
 int river__part_set_splitters(struct river__part *p, const void *keys,
                               size_t n, size_t *bad);
 
+/* src/flow_abort.c: open the abort channel (collective: a dup of f's
+ * communicator) and close it (collective when finished, the tasks
+ * having run: every tree taken part in to its end first; 0, set-up
+ * failed and no notice went: freed at once). */
+int river__flow_abort_open(river_flow *f, struct river__run *r);
+void river__flow_abort_close(river_flow *f, struct river__run *r,
+                             int finished);
+
+/* src/flow_abort.c: while f runs, tell every rank that an instance
+ * failed here (once), and whether this rank knows that any instance has
+ * failed (a module that waits on its stage's peers, or commits what it
+ * received, asks). */
+void river__flow_abort(river_flow *f);
+int river__flow_aborted(river_flow *f);
+
 /* src/flow_io.c: after the module function returned, close its outputs
  * and drain (discarding) what is left in its inputs, yielding while the
  * queues are not ready. Returns the first error of a close. */
@@ -210,4 +225,4 @@ int river__inst_finish(struct river__inst *in);
  * its struct river__part). */
 int river__part_fn(const void *record, int n, void *ctx);
 
-#endif /* RIVER_FLOW_RUN_INTERNAL_H */
+#endif /* RIVER_FLOW_RUNTIME_H */

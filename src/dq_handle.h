@@ -1,18 +1,23 @@
 /*
- * dq_internal.h - what the distributed queue's files share; never
+ * dq_handle.h - what the distributed queue's files share; never
  * installed. The queue's struct, the message header, tags and kinds, the
  * words of a producer's window, the functions one file calls in another,
  * and the protocol (below).
  *
- * The files split the queue by role: src/dq.c has the entry points that
- * are not side-specific (create with its argument checks, roles and
- * buffers; destroy; stats), src/dq_producer.c the producer side (filling
- * buffers, credits, the choice of consumer, put, close) and
- * src/dq_consumer.c the consumer side (posted receives, per-pair
- * sequence rings, get, release). PULL's two halves go with their sides:
- * announcing units and learning who claimed them is the producer's,
- * claiming is the consumer's. Each file includes this header and none
- * includes another.
+ * The files split the queue by role, in layers (each calls only those
+ * below it): src/dq.c has the entry points that are not side-specific
+ * (create with its argument checks, roles and buffers; destroy with its
+ * drain; stats; the rank's tick), src/dq_producer.c the producer side
+ * (filling buffers, credits, the choice of consumer, put, close) and
+ * src/dq_consumer.c the consumer side (per-pair sequence rings, get,
+ * release, pacing); below them src/dq_credit.c, the credit words on
+ * either path (RMA window or two-sided messages) and PULL's claims,
+ * src/dq_recv.c, a consumer's posted receives, and at the bottom
+ * src/dq_mem.c, the counted memory and the timeout's report. PULL's two
+ * halves go with their sides: announcing units and learning who
+ * claimed them is the producer's, claiming is the consumer's (through
+ * dq_credit.c). Each file includes this header and none includes
+ * another.
  *
  * Distributed queues (see river/dq.h): records travel from producers to
  * consumers in messages of whole records, under credit flow control kept
@@ -34,9 +39,10 @@
  * (tag 2) whose seq is the number of DATA messages it sent there; the EOS
  * also carries the producer's last, partly filled message for that
  * consumer, if any, and takes no credit. So river_dq_close never waits for
- * a credit, only for its EOS sends to complete (each has its own posted
- * receive), and a rank that is both producer and consumer can always
- * close.
+ * a credit: it starts its EOS sends and destroy completes them (a
+ * consumer posts no receive for them: it matches each with
+ * MPI_Improbe), and a rank that is both producer and consumer can
+ * always close.
  *
  * Producer. Message buffers are "slots" in one allocation: nfill of them
  * are being filled (one, or one per consumer for EXCHANGE), the rest hold
@@ -342,8 +348,8 @@
  * claimed (one in progress, the others waiting), where on the RMA path
  * it holds one (dq_credit.c, msg_claim).
  */
-#ifndef RIVER_DQ_INTERNAL_H
-#define RIVER_DQ_INTERNAL_H
+#ifndef RIVER_DQ_HANDLE_H
+#define RIVER_DQ_HANDLE_H
 
 #include "river_internal.h"
 
@@ -623,9 +629,9 @@ struct river_dq {
   double t_left;                /* when get last returned */
   int in_get;                   /* inside get: the tick leaves it be */
   struct river_dq *tick_next;   /* the rank's queues with something to do
-                                   in River's waits (dq_credit.c) */
+                                   in River's waits (dq.c, the tick) */
 
-  size_t mem_now, mem_peak;     /* memory held: now, at most (dq.c) */
+  size_t mem_now, mem_peak;     /* memory held: now, at most (dq_mem.c) */
   uint64_t records_out, bytes_out, messages_out;
   uint64_t records_in, bytes_in, messages_in, credit_stalls;
   double put_wait, get_wait;
@@ -633,31 +639,36 @@ struct river_dq {
 
 /* Between the files (each defined in the file named). */
 
-/* dq.c: the queue's memory (river_dq_stats' memory_bytes): taken with
- * these it is counted; river__dq_mem_add(q, -n) when n bytes are freed
- * before destroy. */
+/* dq_mem.c: the queue's memory (river_dq_stats' memory_bytes): taken
+ * with these it is counted; river__dq_mem_add(q, -n) when n bytes are
+ * freed before destroy. */
 void river__dq_mem_add(river_dq *q, int64_t bytes);
 void *river__dq_calloc(river_dq *q, size_t n, size_t size);
 unsigned char *river__dq_buffers(river_dq *q, size_t n);
+/* dq_mem.c: river__dq_timeout (river_internal.h: the flow runtime
+ * calls it too). */
 
 /* dq_producer.c: retire completed sends; their slots become free again. */
 int river__dq_send_progress(river_dq *q);
 
-/* dq_consumer.c: post every receive slot (at create). */
+/* dq_recv.c: receive slot k's buffer (slot nrslots + p: producer p's
+ * EOS with records); post slot k; post every slot (at create). */
+unsigned char *river__dq_recv_slot(const river_dq *q, int k);
+int river__dq_post_recv(river_dq *q, int k);
 int river__dq_post_recvs(river_dq *q);
-/* dq_consumer.c: PULL on the MSG path, before asking for one more
- * unit: post DATA receives up to want (at most credits x producers),
- * each with a buffer of its own (q->grown). */
+/* dq_recv.c: PULL on the MSG path, before asking for one more unit:
+ * post DATA receives up to want (at most credits x producers), each
+ * with a buffer of its own (q->grown). */
 int river__dq_grow_recvs(river_dq *q, int want);
+/* dq_recv.c: cancel and complete this rank's posted receives (none can
+ * match any more when this is called). */
+int river__dq_cancel_recvs(river_dq *q);
 /* dq_consumer.c: take in every receive that has completed. */
 int river__dq_recv_progress(river_dq *q);
 /* dq_consumer.c: at destroy, drop the DATA messages that wait
  * undelivered (a consumer that did not reach EOS) and re-post their
  * receives, so that every producer's sends can complete. */
 int river__dq_drop_waiting(river_dq *q);
-/* dq_consumer.c: cancel and complete this rank's posted receives (none
- * can match any more when this is called). */
-int river__dq_cancel_recvs(river_dq *q);
 /* dq_consumer.c: a paced consumer's part of the rank's tick (in every
  * River wait: gives back credits held while it is out of get). */
 void river__dq_pace_tick(river_dq *q);
@@ -691,9 +702,5 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected);
  * per comm rank, the second the credit messages). */
 int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out);
 int river__dq_cw_cancel(river_dq *q);
-/* The rank's tick (river__backoff's hook) takes a queue that needs it
- * (paced consumer, MSG path) at create, lets go at destroy. */
-void river__dq_tick_register(river_dq *q);
-void river__dq_tick_unregister(river_dq *q);
 
-#endif /* RIVER_DQ_INTERNAL_H */
+#endif /* RIVER_DQ_HANDLE_H */

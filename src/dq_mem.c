@@ -1,0 +1,61 @@
+/*
+ * dq_mem.c - what every part of the distributed queue uses and that
+ * uses none of them: the queue's memory, counted where it is taken
+ * (river_dq_stats.memory_bytes; the formula is doc/design.md's "Queue
+ * memory"), and the report of a queue that waits too long, naming the
+ * peers it waits for. Below dq.c, dq_producer.c, dq_consumer.c,
+ * dq_recv.c and dq_credit.c (dq_handle.h says what each holds).
+ */
+#include "dq_handle.h"
+
+#include <stdlib.h>
+
+/* Add bytes (negative: freed) to the queue's count, keeping its peak. */
+void river__dq_mem_add(river_dq *q, int64_t bytes)
+{
+  q->mem_now = (size_t)((int64_t)q->mem_now + bytes);
+  if (q->mem_now > q->mem_peak)
+    q->mem_peak = q->mem_now;
+}
+
+/* calloc, counted in the queue's memory (freed with free). */
+void *river__dq_calloc(river_dq *q, size_t n, size_t size)
+{
+  void *p = calloc(n, size);
+
+  if (p != NULL)
+    river__dq_mem_add(q, (int64_t)(n * size));
+  return p;
+}
+
+/* n bytes of message buffers, starting on a page (dq_handle.h,
+ * DQ_PAGE; freed with free), counted in the queue's memory. NULL if
+ * there is no memory. */
+unsigned char *river__dq_buffers(river_dq *q, size_t n)
+{
+  void *p;
+
+  if (posix_memalign(&p, DQ_PAGE, n) != 0)
+    return NULL;
+  river__dq_mem_add(q, (int64_t)n);
+  return p;
+}
+
+/* RIVER_ETIMEDOUT, said once with the peers q waits for and what it
+ * was doing (river__timeout_error). */
+int river__dq_timeout(river_dq *q, const char *what)
+{
+  int ranks[64], n = 0, i;
+
+  /* Consumer: the producers whose end of stream has not come. Producer:
+   * the consumers with no credit free or a send still in flight. */
+  for (i = 0; (q->role & RIVER_DQ_CONSUMER) && i < q->nprod && n < 64; i++)
+    if (q->eos_seq[i] == DQ_UNKNOWN)
+      ranks[n++] = q->prod_rank[i];
+  for (i = 0; (q->role & RIVER_DQ_PRODUCER) && i < q->ncons && n < 64; i++)
+    if (((q->sent[i] - q->returned[i]) & DQ_COUNT_MASK)
+            >= (uint64_t)q->credits
+        || (q->closed && !q->close_done))
+      ranks[n++] = q->cons_rank[i];
+  return river__timeout_error(q->comm, ranks, n, what);
+}
