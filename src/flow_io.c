@@ -69,7 +69,7 @@ static int out_port(river_ctx *ctx, const char *call, int o,
 
 /* Yield as blocked, counting the time in *wait: RIVER_SUCCESS, or
  * RIVER_ETIMEDOUT once the watchdog has fired (src/sched.c). First,
- * forward the flow's abort notices that have come (src/flow_run.c): a
+ * forward the flow's abort notices that have come (src/flow_abort.c): a
  * rank whose tasks wait on their queues must pass them on, also under
  * river_flow_test, whose steps never nap through the backoff hooks. */
 static int wait_a_turn(struct river__inst *in, double *wait)
