@@ -322,7 +322,11 @@ static void test_all_blocked_sleeps(void **state)
          (unsigned long long)st.rounds, (unsigned long long)st.idle_rounds);
   assert_true(wall >= 0.2);
   assert_true(cpu < 0.25 * wall);    /* sleeping, not spinning */
-  assert_true(st.idle_rounds + 1 >= st.rounds); /* all but the last */
+  /* All rounds idle but the last one or two: the deadline can pass in
+   * the middle of a round, so that its later tasks return in it and its
+   * earlier ones in the next (seen once in a full make check: 409
+   * rounds, 407 idle). */
+  assert_true(st.idle_rounds + 2 >= st.rounds);
   assert_true(st.rounds < 5000);     /* at most ~1 ms apart, once slow */
   river__sched_destroy(s);
 }
