@@ -4,10 +4,10 @@
  * this rank's buffers, the credit window, posted receives), destroy
  * (drain, cancel, free) and stats. Everything hangs off struct river_dq;
  * it, the message format and the protocol are described in
- * dq_handle.h. The producer side is in dq_producer.c, the consumer
+ * dq_internal.h. The producer side is in dq_producer.c, the consumer
  * side in dq_consumer.c.
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -125,7 +125,7 @@ static int assign_roles(river_dq *q, int *roles)
 }
 
 /* The queue relies on MPI matching one producer's messages in the
- * order sent (dq_handle.h, "Consumer": with few receives posted, a
+ * order sent (dq_internal.h, "Consumer": with few receives posted, a
  * later message matched first would hold a receive its predecessor
  * needs). MPI-4 lets a communicator's duplicate inherit the hint
  * mpi_assert_allow_overtaking; say "false" on the queue's own. A
@@ -156,7 +156,7 @@ static long env_count(const char *name, long dflt, long min)
   return *end == '\0' && n >= min ? n : dflt;
 }
 
-/* How many DATA receives a consumer keeps posted (dq_handle.h,
+/* How many DATA receives a consumer keeps posted (dq_internal.h,
  * "Consumer"): DQ_POSTED, or RIVER_DQ_POSTED's count (0: all), never
  * more than the credits x producers that can be in flight. A PULL
  * consumer takes one producer's messages at a time, and the others'
@@ -184,7 +184,7 @@ static int alloc_receives(river_dq *q)
   int k;
 
   q->nrslots = posted_data_receives(q);
-  q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_handle.h) */
+  q->nrreq = q->nrslots;   /* EOS: no receive posted (dq_internal.h) */
   q->rbuf = river__dq_buffers(q, ((size_t)q->nrreq + 1) * q->stride);
   q->rptr = river__dq_calloc(q, (size_t)q->nrreq, sizeof *q->rptr);
   q->rreq = river__dq_calloc(q, (size_t)q->nrreq, sizeof(MPI_Request));

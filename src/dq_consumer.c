@@ -1,6 +1,6 @@
 /*
  * dq_consumer.c - the consumer side of the distributed queue (protocol in
- * dq_handle.h). Receives are posted at create into the slots of
+ * dq_internal.h). Receives are posted at create into the slots of
  * q->rbuf: nrslots for DATA from anyone (DQ_POSTED; PULL on the MSG
  * path grows them as it asks for units; src/dq_recv.c posts them). An
  * EOS has no receive posted: MPI_Improbe finds it, and it is received
@@ -17,7 +17,7 @@
  * next unit and takes only that producer's messages until the unit's
  * last.
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* PUSH: this consumer's drain rate as a credit word's 24-bit field
- * (dq_handle.h): the code once DQ_CODE_MIN messages are measured,
+ * (dq_internal.h): the code once DQ_CODE_MIN messages are measured,
  * firm from DQ_CODE_AVG on; idle once DQ_CODE_MIN messages are got
  * while more than half of its recent gets waited. */
 static uint32_t rate_code(const river_dq *q)
@@ -51,7 +51,7 @@ static uint32_t rate_code(const river_dq *q)
  * with no credit) when it first has one, when its code becomes firm
  * and when it becomes idle or busy (at most once per DQ_CODE_MIN
  * messages), rather than with the next credit each gets back: a
- * dormant producer decides by it (dq_handle.h), and a slow consumer
+ * dormant producer decides by it (dq_internal.h), and a slow consumer
  * returns its next credit late. The code's later drift goes with the
  * credits. Beyond read_all consumers no producer is dormant (it
  * chooses among a window), so the code goes only with the credits: a
@@ -150,7 +150,7 @@ static double pace_msg_time(const river_dq *q);
  * dq_credit.c), a paced queue whose consumer has been out of get for
  * longer than pace and than two of its message times gives back every
  * credit it holds, so a consumer waiting on another queue or input
- * never holds a producer up for good (dq_handle.h). */
+ * never holds a producer up for good (dq_internal.h). */
 void river__dq_pace_tick(river_dq *q)
 {
   double now = river_wtime();
@@ -170,7 +170,7 @@ static double pace_msg_time(const river_dq *q)
 }
 
 /* Pacing: L, the messages this consumer lets be queued or in flight at
- * it, from its drain rate (dq_handle.h), not counting extra. */
+ * it, from its drain rate (dq_internal.h), not counting extra. */
 static int pace_limit(const river_dq *q)
 {
   double full = pace_msg_time(q), l;
@@ -235,7 +235,7 @@ static int pace_credit(river_dq *q, int p)
 /* Pacing, nothing to deliver while credits are held: for every full
  * message's time of that, let one more message in (extra) and return a
  * held credit, taking producers in turn (the idle rule of
- * dq_handle.h: held credits must never starve this consumer). */
+ * dq_internal.h: held credits must never starve this consumer). */
 static int pace_idle(river_dq *q)
 {
   double now, t = pace_msg_time(q);
@@ -423,7 +423,7 @@ static int eos_progress(river_dq *q)
     }
     /* Records with it: at most message_size bytes (a longer one is
      * received whole and refused by file_arrival), on a page as every
-     * message buffer (dq_handle.h, DQ_PAGE). */
+     * message buffer (dq_internal.h, DQ_PAGE). */
     if (q->n_eos_req >= q->nprod
         || (buf = eos_buffer(q, (size_t)bytes)) == NULL) {
       river__error("dq: no memory for an end of stream of %d bytes", bytes);
@@ -596,7 +596,7 @@ static int deliver(river_dq *q, int p, int k,
       /* A message p sent dormant (DQ_STATIC) is not paced: p waits for
        * the consumer whose turn it is, as STATIC does, and a credit
        * held here would stall it while the consumers after this one in
-       * its order ran dry (dq_handle.h). None of p's was held before:
+       * its order ran dry (dq_internal.h). None of p's was held before:
        * p sends dormant only before it ever sends awake. */
       rc = q->pace > 0.0 && !(h.kind & DQ_STATIC) ? pace_credit(q, p)
                                                   : return_credits(q, p, 1);

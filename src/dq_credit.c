@@ -1,6 +1,6 @@
 /*
  * dq_credit.c - a distributed queue's credit words, on either of two
- * paths (dq_handle.h, "Credit paths"): an RMA window (RMA: passive
+ * paths (dq_internal.h, "Credit paths"): an RMA window (RMA: passive
  * target atomics, no help from the window's owner) or two-sided messages
  * (MSG: the owner keeps its words in plain memory and applies what others
  * send it). Every access to the words goes through here, so the
@@ -8,7 +8,7 @@
  *
  * Words live on producers: consumer c's credit word (returned credits
  * and rate field) at index c, and after them PUSH's wake word or PULL's
- * claimed/announced counters and owner ring (dq_handle.h). Only three
+ * claimed/announced counters and owner ring (dq_internal.h). Only three
  * things ever reach another rank's words: a consumer adds to its credit
  * word (return_credits), a producer adds 1 to another's wake word
  * (tell_wake), and a PULL consumer claims a unit (claimed += 1, owner
@@ -34,7 +34,7 @@
  * meanwhile the consumer asks other producers (msg_claim: at most one
  * claim in flight to each; a grant that comes late is still taken).
  * A claim is atomic at the producer, so PULL's race for the last
- * announced unit (dq_handle.h) cannot happen on this path. A rank's
+ * announced unit (dq_internal.h) cannot happen on this path. A rank's
  * words and its own adds to them (a rank in both roles) are plain
  * memory: River's handles are single-threaded.
  *
@@ -47,7 +47,7 @@
  * queue is in flight when its receive is cancelled (a count short of
  * what went is reported: river__dq_cw_check_sent).
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 #include "rma.h"
 
 #include <stdlib.h>
@@ -489,7 +489,7 @@ int river__dq_cw_flush_all(river_dq *q)
  * claimed, then add this consumer's index + 1 to that unit's owner
  * word. 1 and the number in *unit if taken. (Consumers racing for the
  * last announced unit may take the number of a unit not announced yet:
- * the PULL paragraph of dq_handle.h.) */
+ * the PULL paragraph of dq_internal.h.) */
 static int rma_claim(river_dq *q, int r, uint64_t *unit)
 {
   uint64_t zero[2] = {0, 0}, v[2], one = 1, want = (uint64_t)q->cidx + 1;

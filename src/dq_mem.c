@@ -4,9 +4,9 @@
  * (river_dq_stats.memory_bytes; the formula is doc/design.md's "Queue
  * memory"), and the report of a queue that waits too long, naming the
  * peers it waits for. Below dq.c, dq_producer.c, dq_consumer.c,
- * dq_recv.c and dq_credit.c (dq_handle.h says what each holds).
+ * dq_recv.c and dq_credit.c (dq_internal.h says what each holds).
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 
 #include <stdlib.h>
 
@@ -28,7 +28,7 @@ void *river__dq_calloc(river_dq *q, size_t n, size_t size)
   return p;
 }
 
-/* n bytes of message buffers, starting on a page (dq_handle.h,
+/* n bytes of message buffers, starting on a page (dq_internal.h,
  * DQ_PAGE; freed with free), counted in the queue's memory. NULL if
  * there is no memory. */
 unsigned char *river__dq_buffers(river_dq *q, size_t n)

@@ -1,6 +1,6 @@
 /*
  * dq_producer.c - the producer side of the distributed queue (protocol in
- * dq_handle.h): records are copied into fill buffers (slots of q->sbuf),
+ * dq_internal.h): records are copied into fill buffers (slots of q->sbuf),
  * a full buffer goes as one DATA message to the consumer the policy
  * picks among those with a free credit (credits are counted in q->sent
  * and q->returned, the latter re-read from this producer's window), and
@@ -11,7 +11,7 @@
  * RIVER_EAGAIN instead (try_put first works out that nothing will have
  * to wait), and end_unit and close are loops over theirs.
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ static unsigned char *send_slot(const river_dq *q, int s)
 /* Credits consumer c has free, by the last read of the window. */
 static uint64_t free_credits(const river_dq *q, int c)
 {
-  /* The window's count is modulo 2^DQ_COUNT_BITS (dq_handle.h). */
+  /* The window's count is modulo 2^DQ_COUNT_BITS (dq_internal.h). */
   return (uint64_t)q->credits
          - ((q->sent[c] - q->returned[c]) & DQ_COUNT_MASK);
 }
@@ -302,7 +302,7 @@ static int read_owner(river_dq *q)
   }
   /* Clear the word for unit nunits - 1 + ncons + 1, whose claim cannot
    * come before this producer opens its next unit (the PULL
-   * paragraph of dq_handle.h). */
+   * paragraph of dq_internal.h). */
   if ((rc = river__dq_cw_add(q, q->pidx, w, (uint64_t)0 - v, 1))
       != RIVER_SUCCESS)
     return rc;
@@ -1208,7 +1208,7 @@ int river_dq_try_close(river_dq *q)
     q->unit_open = 0;
   }
   /* The EOS sends are not waited for: no receive is posted for them
-   * (dq_handle.h, "Consumer"), so one with records completes only
+   * (dq_internal.h, "Consumer"), so one with records completes only
    * when its consumer takes it in, and two ranks closing queues to each
    * other would wait for each other. destroy completes them. */
   if ((rc = river__dq_send_progress(q)) != RIVER_SUCCESS)

@@ -1,12 +1,12 @@
 /*
- * dq_recv.c - a consumer's posted DATA receives (dq_handle.h,
+ * dq_recv.c - a consumer's posted DATA receives (dq_internal.h,
  * "Consumer"): their slots and buffers, posting one, posting them all
  * at create, growing them (PULL on the MSG path, before it asks for
  * one more unit: dq_credit.c), and cancelling them at destroy. Below
  * dq_consumer.c, which takes in what they receive, and dq_credit.c,
  * which grows them; it calls neither.
  */
-#include "dq_handle.h"
+#include "dq_internal.h"
 
 #include <stdlib.h>
 
@@ -34,7 +34,7 @@ int river__dq_post_recv(river_dq *q, int k)
   return RIVER_SUCCESS;
 }
 
-/* Post DATA receives up to want (dq_handle.h). */
+/* Post DATA receives up to want (dq_internal.h). */
 int river__dq_grow_recvs(river_dq *q, int want)
 {
   int old = q->nrslots, add, k;

@@ -14,7 +14,7 @@
  * 0 is real speed: nothing is charged and the perturbation, which
  * scales a rate, does nothing (river_ctx_perturb still gives it).
  */
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 #include "throttle_internal.h"
 
 #include <stdlib.h>

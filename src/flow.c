@@ -2,14 +2,14 @@
  * flow.c - building a flow: create, place a stage, give it arguments,
  * attach edges, list the stages, draw the graph, destroy.
  *
- * The flow (struct river_flow, src/flow_graph.h) is two growable
+ * The flow (struct river_flow, src/flow_internal.h) is two growable
  * arrays, stages and edges; each stage records which edge holds each of
  * its ports. Building is local and checks what it can at once (names,
  * ranks, argument values, port ranges); src/flow_check.c checks the
  * whole graph. Every message starts with the origin of the call (the
  * spec loader's "file:line:column") when one is set.
  */
-#include "flow_graph.h"
+#include "flow_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
  * flow_abort.c - a running flow's abort notices: a rank whose instance
  * fails tells every other rank along a binomial tree rooted at it
- * (flow_runtime.h, struct river__run's abort fields, says how and why).
+ * (flow_run_internal.h, struct river__run's abort fields, says how and why).
  * Below the runner (flow_run.c opens and closes the channel) and the
  * module calls (flow_io.c asks river__flow_aborted): it calls neither.
  */
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

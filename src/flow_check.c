@@ -19,7 +19,7 @@
  * output 0's without inputs); an exchange edge's key names a field of
  * the schema it carries.
  */
-#include "flow_graph.h"
+#include "flow_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

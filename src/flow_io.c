@@ -9,7 +9,7 @@
  * stages on this rank run, and the rank backs off when all are waiting.
  * Time spent so is counted as blocked time in the instance's stats.
  */
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -8,14 +8,14 @@
  * consumer if its destination stage does, both, or neither and only
  * takes part in the collective calls). Then every instance placed on
  * this rank becomes a task of one cooperative scheduler
- * (flow_runtime.h). When every task has returned, each module's
+ * (flow_run_internal.h). When every task has returned, each module's
  * outputs closed and inputs drained (flow_io.c), the queues are
  * destroyed, again in edge order, and the ranks agree on the outcome:
  * RIVER_SUCCESS everywhere, or the same error everywhere. Only then do
  * the modules' end steps (river_ctx_at_end) publish their outputs, or
  * discard them on failure; a failed publish is agreed again.
  */
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * 0-based; people count from 1); messages from the flow API carry the
  * same prefix through river_flow_origin. Nothing here needs MPI.
  */
-#include "flow_graph.h"
+#include "flow_internal.h"
 #include "file_internal.h"
 
 #include <ctype.h>

@@ -6,10 +6,10 @@
  * the client's slots and the server's streams set up and freed, close,
  * and the two read sources a server can use (gd_source_fn): the caller's
  * river_gd_read_fn, or a collection for river_gd_open. The handle (struct
- * river_gd) and the protocol are described in src/gd_handle.h; the
+ * river_gd) and the protocol are described in src/gd_internal.h; the
  * disk side is src/gd_server.c.
  */
-#include "gd_handle.h"
+#include "gd_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* A block's message buffer (header and records), starting on a 4 KiB
- * boundary as the DQ's are (dq_handle.h, DQ_PAGE); freed with free.
+ * boundary as the DQ's are (dq_internal.h, DQ_PAGE); freed with free.
  * Unthrottled (2 x 2 at 5 GB/s a disk on this 2-core VM), GD read at a
  * median 7.70 GB/s with them against 6.46 with malloc'd ones (issue 13,
  * doc/results/issue13-session6-local.txt section 8). */
@@ -255,7 +255,7 @@ static int gd_copy_layout(river_gd *gd, const river_gd_layout *l,
   return RIVER_SUCCESS;
 }
 
-/* Whether partitions may start dormant (src/gd_handle.h): only where
+/* Whether partitions may start dormant (src/gd_internal.h): only where
  * reading every partition's first copy is balanced by construction, so
  * that dormancy has nothing to lose while the disks run at one speed:
  * every disk holds the first copy of exactly one partition, every

@@ -1,5 +1,5 @@
 /*
- * gd_client.c - graduated declustering's reading side (see gd_handle.h
+ * gd_client.c - graduated declustering's reading side (see gd_internal.h
  * for the protocol) and river_gd_next, the engine that steps both sides.
  * A client asks its partitions' blocks of their copies' disks, fails a
  * block over to another copy, reorders arrivals into its sequence in
@@ -8,7 +8,7 @@
  * the memory bound) and struct gd_part (per partition: blocks asked,
  * received, requests out per copy, dead copies, blocks to retry).
  */
-#include "gd_handle.h"
+#include "gd_internal.h"
 #include "sched_internal.h"
 #include "throttle_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * gd_server.c - graduated declustering's disk side (see gd_handle.h for
+ * gd_server.c - graduated declustering's disk side (see gd_internal.h for
  * the protocol): requests are queued per stream (one partition copy a
  * local disk stores), the allocator (src/gd_alloc.c) picks which stream
  * each disk serves next, the block is read through the handle's source,
@@ -8,7 +8,7 @@
  * the allocator's scratch) and struct gd_send; nothing here knows where
  * the blocks come from.
  */
-#include "gd_handle.h"
+#include "gd_internal.h"
 
 #include <string.h>
 

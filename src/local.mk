@@ -37,7 +37,7 @@ src_libriver_la_SOURCES = \
 	src/sched.c \
 	src/rma.h \
 	src/rma.c \
-	src/dq_handle.h \
+	src/dq_internal.h \
 	src/dq_mem.c \
 	src/dq_recv.c \
 	src/dq.c \
@@ -48,7 +48,7 @@ src_libriver_la_SOURCES = \
 	src/throttle.c \
 	src/perturb.c \
 	src/cpu_hog.c \
-	src/gd_handle.h \
+	src/gd_internal.h \
 	src/gd_alloc_internal.h \
 	src/gd.c \
 	src/gd_client.c \
@@ -57,11 +57,11 @@ src_libriver_la_SOURCES = \
 	src/keys_internal.h \
 	src/keys.c \
 	src/valsort.c \
-	src/flow_graph.h \
+	src/flow_internal.h \
 	src/module.c \
 	src/flow.c \
 	src/flow_check.c \
-	src/flow_runtime.h \
+	src/flow_run_internal.h \
 	src/flow_abort.c \
 	src/flow_run.c \
 	src/emulate.c \

@@ -10,7 +10,7 @@
  * parser per type, both when the flow is built (to reject bad values
  * early) and when a module asks for them.
  */
-#include "flow_graph.h"
+#include "flow_internal.h"
 #include "modules/modules.h"  /* river__modules_builtin, the registry's hook */
 
 #include <ctype.h>

@@ -6,7 +6,7 @@
  * River: a splitter is a key normalized, and a range is the first 8
  * bytes of the normalized key read as a big-endian number.
  */
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * fault steps. Internal non-static names carry the river__ prefix.
  * Each concept's own internals have their own header (file_internal.h,
  * schema_internal.h, keys_internal.h, collection_internal.h,
- * pcoll_internal.h, dq_handle.h, gd_handle.h with
- * gd_alloc_internal.h, flow_graph.h, ...). At the end of this file,
+ * pcoll_internal.h, dq_internal.h, gd_internal.h with
+ * gd_alloc_internal.h, flow_internal.h, ...). At the end of this file,
  * marked, are the few calls one concept makes into another's internals
  * (a collection's for pcoll, a pcoll copy's for GD, a queue's for the
  * flow runtime), still here until

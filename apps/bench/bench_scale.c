@@ -50,7 +50,7 @@
  *         and River's calls pay that too (scripts/scale-fit fits
  *         River's own time in units of it as well).
  * RIVER_DQ_READ_ALL=0 in the environment runs every queue as it runs
- * beyond 64 consumers (src/dq_handle.h: one credit word a message,
+ * beyond 64 consumers (src/dq_internal.h: one credit word a message,
  * PUSH's window); the CSV's read_all column says which ran.
  * Every record is checked: each consumer sees every producer's records
  * in the order put (FIFO per pair), and the count, sum and XOR of the

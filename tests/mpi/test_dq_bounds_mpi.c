@@ -25,7 +25,7 @@
  *   window-slow  PUSH, 1 producer, 7 consumers, with RIVER_DQ_READ_ALL=0
  *                so the producer chooses among a window of DQ_CHOICES
  *                (4) consumers, as beyond 64 consumers
- *                (src/dq_handle.h): consumer 0 sleeps 5 ms a message,
+ *                (src/dq_internal.h): consumer 0 sleeps 5 ms a message,
  *                the others not at all; it gets under half of an even
  *                share (static's 100 of 700), nothing is sent dormant,
  *                and every record arrives exactly once, in order.

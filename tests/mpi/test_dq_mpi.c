@@ -57,7 +57,7 @@
  */
 #define _GNU_SOURCE
 #include "dqtest.h"
-#include "dq_handle.h" /* DQ_HDR_SIZE, DQ_PAGE */
+#include "dq_internal.h" /* DQ_HDR_SIZE, DQ_PAGE */
 
 #define MAXR 8      /* most ranks in one group */
 
@@ -196,7 +196,7 @@ static int flow_open(MPI_Comm c, int grank, struct flow *f)
 }
 
 /* Records at p sit in a message buffer that starts where it must
- * (dq_handle.h, DQ_PAGE): on a page for messages of a page or more
+ * (dq_internal.h, DQ_PAGE): on a page for messages of a page or more
  * (each slot whole pages), on 64 bytes below that. */
 static int msg_aligned(const void *p, size_t msgsize)
 {
@@ -281,7 +281,7 @@ static int flow_put_step(struct flow *f)
 }
 
 /* Gets of a paced slow consumer before its queue is bounded: its first
- * 8 messages measure its rate (src/dq_handle.h's DQ_CODE_MIN) while
+ * 8 messages measure its rate (src/dq_internal.h's DQ_CODE_MIN) while
  * the producers are dormant, in static's order, and do not pace; up to
  * credits x producers messages queue at it meanwhile; they drain; the
  * next 8 measure its pace. */
@@ -819,7 +819,7 @@ static void test_paced_silent(MPI_Comm c)
  * two. Without pacing X has both credits back by then; with the credits
  * held at the consumer, X would wait in put and the consumer in get on
  * Q0 for good, unless waiting anywhere in River gives held credits back
- * (the rank's pacing tick, dq_handle.h). Every record of
+ * (the rank's pacing tick, dq_internal.h). Every record of
  * both queues must arrive once. Group ranks 0 (X), 1 (Y), 2 (the
  * consumer); the others take no role. */
 static void test_paced_two_queues(MPI_Comm c)
@@ -988,7 +988,7 @@ static void dormant_flow(MPI_Comm c, const struct dormant_run *dr,
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
 }
 
-/* PUSH producers start dormant, in STATIC's order (dq_handle.h), on a
+/* PUSH producers start dormant, in STATIC's order (dq_internal.h), on a
  * group of 3 (a producer, two consumers):
  *   equal      the producer is the bottleneck (it sleeps 1 ms a message,
  *              the consumers not at all): it never wakes, and each
@@ -1012,7 +1012,7 @@ static void dormant_flow(MPI_Comm c, const struct dormant_run *dr,
  *              case.
  * With RIVER_DQ_READ_ALL below 2 (test_dq_window.sh) the producer
  * chooses among a window of consumers from the start, never dormant
- * (src/dq_handle.h, DQ_CHOICES): equal's shares are still exactly
+ * (src/dq_internal.h, DQ_CHOICES): equal's shares are still exactly
  * STATIC's (the window's ties go to the round-robin's next), none of its
  * messages is sent dormant, and slow's consumer 0 still gets fewer. */
 static void test_dormant(MPI_Comm c)

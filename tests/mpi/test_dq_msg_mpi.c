@@ -56,7 +56,7 @@
 
 #define MSG 4096
 #define PER ((MSG - 32) / 64) /* records of 64 bytes per message (32:
-                                 the header, src/dq_handle.h) */
+                                 the header, src/dq_internal.h) */
 
 /* Stream n records of 64 bytes (record i: its number in every word) from
  * rank 0 of c to rank 1 on a queue with the given credits; the consumer

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_dq_posted - the distributed-queue tests (tests/mpi/test_dq_mpi.c,
 # test_dq_bad_mpi.c, test_dq_coop_mpi.c) at both ends of how many DATA
-# receives a consumer keeps posted (src/dq_handle.h, "Consumer"):
+# receives a consumer keeps posted (src/dq_internal.h, "Consumer"):
 # RIVER_DQ_POSTED=1, the fewest (every message but one waits at its
 # producer until the consumer gets), and 0, all of them (credits x
 # producers: every message in flight has a receive, as PULL always

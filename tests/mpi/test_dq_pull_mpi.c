@@ -33,7 +33,7 @@
 #define PULL_NU 4        /* units per producer (but the last) */
 #define PULL_MSG ((size_t)1 << 20)
 #define PULL_PER ((PULL_MSG - 32) / RS) /* records per message (32: the
-                                           header, see src/dq_handle.h) */
+                                           header, see src/dq_internal.h) */
 #define PULL_TAG 100u
 /* The DQ tag producer p gives its unit u (river_dq_set_tag). */
 #define UNIT_TAG(p, u) (((uint64_t)(p) << 32) + 1000u + (uint64_t)(u))

@@ -4,7 +4,7 @@
 # RIVER_DQ_READ_ALL=0: every producer reads one credit word per message
 # (or, PUSH, the words of a window of DQ_CHOICES consumers) and PUSH
 # chooses among that window from the start, never dormant, as they do
-# beyond 64 consumers (src/dq_handle.h), which no other test reaches
+# beyond 64 consumers (src/dq_internal.h), which no other test reaches
 # on this machine. Then `river-bench scale queues` at 16 ranks, 8
 # consumers (a window of 4 of them), checking every record arrives
 # exactly once and in order for each queue kind, even and with a

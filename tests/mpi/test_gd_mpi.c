@@ -44,7 +44,7 @@
 #define _GNU_SOURCE
 #include <river.h>
 #include "mpitest.h"
-#include "gd_handle.h" /* GD_HDR: where a block's buffer starts */
+#include "gd_internal.h" /* GD_HDR: where a block's buffer starts */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -199,7 +199,7 @@ struct outcome {
   int order_ok;           /* stream: write order kept */
   int records_ok;         /* every record as made, in its partition */
   int once_ok;            /* no block twice */
-  uint64_t probes_moved;  /* probes the end game withdrew (gd_handle.h) */
+  uint64_t probes_moved;  /* probes the end game withdrew (gd_internal.h) */
   int servers[NR], nservers; /* where this client's DONE went */
   int clients[NR], nclients; /* whose DONE this server waited for */
 };

@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-#include "flow_runtime.h"
+#include "flow_run_internal.h"
 
 static river_schema *schema(const char *text)
 {

@@ -1,5 +1,5 @@
 /*
- * flow_graph.h - the flow graph as the library keeps it: the module
+ * flow_internal.h - the flow graph as the library keeps it: the module
  * registry's entries, stages, edges, the flow, and the context a module
  * sees. Shared by src/module.c (registry, arguments, contexts),
  * src/flow.c (building), src/flow_check.c (checking), src/flowspec.c
@@ -16,8 +16,8 @@
  * river_flow.run and river_ctx.run; destroy frees neither (the runtime
  * clears them first).
  */
-#ifndef RIVER_FLOW_GRAPH_H
-#define RIVER_FLOW_GRAPH_H
+#ifndef RIVER_FLOW_INTERNAL_H
+#define RIVER_FLOW_INTERNAL_H
 
 #include "river_internal.h"
 #include "keys_internal.h"
@@ -185,4 +185,4 @@ void river__flow_uncheck(river_flow *f);
  * run_free hook, which the runtime sets. */
 void river__flow_run_free(river_flow *f);
 
-#endif /* RIVER_FLOW_GRAPH_H */
+#endif /* RIVER_FLOW_INTERNAL_H */

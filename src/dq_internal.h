@@ -1,5 +1,5 @@
 /*
- * dq_handle.h - what the distributed queue's files share; never
+ * dq_internal.h - what the distributed queue's files share; never
  * installed. The queue's struct, the message header, tags and kinds, the
  * words of a producer's window, the functions one file calls in another,
  * and the protocol (below).
@@ -348,8 +348,8 @@
  * claimed (one in progress, the others waiting), where on the RMA path
  * it holds one (dq_credit.c, msg_claim).
  */
-#ifndef RIVER_DQ_HANDLE_H
-#define RIVER_DQ_HANDLE_H
+#ifndef RIVER_DQ_INTERNAL_H
+#define RIVER_DQ_INTERNAL_H
 
 #include "river_internal.h"
 
@@ -703,4 +703,4 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected);
 int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out);
 int river__dq_cw_cancel(river_dq *q);
 
-#endif /* RIVER_DQ_HANDLE_H */
+#endif /* RIVER_DQ_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * flow_runtime.h - a running flow, as src/flow_run.c (set-up, the
+ * flow_run_internal.h - a running flow, as src/flow_run.c (set-up, the
  * scheduler, tear-down) and src/flow_io.c (what a module calls: get,
  * put, select, ...) share it.
  *
@@ -11,10 +11,10 @@
  * queue handle serves both tasks, which is safe because only one task
  * runs at a time.
  */
-#ifndef RIVER_FLOW_RUNTIME_H
-#define RIVER_FLOW_RUNTIME_H
+#ifndef RIVER_FLOW_RUN_INTERNAL_H
+#define RIVER_FLOW_RUN_INTERNAL_H
 
-#include "flow_graph.h"
+#include "flow_internal.h"
 #include "sched_internal.h"
 
 /* One input of an instance. */
@@ -225,4 +225,4 @@ int river__inst_finish(struct river__inst *in);
  * its struct river__part). */
 int river__part_fn(const void *record, int n, void *ctx);
 
-#endif /* RIVER_FLOW_RUNTIME_H */
+#endif /* RIVER_FLOW_RUN_INTERNAL_H */

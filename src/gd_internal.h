@@ -1,5 +1,5 @@
 /*
- * gd_handle.h - graduated declustering's handle and wire protocol,
+ * gd_internal.h - graduated declustering's handle and wire protocol,
  * shared by src/gd.c (API, setup, read sources), src/gd_client.c (the
  * reading side) and src/gd_server.c (the disks). Never installed.
  *
@@ -164,8 +164,8 @@
  * which backs off), once both of its sides are done;
  * river__gd_client_drain says why those end.
  */
-#ifndef RIVER_GD_HANDLE_H
-#define RIVER_GD_HANDLE_H
+#ifndef RIVER_GD_INTERNAL_H
+#define RIVER_GD_INTERNAL_H
 
 #include "river_internal.h"
 #include "gd_alloc_internal.h"
@@ -546,4 +546,4 @@ int river__gd_client_plan(river_gd *gd, struct gd_part *mp);
  * and DONE sends (the reasons these waits end are given there). */
 void river__gd_client_drain(river_gd *gd);
 
-#endif /* RIVER_GD_HANDLE_H */
+#endif /* RIVER_GD_INTERNAL_H */
