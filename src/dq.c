@@ -28,7 +28,7 @@ static int check_local(int role, size_t record_size,
                  "RIVER_DQ_CONSUMER", role);
     return RIVER_EINVAL;
   }
-  if ((int)o->policy < RIVER_DQ_PUSH || (int)o->policy > RIVER_DQ_PULL) {
+  if (river__dq_policy((int)o->policy) == NULL) {
     river__error("dq create: unknown policy %d", (int)o->policy);
     return RIVER_EINVAL;
   }
@@ -58,8 +58,10 @@ static int check_local(int role, size_t record_size,
   }
   if (o->pace == 0.0)
     o->pace = RIVER_DQ_DEFAULT_PACE;
-  if (o->policy == RIVER_DQ_EXCHANGE && o->partition == NULL) {
-    river__error("dq create: RIVER_DQ_EXCHANGE needs a partition function");
+  if ((river__dq_policy((int)o->policy)->flags & DQ_P_KEYED)
+      && o->partition == NULL) {
+    river__error("dq create: RIVER_DQ_%s needs a partition function",
+                 river__dq_policy((int)o->policy)->name);
     return RIVER_EINVAL;
   }
   return RIVER_SUCCESS;
@@ -106,9 +108,9 @@ static int assign_roles(river_dq *q, int *roles)
                  "it needs at least one of each", q->nprod, q->ncons);
     return RIVER_EINVAL;
   }
-  if (q->policy == RIVER_DQ_ONE_TO_ONE && q->nprod != q->ncons) {
-    river__error("dq create: RIVER_DQ_ONE_TO_ONE needs as many producers as "
-                 "consumers (%d and %d)", q->nprod, q->ncons);
+  if (DQ_DOES(q, DQ_P_PAIRED) && q->nprod != q->ncons) {
+    river__error("dq create: RIVER_DQ_%s needs as many producers as "
+                 "consumers (%d and %d)", q->pol->name, q->nprod, q->ncons);
     return RIVER_EINVAL;
   }
   /* Requests and slots are counted in int: a producer has at most
@@ -249,7 +251,7 @@ size_t river__dq_put_max(const river_dq *q)
 {
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
     return 0;
-  if (q->policy != RIVER_DQ_EXCHANGE)
+  if (!DQ_DOES(q, DQ_P_KEYED))
     return SIZE_MAX;
   /* All of them may go to one consumer whose fill buffer is one record
    * short of full: credits - 1 more messages and one record. */
@@ -270,16 +272,17 @@ static int alloc_buffers(river_dq *q)
    * rate codes (dq_consumer.c, tell_code). */
   q->read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
   if (q->role & RIVER_DQ_PRODUCER) {
-    targets = q->policy == RIVER_DQ_ONE_TO_ONE
-              || q->policy == RIVER_DQ_BROADCAST ? 1 : nc;
-    q->nfill = q->policy == RIVER_DQ_EXCHANGE ? nc : 1;
+    /* One buffer's sends: to one consumer (PAIRED) or, at once, to
+     * every one (EVERY): credits x 1 slots; else to any of nc. */
+    targets = DQ_DOES(q, DQ_P_PAIRED | DQ_P_EVERY) ? 1 : nc;
+    q->nfill = DQ_DOES(q, DQ_P_KEYED) ? nc : 1;
     q->sstride = q->stride;
     q->send_per_msg = q->per_msg;
-    if (q->policy == RIVER_DQ_EXCHANGE)
+    if (DQ_DOES(q, DQ_P_KEYED))
       exchange_message(q);
     q->nslots = q->nslots0 = send_slots(q, targets) + q->nfill;
     q->nslots_max = q->credits * targets + q->nfill;
-    q->fanout = q->policy == RIVER_DQ_BROADCAST ? nc : 1;
+    q->fanout = DQ_DOES(q, DQ_P_EVERY) ? nc : 1;
     q->nsreq = q->nslots_max * q->fanout + nc;
     q->sbuf = river__dq_buffers(q, (size_t)q->nslots * q->sstride);
     q->slot_buf = river__dq_calloc(q, (size_t)q->nslots_max,
@@ -287,7 +290,7 @@ static int alloc_buffers(river_dq *q)
     q->slot_refs = river__dq_calloc(q, (size_t)q->nslots_max, sizeof(int));
     q->slot_fill = river__dq_calloc(q, (size_t)q->nslots_max, 1);
     q->free_stack = river__dq_calloc(q, (size_t)q->nslots_max, sizeof(int));
-    if (q->policy == RIVER_DQ_EXCHANGE) {
+    if (DQ_DOES(q, DQ_P_KEYED)) {
       q->touched = river__dq_calloc(q, (size_t)nc, sizeof(int));
       q->fullq = river__dq_calloc(q, (size_t)nc, sizeof(int));
       q->in_fullq = river__dq_calloc(q, (size_t)nc, 1);
@@ -324,7 +327,7 @@ static int alloc_buffers(river_dq *q)
       /* Beyond read_all consumers PUSH chooses among a window of them
        * from the start (dq_producer.c, window_choose): no dormant mode,
        * whose turns and wake test look at every consumer. */
-      q->dormant = q->policy == RIVER_DQ_PUSH && nc > 1 && nc <= q->read_all;
+      q->dormant = DQ_DOES(q, DQ_P_RATES) && nc > 1 && nc <= q->read_all;
       q->bad_seq = river__test_fault("dq-data-seq");
     }
   }
@@ -445,9 +448,9 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
     return rc; /* every rank saw the same roles */
   rc = alloc_buffers(q);
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
-            ? ((size_t)q->ncons + (q->policy == RIVER_DQ_PULL
+            ? ((size_t)q->ncons + (DQ_DOES(q, DQ_P_UNITS)
                                    ? (size_t)q->ncons + 3
-                                   : q->policy == RIVER_DQ_PUSH))
+                                   : DQ_DOES(q, DQ_P_RATES) ? 1u : 0u))
               * sizeof(uint64_t) : 0;
   r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
@@ -560,7 +563,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->cons_rank = q->prod_rank + size;
     q->count_in = q->count_out + 2 * (size_t)size;
     q->role = role;
-    q->policy = o.policy;
+    q->pol = river__dq_policy((int)o.policy);
     q->credits = o.credits;
     q->seed = o.seed;
     q->record_size = record_size;
@@ -573,7 +576,7 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->partition = o.partition;
     q->partition_ctx = o.partition_ctx;
     /* Pacing is the consumer's own business: no agreement needed. */
-    q->pace = o.policy == RIVER_DQ_PUSH && o.pace > 0 ? o.pace : 0.0;
+    q->pace = DQ_DOES(q, DQ_P_RATES) && o.pace > 0 ? o.pace : 0.0;
     rc = setup(q, comm, role);
   }
   if (rc != RIVER_SUCCESS) {

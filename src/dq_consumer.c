@@ -33,7 +33,7 @@ static uint32_t rate_code(const river_dq *q)
   double c;
   uint32_t f = 0;
 
-  if (q->policy != RIVER_DQ_PUSH)
+  if (!DQ_DOES(q, DQ_P_RATES))
     return 0;
   if (q->messages_in >= DQ_CODE_MIN && q->waited_avg > 0.5)
     f |= DQ_RATE_IDLE;
@@ -270,8 +270,8 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
 
   memcpy(&h, buf, sizeof h);
   MPI_Get_count(st, MPI_BYTE, &bytes);
-  flags = q->policy == RIVER_DQ_PULL ? DQ_FIRST | DQ_LAST
-          : q->policy == RIVER_DQ_PUSH && !eos ? DQ_STATIC : 0u;
+  flags = DQ_DOES(q, DQ_P_UNITS) ? DQ_FIRST | DQ_LAST
+          : DQ_DOES(q, DQ_P_RATES) && !eos ? DQ_STATIC : 0u;
   p = h.producer;
   if (bytes < (int)DQ_HDR_SIZE || p >= (uint64_t)q->nprod
       || q->prod_rank[p] != st->MPI_SOURCE
@@ -369,7 +369,7 @@ static int eos_arrived(river_dq *q, int i, const MPI_Status *st)
  * EOS must not be refused then (the review of issue 41 found it hang). */
 static int eos_cap(const river_dq *q)
 {
-  return q->policy == RIVER_DQ_PULL && q->path == RIVER_DQ_CREDITS_MSG
+  return DQ_DOES(q, DQ_P_UNITS) && q->path == RIVER_DQ_CREDITS_MSG
          ? q->nprod : DQ_EOS_HELD;
 }
 
@@ -502,7 +502,7 @@ static int next_in_order(const river_dq *q, int p)
  * at every producer. */
 static void mark(river_dq *q, int p)
 {
-  if (q->policy != RIVER_DQ_PULL && !q->in_ready[p]
+  if (!DQ_DOES(q, DQ_P_UNITS) && !q->in_ready[p]
       && next_in_order(q, p) >= 0) {
     q->ready[(q->ready_head + q->ready_n++) % q->nprod] = p;
     q->in_ready[p] = 1;
@@ -664,7 +664,7 @@ static int step_get(river_dq *q, const void **records,
   struct dq_hdr h;
   int p, k, rc;
 
-  if (q->policy == RIVER_DQ_PULL)
+  if (DQ_DOES(q, DQ_P_UNITS))
     return step_pull(q, records, nrecords, from);
   if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
     return rc;
@@ -719,9 +719,9 @@ static int get_common(river_dq *q, const void **records,
   if (rc == RIVER_EAGAIN)
     q->try_waited = 1; /* try_get found nothing: as a get that waited */
   q->in_get = 0;
-  if (q->policy == RIVER_DQ_PUSH)
+  if (DQ_DOES(q, DQ_P_RATES))
     q->t_left = river_wtime();
-  if (rc == RIVER_SUCCESS && q->policy == RIVER_DQ_PUSH) {
+  if (rc == RIVER_SUCCESS && DQ_DOES(q, DQ_P_RATES)) {
     q->t_got = q->t_left;
     q->got_bytes = *nrecords * q->record_size;
     q->got_waited = t0 != 0.0 || q->try_waited;
@@ -763,7 +763,7 @@ int river_dq_tag(const river_dq *q, uint64_t *tag)
 int river_dq_unit(const river_dq *q, uint64_t *unit, int *first, int *last)
 {
   if (q == NULL || unit == NULL || first == NULL || last == NULL
-      || !(q->role & RIVER_DQ_CONSUMER) || q->policy != RIVER_DQ_PULL)
+      || !(q->role & RIVER_DQ_CONSUMER) || !DQ_DOES(q, DQ_P_UNITS))
     return RIVER_EINVAL;
   if (!q->g_valid)
     return RIVER_ESTATE;

@@ -139,7 +139,7 @@ static int msg_alloc(river_dq *q, size_t words)
   q->cw_rreq = MPI_REQUEST_NULL;
   q->claim_p = -1;
   q->cw_late = river__test_fault("dq-credit-late");
-  return q->policy == RIVER_DQ_PULL ? msg_alloc_pull(q) : RIVER_SUCCESS;
+  return DQ_DOES(q, DQ_P_UNITS) ? msg_alloc_pull(q) : RIVER_SUCCESS;
 }
 
 /* A producer's one posted credit receive (from anyone). */

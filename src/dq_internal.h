@@ -440,6 +440,63 @@ struct dq_hdr {
 _Static_assert(sizeof(struct dq_hdr) == RIVER_DQ_HEADER_SIZE,
                "river/dq.h's RIVER_DQ_HEADER_SIZE is the header's size");
 
+/* A policy's traits: what the queue's files ask of a policy is read
+ * from its row of one table (dq_producer.c, `policies`; a row per value
+ * of river/dq.h's river_dq_policy). The flags say what the policy does,
+ * for every file; the hooks are its producer's choices. A new policy is
+ * a value in river/dq.h, a row, and its hooks: the other files test
+ * flags, never a policy's name. */
+#define DQ_P_SPREAD 0x01u /* messages go to the consumers in turn from
+                             q->rr, which moves on after each send
+                             (PUSH, STATIC): one put may use every
+                             consumer's credits */
+#define DQ_P_RATES 0x02u  /* consumers are told apart by speed (PUSH):
+                             rate codes in the credit words, the wake
+                             word, pacing, the dormant start */
+#define DQ_P_KEYED 0x04u  /* a partition function places each record:
+                             a fill buffer per consumer, records taken
+                             one by one (EXCHANGE) */
+#define DQ_P_EVERY 0x08u  /* each message goes to every consumer
+                             (BROADCAST) */
+#define DQ_P_PAIRED 0x10u /* producer i sends to consumer i only: as
+                             many of each (ONE_TO_ONE) */
+#define DQ_P_UNITS 0x20u  /* records go in units, each claimed by one
+                             consumer (PULL): unit flags, claims, the
+                             window's unit words, no reserve */
+
+struct dq_policy {
+  river_dq_policy policy;
+  const char *name;             /* as in messages: "PUSH" */
+  unsigned flags;               /* DQ_P_* */
+  /* The producer's choices (dq_producer.c). The one consumer fill
+   * buffer b's messages go to, or -1 not known yet; NULL where a
+   * message may go to one of several (PUSH) or to all (BROADCAST). */
+  int (*target)(river_dq *q, int b);
+  /* Re-read the credit words choose needs (beyond read_all consumers;
+   * up to them every word is read at once). */
+  int (*read)(river_dq *q, int b);
+  /* The consumer for fill buffer b's full message among those with a
+   * free credit, by the credits as last read (pass 0) or just re-read
+   * (pass 1): RIVER_SUCCESS and *c (-1: every consumer), RIVER_EAGAIN
+   * if none, or an error. */
+  int (*choose)(river_dq *q, int b, int pass, int *c);
+  /* Whether try_put's n records (KEYED: as counted per consumer) can
+   * go now: 1 yes, 0 short of credits, -1 short of slots; fresh: the
+   * credits were just re-read. */
+  int (*fits)(river_dq *q, size_t n, int fresh);
+  /* Re-read the credit words fits needs for n records. */
+  int (*read_plan)(river_dq *q, size_t n);
+  /* The consumer that gets fill buffer b's last records with the EOS
+   * (no credit taken), -1 every consumer. */
+  int (*final)(river_dq *q, int b);
+};
+
+/* dq_producer.c: policy p's row, or NULL if p is no policy. */
+const struct dq_policy *river__dq_policy(int p);
+
+/* Whether the queue's policy does f (DQ_P_*). */
+#define DQ_DOES(q, f) (((q)->pol->flags & (f)) != 0)
+
 struct river_dq {
   MPI_Comm comm;                /* private duplicate, or MPI_COMM_NULL */
   MPI_Win win;                  /* credits (RMA path); MPI_WIN_NULL if
@@ -448,7 +505,7 @@ struct river_dq {
   int rank, size, role;
   int nprod, ncons, pidx, cidx; /* counts; own indices (-1: not) */
   int *prod_rank, *cons_rank;   /* index -> rank in comm (size entries) */
-  river_dq_policy policy;
+  const struct dq_policy *pol;  /* the policy's traits */
   int credits;
   uint64_t seed;
   size_t record_size, message_size, stride, per_msg;

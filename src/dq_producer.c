@@ -96,11 +96,11 @@ static int read_range(river_dq *q, int c, int n)
   return RIVER_SUCCESS;
 }
 
-/* PUSH beyond read_all consumers: whether the window is in use, and its
- * size. */
+/* PUSH beyond read_all consumers: whether the window is in use (PUSH's
+ * hooks ask), and its size. */
 static int windowed(const river_dq *q)
 {
-  return q->policy == RIVER_DQ_PUSH && q->ncons > q->read_all;
+  return q->ncons > q->read_all;
 }
 
 static int window_size(const river_dq *q)
@@ -379,29 +379,15 @@ static int free_slots(const river_dq *q)
 }
 
 /* Re-read the credit words choose_consumer needs for fill buffer b's
- * message: PUSH's and BROADCAST's choice looks at every consumer, the
- * others' at one (read_credit). Up to DQ_READ_ALL consumers every word
- * is read at once anyway: one read then refreshes them all, where one
- * a consumer would be a read for nearly every message (STATIC's next
- * consumer is another each time). */
+ * message: the policy's (its read hook). Up to DQ_READ_ALL consumers
+ * every word is read at once anyway: one read then refreshes them all,
+ * where one a consumer would be a read for nearly every message
+ * (STATIC's next consumer is another each time). */
 static int read_for(river_dq *q, int b)
 {
   if (q->ncons <= q->read_all)
     return read_credits(q);
-  switch (q->policy) {
-  case RIVER_DQ_PUSH:
-    return read_range(q, q->rr, window_size(q));
-  case RIVER_DQ_BROADCAST:
-    return read_credits(q);
-  case RIVER_DQ_PULL:
-    return q->owner >= 0 ? read_credit(q, q->owner) : RIVER_SUCCESS;
-  case RIVER_DQ_STATIC:
-    return read_credit(q, q->rr);
-  case RIVER_DQ_EXCHANGE:
-    return read_credit(q, b);
-  default:
-    return read_credit(q, q->pidx);
-  }
+  return q->pol->read(q, b);
 }
 
 /* Pick the consumer of fill buffer b's message by policy, among those
@@ -409,86 +395,13 @@ static int read_for(river_dq *q, int b)
  * if the policy's choice has no credit even after re-reading the window. */
 static int choose_consumer(river_dq *q, int b, int *c)
 {
-  int pass, i, n, k, rc;
+  int pass, rc;
 
   for (pass = 0; pass < 2; pass++) {
     if (pass == 1 && (rc = read_for(q, b)) != RIVER_SUCCESS)
       return rc;
-    switch (q->policy) {
-    case RIVER_DQ_PUSH: {
-      if (windowed(q)) {
-        if ((*c = window_choose(q, q->rr, NULL)) >= 0)
-          return RIVER_SUCCESS;
-        if (pass == 1) /* the next try looks at the next window */
-          q->rr = (q->rr + window_size(q)) % q->ncons;
-        continue;
-      }
-      if (q->dormant) { /* static's order until a consumer is slower */
-        int d = dormant_choose(q, NULL, NULL,
-                               pass == 0 ? 0 : q->planned ? 2 : 1, NULL);
-        if (q->tell_wake && (rc = tell_wake(q)) != RIVER_SUCCESS)
-          return rc;
-        if (d >= 0) {
-          *c = d;
-          return RIVER_SUCCESS;
-        }
-        if (pass == 0)
-          continue;
-        if (q->dormant)
-          break;
-      } /* awake: least loaded */
-      /* The least loaded: among the consumers with the most free
-       * credits, the next in round-robin order from this producer's
-       * own start (as STATIC's). When no consumer lags, each has the
-       * most free credits in turn and the shares come out exactly
-       * static's (random ties left each consumer up to a message
-       * over or under, a tail of one message time at the end: River
-       * 0.2-0.3 points under static with all consumers equal). Unless
-       * some consumer is known to have every credit free, read the
-       * window first (a local atomic): a stale view would keep
-       * queueing at slow consumers. */
-      uint64_t most = 0, f;
-      for (i = 0; i < q->ncons; i++)
-        if ((f = free_credits(q, i)) > most)
-          most = f;
-      if (pass == 0 && most < (uint64_t)q->credits)
-        continue;
-      if (most == 0)
-        break;
-      for (n = 0; n < q->ncons; n++) {
-        i = (q->rr + n) % q->ncons;
-        if (free_credits(q, i) == most) {
-          *c = i;
-          return RIVER_SUCCESS;
-        }
-      }
-      break;
-    }
-    case RIVER_DQ_PULL:
-      if ((rc = read_owner(q)) != RIVER_SUCCESS)
-        return rc;
-      if (q->owner >= 0 && free_credits(q, q->owner) > 0) {
-        *c = q->owner;
-        return RIVER_SUCCESS;
-      }
-      break;
-    case RIVER_DQ_BROADCAST:
-      for (i = 0; i < q->ncons && free_credits(q, i) > 0; i++)
-        ;
-      if (i == q->ncons) {
-        *c = -1;
-        return RIVER_SUCCESS;
-      }
-      break;
-    default:
-      k = q->policy == RIVER_DQ_STATIC ? q->rr
-          : q->policy == RIVER_DQ_EXCHANGE ? b : q->pidx;
-      if (free_credits(q, k) > 0) {
-        *c = k;
-        return RIVER_SUCCESS;
-      }
-      break;
-    }
+    if ((rc = q->pol->choose(q, b, pass, c)) != RIVER_EAGAIN)
+      return rc;
   }
   return RIVER_EAGAIN;
 }
@@ -542,7 +455,7 @@ static int step_send(river_dq *q, int b)
   hi = c < 0 ? q->ncons : c + 1;
   buf = send_slot(q, s);
   h.kind = DQ_KIND_DATA | (q->dormant ? DQ_STATIC : 0u);
-  if (q->policy == RIVER_DQ_PULL)
+  if (DQ_DOES(q, DQ_P_UNITS))
     h.kind |= (q->unit_first ? DQ_FIRST : 0u)
               | (q->unit_last ? DQ_LAST : 0u);
   h.producer = (uint32_t)q->pidx;
@@ -562,7 +475,7 @@ static int step_send(river_dq *q, int b)
     q->msgs_to[c]++;
     q->messages_out++;
   }
-  if (q->policy == RIVER_DQ_STATIC || q->policy == RIVER_DQ_PUSH)
+  if (DQ_DOES(q, DQ_P_SPREAD))
     q->rr = (lo + 1) % q->ncons;
   q->unit_first = 0;
   fill_done(q, b);
@@ -722,87 +635,356 @@ static int dormant_fits(river_dq *q, uint64_t m, int fresh)
   return 1;
 }
 
+/* --------------------------------------------------------------- policies
+ * Each policy's producer choices (struct dq_policy, dq_internal.h), then
+ * the table. Where a policy's messages go to one consumer known from
+ * the fill buffer (its target hook: STATIC, EXCHANGE, ONE_TO_ONE, PULL)
+ * the target_ hooks serve it. */
+
+/* The messages n records would complete in fill buffer 0, in *m: 1, or
+ * -1 if the free slots are short of them. */
+static int plan_messages(river_dq *q, size_t n, uint64_t *m)
+{
+  uint64_t slots = 0;
+
+  *m = messages_needed(q, 0, n, &slots);
+  return slots > (uint64_t)free_slots(q) ? -1 : 1;
+}
+
+static int target_read(river_dq *q, int b)
+{
+  int c = q->pol->target(q, b);
+
+  return c >= 0 ? read_credit(q, c) : RIVER_SUCCESS;
+}
+
+static int target_choose(river_dq *q, int b, int pass, int *c)
+{
+  int k = q->pol->target(q, b);
+
+  (void)pass;
+  if (k < 0 || free_credits(q, k) == 0)
+    return RIVER_EAGAIN;
+  *c = k;
+  return RIVER_SUCCESS;
+}
+
+static int target_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t m;
+
+  (void)fresh;
+  if (plan_messages(q, n, &m) < 0)
+    return -1;
+  return m <= free_credits(q, q->pol->target(q, 0));
+}
+
+static int target_read_plan(river_dq *q, size_t n)
+{
+  (void)n;
+  return target_read(q, 0);
+}
+
+static int target_final(river_dq *q, int b)
+{
+  return q->pol->target(q, b);
+}
+
+/* PUSH: the least loaded consumer (the dormant schedule first; beyond
+ * read_all consumers, a window of them). */
+static int push_read(river_dq *q, int b)
+{
+  (void)b;
+  return read_range(q, q->rr, window_size(q));
+}
+
+static int push_choose(river_dq *q, int b, int pass, int *c)
+{
+  uint64_t most = 0, f;
+  int i, n, d, rc;
+
+  (void)b;
+  if (windowed(q)) {
+    if ((*c = window_choose(q, q->rr, NULL)) >= 0)
+      return RIVER_SUCCESS;
+    if (pass == 1) /* the next try looks at the next window */
+      q->rr = (q->rr + window_size(q)) % q->ncons;
+    return RIVER_EAGAIN;
+  }
+  if (q->dormant) { /* static's order until a consumer is slower */
+    d = dormant_choose(q, NULL, NULL, pass == 0 ? 0 : q->planned ? 2 : 1,
+                       NULL);
+    if (q->tell_wake && (rc = tell_wake(q)) != RIVER_SUCCESS)
+      return rc;
+    if (d >= 0) {
+      *c = d;
+      return RIVER_SUCCESS;
+    }
+    if (pass == 0 || q->dormant)
+      return RIVER_EAGAIN;
+  } /* awake: least loaded */
+  /* The least loaded: among the consumers with the most free credits,
+   * the next in round-robin order from this producer's own start (as
+   * STATIC's). When no consumer lags, each has the most free credits in
+   * turn and the shares come out exactly static's (random ties left
+   * each consumer up to a message over or under, a tail of one message
+   * time at the end: River 0.2-0.3 points under static with all
+   * consumers equal). Unless some consumer is known to have every
+   * credit free, read the window first (a local atomic): a stale view
+   * would keep queueing at slow consumers. */
+  for (i = 0; i < q->ncons; i++)
+    if ((f = free_credits(q, i)) > most)
+      most = f;
+  if ((pass == 0 && most < (uint64_t)q->credits) || most == 0)
+    return RIVER_EAGAIN;
+  for (n = 0; n < q->ncons; n++) {
+    i = (q->rr + n) % q->ncons;
+    if (free_credits(q, i) == most) {
+      *c = i;
+      return RIVER_SUCCESS;
+    }
+  }
+  return RIVER_EAGAIN;
+}
+
+static int push_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t m, sum = 0;
+  int c;
+
+  if (plan_messages(q, n, &m) < 0)
+    return -1;
+  if (windowed(q))
+    return window_fits(q, m, fresh);
+  for (c = 0; c < q->ncons; c++) {
+    q->avail[c] = free_credits(q, c);
+    sum += q->avail[c];
+  }
+  return q->dormant ? dormant_fits(q, m, fresh) : m <= sum;
+}
+
+static int push_read_plan(river_dq *q, size_t n)
+{
+  uint64_t slots = 0;
+
+  return read_range(q, q->rr,
+                    plan_span(q, messages_needed(q, 0, n, &slots)));
+}
+
+/* The EOS's records: to the consumer whose turn it is while dormant, as
+ * STATIC's; awake, to one with a free credit, else to one at random (no
+ * credit is taken). */
+static int push_final(river_dq *q, int b)
+{
+  int c;
+
+  if (q->dormant) {
+    q->messages_static++;
+    (void)dormant_choose(q, NULL, NULL, 0, &c);
+    return c;
+  }
+  if (choose_consumer(q, b, &c) == RIVER_SUCCESS)
+    return c;
+  return (int)(((next_random(&q->rng) >> 32) * (uint64_t)q->ncons) >> 32);
+}
+
+/* STATIC: message j to consumer rr + j, waiting for it. */
+static int static_target(river_dq *q, int b)
+{
+  (void)b;
+  return q->rr;
+}
+
+/* m messages from rr on: at most 2 x credits x consumers of them
+ * (ever_fits). */
+static int static_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t m, i;
+  int c;
+
+  (void)fresh;
+  if (plan_messages(q, n, &m) < 0)
+    return -1;
+  for (c = q->rr, i = 0; i < m; i++, c = (c + 1) % q->ncons)
+    q->avail[c] = free_credits(q, c);
+  for (c = q->rr; m > 0; m--, c = (c + 1) % q->ncons)
+    if (q->avail[c]-- == 0)
+      return 0;
+  return 1;
+}
+
+static int static_read_plan(river_dq *q, size_t n)
+{
+  uint64_t m;
+  int c, rc = RIVER_SUCCESS;
+
+  (void)plan_messages(q, n, &m);
+  if (m >= (uint64_t)q->ncons)
+    return read_credits(q);
+  for (c = q->rr; m > 0 && rc == RIVER_SUCCESS; m--, c = (c + 1) % q->ncons)
+    rc = read_credit(q, c);
+  return rc;
+}
+
+/* EXCHANGE: fill buffer b is consumer b's. */
+static int keyed_target(river_dq *q, int b)
+{
+  (void)q;
+  return b;
+}
+
+/* The consumers the records go to (q->touched, counted in q->count). */
+static int keyed_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t slots = 0;
+  int i, b;
+
+  (void)n;
+  (void)fresh;
+  for (i = 0; i < q->ntouched; i++) {
+    b = q->touched[i];
+    if (messages_needed(q, b, q->count[b], &slots) > free_credits(q, b))
+      return 0;
+  }
+  return slots <= (uint64_t)free_slots(q) ? 1 : -1;
+}
+
+static int keyed_read_plan(river_dq *q, size_t n)
+{
+  int i, rc = RIVER_SUCCESS;
+
+  (void)n;
+  for (i = 0; i < q->ntouched && rc == RIVER_SUCCESS; i++)
+    rc = read_credit(q, q->touched[i]);
+  return rc;
+}
+
+/* ONE_TO_ONE: producer i's messages to consumer i. */
+static int paired_target(river_dq *q, int b)
+{
+  (void)b;
+  return q->pidx;
+}
+
+/* BROADCAST: each message to every consumer, a credit at each. */
+static int every_read(river_dq *q, int b)
+{
+  (void)b;
+  return read_credits(q);
+}
+
+static int every_choose(river_dq *q, int b, int pass, int *c)
+{
+  int i;
+
+  (void)b;
+  (void)pass;
+  for (i = 0; i < q->ncons && free_credits(q, i) > 0; i++)
+    ;
+  if (i < q->ncons)
+    return RIVER_EAGAIN;
+  *c = -1;
+  return RIVER_SUCCESS;
+}
+
+static int every_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t m, lo = UINT64_MAX, f;
+  int c;
+
+  (void)fresh;
+  if (plan_messages(q, n, &m) < 0)
+    return -1;
+  for (c = 0; c < q->ncons; c++)
+    if ((f = free_credits(q, c)) < lo)
+      lo = f;
+  return m <= lo;
+}
+
+static int every_read_plan(river_dq *q, size_t n)
+{
+  (void)n;
+  return read_credits(q);
+}
+
+static int every_final(river_dq *q, int b)
+{
+  (void)q;
+  (void)b;
+  return -1;
+}
+
+/* PULL: the open unit's messages to its claimer, once known. */
+static int pull_target(river_dq *q, int b)
+{
+  (void)b;
+  return q->owner;  /* close waits for the claim before the EOS */
+}
+
+static int pull_choose(river_dq *q, int b, int pass, int *c)
+{
+  int rc;
+
+  if ((rc = read_owner(q)) != RIVER_SUCCESS)
+    return rc;
+  return target_choose(q, b, pass, c);
+}
+
+static int pull_fits(river_dq *q, size_t n, int fresh)
+{
+  uint64_t m;
+
+  (void)fresh;
+  if (plan_messages(q, n, &m) < 0)
+    return -1;
+  if (read_owner(q) != RIVER_SUCCESS || q->owner < 0)
+    return m == 0;
+  return m <= free_credits(q, q->owner);
+}
+
+static const struct dq_policy policies[] = {
+  {RIVER_DQ_PUSH, "PUSH", DQ_P_SPREAD | DQ_P_RATES, NULL, push_read,
+   push_choose, push_fits, push_read_plan, push_final},
+  {RIVER_DQ_STATIC, "STATIC", DQ_P_SPREAD, static_target, target_read,
+   target_choose, static_fits, static_read_plan, target_final},
+  {RIVER_DQ_EXCHANGE, "EXCHANGE", DQ_P_KEYED, keyed_target, target_read,
+   target_choose, keyed_fits, keyed_read_plan, target_final},
+  {RIVER_DQ_ONE_TO_ONE, "ONE_TO_ONE", DQ_P_PAIRED, paired_target,
+   target_read, target_choose, target_fits, target_read_plan, target_final},
+  {RIVER_DQ_BROADCAST, "BROADCAST", DQ_P_EVERY, NULL, every_read,
+   every_choose, every_fits, every_read_plan, every_final},
+  {RIVER_DQ_PULL, "PULL", DQ_P_UNITS, pull_target, target_read,
+   pull_choose, pull_fits, target_read_plan, target_final},
+};
+_Static_assert(sizeof policies / sizeof policies[0] == RIVER_DQ_PULL + 1,
+               "a row for each value of river_dq_policy");
+
+const struct dq_policy *river__dq_policy(int p)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof policies / sizeof policies[0]; i++)
+    if ((int)policies[i].policy == p)
+      return &policies[i];
+  return NULL;
+}
+
 /* Whether n records (EXCHANGE: as counted in q->count) can be taken
  * without waiting, by the credits in q->returned and the free slots:
  * 1 yes, 0 short of credits, -1 short of slots. fresh: as
  * dormant_fits's. */
 static int fits_now(river_dq *q, size_t n, int fresh)
 {
-  uint64_t m, sum = 0, lo = UINT64_MAX, slots = 0;
-  int b, c, i;
-
-  if (q->policy == RIVER_DQ_EXCHANGE) {   /* the consumers it goes to */
-    for (i = 0; i < q->ntouched; i++) {
-      b = q->touched[i];
-      if (messages_needed(q, b, q->count[b], &slots) > free_credits(q, b))
-        return 0;
-    }
-    return slots <= (uint64_t)free_slots(q) ? 1 : -1;
-  }
-  m = messages_needed(q, 0, n, &slots);
-  if (slots > (uint64_t)free_slots(q))
-    return -1;
-  switch (q->policy) {
-  case RIVER_DQ_PULL: /* only to the open unit's claimer, once known */
-    if (read_owner(q) != RIVER_SUCCESS || q->owner < 0)
-      return m == 0;
-    return m <= free_credits(q, q->owner);
-  case RIVER_DQ_PUSH:
-  case RIVER_DQ_BROADCAST:   /* their choice looks at every consumer */
-    if (windowed(q))
-      return window_fits(q, m, fresh);
-    for (c = 0; c < q->ncons; c++) {
-      q->avail[c] = free_credits(q, c);
-      sum += q->avail[c];
-      lo = q->avail[c] < lo ? q->avail[c] : lo;
-    }
-    if (q->policy == RIVER_DQ_BROADCAST)
-      return m <= lo;
-    return q->dormant ? dormant_fits(q, m, fresh) : m <= sum;
-  case RIVER_DQ_ONE_TO_ONE:
-    return m <= free_credits(q, q->pidx);
-  default: /* STATIC: message j goes to rr + j (m of them at most 2 x
-            * credits x consumers: ever_fits) */
-    for (c = q->rr, i = 0; (uint64_t)i < m; i++, c = (c + 1) % q->ncons)
-      q->avail[c] = free_credits(q, c);
-    for (c = q->rr; m > 0; m--, c = (c + 1) % q->ncons)
-      if (q->avail[c]-- == 0)
-        return 0;
-    return 1;
-  }
+  return q->pol->fits(q, n, fresh);
 }
 
-/* Re-read the credit words try_put's plan of n records needs: every
- * consumer's for PUSH and BROADCAST, else only those its messages go
- * to. */
+/* Re-read the credit words try_put's plan of n records needs: all of
+ * them up to read_all consumers, else the policy's. */
 static int read_plan(river_dq *q, size_t n)
 {
-  uint64_t m, slots = 0;
-  int c, i, rc = RIVER_SUCCESS;
-
   if (q->ncons <= q->read_all)
     return read_credits(q);
-  switch (q->policy) {
-  case RIVER_DQ_EXCHANGE:
-    for (i = 0; i < q->ntouched && rc == RIVER_SUCCESS; i++)
-      rc = read_credit(q, q->touched[i]);
-    return rc;
-  case RIVER_DQ_STATIC:
-    m = messages_needed(q, 0, n, &slots);
-    if (m >= (uint64_t)q->ncons)
-      return read_credits(q);
-    for (c = q->rr; m > 0 && rc == RIVER_SUCCESS;
-         m--, c = (c + 1) % q->ncons)
-      rc = read_credit(q, c);
-    return rc;
-  case RIVER_DQ_PUSH:
-    return read_range(q, q->rr,
-                      plan_span(q, messages_needed(q, 0, n, &slots)));
-  case RIVER_DQ_BROADCAST:
-    return read_credits(q);
-  default:
-    return read_for(q, 0);
-  }
+  return q->pol->read_plan(q, n);
 }
 
 /* RIVER_ENOBUFS (logged) if n records could never be taken at once, not
@@ -813,13 +995,13 @@ static int ever_fits(river_dq *q, size_t n)
   uint64_t m = 0, need, slots = 0, cap = (uint64_t)q->credits;
   int i, held = q->nfill_held;
 
-  if (q->policy == RIVER_DQ_EXCHANGE) {
+  if (DQ_DOES(q, DQ_P_KEYED)) {
     for (i = 0; i < q->ntouched; i++)
       if ((need = messages_needed(q, q->touched[i],
                                   q->count[q->touched[i]], &slots)) > m)
         m = need;
   } else {
-    if (q->policy == RIVER_DQ_PUSH || q->policy == RIVER_DQ_STATIC)
+    if (DQ_DOES(q, DQ_P_SPREAD))
       cap *= (uint64_t)q->ncons;
     m = messages_needed(q, 0, n, &slots);
   }
@@ -857,9 +1039,9 @@ static int plan_try_put(river_dq *q, size_t n)
   }
   if (fit < 0 && (rc = grow_pool(q)) != RIVER_SUCCESS)
     return rc;
-  for (i = 0; fit == 0 && i < (q->policy == RIVER_DQ_EXCHANGE
-                                ? q->ntouched : 1); i++) {
-    b = q->policy == RIVER_DQ_EXCHANGE ? q->touched[i] : 0;
+  for (i = 0; fit == 0 && i < (DQ_DOES(q, DQ_P_KEYED) ? q->ntouched : 1);
+       i++) {
+    b = DQ_DOES(q, DQ_P_KEYED) ? q->touched[i] : 0;
     if (!q->stalled[b]) {
       q->credit_stalls++;
       q->stalled[b] = 1;
@@ -875,11 +1057,11 @@ static int take_records(river_dq *q, const unsigned char *r, size_t n)
   size_t i = 0, k, rs = q->record_size;
   int b = 0, rc;
 
-  if (q->policy == RIVER_DQ_PULL && n > 0 && !q->unit_open
+  if (DQ_DOES(q, DQ_P_UNITS) && n > 0 && !q->unit_open
       && (rc = open_unit(q)) != RIVER_SUCCESS)
     return rc;
   while (i < n) {
-    if (q->policy == RIVER_DQ_EXCHANGE) {
+    if (DQ_DOES(q, DQ_P_KEYED)) {
       b = q->partition(r + i * rs, q->ncons, q->partition_ctx);
       if (b < 0 || b >= q->ncons) {
         river__error("dq: the partition function is not a function of the "
@@ -893,13 +1075,13 @@ static int take_records(river_dq *q, const unsigned char *r, size_t n)
       return rc;
     if ((rc = wait_step(q, step_slot, b)) != RIVER_SUCCESS)
       return rc;
-    k = q->policy == RIVER_DQ_EXCHANGE ? 1 : q->send_per_msg - q->fill_n[b];
+    k = DQ_DOES(q, DQ_P_KEYED) ? 1 : q->send_per_msg - q->fill_n[b];
     k = k < n - i ? k : n - i;
     memcpy(send_slot(q, q->fill[b]) + DQ_HDR_SIZE
            + q->fill_n[b] * rs, r + i * rs, k * rs);
     q->fill_n[b] += k;
     i += k;
-    if (q->policy == RIVER_DQ_EXCHANGE && q->fill_n[b] == q->send_per_msg
+    if (DQ_DOES(q, DQ_P_KEYED) && q->fill_n[b] == q->send_per_msg
         && !q->in_fullq[b]) {
       q->fullq[q->nfullq++] = b;   /* send_full sends it */
       q->in_fullq[b] = 1;
@@ -918,9 +1100,9 @@ static int send_full(river_dq *q, int block)
 
   /* PULL: a full message waits for the next record or the unit's end,
    * which tells whether it is the unit's last. */
-  if (q->policy == RIVER_DQ_PULL)
+  if (DQ_DOES(q, DQ_P_UNITS))
     return RIVER_SUCCESS;
-  if (q->policy != RIVER_DQ_EXCHANGE) {
+  if (!DQ_DOES(q, DQ_P_KEYED)) {
     if (q->fill[0] < 0 || q->fill_n[0] < q->send_per_msg)
       return RIVER_SUCCESS;
     rc = block ? wait_step(q, step_send, 0) : step_send(q, 0);
@@ -968,7 +1150,7 @@ static int put_common(river_dq *q, const void *records,
     return rc;
   if (nrecords == 0)
     return RIVER_SUCCESS;
-  if (q->policy == RIVER_DQ_EXCHANGE
+  if (DQ_DOES(q, DQ_P_KEYED)
       && (rc = count_by_consumer(q, records, nrecords)) != RIVER_SUCCESS)
     return rc;
   if (!block) {
@@ -996,11 +1178,10 @@ static int reserve_common(river_dq *q, void **buf, size_t *max, int block)
   if (q == NULL || buf == NULL || max == NULL
       || !(q->role & RIVER_DQ_PRODUCER))
     return RIVER_EINVAL;
-  if (q->policy == RIVER_DQ_EXCHANGE || q->policy == RIVER_DQ_PULL) {
+  if (DQ_DOES(q, DQ_P_KEYED | DQ_P_UNITS)) {
     river__error("dq reserve: not for %s queues (records are placed %s): "
-                 "use river_dq_put", q->policy == RIVER_DQ_PULL ? "PULL"
-                                                                : "EXCHANGE",
-                 q->policy == RIVER_DQ_PULL ? "by units" : "one by one");
+                 "use river_dq_put", q->pol->name,
+                 DQ_DOES(q, DQ_P_UNITS) ? "by units" : "one by one");
     return RIVER_EINVAL;
   }
   if (q->closing || q->reserved) {
@@ -1073,35 +1254,6 @@ int river_dq_try_put(river_dq *q, const void *records, size_t nrecords)
   return put_common(q, records, nrecords, 0);
 }
 
-/* The consumer that gets fill buffer b's records with the EOS: by policy,
- * preferring (PUSH) one with a free credit; no credit is taken. */
-static int final_target(river_dq *q, int b)
-{
-  int c;
-
-  switch (q->policy) {
-  case RIVER_DQ_PUSH:
-    if (q->dormant) {
-      q->messages_static++;
-      (void)dormant_choose(q, NULL, NULL, 0, &c);
-      return c; /* its turn, as STATIC's: the EOS needs no credit */
-    }
-    if (choose_consumer(q, b, &c) == RIVER_SUCCESS)
-      return c;
-    return (int)(((next_random(&q->rng) >> 32) * (uint64_t)q->ncons) >> 32);
-  case RIVER_DQ_STATIC:
-    return q->rr;
-  case RIVER_DQ_EXCHANGE:
-    return b;
-  case RIVER_DQ_ONE_TO_ONE:
-    return q->pidx;
-  case RIVER_DQ_PULL:
-    return q->owner; /* close waited for the claim */
-  default:
-    return -1; /* BROADCAST: every consumer */
-  }
-}
-
 /* Send fill buffer b's records, if any, with the EOS to its consumer(s):
  * no credit needed. */
 static int send_final(river_dq *q, int b)
@@ -1113,13 +1265,13 @@ static int send_final(river_dq *q, int b)
 
   if (n == 0)
     return RIVER_SUCCESS;
-  t = final_target(q, b);
+  t = q->pol->final(q, b);
   hi = t < 0 ? q->ncons : t + 1;
   t = t < 0 ? 0 : t;
   h = q->eos_hdr[t];   /* BROADCAST: the same seq at every consumer */
   h.nrecords = n;
   h.tag = q->tag;
-  if (q->policy == RIVER_DQ_PULL)
+  if (DQ_DOES(q, DQ_P_UNITS))
     h.kind |= DQ_LAST | (q->unit_first ? DQ_FIRST : 0u);
   buf = send_slot(q, s);
   memcpy(buf, &h, sizeof h);
@@ -1198,7 +1350,7 @@ int river_dq_try_close(river_dq *q)
   if (!q->closed) {
     /* PULL: the open unit ends here; its last message goes with the EOS
      * to its claimer, so the claim must have come (not a credit). */
-    if (q->policy == RIVER_DQ_PULL && q->unit_open
+    if (DQ_DOES(q, DQ_P_UNITS) && q->unit_open
         && (rc = step_claim(q, 0)) != RIVER_SUCCESS)
       return rc;
     if ((rc = send_eos(q)) != RIVER_SUCCESS)
@@ -1229,7 +1381,7 @@ int river_dq_try_end_unit(river_dq *q)
   int rc;
 
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
-      || q->policy != RIVER_DQ_PULL)
+      || !DQ_DOES(q, DQ_P_UNITS))
     return RIVER_EINVAL;
   if (q->closing)
     return RIVER_ESTATE;
@@ -1256,7 +1408,7 @@ int river_dq_set_tag(river_dq *q, uint64_t tag)
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
     return RIVER_EINVAL;
   if (q->closing || q->reserved > 0
-      || (q->policy == RIVER_DQ_PULL && q->unit_open))
+      || (DQ_DOES(q, DQ_P_UNITS) && q->unit_open))
     return RIVER_ESTATE;
   for (b = 0; b < q->nfill; b++)
     if (q->fill[b] >= 0 && q->fill_n[b] > 0)
@@ -1268,7 +1420,7 @@ int river_dq_set_tag(river_dq *q, uint64_t tag)
 int river_dq_end_unit(river_dq *q)
 {
   if (q == NULL || !(q->role & RIVER_DQ_PRODUCER)
-      || q->policy != RIVER_DQ_PULL)
+      || !DQ_DOES(q, DQ_P_UNITS))
     return RIVER_EINVAL;
   return block_on(q, river_dq_try_end_unit);
 }
