@@ -4,6 +4,8 @@
  * src/sched.c's scheduler naps when a round of its tasks was blocked,
  * and src/wait.c's river__backoff (every wait of River's) yields to the
  * rank's other tasks in a task, else naps; nothing here calls either.
+ * Sleeping to a deadline (river__sleep_until: emulated rates, the CPU
+ * hog, GD's held blocks) is here too, at the end.
  *
  * The backoff first yields the core (sched_yield) RIVER_BACKOFF_YIELDS
  * times, then sleeps, starting at 1 us and doubling up to 1 ms; it starts
@@ -330,3 +332,24 @@ int river__nap(long *ns)
   return watchdog_check();
 }
 
+/* Sleeping to a deadline (river_internal.h): nanosleep until the clock
+ * says so, again after every early wakeup; never spins. */
+void river__sleep_until(double target)
+{
+  double now;
+
+  while ((now = river_wtime()) < target) {
+    double d = target - now;
+    struct timespec ts;
+
+    if (d > 1e9)    /* keep tv_sec far from overflow; loop for the rest */
+      d = 1e9;
+    ts.tv_sec = (time_t)d;
+    ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9) + 1; /* round up */
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    nanosleep(&ts, NULL);
+  }
+}

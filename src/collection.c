@@ -2,10 +2,9 @@
  * collection.c - single-disk collections (format and handle in
  * collection_internal.h): what a reader and a writer share, and the
  * reader. Shared: the handle's lifecycle (struct river_coll, made by
- * river__coll_new, freed by river__coll_free), the error mapping, the
- * open that takes only regular files (river__open_regular, also used
- * for the metadata; river__open_quiet and river__open_report split it
- * for callers that open now and report later), the O_DIRECT switch, the aligned block buffer, the
+ * river__coll_new, freed by river__coll_free), the O_DIRECT switch (the
+ * error mapping and the open that takes only regular files are the
+ * base layer's, src/file.c), the aligned block buffer, the
  * file's geometry and the header's encoding and decoding, so that the
  * header's layout is spelled in one file. The reader checks the header,
  * the file's size and the block-CRC table before it allocates anything
@@ -88,103 +87,18 @@ int river_coll_stat(const river_coll *c, river_coll_info *info)
   return RIVER_SUCCESS;
 }
 
-int river__coll_syserr(int level, const char *name, const char *what)
-{
-  int e = errno;
-
-  river_log(level, "%s: %s failed: %s", name, what, strerror(e));
-  if (e == ENOENT)
-    return RIVER_ENOTFOUND;
-  return e == EACCES || e == EPERM ? RIVER_EACCES : RIVER_EIO;
-}
-
-/* What kind of file mode m is, for a message. */
-static const char *file_kind(mode_t m)
-{
-  if (S_ISFIFO(m))
-    return "a FIFO";
-  if (S_ISDIR(m))
-    return "a directory";
-  if (S_ISCHR(m))
-    return "a character device";
-  if (S_ISBLK(m))
-    return "a block device";
-  if (S_ISSOCK(m))
-    return "a socket";
-  return "of an unknown kind";
-}
-
-void river__open_quiet(const char *path, river__file *f)
-{
-  struct stat st;
-  int fd, fl;
-
-  f->fd = -1;
-  f->err = 0;
-  f->call = NULL;
-  f->mode = 0;
-  /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    f->err = errno;
-    f->call = "open";
-    return;
-  }
-  if (fstat(fd, &st) != 0) {
-    f->err = errno;
-    f->call = "fstat";
-  } else if (!S_ISREG(st.st_mode)) {
-    f->mode = (unsigned)st.st_mode;
-  } else if ((fl = fcntl(fd, F_GETFL)) < 0
-             || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    f->err = errno;
-    f->call = "fcntl(O_NONBLOCK)";
-  } else {
-    f->fd = fd;
-    return;
-  }
-  close(fd);
-}
-
-int river__open_report(const char *path, const char *what, int level,
-                       const river__file *f)
-{
-  if (f->fd >= 0)
-    return RIVER_SUCCESS;
-  if (f->call != NULL) {
-    errno = f->err;
-    return river__coll_syserr(level, path, f->call);
-  }
-  river_log(level, "%s: not a regular file (%s); not read as %s", path,
-            file_kind((mode_t)f->mode), what);
-  return RIVER_ECORRUPT;
-}
-
-int river__open_regular(const char *path, const char *what, int level,
-                        int *fd)
-{
-  river__file f;
-  int rc;
-
-  river__open_quiet(path, &f);
-  rc = river__open_report(path, what, level, &f);
-  if (rc == RIVER_SUCCESS)
-    *fd = f.fd;
-  return rc;
-}
-
 int river__coll_direct_on(river_coll *c, const char *name, int level)
 {
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0)
-    return river__coll_syserr(level, name, "fcntl(F_GETFL)");
+    return river__syserr(level, name, "fcntl(F_GETFL)");
   if (fcntl(c->fd, F_SETFL, fl | O_DIRECT) == 0) {
     c->direct = 1;
     return RIVER_SUCCESS;
   }
   if (errno != EINVAL)
-    return river__coll_syserr(level, name, "fcntl(O_DIRECT)");
+    return river__syserr(level, name, "fcntl(O_DIRECT)");
   river__debug("%s: O_DIRECT refused by the file system; using buffered "
                "I/O", name);
   return RIVER_SUCCESS;
@@ -383,7 +297,7 @@ static int check_size(river_coll *c, int level)
   struct stat st;
 
   if (fstat(c->fd, &st) < 0)
-    return river__coll_syserr(level, c->path, "fstat");
+    return river__syserr(level, c->path, "fstat");
   size = (uint64_t)st.st_size;
   if (size == want)
     return RIVER_SUCCESS;

@@ -213,11 +213,6 @@ int river__coll_new(const char *path, river_coll **out);
 /* Free c; a writer's temporary file, if still there, is removed. */
 void river__coll_free(river_coll *c);
 
-/* Log at `level` that a system call on name failed (errno says why) and
- * map it: a missing file is RIVER_ENOTFOUND, a refused permission
- * (EACCES, EPERM) RIVER_EACCES, anything else RIVER_EIO. */
-int river__coll_syserr(int level, const char *name, const char *what);
-
 /* Switch O_DIRECT on for c->fd; a file system that refuses (EINVAL)
  * leaves c buffered. Failures are logged at level under name. */
 int river__coll_direct_on(river_coll *c, const char *name, int level);

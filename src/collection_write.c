@@ -13,7 +13,7 @@
  * most (doc/collections.md, "Memory"). The block CRCs go to
  * the growing array c->crcs; commit writes the last block, the CRC table
  * and the header, fsyncs, renames over path and fsyncs the directory
- * (river__fsync_dir, which parallel collections use too). A failed write
+ * (river__fsync_dir, src/file.c). A failed write
  * marks the writer failed: from then on it can only be abandoned.
  */
 #ifndef _GNU_SOURCE
@@ -66,7 +66,7 @@ static int direct_off(river_coll *c, const char *name)
   int fl = fcntl(c->fd, F_GETFL);
 
   if (fl < 0 || fcntl(c->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-    return river__coll_syserr(RIVER_LOG_ERROR, name, "fcntl(~O_DIRECT)");
+    return river__syserr(RIVER_LOG_ERROR, name, "fcntl(~O_DIRECT)");
   c->direct = 0;
   return RIVER_SUCCESS;
 }
@@ -87,7 +87,7 @@ static int create_tmp(river_coll *c)
                  "is there (it is not followed or replaced)", c->tmp);
     return RIVER_EIO;
   }
-  return river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "open");
+  return river__syserr(RIVER_LOG_ERROR, c->tmp, "open");
 }
 
 /* RIVER_SUCCESS if create's arguments make sense, else RIVER_EINVAL. */
@@ -354,39 +354,12 @@ static int finish_file(river_coll *c)
     return RIVER_EIO;
   }
   if (fsync(c->fd) < 0)
-    return river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "fsync");
+    return river__syserr(RIVER_LOG_ERROR, c->tmp, "fsync");
   e = close(c->fd);
   c->fd = -1;
   if (e < 0)
-    return river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "close");
+    return river__syserr(RIVER_LOG_ERROR, c->tmp, "close");
   return RIVER_SUCCESS;
-}
-
-/* fsync the directory holding path, so that a rename in it is durable. */
-int river__fsync_dir(const char *path)
-{
-  const char *slash = strrchr(path, '/');
-  char *dir;
-  int fd, rc = RIVER_SUCCESS;
-
-  if (slash == NULL)
-    dir = strdup(".");
-  else
-    dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-  if (dir == NULL)
-    return RIVER_ENOMEM;
-  fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    rc = river__coll_syserr(RIVER_LOG_ERROR, dir,
-                            "open (to fsync the directory)");
-    goto out;
-  }
-  if (fsync(fd) < 0)
-    rc = river__coll_syserr(RIVER_LOG_ERROR, dir, "fsync of the directory");
-  close(fd);
-out:
-  free(dir);
-  return rc == RIVER_ENOTFOUND ? RIVER_EIO : rc;
 }
 
 int river__coll_finish(river_coll *c)
@@ -438,7 +411,7 @@ int river__coll_commit_as(river_coll *c, const char *path)
   if (rc)
     goto out;
   if (rename(c->tmp, path) < 0) {
-    river__coll_syserr(RIVER_LOG_ERROR, c->tmp, "rename");
+    river__syserr(RIVER_LOG_ERROR, c->tmp, "rename");
     rc = RIVER_EIO;
     goto out;
   }

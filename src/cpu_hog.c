@@ -16,7 +16,6 @@
  * stretches instead.
  */
 #include "river_internal.h"
-#include "throttle_internal.h"
 
 #include <errno.h>
 #include <hwloc.h>

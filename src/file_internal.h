@@ -1,17 +1,22 @@
 /*
- * file_internal.h - River's file-system helpers for any of its files: opening a file only
- * if it is a regular one (a FIFO, device or directory refused at once,
- * never blocked on), in one step or two, and syncing a directory after
- * a rename into it. Defined in src/collection.c and
- * src/collection_write.c, whose collections first needed them.
+ * file_internal.h - River's file-system helpers (src/file.c), one of the
+ * base headers (river_internal.h says what makes one): any of River's
+ * files may include it. Mapping a failed system call to a code, opening
+ * a file only if it is a regular one (a FIFO, device or directory
+ * refused at once, never blocked on), in one step or two, and syncing a
+ * directory after a rename into it. Never installed.
  */
 #ifndef RIVER_FILE_INTERNAL_H
 #define RIVER_FILE_INTERNAL_H
 
 #include <river.h>
 
-/* fsync the directory that holds path (after a rename into it;
- * src/collection_write.c). */
+/* Log at `level` that a system call on name failed (errno says why) and
+ * map it: a missing file is RIVER_ENOTFOUND, a refused permission
+ * (EACCES, EPERM) RIVER_EACCES, anything else RIVER_EIO. */
+int river__syserr(int level, const char *name, const char *what);
+
+/* fsync the directory that holds path (after a rename into it). */
 int river__fsync_dir(const char *path);
 
 /* Open path read-only as `what` (e.g. "metadata"), only if it is a
@@ -20,7 +25,7 @@ int river__fsync_dir(const char *path);
  * refused at once. *fd is the open descriptor on success. Failures are
  * logged at level naming path: RIVER_ENOTFOUND (no such file),
  * RIVER_EACCES (no permission), RIVER_ECORRUPT (not a regular file),
- * RIVER_EIO (anything else). src/collection.c. */
+ * RIVER_EIO (anything else). */
 int river__open_regular(const char *path, const char *what, int level,
                         int *fd);
 
@@ -30,7 +35,7 @@ int river__open_regular(const char *path, const char *what, int level,
  * system call that failed (call) and its errno (err), or call NULL and
  * the mode of a file that is not regular. river__open_report logs what
  * river__open_regular would have logged for f and returns its code
- * (RIVER_SUCCESS for an open f). src/collection.c. */
+ * (RIVER_SUCCESS for an open f). */
 typedef struct river__file {
   int fd;
   int err;

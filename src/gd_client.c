@@ -10,7 +10,6 @@
  */
 #include "gd_internal.h"
 #include "sched_internal.h"
-#include "throttle_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

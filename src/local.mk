@@ -5,6 +5,7 @@ lib_LTLIBRARIES += src/libriver.la
 src_libriver_la_SOURCES = \
 	src/river_internal.h \
 	src/file_internal.h \
+	src/file.c \
 	src/schema_internal.h \
 	src/core.c \
 	src/agree.c \

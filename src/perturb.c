@@ -15,7 +15,6 @@
  * ranges cost nothing extra.
  */
 #include "river_internal.h"
-#include "throttle_internal.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,12 +1,26 @@
 /*
  * river_internal.h - the base helpers every River source file may use,
- * never installed: logging, the wait backoff and watchdog, collectives
- * that wait without blocking a rank's other tasks, agreement, hashing,
- * fault steps. Internal non-static names carry the river__ prefix.
- * Each concept's own internals have their own header (file_internal.h,
- * schema_internal.h, keys_internal.h, collection_internal.h,
+ * never installed: logging, the wait backoff and watchdog, sleeping to a
+ * deadline, collectives that wait without blocking a rank's other
+ * tasks, agreement, hashing, fault steps. Internal non-static names
+ * carry the river__ prefix.
+ *
+ * The base headers, which any file of any concept may include: this
+ * one, and
+ *   file_internal.h   file-system helpers (src/file.c): open only a
+ *                     regular file, sync a directory, errno to a code;
+ *   sched_internal.h  the cooperative scheduler (src/sched.c): the tasks
+ *                     a rank's module instances run as, and the yield
+ *                     every wait takes in a task (river__backoff);
+ *   rma.h             every RMA window of the library (src/rma.c).
+ * A header is base when it carries no concept's types (no collection,
+ * queue, flow, schema, ...), only its own and the public API's, and
+ * rests only on lower layers: the OS, MPI and this file. Every other
+ * private header is one concept's (schema_internal.h,
+ * keys_internal.h, throttle_internal.h, collection_internal.h,
  * pcoll_internal.h, dq_internal.h, gd_internal.h with
- * gd_alloc_internal.h, flow_internal.h, ...). At the end of this file,
+ * gd_alloc_internal.h, flow_internal.h with flow_run_internal.h, ...),
+ * included by that concept's files only. At the end of this file,
  * marked, are the few calls one concept makes into another's internals
  * (a collection's for pcoll, a pcoll copy's for GD, a queue's for the
  * flow runtime), still here until
@@ -18,6 +32,7 @@
 #include "config.h"
 #include "river.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +70,17 @@ int river__copy_out(const char *str, char *buf, size_t *len);
 int river__backoff(long *ns);
 int river__nap(long *ns);
 void river__run_hooks(void);
+
+/* Sleep until river_wtime() >= target, however often nanosleep wakes
+ * early; never spins, never yields to other tasks (src/backoff.c). An
+ * infinite target sleeps forever. */
+void river__sleep_until(double target);
+
+/* 1 if x is a finite number > 0 (NaN fails every comparison). */
+static inline int river__positive_finite(double x)
+{
+  return isfinite(x) && x > 0;
+}
 
 /* The watchdog (src/backoff.c). river__watchdog_init reads RIVER_TIMEOUT
  * (river_init; RIVER_EINVAL, logged, for a value that is not seconds

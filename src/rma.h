@@ -1,7 +1,9 @@
 /*
- * rma.h - RMA windows for River's components; never installed. Every
- * window in the library is made with river__win_allocate and freed with
- * river__win_free, so the Open MPI workaround in src/rma.c covers it.
+ * rma.h - RMA windows for River's components, one of the base headers
+ * (river_internal.h): any concept that needs a window includes it.
+ * Never installed. Every window in the library is made with
+ * river__win_allocate and freed with river__win_free, so the Open MPI
+ * workaround in src/rma.c covers it.
  */
 #ifndef RIVER_RMA_H
 #define RIVER_RMA_H

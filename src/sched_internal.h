@@ -1,5 +1,7 @@
 /*
- * sched_internal.h - River's cooperative scheduler (src/sched.c); never
+ * sched_internal.h - River's cooperative scheduler (src/sched.c), one of
+ * the base headers (river_internal.h): any file may ask whether it runs
+ * in a task and yield, as every wait does (river__backoff). Never
  * installed. Runs several tasks (the module instances placed on one
  * rank) on one thread, each on its own stack. (Not "sched.h": that name
  * would hide the system's <sched.h> from files built with -Isrc.) A task gives up the CPU only when it calls

@@ -1,6 +1,8 @@
 /*
  * throttle.c - emulated rates (see river/throttle.h): the token bucket,
- * struct river_throttle, and the sleeping the emulation files share.
+ * struct river_throttle. Its sleeping (river__sleep_until) and its
+ * yielding in a task (the scheduler) are base helpers (river_internal.h,
+ * sched_internal.h).
  *
  * Tokens are bytes, kept as a double with the time of the last refill
  * (river_wtime, CLOCK_MONOTONIC); a refill adds elapsed x rate x factor,
@@ -22,38 +24,9 @@
 #include "sched_internal.h"
 #include "throttle_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define MIN_BURST 65536.0   /* bytes: the smallest default burst */
-
-/* --------------------------------------------------- shared helpers */
-
-void river__sleep_until(double target)
-{
-  double now;
-
-  while ((now = river_wtime()) < target) {
-    double d = target - now;
-    struct timespec ts;
-
-    if (d > 1e9)    /* keep tv_sec far from overflow; loop for the rest */
-      d = 1e9;
-    ts.tv_sec = (time_t)d;
-    ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9) + 1; /* round up */
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
-    }
-    nanosleep(&ts, NULL);
-  }
-}
-
-int river__positive_finite(double x)
-{
-  return isfinite(x) && x > 0;
-}
 
 /* ----------------------------------------------------------- throttle */
 

@@ -1,17 +1,12 @@
 /*
- * throttle_internal.h - what the emulation files share: throttle.c (the
- * token bucket) defines these, perturb.c and cpu_hog.c use them. Private:
- * never installed.
+ * throttle_internal.h - the token bucket's calls beyond river/throttle.h
+ * (src/throttle.c), for its unit tests. Private: never installed.
  */
 #ifndef RIVER_THROTTLE_INTERNAL_H
 #define RIVER_THROTTLE_INTERNAL_H
 
 #include <stddef.h>
 #include "river/throttle.h"
-
-/* Sleep until river_wtime() >= target, however often nanosleep wakes
- * early; never spins. An infinite target sleeps forever. */
-void river__sleep_until(double target);
 
 /* Take `bytes` of tokens from t now, without waiting; returns the time
  * (river_wtime) at which t is out of the debt that leaves (now or
@@ -29,8 +24,5 @@ void river__throttle_restart(river_throttle *t);
  * earned nothing before it, and banking at most 50 ms of its own work
  * (at its current factor) while idle after it (throttle.c says why). */
 int river__stage_throttle(double rate, river_throttle **out);
-
-/* 1 if x is a finite number > 0 (NaN fails every comparison). */
-int river__positive_finite(double x);
 
 #endif /* RIVER_THROTTLE_INTERNAL_H */
