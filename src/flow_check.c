@@ -337,7 +337,7 @@ static int edge_ok(const river_flow *f, const river__edge *e)
 {
   const river_schema *sc =
       f->stages[e->from].out_schema[e->opts.from_output];
-  struct river__pred p;
+  river_pred *p = NULL;
   const char *why = "";
   int idx, rc;
 
@@ -350,8 +350,8 @@ static int edge_ok(const river_flow *f, const river__edge *e)
   }
   if (e->opts.filter == NULL)
     return RIVER_SUCCESS;
-  rc = river__pred_parse(sc, e->opts.filter, &p, &why);
-  river__pred_free(&p);
+  rc = river_pred_parse(sc, e->opts.filter, &p, &why);
+  river_pred_destroy(p);
   if (rc == RIVER_EINVAL)
     LOG(f, e->origin, "edge %s -> %s: filter '%.200s': %s",
         f->stages[e->from].name, f->stages[e->to].name, e->opts.filter, why);

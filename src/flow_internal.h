@@ -20,7 +20,6 @@
 #define RIVER_FLOW_INTERNAL_H
 
 #include "river_internal.h"
-#include "keys_internal.h"
 #include "river/flow.h"
 #include "river/module.h"
 

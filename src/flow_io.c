@@ -109,7 +109,8 @@ static int sink_filter(struct river__in *p, const void **recs, size_t *n)
     p->fbuf = b;
     p->fcap = *n;
   }
-  *n = river__pred_keep(p->pred, *recs, *n, p->fbuf);
+  /* Cannot fail: a filter, and room for the *n records. */
+  river_pred_keep(p->pred, *recs, *n, p->fbuf, n);
   *recs = p->fbuf;
   river_dq_release(p->q);
   p->holding = 0;
@@ -274,7 +275,7 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
     send = r;
     m = k;
     if (o->pred != NULL) {  /* the edge's filter, at the source */
-      m = river__pred_keep(o->pred, r, k, o->fbuf);
+      river_pred_keep(o->pred, r, k, o->fbuf, &m);  /* room for a chunk */
       send = o->fbuf;
     }
     while (m > 0 && (rc = river_dq_try_put(o->q, send, m)) == RIVER_EAGAIN)

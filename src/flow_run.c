@@ -91,25 +91,16 @@ static int make_queue(river_flow *f, struct river__run *r, int i)
 
 /* Edge e's filter, if it has one at `at`, into *pred. */
 static int edge_pred(const river_flow *f, const river__edge *e,
-                     river_filter_at at, struct river__pred **pred)
+                     river_filter_at at, river_pred **pred)
 {
   const char *why = "";
-  int rc;
 
   *pred = NULL;
   if (e->opts.filter == NULL || e->opts.filter_at != at)
     return RIVER_SUCCESS;
-  if ((*pred = malloc(sizeof **pred)) == NULL)
-    return RIVER_ENOMEM;
-  rc = river__pred_parse(f->stages[e->from].out_schema[e->opts.from_output],
-                         e->opts.filter, *pred, &why);
-  return rc;  /* checked before: only RIVER_ENOMEM can fail here */
-}
-
-static void free_pred(struct river__pred *p)
-{
-  river__pred_free(p);
-  free(p);
+  /* checked before: only RIVER_ENOMEM can fail here */
+  return river_pred_parse(f->stages[e->from].out_schema[e->opts.from_output],
+                          e->opts.filter, pred, &why);
 }
 
 /* The ports of instance in of stage s, from the edges' queues. */
@@ -231,11 +222,11 @@ static void run_free(river_flow *f, struct river__run *r)
     for (p = 0; r->inst[i].out != NULL && p < s->noutputs; p++) {
       free(r->inst[i].out[p].buf);
       free(r->inst[i].out[p].fbuf);
-      free_pred(r->inst[i].out[p].pred);
+      river_pred_destroy(r->inst[i].out[p].pred);
     }
     for (p = 0; r->inst[i].in != NULL && p < s->ninputs; p++) {
       free(r->inst[i].in[p].fbuf);
-      free_pred(r->inst[i].in[p].pred);
+      river_pred_destroy(r->inst[i].in[p].pred);
     }
     free(r->inst[i].in);
     free(r->inst[i].out);

@@ -30,8 +30,8 @@ struct river__in {
   const void *recs;
   size_t n;
   size_t record_size;
-  struct river__pred *pred; /* the edge's filter, at the sink: what
-                               passes is copied to fbuf (fcap records) */
+  river_pred *pred;        /* the edge's filter, at the sink: what
+                              passes is copied to fbuf (fcap records) */
   unsigned char *fbuf;
   size_t fcap;
 };
@@ -46,9 +46,9 @@ struct river__out {
   int copy;                /* the queue places records itself (exchange,
                               pull): reserve lends buf, commit puts it */
   unsigned char *buf;      /* chunk records, for copy */
-  struct river__pred *pred; /* the edge's filter, at the source: what
-                               passes a put is copied to fbuf (chunk
-                               records) and sent from there */
+  river_pred *pred;        /* the edge's filter, at the source: what
+                              passes a put is copied to fbuf (chunk
+                              records) and sent from there */
   unsigned char *fbuf;
 };
 

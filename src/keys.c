@@ -1,8 +1,10 @@
 /*
- * keys.c - the key order as bytes, and predicates on fields
- * (keys_internal.h).
+ * keys.c - the key order as bytes, and predicates on fields: the keys
+ * part of river/schema.h (river_key_of, river_key_norm, river_pred_*).
+ * The library's other files (the flow's exchange edges and edge
+ * filters, valsort, the built-in modules) use these public calls.
  *
- * river__key_norm turns a key field's value into bytes whose unsigned
+ * norm_value turns a key field's value into bytes whose unsigned
  * (memcmp) order is the schema's key order (river/schema.h): char and
  * bytes as they are; unsigned integers big-endian; signed integers
  * big-endian with the sign bit flipped; floats by the IEEE trick (every
@@ -15,7 +17,7 @@
  * value is parsed once as the field's type and normalized, and each
  * record's field is normalized and compared with memcmp.
  */
-#include "keys_internal.h"
+#include <river.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A predicate on one field of a record: FIELD OP VALUE, OP one of
+ * == != < <= > >= prefix (pred_make says how VALUE is read). */
+struct pred {
+  int op;
+  river_key k;         /* the field (as a key: its order) */
+  unsigned char val[256];      /* raw value, then normalized */
+  unsigned char *norm, *big;   /* normalized value; big: if > 128 bytes */
+  size_t len;                  /* prefix: the value's length */
+  unsigned char *tmp;          /* room for one normalized field */
+};
+
 static void put_be(uint64_t v, unsigned char *dst, size_t n)
 {
   size_t i;
@@ -33,7 +46,9 @@ static void put_be(uint64_t v, unsigned char *dst, size_t n)
     dst[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
 }
 
-void river__key_norm(river_type type, size_t size, const void *src,
+/* The key value at src (as stored in a record), of this type and
+ * normalized size, written to dst in normalized form. */
+static void norm_value(river_type type, size_t size, const void *src,
                      unsigned char *dst)
 {
   switch (type) {
@@ -66,7 +81,9 @@ void river__key_norm(river_type type, size_t size, const void *src,
   }
 }
 
-size_t river__key_norm_size(river_type type, size_t count)
+/* The size of a key of this type in normalized form (count: the N of
+ * char[N] and bytes[N]). */
+static size_t norm_size(river_type type, size_t count)
 {
   switch (type) {
   case RIVER_TYPE_INT32: case RIVER_TYPE_UINT32: case RIVER_TYPE_FLOAT32:
@@ -81,7 +98,7 @@ size_t river__key_norm_size(river_type type, size_t count)
 void river_key_norm(const river_key *k, const void *value,
                     unsigned char *out)
 {
-  river__key_norm(k->type, k->size, value, out);
+  norm_value(k->type, k->size, value, out);
 }
 
 int river_key_of(const river_schema *s, int field, river_key *k)
@@ -96,7 +113,7 @@ int river_key_of(const river_schema *s, int field, river_key *k)
           != RIVER_SUCCESS
       || river_schema_record_size(s, &k->record_size) != RIVER_SUCCESS)
     return RIVER_EINVAL;
-  k->size = river__key_norm_size(k->type, count);
+  k->size = norm_size(k->type, count);
   return RIVER_SUCCESS;
 }
 
@@ -187,9 +204,12 @@ static int parse_number(river_type t, const char *s, unsigned char *raw)
                                                 : RIVER_SUCCESS;
 }
 
-int river__pred_make(const river_schema *s, const char *field,
+/* Build p for records of schema s (river_pred_create says how VALUE is
+ * read); on RIVER_EINVAL *why says what is wrong. pred_free(p) in every
+ * case. */
+static int pred_make(const river_schema *s, const char *field,
                      const char *op, const char *value,
-                     struct river__pred *p, const char **why)
+                     struct pred *p, const char **why)
 {
   unsigned char *raw;
   int idx, rc;
@@ -224,12 +244,13 @@ int river__pred_make(const river_schema *s, const char *field,
     if (rc != RIVER_SUCCESS)
       return *why = "value is not a number of the field's type", rc;
   }
-  river__key_norm(p->k.type, p->k.size, raw, p->norm);
+  norm_value(p->k.type, p->k.size, raw, p->norm);
   return RIVER_SUCCESS;
 }
 
-int river__pred_parse(const river_schema *s, const char *text,
-                      struct river__pred *p, const char **why)
+/* pred_make from one text "FIELD OP VALUE" (river_pred_parse). */
+static int pred_parse(const river_schema *s, const char *text,
+                      struct pred *p, const char **why)
 {
   char field[RIVER_SCHEMA_MAX_NAME + 2], op[8];
   size_t a, b;
@@ -251,17 +272,17 @@ int river__pred_parse(const river_schema *s, const char *text,
     return *why = "it is not FIELD OP VALUE", RIVER_EINVAL;
   memcpy(op, text, b);
   op[b] = '\0';
-  return river__pred_make(s, field, op, text + b + 1, p, why);
+  return pred_make(s, field, op, text + b + 1, p, why);
 }
 
-int river__pred_pass(const struct river__pred *p, const void *record)
+static int pred_pass(const struct pred *p, const void *record)
 {
   const unsigned char *rec = record;
   int c;
 
   if (p->op == OP_PREFIX)
     return memcmp(rec + p->k.offset, p->norm, p->len) == 0;
-  river__key_norm(p->k.type, p->k.size, rec + p->k.offset, p->tmp);
+  norm_value(p->k.type, p->k.size, rec + p->k.offset, p->tmp);
   c = memcmp(p->tmp, p->norm, p->k.size);
   switch (p->op) {
   case OP_EQ: return c == 0;
@@ -273,7 +294,9 @@ int river__pred_pass(const struct river__pred *p, const void *record)
   }
 }
 
-size_t river__pred_keep(const struct river__pred *p, const void *recs,
+/* The records of recs[0..n) that pass p, moved to the front of dst in
+ * order; returns how many. */
+static size_t pred_keep(const struct pred *p, const void *recs,
                         size_t n, void *dst)
 {
   const unsigned char *r = recs;
@@ -281,7 +304,7 @@ size_t river__pred_keep(const struct river__pred *p, const void *recs,
   size_t rs = p->k.record_size, i, j = 0;
 
   for (i = 0; i < n; i++, r += rs)
-    if (river__pred_pass(p, r)) {
+    if (pred_pass(p, r)) {
       if (d + j * rs != r)
         memmove(d + j * rs, r, rs);
       j++;
@@ -289,7 +312,7 @@ size_t river__pred_keep(const struct river__pred *p, const void *recs,
   return j;
 }
 
-void river__pred_free(struct river__pred *p)
+static void pred_free(struct pred *p)
 {
   if (p == NULL)
     return;
@@ -300,12 +323,15 @@ void river__pred_free(struct river__pred *p)
 
 /* The public predicate: the internal one, on the heap. */
 struct river_pred {
-  struct river__pred p;
+  struct pred p;
 };
 
-int river_pred_create(const river_schema *s, const char *field,
-                      const char *op, const char *value, river_pred **out,
-                      const char **why)
+/* A new public predicate into *out (NULL on failure): from
+ * fov = {field, op, value} (pred_make), or from text (pred_parse) if
+ * fov is NULL. */
+static int pred_new(const river_schema *s, const char *text,
+                    const char *const *fov, river_pred **out,
+                    const char **why)
 {
   const char *dummy;
   river_pred *p;
@@ -319,9 +345,10 @@ int river_pred_create(const river_schema *s, const char *field,
   *out = NULL;
   if ((p = malloc(sizeof *p)) == NULL)
     return RIVER_ENOMEM;
-  rc = river__pred_make(s, field, op, value, &p->p, why);
+  rc = fov == NULL ? pred_parse(s, text, &p->p, why)
+                   : pred_make(s, fov[0], fov[1], fov[2], &p->p, why);
   if (rc != RIVER_SUCCESS) {
-    river__pred_free(&p->p);
+    pred_free(&p->p);
     free(p);
     return rc;
   }
@@ -329,15 +356,39 @@ int river_pred_create(const river_schema *s, const char *field,
   return RIVER_SUCCESS;
 }
 
+int river_pred_create(const river_schema *s, const char *field,
+                      const char *op, const char *value, river_pred **out,
+                      const char **why)
+{
+  const char *fov[3] = {field, op, value};
+
+  return pred_new(s, NULL, fov, out, why);
+}
+
+int river_pred_parse(const river_schema *s, const char *text,
+                     river_pred **out, const char **why)
+{
+  return pred_new(s, text, NULL, out, why);
+}
+
 int river_pred_pass(const river_pred *p, const void *record)
 {
-  return p != NULL && record != NULL && river__pred_pass(&p->p, record);
+  return p != NULL && record != NULL && pred_pass(&p->p, record);
+}
+
+int river_pred_keep(const river_pred *p, const void *recs, size_t n,
+                    void *dst, size_t *kept)
+{
+  if (p == NULL || kept == NULL || (n > 0 && (recs == NULL || dst == NULL)))
+    return RIVER_EINVAL;
+  *kept = pred_keep(&p->p, recs, n, dst);
+  return RIVER_SUCCESS;
 }
 
 void river_pred_destroy(river_pred *p)
 {
   if (p == NULL)
     return;
-  river__pred_free(&p->p);
+  pred_free(&p->p);
   free(p);
 }

@@ -55,7 +55,6 @@ src_libriver_la_SOURCES = \
 	src/gd_client.c \
 	src/gd_server.c \
 	src/gd_alloc.c \
-	src/keys_internal.h \
 	src/keys.c \
 	src/valsort.c \
 	src/flow_internal.h \

@@ -13,7 +13,6 @@
  * against the first of the right) finds the disorder or repeat there.
  */
 #include "river_internal.h"
-#include "keys_internal.h"
 #include "river/valsort.h"
 
 #include <isa-l/crc.h>

@@ -156,8 +156,28 @@ typedef struct river_pred river_pred;
 RIVER_API int river_pred_create(const river_schema *s, const char *field,
                                 const char *op, const char *value,
                                 river_pred **out, const char **why);
+/*
+ * The same from one text "FIELD OP VALUE" (an edge's filter in a flow
+ * spec): the field and the op are the first two words (blanks before
+ * and between them are skipped), the value is the rest after one blank
+ * (it may hold blanks). *out gets the predicate, the caller's to
+ * destroy (river_pred_destroy), or NULL on failure. RIVER_EINVAL with
+ * *why for a NULL s, text or out, text that is not FIELD OP VALUE, or
+ * as river_pred_create; RIVER_ENOMEM.
+ */
+RIVER_API int river_pred_parse(const river_schema *s, const char *text,
+                               river_pred **out, const char **why);
 /* 1 if record passes p, else 0 (0 for a NULL p or record). */
 RIVER_API int river_pred_pass(const river_pred *p, const void *record);
+/*
+ * Keep the records of recs[0..n) (records of p's schema) that pass p,
+ * in their order, at the front of dst, and set *kept to their number.
+ * dst is recs itself (filtering in place) or room for n records that
+ * does not overlap recs. RIVER_EINVAL, with dst and *kept untouched, for
+ * a NULL p or kept, or a NULL recs or dst with n > 0.
+ */
+RIVER_API int river_pred_keep(const river_pred *p, const void *recs,
+                              size_t n, void *dst, size_t *kept);
 RIVER_API void river_pred_destroy(river_pred *p);
 
 #ifdef __cplusplus

@@ -515,6 +515,86 @@ static void test_pred_create_pass(void **state)
   river_schema_destroy(s);
 }
 
+/* river_pred_parse: one text "FIELD OP VALUE" (blanks before and
+ * between the words, the value the rest after one blank); bad text and
+ * NULLs are RIVER_EINVAL with *why, and *out NULL. */
+static void test_pred_parse_text(void **state)
+{
+  river_schema *s = NULL;
+  river_pred *p = NULL, *keep = (river_pred *)&keep;
+  unsigned char rec[10];
+  const char *why = NULL;
+
+  assert_int_equal(river_schema_parse("name:char[6],v:int32", &s),
+                   RIVER_SUCCESS);
+  memset(rec, 0, sizeof rec);
+  memcpy(rec, "a b", 3);
+  assert_int_equal(river_pred_parse(s, " \tname \t== a b", &p, &why),
+                   RIVER_SUCCESS);
+  assert_string_equal(why, "");
+  assert_int_equal(river_pred_pass(p, rec), 1);  /* the value "a b" */
+  river_pred_destroy(p);
+  assert_int_equal(river_pred_parse(s, "name ==  a b", &p, &why),
+                   RIVER_SUCCESS);
+  assert_int_equal(river_pred_pass(p, rec), 0);  /* the value " a b" */
+  river_pred_destroy(p);
+  assert_int_equal(river_pred_parse(s, "  v  <  7", &p, NULL), RIVER_SUCCESS);
+  river_pred_destroy(p);
+
+  p = keep;
+  assert_int_equal(river_pred_parse(s, "v <", &p, &why), RIVER_EINVAL);
+  assert_null(p);
+  assert_non_null(strstr(why, "FIELD OP VALUE"));
+  assert_int_equal(river_pred_parse(s, "", &p, &why), RIVER_EINVAL);
+  assert_non_null(strstr(why, "FIELD OP VALUE"));
+  assert_int_equal(river_pred_parse(s, "v =~ 1", &p, &why), RIVER_EINVAL);
+  assert_non_null(strstr(why, "op is not one of"));
+  assert_int_equal(river_pred_parse(s, "nope == 1", &p, &why),
+                   RIVER_EINVAL);
+  assert_non_null(strstr(why, "no such field"));
+  p = keep;
+  assert_int_equal(river_pred_parse(s, NULL, &p, &why), RIVER_EINVAL);
+  assert_null(p);
+  assert_int_equal(river_pred_parse(NULL, "v == 1", &p, &why),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pred_parse(s, "v == 1", NULL, &why), RIVER_EINVAL);
+  river_schema_destroy(s);
+}
+
+/* river_pred_keep: the passing records, in order, at the front of dst
+ * (in place or into another buffer); NULLs refused, outputs untouched. */
+static void test_pred_keep_in_place_and_apart(void **state)
+{
+  river_schema *s = NULL;
+  river_pred *p = NULL;
+  int32_t v[6] = {5, -1, 9, 2, 7, 0}, out[6] = {0}, want[3] = {5, 9, 7};
+  size_t kept = 99;
+
+  assert_int_equal(river_schema_parse("v:int32", &s), RIVER_SUCCESS);
+  assert_int_equal(river_pred_create(s, "v", ">", "2", &p, NULL),
+                   RIVER_SUCCESS);
+  assert_int_equal(river_pred_keep(p, v, 6, out, &kept), RIVER_SUCCESS);
+  assert_int_equal(kept, 3);
+  assert_memory_equal(out, want, sizeof want);
+  assert_int_equal(out[3], 0);     /* nothing past the kept records */
+  assert_int_equal(river_pred_keep(p, v, 6, v, &kept), RIVER_SUCCESS);
+  assert_int_equal(kept, 3);
+  assert_memory_equal(v, want, sizeof want);
+  assert_int_equal(river_pred_keep(p, NULL, 0, NULL, &kept), RIVER_SUCCESS);
+  assert_int_equal(kept, 0);
+
+  kept = 99;
+  out[0] = 42;
+  assert_int_equal(river_pred_keep(NULL, v, 3, out, &kept), RIVER_EINVAL);
+  assert_int_equal(river_pred_keep(p, v, 3, out, NULL), RIVER_EINVAL);
+  assert_int_equal(river_pred_keep(p, NULL, 3, out, &kept), RIVER_EINVAL);
+  assert_int_equal(river_pred_keep(p, v, 3, NULL, &kept), RIVER_EINVAL);
+  assert_int_equal(kept, 99);
+  assert_int_equal(out[0], 42);
+  river_pred_destroy(p);
+  river_schema_destroy(s);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -543,6 +623,8 @@ int main(void)
     T(test_schema_destroy_null),
     T(test_key_of_and_norm),
     T(test_pred_create_pass),
+    T(test_pred_parse_text),
+    T(test_pred_keep_in_place_and_apart),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);
