@@ -6,7 +6,6 @@ src_libriver_la_SOURCES = \
 	src/river_internal.h \
 	src/file_internal.h \
 	src/file.c \
-	src/schema_internal.h \
 	src/core.c \
 	src/agree.c \
 	src/log.c \

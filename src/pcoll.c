@@ -17,7 +17,6 @@
  * copy, GD's single-copy reads that GD itself recovers from).
  */
 #include "pcoll_internal.h"
-#include "schema_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -363,6 +362,16 @@ int river_pcoll_create(MPI_Comm comm, const char *name,
   return RIVER_SUCCESS;
 }
 
+/* The order of bare keys ka and kb (key_size bytes each) under pc's
+ * schema: < 0, 0 or > 0. */
+static int key_order(const river_pcoll *pc, const void *ka, const void *kb)
+{
+  int c = 0;
+
+  river_schema_compare_keys(pc->schema, ka, kb, &c);
+  return c;
+}
+
 int river_pcoll_write(river_pcoll *pc, const void *records, size_t nrecords)
 {
   const unsigned char *r = records;
@@ -389,12 +398,11 @@ int river_pcoll_write(river_pcoll *pc, const void *records, size_t nrecords)
       memcpy(pc->key_min, k, pc->key_size);
       memcpy(pc->key_max, k, pc->key_size);
     } else {
-      if (river__schema_key_bytes_cmp(pc->schema, k, pc->key_min) < 0)
+      if (key_order(pc, k, pc->key_min) < 0)
         memcpy(pc->key_min, k, pc->key_size);
-      if (river__schema_key_bytes_cmp(pc->schema, k, pc->key_max) > 0)
+      if (key_order(pc, k, pc->key_max) > 0)
         memcpy(pc->key_max, k, pc->key_size);
-      if (pc->info.ordered && river__schema_key_bytes_cmp(pc->schema, k,
-                                                   pc->key_last) < 0)
+      if (pc->info.ordered && key_order(pc, k, pc->key_last) < 0)
         pc->ordered_ok = 0;
     }
     memcpy(pc->key_last, k, pc->key_size);

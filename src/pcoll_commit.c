@@ -8,7 +8,6 @@
  * renamed then from provisional names to their final ones.
  */
 #include "pcoll_internal.h"
-#include "schema_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -91,11 +90,13 @@ static int build_table(river_pcoll *pc, const unsigned char *reports,
     const unsigned char *kmax = kmin + pc->key_size;
     river_pcoll_part *pp = &pc->parts[p];
     struct part_report r;
+    int cmp = 0;
 
     memcpy(&r, rep, sizeof r);
     if (in->ordered && r.nrecords > 0) {
-      if (!r.ordered_ok || (prev_max && river__schema_key_bytes_cmp(
-                                pc->schema, prev_max, kmin) > 0)) {
+      if (prev_max)
+        river_schema_compare_keys(pc->schema, prev_max, kmin, &cmp);
+      if (!r.ordered_ok || cmp > 0) {
         river__error("collection %s: declared ordered, but partition %d %s",
                      in->name, p, r.ordered_ok ? "starts below the end of "
                      "the one before" : "is not in key order");

@@ -11,7 +11,6 @@
  * fields may sit at any offset in a record.
  */
 #include "river_internal.h"
-#include "schema_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -413,11 +412,6 @@ void river_schema_destroy(river_schema *s)
 
 /* ----------------------------------------------------------- queries */
 
-size_t river__schema_record_size(const river_schema *s)
-{
-  return s->record_size;
-}
-
 int river_schema_record_size(const river_schema *s, size_t *size)
 {
   if (s == NULL || size == NULL)
@@ -573,25 +567,24 @@ static int key_cmp_at(const struct river__field *k,
   return r;
 }
 
-int river__schema_key_cmp(const river_schema *s, const void *a, const void *b)
-{
-  const struct river__field *k = &s->field[s->key];
-
-  return key_cmp_at(k, (const unsigned char *)a + k->offset,
-                    (const unsigned char *)b + k->offset);
-}
-
-int river__schema_key_bytes_cmp(const river_schema *s, const void *ka,
-                                const void *kb)
-{
-  return key_cmp_at(&s->field[s->key], ka, kb);
-}
-
 int river_schema_compare(const river_schema *s, const void *a, const void *b,
                          int *cmp)
 {
+  const struct river__field *k;
+
   if (s == NULL || a == NULL || b == NULL || cmp == NULL)
     return RIVER_EINVAL;
-  *cmp = river__schema_key_cmp(s, a, b);
+  k = &s->field[s->key];
+  *cmp = key_cmp_at(k, (const unsigned char *)a + k->offset,
+                    (const unsigned char *)b + k->offset);
+  return RIVER_SUCCESS;
+}
+
+int river_schema_compare_keys(const river_schema *s, const void *ka,
+                              const void *kb, int *cmp)
+{
+  if (s == NULL || ka == NULL || kb == NULL || cmp == NULL)
+    return RIVER_EINVAL;
+  *cmp = key_cmp_at(&s->field[s->key], ka, kb);
   return RIVER_SUCCESS;
 }

@@ -110,6 +110,14 @@ RIVER_API int river_schema_equal(const river_schema *a, const river_schema *b,
 RIVER_API int river_schema_compare(const river_schema *s, const void *a,
                                    const void *b, int *cmp);
 
+/* As river_schema_compare, but ka and kb point at bare keys: the key
+ * field's bytes alone (river_schema_key's size), as copied out of
+ * records, at any alignment. RIVER_EINVAL for any NULL argument (*cmp
+ * untouched). */
+RIVER_API int river_schema_compare_keys(const river_schema *s,
+                                        const void *ka, const void *kb,
+                                        int *cmp);
+
 /* The type's name as in the text form ("int32", ..., "char", "bytes");
  * "unknown" for other values. Never NULL. */
 RIVER_API const char *river_type_name(int type);

@@ -188,6 +188,14 @@ static void test_badparam_schema(void **state)
   assert_int_equal(river_schema_compare(s, NULL, rec, &cmp), RIVER_EINVAL);
   assert_int_equal(river_schema_compare(s, rec, NULL, &cmp), RIVER_EINVAL);
   assert_int_equal(river_schema_compare(s, rec, rec, NULL), RIVER_EINVAL);
+  assert_int_equal(river_schema_compare_keys(NULL, rec, rec, &cmp),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_compare_keys(s, NULL, rec, &cmp),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_compare_keys(s, rec, NULL, &cmp),
+                   RIVER_EINVAL);
+  assert_int_equal(river_schema_compare_keys(s, rec, rec, NULL),
+                   RIVER_EINVAL);
 
   /* None of the refused calls wrote an output. */
   assert_string_equal(name, "keep");
