@@ -15,7 +15,6 @@
  * scales a rate, does nothing (river_ctx_perturb still gives it).
  */
 #include "flow_run_internal.h"
-#include "throttle_internal.h"
 
 #include <stdlib.h>
 
@@ -36,7 +35,7 @@ int river__emul_init(struct river__emul *e, river_ctx *ctx)
   if (spec[0] != '\0')
     rc = river_perturb_parse(spec, &e->perturb);   /* checked already */
   if (rc == RIVER_SUCCESS && cpu > 0)
-    rc = river__stage_throttle((double)cpu, &e->cpu);
+    rc = river_throttle_create_stage((double)cpu, &e->cpu);
   return rc;
 }
 
@@ -72,7 +71,7 @@ void river__emul_charge_cpu(struct river__emul *e, int instance,
   if (e->cpu == NULL)
     return;
   river_throttle_set_factor(e->cpu, factor(e, RIVER_PERTURB_CPU, instance));
-  e->cpu_ready = river__throttle_take(e->cpu, bytes);
+  river_throttle_take(e->cpu, bytes, &e->cpu_ready);
 }
 
 /* Disk d's bucket, made at its first use; NULL if out of memory. */
@@ -93,7 +92,7 @@ static river_throttle *disk_of(struct river__emul *e, int d)
   }
   x = &e->disks[e->ndisks];
   x->disk = d;
-  if (river__stage_throttle(e->disk_rate, &x->thr) != RIVER_SUCCESS)
+  if (river_throttle_create_stage(e->disk_rate, &x->thr) != RIVER_SUCCESS)
     return NULL;
   e->ndisks++;
   return x->thr;

@@ -44,7 +44,6 @@ src_libriver_la_SOURCES = \
 	src/dq_producer.c \
 	src/dq_consumer.c \
 	src/dq_credit.c \
-	src/throttle_internal.h \
 	src/throttle.c \
 	src/perturb.c \
 	src/cpu_hog.c \

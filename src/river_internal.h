@@ -16,8 +16,7 @@
  * A header is base when it carries no concept's types (no collection,
  * queue, flow, schema, ...), only its own and the public API's, and
  * rests only on lower layers: the OS, MPI and this file. Every other
- * private header is one concept's (throttle_internal.h,
- * collection_internal.h,
+ * private header is one concept's (collection_internal.h,
  * pcoll_internal.h, dq_internal.h, gd_internal.h with
  * gd_alloc_internal.h, flow_internal.h with flow_run_internal.h, ...),
  * included by that concept's files only. At the end of this file,

@@ -22,7 +22,6 @@
  */
 #include "river_internal.h"
 #include "sched_internal.h"
-#include "throttle_internal.h"
 
 #include <stdlib.h>
 
@@ -38,7 +37,7 @@ struct river_throttle {
   double last;     /* river_wtime() of the last refill */
   double slept;    /* seconds consume() has slept */
   int unused;      /* a stage's bucket not yet charged: it earns nothing
-                      until its first use (river__stage_throttle) */
+                      until its first use (a stage's bucket) */
   int own_time;    /* a stage's bucket: it banks at most burst x factor,
                       the burst's time at its current rate */
 };
@@ -92,23 +91,21 @@ static void take(river_throttle *t, double piece)
   refill(t, after);
 }
 
-double river__throttle_take(river_throttle *t, size_t bytes)
+int river_throttle_take(river_throttle *t, size_t bytes, double *ready)
 {
-  double now = river_wtime();
+  double now;
 
+  if (t == NULL || ready == NULL)
+    return RIVER_EINVAL;
+  now = river_wtime();
   refill(t, now);
   t->tokens -= (double)bytes;
-  return t->tokens >= 0 ? now : now + -t->tokens / (t->rate * t->factor);
+  *ready = t->tokens >= 0 ? now : now + -t->tokens / (t->rate * t->factor);
+  return RIVER_SUCCESS;
 }
 
-void river__throttle_restart(river_throttle *t)
-{
-  t->tokens = 0.0;
-  t->last = river_wtime();
-}
-
-/* A stage's bucket (throttle_internal.h): the public default (50 ms of
- * work), but empty at its first use, having earned nothing before it.
+/* A stage's bucket: river_throttle_create's default (50 ms of work),
+ * but empty at its first use, having earned nothing before it.
  * Full at creation, as river_throttle_create makes it, every stage of
  * a flow started with 50 ms of free work that the fluid ideal does not
  * count; empty at creation, a stage that idled before its first work (a
@@ -123,7 +120,7 @@ void river__throttle_restart(river_throttle *t)
  * 200 ms. A smaller burst would also turn the lateness of a task
  * waiting its turn (cooperative, src/sched.c, on an oversubscribed
  * core) into lost work, and was not measured apart from this change. */
-int river__stage_throttle(double rate, river_throttle **out)
+int river_throttle_create_stage(double rate, river_throttle **out)
 {
   int rc = river_throttle_create(rate, 0, out);
 

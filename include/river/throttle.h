@@ -39,6 +39,17 @@ typedef struct river_throttle river_throttle;
 RIVER_API int river_throttle_create(double rate, double burst,
                                     river_throttle **out);
 
+/*
+ * A flow stage's bucket, as a stage's cpu_rate and disk_rate get (and a
+ * module that emulates a rate of its own may take): river_throttle_create
+ * (rate, 0, out), but empty at its first use, having earned nothing
+ * before it, and while idle after it banking at most the burst's time
+ * at its current rate (burst x factor bytes: a stage perturbed to a
+ * quarter speed banks 50 ms of its own work, not 200 ms). Errors as
+ * river_throttle_create's.
+ */
+RIVER_API int river_throttle_create_stage(double rate, river_throttle **out);
+
 /* Free t; NULL is a no-op. */
 RIVER_API void river_throttle_destroy(river_throttle *t);
 
@@ -49,6 +60,17 @@ RIVER_API void river_throttle_destroy(river_throttle *t);
  * pieces, so long-run throughput is exactly `rate` x the current factor.
  */
 RIVER_API int river_throttle_consume(river_throttle *t, size_t bytes);
+
+/*
+ * Account for `bytes` of work now, without waiting: *ready gets the
+ * time (river_wtime) at which t is out of the debt that leaves (now, or
+ * earlier, if none), for a caller that waits on its own terms (a flow
+ * stage's emulated CPU: its next get waits until then). What it waits
+ * is not counted in river_throttle_slept. RIVER_EINVAL for a NULL t or
+ * ready (nothing taken, *ready untouched).
+ */
+RIVER_API int river_throttle_take(river_throttle *t, size_t bytes,
+                                  double *ready);
 
 /* Multiply the rate by factor (> 0) from now on (1 = nominal). */
 RIVER_API int river_throttle_set_factor(river_throttle *t, double factor);

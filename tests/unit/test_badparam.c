@@ -271,8 +271,13 @@ static void test_badparam_throttle(void **state)
   assert_int_equal(river_throttle_create(1e6, nan, &t), RIVER_EINVAL);
   assert_int_equal(river_throttle_create(1e6, inf, &t), RIVER_EINVAL);
   assert_non_null(strstr(msgs, "burst"));
+  assert_int_equal(river_throttle_create_stage(1e6, NULL), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create_stage(0, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create_stage(nan, &t), RIVER_EINVAL);
+  assert_int_equal(river_throttle_create_stage(inf, &t), RIVER_EINVAL);
   assert_ptr_equal(t, tkeep);
   assert_int_equal(river_throttle_consume(NULL, 1), RIVER_EINVAL);
+  assert_int_equal(river_throttle_take(NULL, 1, &d), RIVER_EINVAL);
   assert_int_equal(river_throttle_set_factor(NULL, 1), RIVER_EINVAL);
   assert_int_equal(river_throttle_rate(NULL, &d), RIVER_EINVAL);
   assert_int_equal(river_throttle_slept(NULL, &d), RIVER_EINVAL);
@@ -284,6 +289,8 @@ static void test_badparam_throttle(void **state)
   assert_non_null(strstr(msgs, "factor"));
   assert_int_equal(river_throttle_rate(t, NULL), RIVER_EINVAL);
   assert_int_equal(river_throttle_slept(t, NULL), RIVER_EINVAL);
+  assert_int_equal(river_throttle_take(t, 1, NULL), RIVER_EINVAL);
+  assert_true(d == 7);     /* no refusal wrote an output */
   assert_int_equal(river_throttle_rate(t, &d), RIVER_SUCCESS);
   assert_true(d == 1e6);   /* the refused factors changed nothing */
   river_throttle_destroy(t);

@@ -1,11 +1,12 @@
 /*
  * test_stage_throttle - a flow stage's emulated CPU or disk
- * (river__stage_throttle, src/throttle.c, compiled in: it is internal):
+ * (river_throttle_create_stage, src/throttle.c, compiled in with the
+ * scheduler and the backoff, whose river__sleep_until it uses):
  * it earns nothing before its first use, and while idle after it banks
  * at most 50 ms of its own work at its current rate, not the nominal
- * rate's bytes. (The public bucket, river_throttle_create, is full at
- * creation and banks 50 ms at the nominal rate: with it, the waits
- * below would be 0.)
+ * rate's bytes. (river_throttle_create's bucket is full at creation
+ * and banks 50 ms at the nominal rate: with it, the waits below would
+ * be 0.)
  *
  * Every bound is a lower bound on wall time (bytes the bucket must not
  * have had for free): a loaded machine only makes a wait longer.
@@ -17,7 +18,6 @@
 
 #include <river.h>
 #include "river_internal.h"
-#include "throttle_internal.h"
 
 #include <time.h>
 
@@ -44,7 +44,7 @@ static void test_first_use(void **state)
   river_throttle *st = NULL;
 
   (void)state;
-  assert_int_equal(river__stage_throttle(RATE, &st), RIVER_SUCCESS);
+  assert_int_equal(river_throttle_create_stage(RATE, &st), RIVER_SUCCESS);
   pause_for(0.1);
   assert_true(timed_consume(st, RATE * 0.05) >= 0.0499);
   river_throttle_destroy(st);
@@ -59,7 +59,7 @@ static void test_bank_follows_factor(void **state)
   river_throttle *st = NULL;
 
   (void)state;
-  assert_int_equal(river__stage_throttle(RATE, &st), RIVER_SUCCESS);
+  assert_int_equal(river_throttle_create_stage(RATE, &st), RIVER_SUCCESS);
   assert_int_equal(river_throttle_set_factor(st, 0.25), RIVER_SUCCESS);
   (void)timed_consume(st, 1000);    /* the first use */
   pause_for(0.3);

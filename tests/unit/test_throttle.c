@@ -287,6 +287,39 @@ static void test_throttle_huge_counts(void **state)
   river_throttle_destroy(t);
 }
 
+/* river_throttle_take charges without waiting and says when the debt
+ * is paid: from a full bucket (burst 100 kB at 1 MB/s) 50 kB leave no
+ * debt (ready: now), 100 kB more a debt paid 50 ms after the first take,
+ * whenever the second came (the bucket refills between them); a stage's
+ * bucket (river_throttle_create_stage) is empty at its first use: 10 kB
+ * then are paid 10 ms after. Every bound is exact, whatever the load:
+ * ready is max(now, t1 + 0.05) with t1 inside the first take. */
+static void test_throttle_take_no_wait(void **state)
+{
+  river_throttle *t = NULL;
+  double t0, t1, ready = -1, slept = -1;
+
+  assert_int_equal(river_throttle_create(1e6, 1e5, &t), RIVER_SUCCESS);
+  t0 = river_wtime();
+  assert_int_equal(river_throttle_take(t, 50000, &ready), RIVER_SUCCESS);
+  t1 = river_wtime();
+  assert_true(ready >= t0 && ready <= t1);
+  assert_int_equal(river_throttle_take(t, 100000, &ready), RIVER_SUCCESS);
+  assert_true(ready >= t0 + 0.05 - 1e-9);
+  assert_true(ready <= (river_wtime() > t1 + 0.05 ? river_wtime()
+                                                   : t1 + 0.05) + 1e-9);
+  assert_int_equal(river_throttle_slept(t, &slept), RIVER_SUCCESS);
+  assert_true(slept == 0.0);   /* take never waits */
+  river_throttle_destroy(t);
+
+  assert_int_equal(river_throttle_create_stage(1e6, &t), RIVER_SUCCESS);
+  t0 = river_wtime();
+  assert_int_equal(river_throttle_take(t, 10000, &ready), RIVER_SUCCESS);
+  t1 = river_wtime();
+  assert_true(ready >= t0 + 0.01 - 1e-9 && ready <= t1 + 0.01 + 1e-9);
+  river_throttle_destroy(t);
+}
+
 static void test_throttle_bad_args(void **state)
 {
   river_throttle *keep = (river_throttle *)&keep, *t = keep;
@@ -599,6 +632,7 @@ int main(void)
     cmocka_unit_test_teardown(test_throttle_default_burst_floor, reset),
     cmocka_unit_test_teardown(test_throttle_set_factor, reset),
     cmocka_unit_test_teardown(test_throttle_huge_counts, reset),
+    cmocka_unit_test_teardown(test_throttle_take_no_wait, reset),
     cmocka_unit_test_teardown(test_throttle_bad_args, reset),
     cmocka_unit_test_teardown(test_perturb_valid_specs, reset),
     cmocka_unit_test_teardown(test_perturb_errors, reset),
