@@ -71,7 +71,7 @@ static int rate_ok(const river_flow *f, const river__stage *s,
   return RIVER_EINVAL;
 }
 
-/* The emulation arguments (src/emulate.c): the rates, and `perturb`
+/* The emulation arguments (src/flow_emulate.c): the rates, and `perturb`
  * parses and, with a cpu_rate, its "cpu:I" clauses name instances the
  * stage has. (Disk clauses are the I/O modules' to check: they know
  * their disks.) */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Edge e's partitioner (src/partition.c), saying what is wrong. */
+/* Edge e's partitioner (src/flow_partition.c), saying what is wrong. */
 static int find_key(const river_flow *f, const river__edge *e,
                     const river_schema *s, struct river__part *p)
 {

@@ -1,7 +1,10 @@
 /*
- * flow_run_internal.h - a running flow, as src/flow_run.c (set-up, the
- * scheduler, tear-down) and src/flow_io.c (what a module calls: get,
- * put, select, ...) share it.
+ * flow_run_internal.h - a running flow, as the flow runtime's files
+ * share it: src/flow_run.c (set-up, the scheduler, tear-down),
+ * src/flow_io.c (what a module calls: get, put, select, ...),
+ * src/flow_abort.c (abort notices), src/flow_emulate.c (a stage
+ * instance's emulated CPU and disks) and src/flow_partition.c (where an
+ * exchange edge sends a record).
  *
  * Every rank runs the instances placed on it as cooperative tasks of
  * one scheduler (src/sched.c): a module that cannot get or put now
@@ -52,7 +55,7 @@ struct river__out {
   unsigned char *fbuf;
 };
 
-/* A stage instance's emulation (src/emulate.c): its CPU and disks. */
+/* A stage instance's emulation (src/flow_emulate.c): its CPU and disks. */
 struct river__edisk {
   int disk;
   river_throttle *thr;
@@ -173,7 +176,7 @@ struct river__abort_tree {
   int note[2], ack[2];
 };
 
-/* The partitioner of an exchange edge (src/partition.c): its key, and
+/* The partitioner of an exchange edge (src/flow_partition.c): its key, and
  * how records are placed: by hash, by range over the evenly split key
  * space, or (set by the producing module, river_set_partitioner) by
  * nsplit splitters, normalized keys (river_key_norm) of k.size bytes
@@ -221,7 +224,7 @@ int river__flow_aborted(river_flow *f);
  * queues are not ready. Returns the first error of a close. */
 int river__inst_finish(struct river__inst *in);
 
-/* src/partition.c: the partition function of every exchange edge (ctx:
+/* src/flow_partition.c: the partition function of every exchange edge (ctx:
  * its struct river__part). */
 int river__part_fn(const void *record, int n, void *ctx);
 

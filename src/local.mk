@@ -62,8 +62,8 @@ src_libriver_la_SOURCES = \
 	src/flow_run_internal.h \
 	src/flow_abort.c \
 	src/flow_run.c \
-	src/emulate.c \
-	src/partition.c \
+	src/flow_emulate.c \
+	src/flow_partition.c \
 	src/flow_io.c \
 	src/flowspec.c \
 	src/modules/modules.h \

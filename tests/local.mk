@@ -194,7 +194,7 @@ tests_unit_test_stage_throttle_SOURCES = tests/unit/test_stage_throttle.c \
 tests_unit_test_stage_throttle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So are the exchange partitioners.
 tests_unit_test_partition_SOURCES = tests/unit/test_partition.c \
-	src/partition.c
+	src/flow_partition.c
 tests_unit_test_partition_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 # So is the modules' radix sort.
 tests_unit_test_sort_SOURCES = tests/unit/test_sort.c src/modules/radix.c \

@@ -1,6 +1,6 @@
 /*
  * test_partition - where an exchange edge sends a record
- * (src/partition.c), in the one key order (river_key_norm):
+ * (src/flow_partition.c), in the one key order (river_key_norm):
  *
  *   range     int32 keys over 4 consumers: consumer floor((k + 2^31) /
  *             2^30), so -2^31, -1, 0 and 2^31 - 1 go to 0, 1, 2 and 3;

@@ -1,7 +1,9 @@
 /*
- * partition.c - where an exchange edge sends each record: by a hash of
- * its key field, by range over the evenly split key space, or by the
- * splitters its producing module sets (river_set_partitioner). Every
+ * flow_partition.c - a part of the flow runtime: where an exchange edge
+ * sends each record (river__part_fn, its queue's partition function):
+ * by a hash of its key field, by range over the evenly split key space,
+ * or by the splitters its producing module sets (river_set_partitioner,
+ * src/flow_io.c). Every
  * order here is river_key_norm's (src/keys.c), the one key order of
  * River: a splitter is a key normalized, and a range is the first 8
  * bytes of the normalized key read as a big-endian number.

@@ -1,7 +1,10 @@
 /*
- * emulate.c - a stage instance's emulation, in one place: the arguments
- * every stage takes (cpu_rate, perturb) and the disk_rate of the modules
- * that declare it, read and parsed once when the instance is made.
+ * flow_emulate.c - a part of the flow runtime: a stage instance's
+ * emulation, in one place: the arguments every stage takes (cpu_rate,
+ * perturb) and the disk_rate of the modules that declare it, read and
+ * parsed once when the instance is made, on the public emulation API
+ * (river/throttle.h: a stage's buckets, river_throttle_create_stage;
+ * river/perturb.h).
  *
  *   CPU   what river_get hands over keeps the stage's CPU busy for
  *         bytes / (cpu_rate x its perturb "cpu:I" factor now): a debt in
