@@ -4,10 +4,16 @@
  *   mpirun -n N river-bench SUITE EXPERIMENT [--perturb SPEC] [--csv FILE]
  *                           [--bind] ...
  *
- * This file holds main, the options, the result rows and the CSV; it is
- * driven by the suite table below, one line per suite, which names each
- * suite's usage and its two entry points (is this one of your
- * experiments; run it). Each suite is a file of its own: dq (the
+ * This file holds main, the options every suite shares (struct bench),
+ * the one option parser, the result rows and the CSV. It names the
+ * suites in one place only, the suite table SUITES below. Each suite is
+ * a file of its own that defines a struct bench_suite (bench.h): its
+ * experiments and its own options, kept in a struct of its own that its
+ * option table points into. The parser reads the shared options and the
+ * chosen suite's, and refuses another suite's by name ("--block-size is
+ * not an option of suite 'dq'"); the usage lists each suite's own. A new
+ * suite is one new file plus its line in SUITES (and its file in
+ * apps/local.mk): nothing else here changes. The suites: dq (the
  * distributed queue, bench_dq.c), gd (graduated declustering,
  * bench_gd.c), sort (flows/sort.yaml, bench_sort.c), join
  * (flows/join.yaml, bench_join.c) and scale (a queue's memory and work
@@ -34,60 +40,100 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* A suite: its name, its usage (what follows "river-bench NAME "), whether
- * its rows carry finish_spread, and its two entry points. */
-struct suite {
-  const char *name;
-  const char *usage;
-  int spread;
-  const char *csv_header;  /* NULL: bench_row's columns */
-  int (*known)(const char *experiment);
-  int (*run)(struct bench *b, const char *experiment);
-};
+/* The suite table: X(NAME) for each suite, whose file bench_NAME.c
+ * defines bench_NAME_suite. The only place this file names a suite. */
+#define SUITES(X) \
+  X(dq)    /* the distributed queue */ \
+  X(gd)    /* graduated declustering */ \
+  X(sort)  /* flows/sort.yaml; real: against GNU sort */ \
+  X(join)  /* flows/join.yaml and join_replicated.yaml */ \
+  X(scale) /* a queue's memory and work per message against the ranks */
 
-static const struct suite suites[] = {
-  {"dq", bench_dq_usage, 0, NULL, bench_dq_known, bench_dq_run},
-  {"gd", bench_gd_usage, 1, NULL, bench_gd_known, bench_gd_run},
-  {"sort", bench_sort_usage, 0, NULL, bench_sort_known, bench_sort_run},
-  {"join", bench_join_usage, 0, NULL, bench_join_known, bench_join_run},
-  {"scale", bench_scale_usage, 0, bench_scale_csv_header, bench_scale_known,
-   bench_scale_run},
-};
+#define SUITE_DECLARE(name) \
+  extern const struct bench_suite bench_##name##_suite;
+#define SUITE_ENTRY(name) &bench_##name##_suite,
+SUITES(SUITE_DECLARE)
+static const struct bench_suite *const suites[] = {SUITES(SUITE_ENTRY)};
 
 #define NSUITES (sizeof suites / sizeof suites[0])
 
+/* The run's state, with the options every suite shares at their
+ * defaults (see doc/results.md for why): 40 MB/s emulated disks, runs of
+ * about 1.5 s, 3 runs of each policy. The suites' own defaults are in
+ * their files. */
+static struct bench state = {.rate_mbps = 40, .seconds = 1.5, .repeats = 3};
+static const char *csv_path;   /* --csv */
+
+static const struct bench_opt shared_opts[] = {
+  {"csv", "FILE", "a CSV row for each run (rank 0 writes it)",
+   bench_opt_string, &csv_path, 0, 0},
+  {"perturb", "SPEC", "slow disks or CPUs: \"disk:1=0.5;cpu:3=0.25\" "
+   "(perturb.h)", bench_opt_string, &state.perturb_text, 0, 0},
+  {"rate", "MBPS", "(40): the emulated disk rate", bench_opt_positive,
+   &state.rate_mbps, 0, 0},
+  {"seconds", "S", "(1.5): about how long a run takes", bench_opt_positive,
+   &state.seconds, 0, 0},
+  {"repeats", "R", "(3, 1..63): runs of each policy, interleaved",
+   bench_opt_int, &state.repeats, 1, 63},
+  {"bind", NULL, "bind unbound ranks to their node's cores (river "
+   "--bind)", bench_opt_flag, &state.bind, 0, 0},
+};
+
+#define NSHARED (sizeof shared_opts / sizeof shared_opts[0])
+
 /* ------------------------------------------------------------- helpers */
+
+/* An option's usage line. */
+static void usage_opt(const struct bench_opt *o)
+{
+  char head[48];
+
+  snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "",
+           o->arg ? o->arg : "");
+  fprintf(stderr, "    %-22s %s\n", head, o->help);
+}
 
 void bench_usage(const char *msg)
 {
-  int rank = 0;
-  size_t i;
+  const struct bench_suite *s;
+  size_t i, j;
 
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0)
+  if (state.rank != 0)
     return;
-  fprintf(stderr, "river-bench: %s\n", msg);
-  for (i = 0; i < NSUITES; i++)
-    fprintf(stderr, "%sriver-bench %s %s", i ? "       " : "usage: ",
-            suites[i].name, suites[i].usage);
-  fprintf(stderr, "every suite: --bind binds each rank the launcher left "
-          "unbound to a core of its node (as river --bind)\n");
+  fprintf(stderr, "river-bench: %s\n"
+          "usage: river-bench SUITE EXPERIMENT [OPTION]...\n"
+          "  options of every suite:\n", msg);
+  for (i = 0; i < NSHARED; i++)
+    usage_opt(&shared_opts[i]);
+  for (i = 0; i < NSUITES; i++) {
+    s = suites[i];
+    fprintf(stderr, "  river-bench %s ", s->name);
+    for (j = 0; j < s->nexperiments; j++)
+      fprintf(stderr, "%s%s", j ? "|" : "", s->experiments[j].name);
+    fprintf(stderr, "\n");
+    for (j = 0; j < s->nopts; j++)
+      usage_opt(&s->opts[j]);
+    if (s->notes)
+      fprintf(stderr, "%s", s->notes);
+  }
 }
 
-const struct bench_experiment *bench_find(const struct bench_experiment *t,
-                                          size_t n, const char *name)
+/* The experiment of s called name, or NULL. */
+static const struct bench_experiment *find_experiment(
+    const struct bench_suite *s, const char *name)
 {
   size_t i;
 
-  for (i = 0; i < n; i++)
-    if (strcmp(name, t[i].name) == 0)
-      return &t[i];
+  for (i = 0; i < s->nexperiments; i++)
+    if (strcmp(name, s->experiments[i].name) == 0)
+      return &s->experiments[i];
   return NULL;
 }
 
@@ -256,6 +302,202 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc)
   return rc;
 }
 
+/* ------------------------------------------------------------- options */
+
+/* "--NAME" of o, for the messages. */
+static const char *flag_of(const struct bench_opt *o, char *buf, size_t len)
+{
+  snprintf(buf, len, "--%s", o->name);
+  return buf;
+}
+
+int bench_opt_int(const struct bench_opt *o, const char *val)
+{
+  char flag[64];
+  uint64_t v;
+
+  if (app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 0,
+                    &v) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  *(int *)o->dst = (int)v;
+  return RIVER_SUCCESS;
+}
+
+int bench_opt_size(const struct bench_opt *o, const char *val)
+{
+  char flag[64];
+  uint64_t v;
+
+  if (app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 1,
+                    &v) != RIVER_SUCCESS)
+    return RIVER_EINVAL;
+  *(size_t *)o->dst = (size_t)v;
+  return RIVER_SUCCESS;
+}
+
+int bench_opt_u64(const struct bench_opt *o, const char *val)
+{
+  char flag[64];
+
+  return app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 1,
+                       (uint64_t *)o->dst);
+}
+
+/* A finite double, > 0 or (zero_ok) >= 0; the whole of val. */
+static int opt_double(const struct bench_opt *o, const char *val,
+                      int zero_ok)
+{
+  char *end = NULL;
+  double v = 0;
+
+  errno = 0;
+  if (val != NULL)
+    v = strtod(val, &end);
+  if (val == NULL || end == val || *end != '\0' || errno != 0
+      || !isfinite(v) || v < 0 || (v == 0 && !zero_ok)) {
+    if (state.rank == 0)
+      river_log(RIVER_LOG_ERROR, "--%s %s: expected a number %s 0", o->name,
+                val ? val : "", zero_ok ? ">=" : ">");
+    return RIVER_EINVAL;
+  }
+  *(double *)o->dst = v;
+  return RIVER_SUCCESS;
+}
+
+int bench_opt_positive(const struct bench_opt *o, const char *val)
+{
+  return opt_double(o, val, 0);
+}
+
+int bench_opt_nonnegative(const struct bench_opt *o, const char *val)
+{
+  return opt_double(o, val, 1);
+}
+
+int bench_opt_string(const struct bench_opt *o, const char *val)
+{
+  *(const char **)o->dst = val;
+  return RIVER_SUCCESS;
+}
+
+int bench_opt_flag(const struct bench_opt *o, const char *val)
+{
+  (void)val;
+  *(int *)o->dst = 1;
+  return RIVER_SUCCESS;
+}
+
+/* The option called name in t[0..n), or NULL. */
+static const struct bench_opt *find_opt(const struct bench_opt *t, size_t n,
+                                        const char *name)
+{
+  size_t i;
+
+  for (i = 0; t && i < n; i++)
+    if (strcmp(name, t[i].name) == 0)
+      return &t[i];
+  return NULL;
+}
+
+/* getopt_long's table: the shared options, then every suite's (each name
+ * once), then --help; NULL if out of memory. Every suite's, so that an
+ * abbreviation matches as it always did, and another suite's option is
+ * recognized and refused by name rather than said unknown. Entry i
+ * returns OPT_VAL + i: distinct values, so that glibc calls an
+ * abbreviation of two options ambiguous (it takes the first of two
+ * that return the same). */
+#define OPT_VAL 256
+
+static struct option *getopt_table(void)
+{
+  struct option *t;
+  size_t n = NSHARED + 2, k = 0, i, j, m;
+
+  for (i = 0; i < NSUITES; i++)
+    n += suites[i]->nopts;
+  t = calloc(n, sizeof *t);
+  if (t == NULL)
+    return NULL;
+  for (i = 0; i < NSUITES + 1; i++)
+    for (j = 0; j < (i == 0 ? NSHARED : suites[i - 1]->nopts); j++) {
+      const struct bench_opt *o = i == 0 ? &shared_opts[j]
+                                         : &suites[i - 1]->opts[j];
+      for (m = 0; m < k && strcmp(t[m].name, o->name) != 0; m++)
+        ;
+      if (m == k) {
+        t[k] = (struct option){o->name, o->arg ? required_argument
+                                               : no_argument,
+                               NULL, OPT_VAL + (int)k};
+        k++;
+      }
+    }
+  t[k] = (struct option){"help", no_argument, NULL, 'h'};
+  return t;   /* calloc'ed: ends in a zero entry */
+}
+
+/* Option `name` of the command line, with val: a shared option or one of
+ * suite s's, parsed; another suite's refused, said by rank 0. */
+static int take_opt(const struct bench_suite *s, const char *name,
+                    const char *val)
+{
+  const struct bench_opt *o = find_opt(shared_opts, NSHARED, name);
+  char msg[160];
+
+  if (o == NULL)
+    o = find_opt(s->opts, s->nopts, name);
+  if (o != NULL)
+    return o->parse(o, val);
+  snprintf(msg, sizeof msg, "--%s is not an option of suite '%s'", name,
+           s->name);
+  bench_usage(msg);
+  return RIVER_EINVAL;
+}
+
+/* Parse the options after SUITE EXPERIMENT: the shared ones into b (and
+ * csv_path), suite s's into its own struct. Returns 1 for --help, else
+ * RIVER_SUCCESS or a RIVER_E* code (said once, by rank 0). */
+static int parse_opts(struct bench *b, const struct bench_suite *s, int argc,
+                      char **argv)
+{
+  struct option *t = getopt_table();
+  char msg[160];
+  int c, rc = RIVER_SUCCESS;
+
+  if (t == NULL)
+    return RIVER_ENOMEM;
+  opterr = 0;
+  while (rc == RIVER_SUCCESS
+         && (c = getopt_long(argc, argv, ":h", t, NULL)) != -1) {
+    if (c >= OPT_VAL) {
+      rc = take_opt(s, t[c - OPT_VAL].name, optarg);
+    } else if (c == 'h') {
+      bench_usage("help");
+      rc = 1;
+    } else {
+      /* ':' (no value) or '?': glibc has stepped past the word, and
+       * optopt is the option's value if it has one (a value given to
+       * a flag), else 0 (unknown or ambiguous long) */
+      if (c == ':')
+        snprintf(msg, sizeof msg, "%s needs a value", argv[optind - 1]);
+      else if (optopt >= OPT_VAL)
+        snprintf(msg, sizeof msg, "--%s takes no value",
+                 t[optopt - OPT_VAL].name);
+      else if (optopt != 0)
+        snprintf(msg, sizeof msg, "unknown option -%c", optopt);
+      else
+        snprintf(msg, sizeof msg, "unknown or ambiguous option %s",
+                 argv[optind - 1]);
+      bench_usage(msg);
+      rc = RIVER_EINVAL;
+    }
+  }
+  free(t);
+  if (rc == RIVER_SUCCESS && b->perturb_text
+      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS)
+    rc = RIVER_EFORMAT;
+  return rc;
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* Open the CSV (rank 0) and write its header. */
@@ -276,158 +518,58 @@ static int open_csv(struct bench *b, const char *path)
   return RIVER_SUCCESS;
 }
 
-/* Parse the options after SUITE EXPERIMENT into b. Returns 1 for --help,
- * else RIVER_SUCCESS or a RIVER_E* code (said on rank 0). */
-static int parse_opts(struct bench *b, int argc, char **argv)
-{
-  static const struct option opts[] = {
-    {"perturb", required_argument, NULL, 'p'},
-    {"csv", required_argument, NULL, 'c'},
-    {"rate", required_argument, NULL, 'r'},
-    {"seconds", required_argument, NULL, 's'},
-    {"credits", required_argument, NULL, 'k'},
-    {"message-size", required_argument, NULL, 'm'},
-    {"outstanding", required_argument, NULL, 'o'},
-    {"block-size", required_argument, NULL, 'b'},
-    {"seek-ms", required_argument, NULL, 'e'},
-    {"cpu-rate", required_argument, NULL, 'u'},
-    {"repeats", required_argument, NULL, 'R'},
-    {"records", required_argument, NULL, 'n'},
-    {"bind", no_argument, NULL, 'B'},
-    {"group", required_argument, NULL, 'g'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-  const char *csv = NULL;
-  char *end;
-  uint64_t v;
-  int o;
-
-  opterr = 0;
-  while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (o) {
-    case 'p': b->perturb_text = optarg; break;
-    case 'c': csv = optarg; break;
-    case 'r': b->rate_mbps = strtod(optarg, &end); break;
-    case 's': b->seconds = strtod(optarg, &end); break;
-    case 'k': b->credits = atoi(optarg); break;
-    case 'm':
-      if (app_parse_u64("--message-size", optarg, 1, SIZE_MAX, 1, &v)
-          != RIVER_SUCCESS)
-        return RIVER_EINVAL;
-      b->message_size = (size_t)v;
-      b->message_size_set = 1;
-      break;
-    case 'o': b->outstanding = atoi(optarg); break;
-    case 'b':
-      if (app_parse_u64("--block-size", optarg, 0, SIZE_MAX, 1, &v)
-          != RIVER_SUCCESS)
-        return RIVER_EINVAL;
-      b->block_size = (size_t)v;
-      break;
-    case 'e': b->seek_ms = strtod(optarg, &end); break;
-    case 'u': b->cpu_rate_mbps = strtod(optarg, &end); break;
-    case 'R': b->repeats = atoi(optarg); break;
-    case 'n':
-      if (app_parse_u64("--records", optarg, 0, UINT64_MAX, 1, &v)
-          != RIVER_SUCCESS)
-        return RIVER_EINVAL;
-      b->records = v;
-      break;
-    case 'B': b->bind = 1; break;
-    case 'g': b->group = atoi(optarg); break;
-    case 'h': bench_usage("help"); return 1;
-    default: bench_usage("unknown option"); return RIVER_EINVAL;
-    }
-  }
-  if (!(b->rate_mbps > 0) || !(b->seconds > 0) || b->credits < 0
-      || b->outstanding < 1 || b->block_size < 100 || !(b->seek_ms >= 0)
-      || !(b->cpu_rate_mbps >= 0) || b->repeats < 1 || b->repeats > 63
-      || b->records < 1 || b->records > ((uint64_t)1 << 40)
-      || b->group < 0 || b->group == 1) {
-    bench_usage("--rate and --seconds must be > 0, --credits >= 0, "
-                "--outstanding >= 1, --block-size >= 100, --seek-ms >= 0, "
-                "--cpu-rate >= 0, --repeats 1..63, --records 1..2^40, "
-                "--group 0 or >= 2");
-    return RIVER_EINVAL;
-  }
-  if (b->perturb_text
-      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS)
-    return RIVER_EFORMAT;
-  if (csv && b->rank == 0)
-    return open_csv(b, csv);
-  return RIVER_SUCCESS;
-}
-
 /* The suite called name, or NULL. */
-static const struct suite *find_suite(const char *name)
+static const struct bench_suite *find_suite(const char *name)
 {
   size_t i;
 
   for (i = 0; i < NSUITES; i++)
-    if (strcmp(name, suites[i].name) == 0)
-      return &suites[i];
+    if (strcmp(name, suites[i]->name) == 0)
+      return suites[i];
   return NULL;
-}
-
-/* The defaults (see doc/results.md for why): 40 MB/s emulated disks, runs
- * of about 1.5 s, 64 KiB messages and 2 credits per pair, so that what a
- * slow consumer has queued at the end of a run (credits x producers x
- * message size) is small beside the run; for GD, 256 KiB blocks, 2
- * requests out per mirror, and a 0.5 ms seek when seeks are on (a block's
- * 6.5 ms at 40 MB/s plus 8%, as a 10 MB/s disk's 512 KiB request plus a
- * 4 ms seek). */
-static void set_defaults(struct bench *b)
-{
-  b->rate_mbps = 40;
-  b->seconds = 1.5;
-  b->credits = 2;
-  b->message_size = 64 << 10;
-  b->outstanding = RIVER_GD_DEFAULT_OUTSTANDING;
-  b->block_size = 256 << 10;
-  b->seek_ms = 0.5;
-  b->repeats = 3;
-  b->records = 10000000;   /* sort real: 1 GB of gensort records */
 }
 
 int main(int argc, char **argv)
 {
-  struct bench b = {0};
-  const struct suite *s = NULL;
+  struct bench *b = &state;
+  const struct bench_suite *s = NULL;
+  const struct bench_experiment *e = NULL;
   int rc;
 
   if (river_init(&argc, &argv) != RIVER_SUCCESS)
     return 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &b.size);
-  set_defaults(&b);
+  MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &b->size);
   if (argc < 3 || (s = find_suite(argv[1])) == NULL) {
     bench_usage(argc < 3 ? "missing suite and experiment" : "unknown suite");
     river_finalize();
     return 2;
   }
-  if (!s->known(argv[2])) {
+  if ((e = find_experiment(s, argv[2])) == NULL) {
     bench_usage("unknown experiment");
     river_finalize();
     return 2;
   }
-  b.spread = s->spread;
-  b.csv_header = s->csv_header;
-  rc = parse_opts(&b, argc - 2, argv + 2);
-  if (rc == RIVER_SUCCESS && b.bind) {
+  b->spread = s->spread;
+  b->csv_header = s->csv_header;
+  rc = parse_opts(b, s, argc - 2, argv + 2);
+  if (rc == RIVER_SUCCESS && csv_path && b->rank == 0)
+    rc = open_csv(b, csv_path);
+  if (rc == RIVER_SUCCESS && b->bind) {
     int outcome = 0;   /* river topo shows where each rank ended up */
     rc = river_topo_bind(MPI_COMM_WORLD, &outcome);
   }
   if (rc == RIVER_SUCCESS)
-    rc = s->run(&b, argv[2]);
+    rc = e->fn(b);
   abort_if_timed_out(rc);
-  if (b.csv)
-    fclose(b.csv);
-  river_perturb_destroy(b.perturb);
+  if (b->csv)
+    fclose(b->csv);
+  river_perturb_destroy(b->perturb);
   if (rc > 0)
     rc = RIVER_SUCCESS; /* --help */
-  if (rc != RIVER_SUCCESS && b.rank == 0)
+  if (rc != RIVER_SUCCESS && b->rank == 0)
     river_log(RIVER_LOG_ERROR, "%s %s: %s", argv[1], argv[2],
               river_strerror(rc));
   river_finalize();
-  return rc != RIVER_SUCCESS || b.failures ? 1 : 0;
+  return rc != RIVER_SUCCESS || b->failures ? 1 : 0;
 }

@@ -1,9 +1,11 @@
 /*
- * bench.h - what river-bench's files share: bench.c (main, options, rows,
- * CSV, the suite table) and one file per suite (bench_dq.c, bench_gd.c,
- * bench_sort.c, bench_join.c, bench_scale.c).
- * A suite file includes only this header; it exports its two entry points
- * below, and bench.c's suite table names them.
+ * bench.h - what river-bench's files share: bench.c (main, the shared
+ * options, rows, CSV, the suite table) and one file per suite
+ * (bench_dq.c, bench_gd.c, bench_sort.c, bench_join.c, bench_scale.c).
+ * A suite file needs no other header of river-bench's; it exports one
+ * struct bench_suite, bench_NAME_suite: its experiments and its own
+ * options, which it keeps in a struct of its own; bench.c's suite table
+ * names it.
  */
 #ifndef RIVER_BENCH_H
 #define RIVER_BENCH_H
@@ -17,7 +19,9 @@
 
 #define MB 1e6
 
-/* The run's options and state, the same on every rank. */
+/* The run's state and the options every suite shares (bench.c parses
+ * them), the same on every rank. A suite's own options live in its own
+ * file (struct bench_suite's opts). */
 struct bench {
   FILE *csv;               /* rank 0 */
   int rank, size;
@@ -25,22 +29,12 @@ struct bench {
   const char *csv_header;  /* the suite's own CSV header, or NULL: the
                               throughput rows' (bench_row) */
   const char *perturb_text;
-  river_perturb *perturb;
+  river_perturb *perturb;  /* --perturb */
   double rate_mbps;        /* --rate: the nominal disk rate */
   double seconds;          /* --seconds: target length of one run */
-  int credits;             /* dq: --credits */
-  size_t message_size;     /* dq: --message-size */
-  int message_size_set;    /* ... was given (overhead: that size only) */
-  int outstanding;         /* gd: --outstanding, requests per mirror */
-  size_t block_size;       /* gd: --block-size */
-  double seek_ms;          /* gd: --seek-ms, the seek cost when on */
-  double cpu_rate_mbps;    /* sort: --cpu-rate, each partitioner (0: 2 x
-                              rate_mbps) */
-  int repeats;             /* sort: --repeats, runs of each policy */
-  uint64_t records;        /* sort real: --records, the input's size */
+  int repeats;             /* --repeats: runs of each policy */
   int failures;            /* runs whose data check failed */
   int bind;                /* --bind: river_topo_bind before the runs */
-  int group;               /* scale: --group, ranks per queue (0: all) */
 };
 
 /* One measured configuration. */
@@ -57,10 +51,6 @@ struct bench_experiment {
   const char *name;
   int (*fn)(struct bench *b);
 };
-
-/* The experiment called name in table t of n entries, or NULL. */
-const struct bench_experiment *bench_find(const struct bench_experiment *t,
-                                          size_t n, const char *name);
 
 /* Print a row (rank 0) and write it to the CSV, if any. n1 x n2 are the
  * producers x consumers (dq) or disks x clients (gd). */
@@ -104,29 +94,54 @@ int bench_time_flow(MPI_Comm comm, const char *spec,
  * every rank of comm waits. */
 void bench_drop(MPI_Comm comm, const char *root, const char *name);
 
-/* Usage, with msg, on rank 0's stderr. */
+/* Usage, with msg, on rank 0's stderr: the shared options, then each
+ * suite's experiments and its own options. */
 void bench_usage(const char *msg);
 
-/* The suites, one file each: the usage (what follows "river-bench NAME "
- * in the usage message, lines ending in '\n'), is `experiment` one of the
- * suite's, and run it (collective over WORLD). */
-extern const char bench_dq_usage[];
-int bench_dq_known(const char *experiment);
-int bench_dq_run(struct bench *b, const char *experiment);
-extern const char bench_gd_usage[];
-int bench_gd_known(const char *experiment);
-int bench_gd_run(struct bench *b, const char *experiment);
-extern const char bench_sort_usage[];
-int bench_sort_known(const char *experiment);
-int bench_sort_run(struct bench *b, const char *experiment);
+/* An option: --NAME, with a value or without, and how to read it. The
+ * parser (bench.c) consults the shared table and the chosen suite's;
+ * an option of another suite is refused, naming the suite. */
+struct bench_opt {
+  const char *name;        /* spelled --name */
+  const char *arg;         /* what the usage calls its value ("BYTES");
+                              NULL: it takes none */
+  const char *help;        /* its default and meaning, for the usage */
+  /* Store val (NULL for an option without one) at o->dst. Returns
+   * RIVER_SUCCESS, or RIVER_EINVAL with the reason said by rank 0 only
+   * (every rank parses the same arguments). */
+  int (*parse)(const struct bench_opt *o, const char *val);
+  void *dst;               /* where parse stores the value */
+  uint64_t min, max;       /* the range, for the integer parsers */
+};
 
-extern const char bench_join_usage[];
-int bench_join_known(const char *experiment);
-int bench_join_run(struct bench *b, const char *experiment);
-/* scale's rows are not throughput rows: its CSV has its own header. */
-extern const char bench_scale_usage[];
-extern const char bench_scale_csv_header[];
-int bench_scale_known(const char *experiment);
-int bench_scale_run(struct bench *b, const char *experiment);
+/* The parsers for bench_opt.parse, each refusing a value outside [min,
+ * max] or not wholly a number as --NAME VALUE (said once):
+ * an int (no suffix); a size_t and a uint64_t (suffixes k, M, G, as the
+ * river command's: apps/common/number.c); a double > 0, a double >= 0
+ * (min and max unused); a string (a const char *, pointing into argv);
+ * a flag (an int set to 1). */
+int bench_opt_int(const struct bench_opt *o, const char *val);
+int bench_opt_size(const struct bench_opt *o, const char *val);
+int bench_opt_u64(const struct bench_opt *o, const char *val);
+int bench_opt_positive(const struct bench_opt *o, const char *val);
+int bench_opt_nonnegative(const struct bench_opt *o, const char *val);
+int bench_opt_string(const struct bench_opt *o, const char *val);
+int bench_opt_flag(const struct bench_opt *o, const char *val);
+
+/* A suite: river-bench NAME EXPERIMENT [options]. Each is a file of its
+ * own (bench_NAME.c, defining bench_NAME_suite) with a line in bench.c's
+ * suite table; its options are its own struct, which its table's dst
+ * pointers name, set to the defaults by its initializer. */
+struct bench_suite {
+  const char *name;
+  const struct bench_experiment *experiments;
+  size_t nexperiments;
+  const struct bench_opt *opts;  /* its own options (NULL if none) */
+  size_t nopts;
+  const char *notes;       /* lines the usage adds after its options (how
+                              it reads the shared ones), or NULL */
+  int spread;              /* its rows carry finish_spread */
+  const char *csv_header;  /* NULL: bench_row's columns */
+};
 
 #endif /* RIVER_BENCH_H */

@@ -354,22 +354,11 @@ static const struct bench_experiment experiments[] = {
   {"perturb", exp_perturb},
 };
 
-#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
-
-const char bench_join_usage[] =
-    "scaling|perturb\n"
-    "         [--csv FILE] [--rate MBPS (40): each joiner's CPU]\n"
-    "         [--seconds S (1.5): the ideal run] [--repeats R (3)]\n";
-
-int bench_join_known(const char *experiment)
-{
-  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
-}
-
-int bench_join_run(struct bench *b, const char *experiment)
-{
-  const struct bench_experiment *e =
-      bench_find(experiments, NEXPERIMENTS, experiment);
-
-  return e ? e->fn(b) : RIVER_EINVAL;
-}
+/* No options of its own: the shared ones only. */
+const struct bench_suite bench_join_suite = {
+  .name = "join",
+  .experiments = experiments,
+  .nexperiments = sizeof experiments / sizeof experiments[0],
+  .notes = "    (--rate: each joiner's CPU; --seconds: the ideal run;\n"
+           "     no --perturb: the experiments set their own)\n",
+};

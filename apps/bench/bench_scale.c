@@ -64,13 +64,22 @@
 #include "bench.h"
 #include "pmpi_count.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+
+/* The suite's own options (the table at the end). */
+static struct scale_opts {
+  int group;               /* --group, ranks per queue (0: all) */
+  size_t message_size;     /* --message-size, the memory phase's (0: the
+                              queue's default) */
+} scale_opt = {0, 0};
 
 #define REC 100                 /* record size */
 #define MEM_MESSAGES 32
@@ -445,7 +454,7 @@ static const char *kind_name(river_dq_policy k)
 /* The ranks of one queue: --group of them, or the whole job. */
 static int group_size(const struct bench *b)
 {
-  return b->group > 0 ? b->group : b->size;
+  return scale_opt.group > 0 ? scale_opt.group : b->size;
 }
 
 /* One run of a kind on this rank's group qc (its queue): both phases,
@@ -455,7 +464,7 @@ static int run_once(struct bench *b, MPI_Comm qc, river_dq_policy kind,
 {
   struct phase mem = {0}, work = {0};
   int np = group_size(b) / 2, me, role, rc, r, ok;
-  size_t msize = b->message_size_set ? b->message_size : 0;
+  size_t msize = scale_opt.message_size;
   double t0, med;
 
   MPI_Comm_rank(qc, &me);
@@ -632,27 +641,39 @@ static const struct bench_experiment experiments[] = {
   {"queues", exp_queues},
 };
 
-#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
+/* --group: 0 or at least 2 (a queue has a producer and a consumer). */
+static int parse_group(const struct bench_opt *o, const char *val)
+{
+  int rank = 0, rc = bench_opt_int(o, val);
 
-const char bench_scale_usage[] =
-    "queues [--repeats R (3)] [--csv FILE] [--message-size BYTES]\n"
-    "       [--group G (every rank): G ranks a queue, N / G queues at "
-    "once]\n";
+  if (rc == RIVER_SUCCESS && scale_opt.group == 1) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)   /* every rank parses the same arguments */
+      river_log(RIVER_LOG_ERROR, "--group 1: expected 0 or 2..%d", INT_MAX);
+    rc = RIVER_EINVAL;
+  }
+  return rc;
+}
 
-const char bench_scale_csv_header[] =
+static const struct bench_opt opts[] = {
+  {"message-size", "BYTES", "(the queue's default): the memory phase's",
+   bench_opt_size, &scale_opt.message_size, 1, SIZE_MAX},
+  {"group", "G", "(every rank): G ranks a queue, N / G queues at once",
+   parse_group, &scale_opt.group, 0, INT_MAX},
+};
+
+static const char csv_header[] =
     "kind,lag,n,n_producers,n_consumers,repeat,producer_MiB,consumer_MiB,"
     "heap_MiB,put_us,put_us_max,get_us,get_us_max,put_own_us,get_own_us,"
     "probe_us,seconds,ok,ctl_us,put_mpi_calls,get_mpi_calls,read_all";
 
-int bench_scale_known(const char *experiment)
-{
-  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
-}
-
-int bench_scale_run(struct bench *b, const char *experiment)
-{
-  const struct bench_experiment *e =
-      bench_find(experiments, NEXPERIMENTS, experiment);
-
-  return e ? e->fn(b) : RIVER_EINVAL;
-}
+/* Its rows are not throughput rows: its CSV has its own header. */
+const struct bench_suite bench_scale_suite = {
+  .name = "scale",
+  .experiments = experiments,
+  .nexperiments = sizeof experiments / sizeof experiments[0],
+  .opts = opts,
+  .nopts = sizeof opts / sizeof opts[0],
+  .notes = "    (--rate, --seconds and --perturb: not used)\n",
+  .csv_header = csv_header,
+};

@@ -46,6 +46,13 @@
 
 #define SORT_CHUNK 10000   /* records generated and written at a time */
 
+/* The suite's own options (the table at the end). */
+static struct sort_opts {
+  double cpu_rate_mbps;    /* --cpu-rate, each partitioner (0: 2 x --rate) */
+  size_t block_size;       /* --block-size, the input's blocks */
+  uint64_t records;        /* --records, real's input */
+} sort_opt = {0, 256 << 10, 10000000};   /* real: 1 GB of gensort records */
+
 /* A point: n ranks, k of them perturbed by `factor` (kind: RIVER_
  * PERTURB_CPU or _DISK, -1 for none). */
 struct point {
@@ -82,7 +89,7 @@ static int make_input(struct ctx *c, int copies)
   MPI_Comm_rank(c->comm, &r);
   o.root = c->root;
   o.replication = copies;
-  o.block_size = c->b->block_size & ~(size_t)4095;   /* --block-size */
+  o.block_size = sort_opt.block_size & ~(size_t)4095;   /* --block-size */
   rc = buf ? river_schema_parse(RIVER_SCHEMA_DEFAULT, &s) : RIVER_ENOMEM;
   if (rc == RIVER_SUCCESS)
     rc = river_valsort_create(s, &v);
@@ -172,8 +179,8 @@ static int run_sort(struct ctx *c, const struct point *pt, int is_static,
   char kv[14][1100];
   const char *params[14];
   double disk = c->b->rate_mbps * MB;
-  double cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
-                                        : 2 * c->b->rate_mbps) * MB;
+  double cpu = (sort_opt.cpu_rate_mbps > 0 ? sort_opt.cpu_rate_mbps
+                                           : 2 * c->b->rate_mbps) * MB;
   int n = 0, i, rc;
 
   snprintf(kv[n++], sizeof kv[0], "in=in");
@@ -208,8 +215,8 @@ static double ideal_rate(struct ctx *c, const struct point *pt, int copies)
   double bytes = (double)c->in.records * 100, t;
 
   m.disk = c->b->rate_mbps * MB;
-  m.cpu = (c->b->cpu_rate_mbps > 0 ? c->b->cpu_rate_mbps
-                                   : 2 * c->b->rate_mbps) * MB;
+  m.cpu = (sort_opt.cpu_rate_mbps > 0 ? sort_opt.cpu_rate_mbps
+                                      : 2 * c->b->rate_mbps) * MB;
   if (pt->k > 0) {
     snprintf(spec, sizeof spec, "%s:0-%d=%g",
              pt->kind == RIVER_PERTURB_CPU ? "cpu" : "disk", pt->k - 1,
@@ -370,7 +377,7 @@ struct real {
  * rows [0, records), at its place (rank 0 makes the file first). */
 static int make_file(struct real *x)
 {
-  uint64_t n = x->b->records, first, end, done;
+  uint64_t n = sort_opt.records, first, end, done;
   unsigned char *buf = malloc((size_t)SORT_CHUNK * 100);
   int fd = -1, rc = buf ? RIVER_SUCCESS : RIVER_ENOMEM;
 
@@ -486,13 +493,13 @@ static int run_river(struct real *x, int is_static, int durable,
  * a collection under the root, merged into OUT, removed. */
 static int run_two_pass(struct real *x, int durable, double *seconds)
 {
-  uint64_t mem = x->b->records * 100 / 4, block;
+  uint64_t mem = sort_opt.records * 100 / 4, block;
   char kv[10][1200];
   const char *params[10];
   double t1 = 0, t2 = 0, nruns = 0;
   int n = 0, i, rc;
 
-  block = app_sort_run_block(100, 10, x->b->records, x->b->size, mem,
+  block = app_sort_run_block(100, 10, sort_opt.records, x->b->size, mem,
                              &nruns);
   if (block == 0)
     return RIVER_EINVAL;
@@ -598,10 +605,11 @@ static int exp_real(struct bench *b)
           unlink(x.out);
         secs[sync][pol][rep] = t;
         res.seconds = t;
-        res.records = b->records;
-        res.measured = t > 0 ? (double)b->records * 100 / t : 0;
+        res.records = sort_opt.records;
+        res.measured = t > 0 ? (double)sort_opt.records * 100 / t : 0;
         res.ideal = secs[sync][0][rep] > 0
-                    ? (double)b->records * 100 / secs[sync][0][rep] : 0;
+                    ? (double)sort_opt.records * 100 / secs[sync][0][rep]
+                    : 0;
         res.ok = ok;
         if (pol > 0)
           up[sync][pol - 1][rep] = t > 0 ? secs[sync][0][rep] / t : 0;
@@ -622,8 +630,8 @@ static int exp_real(struct bench *b)
       printf("real%s n=%d %.0f MB, median of %d: GNU sort %.2f s, River "
              "%.2f s (%.2fx, %.2f..%.2f), static %.2f s (%.2fx), two-pass "
              "%.2f s (%.2fx); target 4x\n", sync ? " --sync" : "", b->size,
-             (double)b->records * 100 / MB, nrep, g, r, ur, up[sync][0][0],
-             up[sync][0][nrep - 1], st, us, tp, ut);
+             (double)sort_opt.records * 100 / MB, nrep, g, r, ur,
+             up[sync][0][0], up[sync][0][nrep - 1], st, us, tp, ut);
       fflush(stdout);
     }
   bench_world_wait();
@@ -641,25 +649,21 @@ static const struct bench_experiment experiments[] = {
   {"real", exp_real},
 };
 
-#define NEXPERIMENTS (sizeof experiments / sizeof experiments[0])
+static const struct bench_opt opts[] = {
+  {"cpu-rate", "MBPS", "(2 x rate): each partitioner", bench_opt_nonnegative,
+   &sort_opt.cpu_rate_mbps, 0, 0},
+  {"block-size", "BYTES", "(262144, >= 100): the input's blocks",
+   bench_opt_size, &sort_opt.block_size, 100, SIZE_MAX},
+  {"records", "N", "(10000000, 1..2^40): real's gensort input",
+   bench_opt_u64, &sort_opt.records, 1, (uint64_t)1 << 40},
+};
 
-const char bench_sort_usage[] =
-    "scaling|partitioners|writers|real\n"
-    "         [--csv FILE] [--rate MBPS (40): each disk]\n"
-    "         [--cpu-rate MBPS (2 x rate): each partitioner]\n"
-    "         [--seconds S (1.5): the ideal run] [--repeats R (3)]\n"
-    "         [--block-size BYTES (262144): the input's blocks]\n"
-    "         [--records N (10000000): real's input, ASCII gensort]\n";
-
-int bench_sort_known(const char *experiment)
-{
-  return bench_find(experiments, NEXPERIMENTS, experiment) != NULL;
-}
-
-int bench_sort_run(struct bench *b, const char *experiment)
-{
-  const struct bench_experiment *e =
-      bench_find(experiments, NEXPERIMENTS, experiment);
-
-  return e ? e->fn(b) : RIVER_EINVAL;
-}
+const struct bench_suite bench_sort_suite = {
+  .name = "sort",
+  .experiments = experiments,
+  .nexperiments = sizeof experiments / sizeof experiments[0],
+  .opts = opts,
+  .nopts = sizeof opts / sizeof opts[0],
+  .notes = "    (--rate: each disk; --seconds: the ideal run;\n"
+           "     no --perturb: the experiments set their own)\n",
+};

@@ -3,7 +3,8 @@
 # ranks writes one CSV row per (k, policy) with every column, the data
 # check passes (exit 0), and ratios are numbers; the wait experiment; the
 # gd suite's read, scaling and lost; the sort suite's writers and real;
-# the join suite's perturb; bad options. No timing is asserted here: figures belong in
+# the join suite's perturb; bad options and values, another suite's
+# options refused. No timing is asserted here: figures belong in
 # doc/results.md, not in tests. A ratio to the fluid ideal must lie in
 # (LO, HI]: the ideal is a bound a run beats only by the work its
 # throttles bank while idle (at most 50 ms at a rank's rate, a quarter
@@ -130,10 +131,34 @@ grep -q 'unknown kind "gpu"' "$tmp/out" || fail "bad --perturb not named"
 # Sizes are parsed as the river command parses them (k, M, G), and a bad
 # one is refused, said once (every rank parses the same arguments).
 "$run" -n 2 "$bench" sort real --records 12q >"$tmp/out" 2>&1 && fail "--records 12q accepted"
-[ "$(grep -c -- '--records 12q: expected an integer in 0\.\..* (suffixes k, M, G allowed)' "$tmp/out")" -eq 1 ] \
+[ "$(grep -c -- '--records 12q: expected an integer in 1\.\.1099511627776 (suffixes k, M, G allowed)' "$tmp/out")" -eq 1 ] \
   || { fail "--records 12q: not refused once"; cat "$tmp/out"; }
 "$run" -n 2 "$bench" dq read --message-size 64Q >"$tmp/out" 2>&1 && fail "--message-size 64Q accepted"
 grep -q -- '--message-size 64Q: expected an integer' "$tmp/out" || fail "--message-size 64Q not named"
+# Each suite takes the shared options and its own: another suite's is
+# refused, naming the suite, and a bad value of a suite's own option is
+# refused, each said once; the usage lists each suite's own options.
+"$run" -n 2 "$bench" dq read --block-size 65536 >"$tmp/out" 2>&1 \
+  && fail "dq: --block-size (gd's and sort's) accepted"
+[ "$(grep -c -- "--block-size is not an option of suite 'dq'" "$tmp/out")" -eq 1 ] \
+  || { fail "dq --block-size: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" join perturb --records 10 >"$tmp/out" 2>&1 \
+  && fail "join: --records (sort's) accepted"
+[ "$(grep -c -- "--records is not an option of suite 'join'" "$tmp/out")" -eq 1 ] \
+  || { fail "join --records: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" gd read --seek-ms -1 >"$tmp/out" 2>&1 && fail "--seek-ms -1 accepted"
+[ "$(grep -c -- '--seek-ms -1: expected a number >= 0' "$tmp/out")" -eq 1 ] \
+  || { fail "--seek-ms -1: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" dq read --credits many >"$tmp/out" 2>&1 && fail "--credits many accepted"
+[ "$(grep -c -- '--credits many: expected an integer in 0\.\.' "$tmp/out")" -eq 1 ] \
+  || { fail "--credits many: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" scale queues --group 1 >"$tmp/out" 2>&1 && fail "--group 1 accepted"
+[ "$(grep -c -- '--group 1: expected 0 or 2\.\.' "$tmp/out")" -eq 1 ] \
+  || { fail "--group 1: not refused once"; cat "$tmp/out"; }
+"$run" -n 2 "$bench" dq read --help >"$tmp/out" 2>&1 || fail "--help failed"
+for o in "--credits N" "--outstanding K" "--seek-ms MS" "--cpu-rate MBPS" "--group G"; do
+  [ "$(grep -c -- "^ *$o " "$tmp/out")" -eq 1 ] || fail "usage: no $o, or not once"
+done
 
 if [ "$fails" -eq 0 ]; then echo "PASS: test_bench"; exit 0; fi
 echo "FAIL: test_bench ($fails failed checks)"; exit 1
