@@ -8,18 +8,31 @@
  * river__open_report when the file is needed), and syncing the
  * directory of a file renamed into it (river__fsync_dir). Single-disk
  * collections needed them first; the metadata, the flow spec loader and
- * parallel collections' commits use them too.
+ * parallel collections' commits use them too. And names no bystander
+ * can guess (river__random_hex), and a job's locked records of what it
+ * leaves while it runs (river__record_make: an output's temporary, a
+ * scratch collection), which gc judges once the lock is gone.
  */
+#define _GNU_SOURCE 1  /* F_OFD_SETLK */
 #include "river_internal.h"
 #include "file_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifdef F_OFD_SETLK
+#define RECORD_LOCK F_OFD_SETLK
+#else
+#define RECORD_LOCK F_SETLK
+#endif
 
 int river__syserr(int level, const char *name, const char *what)
 {
@@ -131,4 +144,68 @@ int river__fsync_dir(const char *path)
 out:
   free(dir);
   return rc == RIVER_ENOTFOUND ? RIVER_EIO : rc;
+}
+
+/* --------------------------------------------------- names and records */
+
+void river__random_hex(char hex[17])
+{
+  uint64_t r = 0;
+  struct timespec ts;
+
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+    clock_gettime(CLOCK_REALTIME, &ts);   /* no entropy yet: mix what */
+    r = river_hash64((uint64_t)getpid() ^ (uint64_t)ts.tv_nsec   /* is */
+                     ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&r);
+  }
+  snprintf(hex, 17, "%016llx", (unsigned long long)r);
+}
+
+int river__record_make(const char *dir, const char *sub, const char *name,
+                       const char *what, const char *content, int n,
+                       int *dirfd, int *recfd)
+{
+  struct flock fl;
+  int rfd, e;
+
+  *dirfd = *recfd = -1;
+  rfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);  /* a root may be a
+                                                           link: followed */
+  if (rfd >= 0 && mkdirat(rfd, sub, 0777) != 0 && errno != EEXIST)
+    goto fail;
+  if (rfd >= 0)
+    *dirfd = openat(rfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+                              | O_CLOEXEC);
+  if (*dirfd >= 0)
+    *recfd = openat(*dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+                    | O_CLOEXEC, 0666);
+  if (*recfd < 0)
+    goto fail;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fcntl(*recfd, RECORD_LOCK, &fl) != 0
+      || write(*recfd, content, (size_t)n) != n) {
+    unlinkat(*dirfd, name, 0);
+    goto fail;
+  }
+  close(rfd);
+  return 0;
+fail:
+  e = errno;
+  if (*recfd >= 0)
+    close(*recfd);
+  if (*dirfd >= 0)
+    close(*dirfd);
+  if (rfd >= 0)
+    close(rfd);
+  *dirfd = *recfd = -1;
+  /* Said at debug level for a directory that does not exist or cannot
+   * be written (a read-only root copy-out reads from), else warned. */
+  river_log(e == ENOENT || e == EROFS || e == EACCES ? RIVER_LOG_DEBUG
+                                                    : RIVER_LOG_WARN,
+            "%s: not recorded under %s/%s (gc will not list it if this job "
+            "dies): %s", what, dir, sub, strerror(e));
+  errno = e;
+  return -1;
 }

@@ -3,8 +3,10 @@
  * base headers (river_internal.h says what makes one): any of River's
  * files may include it. Mapping a failed system call to a code, opening
  * a file only if it is a regular one (a FIFO, device or directory
- * refused at once, never blocked on), in one step or two, and syncing a
- * directory after a rename into it. Never installed.
+ * refused at once, never blocked on), in one step or two, syncing a
+ * directory after a rename into it, names no bystander can guess, and
+ * a job's locked records of what it leaves while it runs. Never
+ * installed.
  */
 #ifndef RIVER_FILE_INTERNAL_H
 #define RIVER_FILE_INTERNAL_H
@@ -45,5 +47,23 @@ typedef struct river__file {
 void river__open_quiet(const char *path, river__file *f);
 int river__open_report(const char *path, const char *what, int level,
                        const river__file *f);
+
+/* 16 lowercase hex digits no bystander can predict, and a NUL, into hex
+ * (a temporary's or a record's name): getrandom, or where it has no
+ * entropy yet, the time, the pid and an address mixed. */
+void river__random_hex(char hex[17]);
+
+/* A job's record of something it leaves while it runs (an output's
+ * temporary, a scratch collection), for the gc that comes after a job
+ * that died: create file `name` in directory dir/sub (sub made if
+ * missing; dir followed if a link, sub and name never), exclusively,
+ * take an open-file-description write lock on it, held while *recfd
+ * stays open, and write content (n bytes). 0 with *dirfd (dir/sub) and
+ * *recfd open; -1 with both -1, nothing left behind, and errno saying
+ * why, once the failure is logged naming `what` (at debug level for a
+ * dir that does not exist or cannot be written, else as a warning). */
+int river__record_make(const char *dir, const char *sub, const char *name,
+                       const char *what, const char *content, int n,
+                       int *dirfd, int *recfd);
 
 #endif /* RIVER_FILE_INTERNAL_H */

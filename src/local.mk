@@ -28,6 +28,7 @@ src_libriver_la_SOURCES = \
 	src/pcoll_lock.c \
 	src/pcoll_gc.c \
 	src/pcoll_record.c \
+	src/pcoll_outside.c \
 	src/outfile.c \
 	src/fault.c \
 	src/pcoll_layout.c \

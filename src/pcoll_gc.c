@@ -600,9 +600,9 @@ int river_pcoll_gc(const river_pcoll_opts *opts, int remove,
   if (rc != RIVER_SUCCESS)
     return rc;
   rc = run(&s, opts);
-  if (rc == RIVER_SUCCESS)   /* temporaries outside the root (outfile.c) */
-    rc = river__outfile_gc(opts, root, remove, report, arg,
-                           river_pcoll_purge, &s.nfiles, &s.nbytes);
+  if (rc == RIVER_SUCCESS)   /* what lies outside (pcoll_outside.c) */
+    rc = river__pcoll_outside_gc(opts, root, remove, report, arg,
+                                 river_pcoll_purge, &s.nfiles, &s.nbytes);
   if (rc == RIVER_SUCCESS && s.shared > 0)
     river__warn("%llu data files in disk directories outside %s (after "
                 "resolving links) were not judged: other roots may use "

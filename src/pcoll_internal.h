@@ -10,6 +10,9 @@
  *   pcoll_remove.c remove; a partition's files; where a collection is
  *   pcoll_lock.c   the writers' lock of a name
  *   pcoll_gc.c     leftovers under a root (gc, purge)
+ *   pcoll_outside.c  what a root records of things outside it: scratch
+ *                  claims, and gc's scan of those records (outputs'
+ *                  temporaries, scratch collections)
  *   pcoll_meta.c   the HDF5 metadata file (the only file that speaks HDF5)
  *   pcoll_seal.c   its River header: the whole file's checksum, and where
  *                  River's own record of the metadata lies
@@ -32,7 +35,6 @@
 #define RIVER_PCOLL_SEAL_HDR 64   /* its River header; the record follows */
 #define RIVER_PCOLL_META_MAX (1ULL << 30) /* largest metadata file written
                                      or read (bytes) */
-#define RIVER_PATH_MAX 4096       /* any path River builds */
 #define RIVER_PCOLL_ROOT_MAX (RIVER_PATH_MAX / 2) /* the rest is for the
                                      disk pattern and file names */
 #define RIVER_PCOLL_NODE_LEN 256   /* a node's name, NUL included */
@@ -342,7 +344,7 @@ void river__pcoll_record_remove(river_pcoll *pc);
  * gc then judges it by its name alone). */
 int river__pcoll_record_read(const char *path, struct river__pcoll_record *r);
 
-/* ---------------------------------------------------------- outfile.c */
+/* ---------------------------------------------------- pcoll_outside.c */
 
 /* How gc removes a whole collection (river_pcoll_purge's shape). */
 typedef int (*river__purge_fn)(const char *name,
@@ -356,11 +358,11 @@ typedef int (*river__purge_fn)(const char *name,
  * part for them; opts: the caller's, passed to purge, which removes a
  * dead job's scratch collection: the records know what to remove, gc
  * how): adds to *nfiles and *nbytes. */
-int river__outfile_gc(const river_pcoll_opts *opts, const char *root,
-                      int remove,
-                      river_pcoll_leftover_fn report, void *arg,
-                      river__purge_fn purge, uint64_t *nfiles,
-                      uint64_t *nbytes);
+int river__pcoll_outside_gc(const river_pcoll_opts *opts, const char *root,
+                            int remove,
+                            river_pcoll_leftover_fn report, void *arg,
+                            river__purge_fn purge, uint64_t *nfiles,
+                            uint64_t *nbytes);
 
 /* ------------------------------------------------------- pcoll_meta.c */
 

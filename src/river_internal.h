@@ -8,7 +8,9 @@
  * The base headers, which any file of any concept may include: this
  * one, and
  *   file_internal.h   file-system helpers (src/file.c): open only a
- *                     regular file, sync a directory, errno to a code;
+ *                     regular file, sync a directory, errno to a code,
+ *                     unguessable names, a job's locked records of
+ *                     what it leaves while it runs;
  *   sched_internal.h  the cooperative scheduler (src/sched.c): the tasks
  *                     a rank's module instances run as, and the yield
  *                     every wait takes in a task (river__backoff);
@@ -35,6 +37,8 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define RIVER_PATH_MAX 4096       /* any path River builds */
 
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);

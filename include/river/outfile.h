@@ -26,6 +26,14 @@
 extern "C" {
 #endif
 
+/* The names the paragraph above spells: a temporary is
+ * TARGET RIVER_OUTFILE_TMP_TAG RANDOM, recorded as
+ * ROOT/RIVER_OUTFILE_RECORD_DIR/RANDOM RIVER_OUTFILE_RECORD_SUFFIX (what
+ * river_pcoll_gc looks for). */
+#define RIVER_OUTFILE_TMP_TAG       ".river-tmp."
+#define RIVER_OUTFILE_RECORD_DIR    ".river-outside"
+#define RIVER_OUTFILE_RECORD_SUFFIX ".tmp-record"
+
 /* Flags of river_outfile_create. */
 #define RIVER_OUTFILE_NOSYNC    1  /* scratch data: no fsync of the file
                                       or its directory (also when the
