@@ -109,29 +109,43 @@ for np in 1 3; do
 done
 
 # Ranks waiting while rank 0 reads a slow stream back off: the writer
-# holds the FIFO 2 s before sending. Each rank's CPU time (user + sys,
-# from bash's `time`) is compared with the most any rank used for the
-# same copy-in from a regular file (start-up, MPI and sanitizer set-up
-# included): the 2 s of waiting may add at most a quarter of its length.
+# opens the FIFO (which waits for rank 0 to open it, so every rank has
+# started) and holds it 2 s before sending. Each rank's CPU time (user +
+# sys, from bash's `time`) is compared with the most any rank used for
+# the same copy-in from a regular file (start-up, MPI and sanitizer
+# set-up included): the 2 s of waiting may add at most a quarter of its
+# length. Load cannot shorten the wait (it starts once rank 0 has the
+# FIFO open) nor add CPU time to a rank that sleeps, but the two jobs'
+# start-ups can differ (ranks in MPI_Init wait for a late one): a
+# comparison that fails is measured again, both jobs, up to 3 times. A
+# rank that spins through the 2 s fails every time.
 timed() { # RANKS ARGS...: river ARGS on RANKS ranks; "cpu U S wall R" lines in $tmp/err
   local n=$1; shift
   "$run" -n "$n" bash -c 'TIMEFORMAT="cpu %U %S wall %R"; time "$0" "$@" >/dev/null' \
     "$river" "$@" </dev/null 2>"$tmp/err"
 }
-timed 3 copy-in "$tmp/src.dat" quick || fail "copy-in quick"
-base=$(awk '/^cpu / { c = $2 + $3; if (c > m) m = c } END { print m + 0 }' "$tmp/err")
-rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
-timeout 60 sh -c 'sleep 2; cat "$1" >"$2"' sh "$tmp/src.dat" "$tmp/fifo" &
-timed 3 copy-in "$tmp/fifo" slow || fail "copy-in slow FIFO"
-wait $!
-ntimes=0
-while read -r _ u s _ w; do
-  ntimes=$((ntimes + 1))
-  awk -v u="$u" -v s="$s" -v w="$w" -v b="$base" \
-    'BEGIN { exit !(w > 1.5 && u + s - b < 0.25 * 2.0) }' \
-    || fail "a rank waiting 2 s for a slow stream used ${u}+${s} s of CPU in ${w} s (${base} s without the wait)"
-done < <(grep '^cpu ' "$tmp/err")
-[ $ntimes -eq 3 ] || fail "slow FIFO: $ntimes of 3 ranks reported their times"
-same 3 slow "$tmp/src.dat" "slow FIFO, 3 ranks"
+for attempt in 1 2 3; do
+  timed 3 copy-in "$tmp/src.dat" quick$attempt || fail "copy-in quick"
+  base=$(awk '/^cpu / { c = $2 + $3; if (c > m) m = c } END { print m + 0 }' "$tmp/err")
+  rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+  timeout 60 sh -c 'exec 3>"$2"; sleep 2; cat "$1" >&3' sh "$tmp/src.dat" "$tmp/fifo" &
+  timed 3 copy-in "$tmp/fifo" slow$attempt || fail "copy-in slow FIFO"
+  wait $!
+  ntimes=0 over=
+  while read -r _ u s _ w; do
+    ntimes=$((ntimes + 1))
+    awk -v u="$u" -v s="$s" -v w="$w" -v b="$base" \
+      'BEGIN { exit !(w > 1.5 && u + s - b < 0.25 * 2.0) }' \
+      || over="$over; a rank waiting 2 s for a slow stream used ${u}+${s} s of CPU in ${w} s (${base} s without the wait)"
+  done < <(grep '^cpu ' "$tmp/err")
+  [ $ntimes -eq 3 ] || fail "slow FIFO: $ntimes of 3 ranks reported their times"
+  same 3 slow$attempt "$tmp/src.dat" "slow FIFO, 3 ranks"
+  [ -z "$over" ] && break
+  if [ $attempt -lt 3 ]; then
+    echo "NOTE: attempt $attempt${over}: measuring again"
+  else
+    fail "in 3 attempts${over}"
+  fi
+done
 
 clitest_end test_coll_streams

@@ -25,10 +25,11 @@
  *   window-slow  PUSH, 1 producer, 7 consumers, with RIVER_DQ_READ_ALL=0
  *                so the producer chooses among a window of DQ_CHOICES
  *                (4) consumers, as beyond 64 consumers
- *                (src/dq_internal.h): consumer 0 sleeps 5 ms a message,
+ *                (src/dq_internal.h): consumer 0 sleeps 20 ms a message,
  *                the others not at all; it gets under half of an even
- *                share (static's 100 of 700), nothing is sent dormant,
- *                and every record arrives exactly once, in order.
+ *                share (static's 100 of 700; up to 3 runs, as the share
+ *                is timing), nothing is sent dormant, and every record
+ *                arrives exactly once, in order.
  *   window-stuck the same 1 x 7 PUSH queue, the window forced, puts by
  *                river_dq_try_put of 11 records, a message and a part
  *                (as river_put in a flow puts): 4
@@ -235,7 +236,17 @@ static river_dq *window_queue(int rank, int credits, int per)
   return q;
 }
 
-static void window_slow(void)
+/* One run of window-slow; 1 (on every rank) if the slow consumer got
+ * under half of an even share. That share is timing: a consumer's credit
+ * comes back when it gets, so a producer that comes to the slow
+ * consumer's turn no faster than it gets (on a loaded machine, a
+ * producer held off its core) finds all its credits free, and ties go
+ * round-robin. Its 20 ms a message (5 ms before) leaves the producer
+ * four times the room, and window_slow runs up to 3 times, checking
+ * the share on the first run that meets it or on the last; a producer
+ * that does not steer around the slow consumer fails every run. Each
+ * run checks order and exactly-once. */
+static int window_slow_once(int last)
 {
   const int nmsg = 700, per = 8;
   river_dq *q = NULL;
@@ -243,7 +254,7 @@ static void window_slow(void)
   uint64_t recs[8], n = 0, sum = 0, next = 1, got = 0, all[8];
   const void *r;
   size_t k, j;
-  int rank, i, rc, ordered = 1;
+  int rank, i, rc, ordered = 1, done = 0;
 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   q = window_queue(rank, 4, per);
@@ -271,7 +282,7 @@ static void window_slow(void)
       }
       got++;
       if (rank == 1)
-        sleep_ms(5);
+        sleep_ms(20);
     }
     MT_CHECK_RC(rc, RIVER_EOS);
     MT_CHECK(ordered);
@@ -289,10 +300,23 @@ static void window_slow(void)
     printf("window-slow: the slow consumer got %llu of %d messages, the "
            "others %llu..%llu\n", (unsigned long long)all[1], nmsg,
            (unsigned long long)lo, (unsigned long long)hi);
-    MT_CHECK(all[1] * 2 < (uint64_t)nmsg / 7);
+    done = all[1] * 2 < (uint64_t)nmsg / 7;
+    if (done || last)
+      MT_CHECK(all[1] * 2 < (uint64_t)nmsg / 7);
   }
   exactly_once(n, sum);
   MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return done;
+}
+
+static void window_slow(void)
+{
+  int attempt;
+
+  for (attempt = 1; attempt <= 3; attempt++)
+    if (window_slow_once(attempt == 3))
+      return;
 }
 
 static void window_stuck(void)

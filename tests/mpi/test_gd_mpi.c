@@ -339,6 +339,54 @@ static int world_on_one_node(void)
   return all;
 }
 
+/* The seeks (summed over group c) of one read of n partitions of 64
+ * blocks with run_blocks rb, the other options o (test_source's
+ * perturbed reads: half the disks at 50%, emulated rates and seeks).
+ * Collective over c. */
+static uint64_t seeks_with_runs(MPI_Comm c, int n, river_gd_opts o, int rb)
+{
+  struct source s;
+  struct outcome out;
+  char what[96];
+  uint64_t seeks = 0;
+  int q;
+
+  o.run_blocks = rb;
+  source_init(&s, n, n, 2);
+  for (q = 0; q < n; q++)
+    s.nrec[q] = 64 * RPB;
+  snprintf(what, sizeof what, "n=%d run_blocks %d", n, rb);
+  read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
+  MPI_Allreduce(&out.st.seeks, &seeks, 1, MPI_UINT64_T, MPI_SUM, c);
+  return seeks;
+}
+
+/* seeks_with_runs at run_blocks 0 and the most, summed over every n
+ * (groups of 2..NR ranks), added to all[0..1] (rank 0's are whole).
+ * Collective over the world. */
+static void seeks_every_n(uint64_t all[2])
+{
+  river_gd_opts o = RIVER_GD_OPTS_INIT;
+  river_perturb *pt = NULL;
+  char spec[64];
+  int n;
+
+  for (n = 2; n <= NR; n++) {
+    MPI_Comm c = group(n);
+    if (c == MPI_COMM_NULL)
+      continue;
+    snprintf(spec, sizeof spec, "disk:0-%d=0.5", n / 2 - 1);
+    MT_CHECK_RC(river_perturb_parse(spec, &pt), RIVER_SUCCESS);
+    o.perturb = pt;
+    o.disk_rate = 40e6;
+    o.seek_seconds = 1e-4;
+    all[0] += seeks_with_runs(c, n, o, 0);
+    all[1] += seeks_with_runs(c, n, o, RIVER_GD_MAX_RUN_BLOCKS);
+    river_perturb_destroy(pt);
+    MPI_Comm_free(&c);
+  }
+}
+
 static void test_source(void)
 {
   static const river_gd_policy pols[] = {RIVER_GD_BALANCED,
@@ -392,18 +440,8 @@ static void test_source(void)
          * small and within the scatter (7 against 8 once in CI). */
         if (m == RIVER_GD_UNORDERED) {
           uint64_t seeks[2];
-          int v, q;
-          for (v = 0; v < 2; v++) {
-            o.run_blocks = v ? RIVER_GD_MAX_RUN_BLOCKS : 0;
-            source_init(&s, n, n, 2);
-            for (q = 0; q < n; q++)
-              s.nrec[q] = 64 * RPB;
-            snprintf(what, sizeof what, "n=%d run_blocks %d", n,
-                     o.run_blocks);
-            read_source(c, &s, &o, RIVER_SUCCESS, &out, what);
-            MPI_Allreduce(&out.st.seeks, &seeks[v], 1, MPI_UINT64_T,
-                          MPI_SUM, c);
-          }
+          seeks[0] = seeks_with_runs(c, n, o, 0);
+          seeks[1] = seeks_with_runs(c, n, o, RIVER_GD_MAX_RUN_BLOCKS);
           if (wrank == 0)
             printf("n=%d: seeks %llu with run_blocks 0, %llu with %d\n", n,
                    (unsigned long long)seeks[0],
@@ -450,15 +488,31 @@ static void test_source(void)
      * TCP between emulated nodes (tests/nodes/test_gd_2n.sh) the
      * clients' timing changes which blocks a disk gets next (200
      * against 142 in one run under load), so there the ratio is
-     * reported, not asserted; every read above is checked either way. */
-    int one_node = world_on_one_node();
-    if (wrank == 0) {
-      printf("every n: seeks %llu with run_blocks 0, %llu with %d%s\n",
-             (unsigned long long)seeks_all[0],
-             (unsigned long long)seeks_all[1], RIVER_GD_MAX_RUN_BLOCKS,
-             one_node ? "" : " (ranks on several nodes: not asserted)");
-      if (one_node)
-        MT_CHECK(seeks_all[1] < seeks_all[0] / 2);
+     * reported, not asserted; every read above is checked either way.
+     * A loaded node's scheduling can do the same (here, idle: 861
+     * against 136), so on one node a sum that misses is measured again,
+     * every n afresh, up to 3 times in all, and checked on the first
+     * that meets it or on the last: disks that ignore run_blocks switch
+     * as often with it as without and fail every time. */
+    int one_node = world_on_one_node(), attempt, ok = 0;
+    for (attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) {
+        seeks_all[0] = seeks_all[1] = 0;
+        seeks_every_n(seeks_all);
+      }
+      if (wrank == 0) {
+        ok = !one_node || seeks_all[1] < seeks_all[0] / 2;
+        printf("every n%s: seeks %llu with run_blocks 0, %llu with %d%s\n",
+               attempt > 1 ? ", again" : "",
+               (unsigned long long)seeks_all[0],
+               (unsigned long long)seeks_all[1], RIVER_GD_MAX_RUN_BLOCKS,
+               one_node ? "" : " (ranks on several nodes: not asserted)");
+        if (one_node && (ok || attempt == 3))
+          MT_CHECK(seeks_all[1] < seeks_all[0] / 2);
+      }
+      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (ok)
+        break;
     }
   }
 }
