@@ -43,7 +43,8 @@
  * taken (got); consumers add to it with MPI_Accumulate. A producer sends
  * to consumer c only while sent[c] - returned[c] < credits.
  *
- * Policies (how a producer picks the consumer of a full message):
+ * Policies (how a producer picks the consumer of a full message; a
+ * flow's edge kind picks one, river/flow.h):
  *   RIVER_DQ_PUSH        the least loaded consumer (the most free
  *                        credits; among equals the next in round-robin
  *                        order): faster consumers return credits sooner

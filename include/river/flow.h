@@ -10,7 +10,7 @@
  *   river_flow_place(f, "read", "gen", readers, 2);
  *   river_flow_arg(f, "read", "records", "1M");
  *   river_flow_place(f, "sink", "count", sinks, 2);
- *   river_flow_attach(f, "read", "sink", &e);       (a push DQ)
+ *   river_flow_attach(f, "read", "sink", &e);       (a push edge)
  *   river_flow_go(f);                               (collective)
  *   river_flow_destroy(f);
  *
@@ -23,6 +23,12 @@
  * Errors in building name the stage, edge and argument; a caller that
  * knows where a call came from (the spec loader: FILE:LINE:COLUMN) sets
  * it with river_flow_origin, and the messages start with it.
+ *
+ * Words (doc/design.md, section 1): an edge's kind (river_edge_kind:
+ * dq, exchange, one-to-one, broadcast) says how records cross it, and
+ * picks the DQ policy (river_dq_policy) its queue runs: a dq edge the
+ * one river_edge_opts.policy names (push, pull or static; "a push
+ * edge"), the other kinds EXCHANGE, ONE_TO_ONE and BROADCAST.
  */
 #ifndef RIVER_FLOW_H
 #define RIVER_FLOW_H
@@ -41,12 +47,15 @@ extern "C" {
 
 typedef struct river_flow river_flow;
 
-/* What an edge is: the DQ it becomes (river/dq.h). */
+/* An edge's kind: how records cross it, and so the DQ policy its queue
+ * runs (river/dq.h). */
 typedef enum river_edge_kind {
-  RIVER_EDGE_DQ,          /* policy: push (default), pull or static */
-  RIVER_EDGE_EXCHANGE,    /* by key: hash or range */
-  RIVER_EDGE_ONE_TO_ONE,  /* instance i to instance i */
-  RIVER_EDGE_BROADCAST    /* every record to every instance */
+  RIVER_EDGE_DQ,          /* the DQ policy in river_edge_opts.policy:
+                             push (default), pull or static */
+  RIVER_EDGE_EXCHANGE,    /* RIVER_DQ_EXCHANGE, by key: hash or range */
+  RIVER_EDGE_ONE_TO_ONE,  /* RIVER_DQ_ONE_TO_ONE: instance i to i */
+  RIVER_EDGE_BROADCAST    /* RIVER_DQ_BROADCAST: every record to every
+                             instance */
 } river_edge_kind;
 
 typedef enum river_exchange_by {
@@ -64,8 +73,8 @@ typedef enum river_filter_at {
 
 typedef struct river_edge_opts {
   river_edge_kind kind;
-  river_dq_policy policy;   /* RIVER_EDGE_DQ: RIVER_DQ_PUSH, _PULL or
-                               _STATIC */
+  river_dq_policy policy;   /* RIVER_EDGE_DQ: its DQ policy,
+                               RIVER_DQ_PUSH, _PULL or _STATIC */
   river_exchange_by by;     /* RIVER_EDGE_EXCHANGE */
   const char *key;          /* RIVER_EDGE_EXCHANGE: the field to
                                partition on; NULL: the schema's key */

@@ -7,7 +7,7 @@
 #    partitions are in key order one after another (first and last keys)
 #    and balanced even on skewed keys, which the edge's own evenly split
 #    range is not;
-#  - gen -> sort (every rank) -> pull DQ -> merge (one instance, then
+#  - gen -> sort (every rank) -> pull edge -> merge (one instance, then
 #    two) -> count sorted: globally sorted, same digest;
 #  - filter with each op on ASCII keys, against awk over the same records
 #    (river gen --ascii, river copy-out) and at 1 and 3 ranks; the same
@@ -93,7 +93,7 @@ for n in $(ranks 1 2 3 4); do
     [ $((10 * $(largest "$tmp/c") * n)) -gt $((13 * N)) ] \
       || fail "$n ranks: skewed keys balanced without a sample?"
   fi
-  # Sorted runs through a pull DQ to one merge, then to two.
+  # Sorted runs through a pull edge to one merge, then to two.
   for skew in false true; do
     eval "want=\$want_$skew"
     rm -f "$tmp"/m.*

@@ -5,8 +5,8 @@
 !             record's size checked, its arguments read, river_ctx_log's
 !             prefix checked) on ranks 2-3 ->
 !             fsink (a Fortran sink: select, try_get as bytes) on every
-!             rank, so that it shares ranks with both, through a push DQ
-!             then a hash exchange; the plan (stages, dot), stage stats
+!             rank, so that it shares ranks with both, through a push edge
+!             then a hash exchange edge; the plan (stages, dot), stage stats
 !   loaded    the same flow from a spec this test writes, loaded with
 !             params overriding the spec's, run with go_async + test
 !   particles a Fortran source (no inputs: its schema from its `schema`

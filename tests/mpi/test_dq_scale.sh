@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_dq_scale - every queue kind (PUSH, STATIC, PULL, EXCHANGE) at 4,
+# test_dq_scale - every DQ policy (PUSH, STATIC, PULL, EXCHANGE) at 4,
 # 32 and 64 ranks, even and with a lagging consumer, through
 # `river-bench scale queues` (apps/bench/bench_scale.c): every record
 # arrives exactly once (count, sum and XOR of content hashes on both

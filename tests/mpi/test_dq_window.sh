@@ -7,7 +7,7 @@
 # beyond 64 consumers (src/dq_internal.h), which no other test reaches
 # on this machine. Then `river-bench scale queues` at 16 ranks, 8
 # consumers (a window of 4 of them), checking every record arrives
-# exactly once and in order for each queue kind, even and with a
+# exactly once and in order for each DQ policy, even and with a
 # lagging consumer. Each runs even if one before it failed; the test
 # fails if any did.
 set -u

@@ -11,7 +11,7 @@
  *              records whose first key byte is in [256 i/n, 256 (i+1)/n),
  *              and river_get_unit on that (non-pull) input is
  *              RIVER_ENOTSUP
- *   units      sort (3 runs) on every rank -> pull DQ -> one consumer:
+ *   units      sort (3 runs) on every rank -> pull edge -> one consumer:
  *              before a get river_get_unit and river_get_tag are
  *              RIVER_ESTATE; then every message has a unit, each unit's
  *              messages are contiguous, first ... last, there are 3
