@@ -2,14 +2,23 @@
  * collection_internal.h - what the files of single-disk collections share
  * and nothing else sees: the file format (below), the handle, the
  * byte-order and layout arithmetic both sides use, and the
- * river__coll_* functions one file provides to the other.
+ * river__coll_* functions one file provides to the other and to the
+ * parallel collections' files.
  *
  *   collection.c        the handle's lifecycle, the header's encoding and
  *                       decoding, and the reader (open, read, verify, stat)
  *   collection_write.c  the writer (create, append, commit; finish and
- *                       commit_as) and river__fsync_dir
+ *                       commit_as)
  *
  * Each file includes this header and neither includes the other.
+ * Single-disk and parallel collections are one concept, collections
+ * (doc/collections.md: a parallel collection's partition copies are
+ * single-disk collections): pcoll_internal.h includes this header, and
+ * the pcoll*.c files use the river__coll_* calls at its end (a copy
+ * written under a provisional name and renamed at the commit, opened
+ * on a descriptor held since the metadata was read, read with the
+ * failure level of a reader that has a mirror to try). No other file
+ * includes it.
  *
  * Single-disk collections: one file of fixed-size records in large,
  * checksummed, 4 KiB-aligned blocks.
@@ -224,5 +233,60 @@ int river__coll_alloc_buf(river_coll *c, size_t size, int level);
 /* Encode c's facts as the header h (RIVER_COLL_HDR_SIZE bytes), its CRC
  * included. */
 void river__coll_encode_header(const river_coll *c, unsigned char *h);
+
+/* --------------- for parallel collections (pcoll.c, pcoll_open.c,
+ * pcoll_commit.c): a copy's file beyond river/collection.h */
+
+/* collection_write.c: a writer in two steps, for writers that learn a
+ * file's final name only later (a partition begun by its writer is
+ * numbered at the commit): river__coll_finish writes the file out under
+ * its temporary name (last block, table, header; fsync; close) and frees
+ * its buffers, keeping the handle; river__coll_commit_as renames it to
+ * `path` (not the name it was created with), syncs the directory and
+ * frees the handle. River_coll_close on a finished handle removes the
+ * temporary file. river__coll_written gives a finished writer's record
+ * and block counts and table CRC. */
+int river__coll_finish(river_coll *c);
+int river__coll_commit_as(river_coll *c, const char *path);
+
+/* collection_write.c: river_coll_create writing under temporary name
+ * tmp (NULL: "PATH.tmp") instead of "PATH.tmp", created
+ * O_EXCL|O_NOFOLLOW: a file or link already at tmp fails it (logged,
+ * naming tmp), nothing is followed. */
+int river__coll_create_at(const char *path, const char *tmp,
+                          size_t record_size, const river_coll_opts *opts,
+                          river_coll **out);
+int river__coll_written(const river_coll *c, uint64_t *nrecords,
+                        uint64_t *nblocks, uint32_t *table_crc);
+
+/* collection.c: river__coll_open_at on a file the caller has already
+ * opened (fd, with river__open_quiet; path names it in messages). The
+ * handle borrows fd: closing the handle leaves fd open, and the caller
+ * keeps fd open until the handle is closed. Handles may share one fd
+ * (reads are pread). */
+int river__coll_open_fd(const char *path, int fd, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out);
+
+/* collection.c: river_coll_open and river_coll_read_block logging their
+ * failures at `level` instead of RIVER_LOG_ERROR: for callers that may
+ * recover (another mirror holds the block) and so decide how severe a
+ * failure is. */
+int river__coll_open_at(const char *path, size_t record_size,
+                        const river_coll_opts *opts, int level,
+                        river_coll **out);
+int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
+                              size_t bufsize, size_t *nrecords, int level);
+
+/* collection.c: records lo..lo+n-1 of block `block` (n >= 1, within the
+ * block) into buf, not verified: the block's stored checksum (CRC32C of
+ * its whole extent, records then padding) goes to *crc for the reader to
+ * check once it has every piece. A range that ends the block brings the
+ * block's padding after its records (*padlen bytes; else 0), so
+ * bufsize >= n x record_size + *padlen. Direct I/O reads and verifies
+ * the whole block. Errors as river__coll_read_block_at. */
+int river__coll_read_range(river_coll *c, uint64_t block, uint64_t lo,
+                           uint64_t n, void *buf, size_t bufsize,
+                           size_t *padlen, uint32_t *crc, int level);
 
 #endif /* RIVER_COLLECTION_INTERNAL_H */

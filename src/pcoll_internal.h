@@ -20,11 +20,17 @@
  *   pcoll_ship.c   node-local disks: copies sent to their disk's node at
  *                  the commit
  *   pcoll_layout.c which records a partition holds, stripe order
+ *
+ * A partition copy is a single-disk collection, and the two are one
+ * concept (doc/collections.md): this header includes
+ * collection_internal.h, whose river__coll_* calls pcoll.c, pcoll_open.c
+ * and pcoll_commit.c use beyond river/collection.h.
  */
 #ifndef RIVER_PCOLL_INTERNAL_H
 #define RIVER_PCOLL_INTERNAL_H
 
 #include "river_internal.h"
+#include "collection_internal.h"
 #include "file_internal.h"
 
 #include <sys/types.h>

@@ -18,14 +18,15 @@
  * A header is base when it carries no concept's types (no collection,
  * queue, flow, schema, ...), only its own and the public API's, and
  * rests only on lower layers: the OS, MPI and this file. Every other
- * private header is one concept's (collection_internal.h,
- * pcoll_internal.h, dq_internal.h, gd_internal.h with
- * gd_alloc_internal.h, flow_internal.h with flow_run_internal.h, ...),
- * included by that concept's files only. At the end of this file,
- * marked, are the few calls one concept makes into another's internals
- * (a collection's for pcoll, a pcoll copy's for GD, a queue's for the
- * flow runtime), still here until
- * they have a public form.
+ * private header is one concept's, included by that concept's files
+ * only: collections' (single-disk and parallel collections are one
+ * concept, doc/collections.md: collection.c and collection_write.c share
+ * collection_internal.h, the pcoll*.c files pcoll_internal.h, which
+ * includes it), dq_internal.h, gd_internal.h with gd_alloc_internal.h,
+ * flow_internal.h with flow_run_internal.h, ... At the end of this
+ * file, marked, are the few calls one concept makes into another's
+ * internals (a pcoll copy's for GD, a queue's for the flow runtime),
+ * still here until they have a public form.
  */
 #ifndef RIVER_INTERNAL_H
 #define RIVER_INTERNAL_H
@@ -175,8 +176,7 @@ int river__test_fault(const char *step);
 void river__orphan(void *p);
 
 /* ----------------------------------------------------------------------
- * Between concepts, until they have a public form: what pcoll uses of a
- * single-disk collection beyond river/collection.h, what GD uses of a
+ * Between concepts, until they have a public form: what GD uses of a
  * pcoll copy beyond river/pcoll.h, and what the flow runtime uses of a
  * queue beyond river/dq.h.
  * ------------------------------------------------------------------- */
@@ -190,55 +190,6 @@ int river__dq_timeout(river_dq *q, const char *what);
  * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
  * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
 size_t river__dq_put_max(const river_dq *q);
-
-/* A single-disk collection writer (src/collection_write.c) in two steps,
- * for writers that learn a file's final name only later (pcoll_parts.c):
- * river__coll_finish writes the file out under its temporary name (last
- * block, table, header; fsync; close) and frees its buffers, keeping the
- * handle; river__coll_commit_as renames it to `path` (not the name it was
- * created with), syncs the directory and frees the handle. River_coll_close
- * on a finished handle removes the temporary file. river__coll_written
- * gives a finished writer's record and block counts and table CRC. */
-int river__coll_finish(river_coll *c);
-int river__coll_commit_as(river_coll *c, const char *path);
-
-/* river_coll_create writing under temporary name tmp (NULL: "PATH.tmp")
- * instead of "PATH.tmp", created O_EXCL|O_NOFOLLOW: a file or link
- * already at tmp fails it (logged, naming tmp), nothing is followed. */
-int river__coll_create_at(const char *path, const char *tmp,
-                          size_t record_size, const river_coll_opts *opts,
-                          river_coll **out);
-int river__coll_written(const river_coll *c, uint64_t *nrecords,
-                        uint64_t *nblocks, uint32_t *table_crc);
-
-/* river__coll_open_at on a file the caller has already opened (fd, with
- * river__open_quiet; path names it in messages). The handle borrows fd:
- * closing the handle leaves fd open, and the caller keeps fd open until
- * the handle is closed. Handles may share one fd (reads are pread). */
-int river__coll_open_fd(const char *path, int fd, size_t record_size,
-                        const river_coll_opts *opts, int level,
-                        river_coll **out);
-
-/* river_coll_open and river_coll_read_block (src/collection.c) logging
- * their failures at `level` instead of RIVER_LOG_ERROR: for callers that
- * may recover (another mirror holds the block) and so decide how severe
- * a failure is. */
-int river__coll_open_at(const char *path, size_t record_size,
-                        const river_coll_opts *opts, int level,
-                        river_coll **out);
-int river__coll_read_block_at(river_coll *c, uint64_t block, void *buf,
-                              size_t bufsize, size_t *nrecords, int level);
-
-/* Records lo..lo+n-1 of block `block` (n >= 1, within the block) into
- * buf, not verified: the block's stored checksum (CRC32C of its whole
- * extent, records then padding) goes to *crc for the reader to check
- * once it has every piece. A range that ends the block brings the
- * block's padding after its records (*padlen bytes; else 0), so
- * bufsize >= n x record_size + *padlen. Direct I/O reads and verifies
- * the whole block. Errors as river__coll_read_block_at. */
-int river__coll_read_range(river_coll *c, uint64_t block, uint64_t lo,
-                           uint64_t n, void *buf, size_t bufsize,
-                           size_t *padlen, uint32_t *crc, int level);
 
 /* river_pcoll_read_copy logging failures at fail_level (what would be an
  * error; its warnings stay warnings unless fail_level is milder), for
