@@ -743,17 +743,20 @@ static int gd_read_pcoll(void *ctx, int partition, int copy, int disk,
   *dead = 0;
   /* The client decides whether a failure is an error (no mirror left):
    * the collection logs this copy's failures as warnings. */
-  rc = river__pcoll_read_copy_at(ctx, partition, copy, block, buf, bufsize,
-                                 nrecords, RIVER_LOG_WARN, dead);
+  rc = river_pcoll_read_copy_level(ctx, partition, copy, block, buf,
+                                   bufsize, nrecords, RIVER_LOG_WARN, dead);
   *dead = *dead || rc == RIVER_ENOTFOUND;
   return rc;
 }
 
-/* river_gd_open's check of a copy before the read (gd_find_lost). */
+/* river_gd_open's check of a copy before the read (gd_find_lost): past
+ * the argument checks, a copy that fails it is unusable. */
 static int gd_check_pcoll(void *ctx, int partition, int copy, int *dead)
 {
-  return river__pcoll_check_copy(ctx, partition, copy, RIVER_LOG_WARN,
-                                 dead);
+  int rc = river_pcoll_check_copy(ctx, partition, copy, RIVER_LOG_WARN);
+
+  *dead = rc != RIVER_SUCCESS && rc != RIVER_EINVAL;
+  return rc;
 }
 
 /* river_gd_open's pieces of blocks (gd_range_fn). */
@@ -764,9 +767,9 @@ static int gd_range_pcoll(void *ctx, int partition, int copy, uint64_t block,
   int rc;
 
   *dead = 0;
-  rc = river__pcoll_read_copy_range(ctx, partition, copy, block, lo, n, buf,
-                                    bufsize, padlen, crc, RIVER_LOG_WARN,
-                                    dead);
+  rc = river_pcoll_read_copy_range(ctx, partition, copy, block, lo, n, buf,
+                                   bufsize, padlen, crc, RIVER_LOG_WARN,
+                                   dead);
   *dead = *dead || rc == RIVER_ENOTFOUND;
   return rc;
 }

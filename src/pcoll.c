@@ -627,13 +627,31 @@ static int copy_dead(const river_pcoll *pc, int p, int c)
   return pc->rbad[(size_t)p * (size_t)pc->info.replication + (size_t)c] != 0;
 }
 
-int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
-                              void *buf, size_t bufsize, size_t *nrecords,
-                              int fail_level, int *dead)
+/* Whether fail_level is a level a failure may be logged at. */
+static int level_ok(int fail_level)
+{
+  return fail_level >= RIVER_LOG_ERROR && fail_level <= RIVER_LOG_DEBUG;
+}
+
+/* The records block `block` (< nblocks) of partition p holds, by the
+ * metadata: records_per_block, or what is left in the last block. */
+static uint64_t block_nrecords(const river_pcoll *pc, int p, uint64_t block)
+{
+  uint64_t rpb = pc->info.block_size / pc->info.record_size;
+  uint64_t first = block * rpb, all = pc->parts[p].nrecords;
+
+  if (first >= all)
+    return 0;
+  return all - first < rpb ? all - first : rpb;
+}
+
+int river_pcoll_read_copy_level(river_pcoll *pc, int p, int c,
+                                uint64_t block, void *buf, size_t bufsize,
+                                size_t *nrecords, int fail_level, int *dead)
 {
   int rc, opened;
 
-  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG)
+  if (!level_ok(fail_level))
     return RIVER_EINVAL;
   if (pc != NULL && (c < 0 || c >= pc->info.replication))
     return RIVER_EINVAL;
@@ -647,33 +665,33 @@ int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
   return rc;
 }
 
-int river__pcoll_check_copy(river_pcoll *pc, int p, int c, int fail_level,
-                            int *dead)
+int river_pcoll_check_copy(river_pcoll *pc, int p, int c, int fail_level)
 {
   river_coll *coll;
-  int rc;
 
-  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG
-      || !valid_part(pc, p) || c < 0 || c >= pc->info.replication
-      || dead == NULL)
+  if (!level_ok(fail_level) || !valid_part(pc, p) || c < 0
+      || c >= pc->info.replication)
     return RIVER_EINVAL;
-  rc = reader_of(pc, p, c, fail_level, &coll);
-  *dead = copy_dead(pc, p, c);
-  return rc;
+  return reader_of(pc, p, c, fail_level, &coll);
 }
 
-int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
-                                 uint64_t block, uint64_t lo, uint64_t n,
-                                 void *buf, size_t bufsize, size_t *padlen,
-                                 uint32_t *crc, int fail_level, int *dead)
+int river_pcoll_read_copy_range(river_pcoll *pc, int p, int c,
+                                uint64_t block, uint64_t lo, uint64_t n,
+                                void *buf, size_t bufsize, size_t *padlen,
+                                uint32_t *crc, int fail_level, int *dead)
 {
   river_coll *coll;
+  uint64_t nb;
   int rc;
 
-  if (fail_level < RIVER_LOG_ERROR || fail_level > RIVER_LOG_DEBUG
-      || !valid_part(pc, p) || c < 0 || c >= pc->info.replication
-      || buf == NULL || padlen == NULL || crc == NULL
-      || block >= pc->parts[p].nblocks)
+  if (!level_ok(fail_level) || !valid_part(pc, p) || c < 0
+      || c >= pc->info.replication || buf == NULL || padlen == NULL
+      || crc == NULL || block >= pc->parts[p].nblocks)
+    return RIVER_EINVAL;
+  /* The range, by the metadata, before the copy is opened (the copy's
+   * file, once open, matches it: open_copy). */
+  nb = block_nrecords(pc, p, block);
+  if (n == 0 || lo >= nb || n > nb - lo)
     return RIVER_EINVAL;
   rc = reader_of(pc, p, c, fail_level, &coll);
   if (rc == RIVER_SUCCESS) {
@@ -693,8 +711,8 @@ int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
 int river_pcoll_read_copy(river_pcoll *pc, int p, int c, uint64_t block,
                           void *buf, size_t bufsize, size_t *nrecords)
 {
-  return river__pcoll_read_copy_at(pc, p, c, block, buf, bufsize, nrecords,
-                                   RIVER_LOG_ERROR, NULL);
+  return river_pcoll_read_copy_level(pc, p, c, block, buf, bufsize,
+                                     nrecords, RIVER_LOG_ERROR, NULL);
 }
 
 int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block, void *buf,

@@ -25,8 +25,8 @@
  * includes it), dq_internal.h, gd_internal.h with gd_alloc_internal.h,
  * flow_internal.h with flow_run_internal.h, ... At the end of this
  * file, marked, are the few calls one concept makes into another's
- * internals (a pcoll copy's for GD, a queue's for the flow runtime),
- * still here until they have a public form.
+ * internals (a queue's for the flow runtime), still here until they
+ * have a public form.
  */
 #ifndef RIVER_INTERNAL_H
 #define RIVER_INTERNAL_H
@@ -176,9 +176,8 @@ int river__test_fault(const char *step);
 void river__orphan(void *p);
 
 /* ----------------------------------------------------------------------
- * Between concepts, until they have a public form: what GD uses of a
- * pcoll copy beyond river/pcoll.h, and what the flow runtime uses of a
- * queue beyond river/dq.h.
+ * Between concepts, until they have a public form: what the flow
+ * runtime uses of a queue beyond river/dq.h.
  * ------------------------------------------------------------------- */
 
 /* The watchdog ended a wait (`what`) on queue q (src/dq_mem.c): log it as
@@ -190,31 +189,6 @@ int river__dq_timeout(river_dq *q, const char *what);
  * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
  * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
 size_t river__dq_put_max(const river_dq *q);
-
-/* river_pcoll_read_copy logging failures at fail_level (what would be an
- * error; its warnings stay warnings unless fail_level is milder), for
- * readers that recover from a failed copy themselves (GD). Once the
- * arguments pass the checks, *dead (if dead is not NULL) gets whether
- * copy c is now known to be unusable: its file could not be opened or
- * did not match the metadata.
- * fail_level outside RIVER_LOG_ERROR..RIVER_LOG_DEBUG: RIVER_EINVAL. */
-int river__pcoll_read_copy_at(river_pcoll *pc, int p, int c, uint64_t block,
-                              void *buf, size_t bufsize, size_t *nrecords,
-                              int fail_level, int *dead);
-
-/* Open copy c of partition p for reading now (as its first read would),
- * logging failures at fail_level as river__pcoll_read_copy_at does;
- * *dead: the copy is unusable for every block. */
-int river__pcoll_check_copy(river_pcoll *pc, int p, int c, int fail_level,
-                            int *dead);
-
-/* river__pcoll_read_copy_at for records lo..lo+n-1 of a block
- * (river__coll_read_range: unverified, with the block's stored checksum
- * and, for the range that ends the block, its padding). */
-int river__pcoll_read_copy_range(river_pcoll *pc, int p, int c,
-                                 uint64_t block, uint64_t lo, uint64_t n,
-                                 void *buf, size_t bufsize, size_t *padlen,
-                                 uint32_t *crc, int fail_level, int *dead);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

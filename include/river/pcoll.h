@@ -226,13 +226,79 @@ RIVER_API int river_pcoll_read_block(river_pcoll *pc, int p, uint64_t block,
  * Read block `block` of copy c (0 <= c < replication) of partition p only,
  * as river_pcoll_read_block but with no fallback to other copies (for
  * readers that choose the copy themselves, such as graduated
- * declustering, river/gd.h). Failures are logged as warnings naming
- * partition, disk and block; RIVER_ENOTFOUND if the copy's file does not
- * exist.
+ * declustering, river/gd.h). Failures are logged naming partition,
+ * disk and block (what is wrong with the copy's file as an error, then
+ * a warning that the copy failed; river_pcoll_read_copy_level logs them
+ * milder); RIVER_ENOTFOUND if the copy's file does not exist.
  */
 RIVER_API int river_pcoll_read_copy(river_pcoll *pc, int p, int c,
                                     uint64_t block, void *buf, size_t bufsize,
                                     size_t *nrecords);
+
+/*
+ * river_pcoll_read_copy for a reader that recovers from a failed copy
+ * itself (another mirror holds the block: graduated declustering,
+ * river/gd.h): what river_pcoll_read_copy logs as an error is logged at
+ * fail_level (RIVER_LOG_ERROR..RIVER_LOG_DEBUG), its warnings stay
+ * warnings unless fail_level is milder. Once the arguments pass, *dead
+ * (dead may be NULL) gets 1 if copy c is now known to be unusable for
+ * every block (its file could not be opened or does not match the
+ * metadata: every later read of it through pc fails the same way at
+ * once, unlogged), 0 if not (the failure, if any, is this block's).
+ * Not collective. RIVER_EINVAL, outputs untouched, for what
+ * river_pcoll_read_copy refuses and for fail_level out of range;
+ * RIVER_ENOBUFS as river_pcoll_read_copy's, *dead untouched.
+ */
+RIVER_API int river_pcoll_read_copy_level(river_pcoll *pc, int p, int c,
+                                          uint64_t block, void *buf,
+                                          size_t bufsize, size_t *nrecords,
+                                          int fail_level, int *dead);
+
+/*
+ * Open copy c (0 <= c < replication) of partition p for reading now, as
+ * its first read would, and compare its file with the metadata (record
+ * size, record count, block size, the checksum of its block table); no
+ * block is read (river_pcoll_verify_copy reads them all). For readers
+ * that deal out work by copy and want to know the lost ones before they
+ * start (graduated declustering). RIVER_SUCCESS if the copy is usable;
+ * any other answer but RIVER_EINVAL means it is unusable for every block,
+ * and says why (RIVER_ENOTFOUND if its file does not exist,
+ * RIVER_EACCES, RIVER_ECORRUPT, RIVER_EIO, ...), logged at fail_level
+ * as river_pcoll_read_copy_level logs; later checks and reads of that
+ * copy through pc fail the same way at once, unlogged. The file stays
+ * open with pc (until river_pcoll_close). Not collective. RIVER_EINVAL
+ * for a NULL or writer's handle, p, c or fail_level out of range.
+ */
+RIVER_API int river_pcoll_check_copy(river_pcoll *pc, int p, int c,
+                                     int fail_level);
+
+/*
+ * Records lo..lo+n-1 (n >= 1, within the block) of block `block` of copy
+ * c of partition p into buf as they lie in the file, not verified: for a
+ * reader that fetches the pieces of one block from different copies and
+ * checks the block once it has them all (graduated declustering). *crc
+ * gets the block's stored checksum: the CRC32C (river_crc32c) of the
+ * block's whole extent on disk, its records then its padding. The piece
+ * that ends the block brings that padding after its records (*padlen
+ * bytes; 0 for the other pieces), so the pieces laid end to end are the
+ * extent: buf needs n x record_size + *padlen bytes, which the block
+ * size (river_pcoll_info.block_size) always holds. With direct I/O
+ * (river_pcoll_opts.direct_io) the whole block is read and verified.
+ * A block holds records_per_block records (river_pcoll_blocks), the
+ * last one of a partition what is left. Failures are logged and *dead
+ * (dead may be NULL) set as river_pcoll_read_copy_level's. RIVER_ENOBUFS
+ * if bufsize is short: the copy was opened (a copy that cannot be gives
+ * its own error instead), *padlen says the padding the piece brings and
+ * *dead is set, nothing is read. Not collective. RIVER_EINVAL, outputs
+ * untouched, for a NULL or writer's handle, NULL buf, padlen or crc, and
+ * p, c, block, lo, n or fail_level out of range.
+ */
+RIVER_API int river_pcoll_read_copy_range(river_pcoll *pc, int p, int c,
+                                          uint64_t block, uint64_t lo,
+                                          uint64_t n, void *buf,
+                                          size_t bufsize, size_t *padlen,
+                                          uint32_t *crc, int fail_level,
+                                          int *dead);
 
 /* The number of records per block and the block count of partition p. */
 RIVER_API int river_pcoll_blocks(const river_pcoll *pc, int p,

@@ -13,6 +13,11 @@
  *   single       with replication 1 the same damage fails the read with
  *                an error naming collection, partition and block, and
  *                undamaged blocks still read; verify_copy agrees
+ *   copy calls   on the mirrored collection, the calls of a reader that
+ *                picks the copy itself (GD's): check_copy finds the lost
+ *                copies, read_copy_level logs at the level asked and
+ *                tells a lost copy from a bad block, read_copy_range's
+ *                pieces make up a block and its stored checksum
  *
  * The records, read_check and the file helpers are in pcolltest.h.
  */
@@ -183,6 +188,223 @@ static void check_read_warns(river_pcoll *pc)
   MT_CHECK(!mt_logged("error|", NULL, NULL));
 }
 
+/* The calls of a reader that picks the copy itself refuse bad
+ * arguments without a word, outputs untouched. Block 9 of partition 2
+ * is its last (2345 = 9 x 256 + 41 records). */
+static void check_copy_calls_refuse(river_pcoll *pc)
+{
+  unsigned char a[4096];
+  size_t got = 77, pad = 77;
+  uint32_t crc = 77;
+  int dead = 77;
+
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 0, 2, RIVER_LOG_WARN), RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 1, -1, RIVER_LOG_WARN),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_check_copy(pc, NR, 0, RIVER_LOG_WARN),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 1, 0, RIVER_LOG_DEBUG + 1),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 0, a, sizeof a, &got,
+                                          RIVER_LOG_ERROR - 1, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 2, 0, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 10, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 0, NULL, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 0, a, sizeof a, NULL,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 0, a, sizeof a - 1, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_ENOBUFS);
+  MT_CHECK(got == 77 && dead == 77);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 41, 1, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 0, 0, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 0, 42, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 1, UINT64_MAX, a,
+                                          sizeof a, &pad, &crc,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 10, 0, 1, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 2, 0, 0, 1, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 0, 0, 1, NULL, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 0, 0, 1, a, sizeof a,
+                                          NULL, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 0, 0, 1, a, sizeof a,
+                                          &pad, NULL, RIVER_LOG_WARN, &dead),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 0, 0, 1, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_DEBUG + 1,
+                                          &dead),
+              RIVER_EINVAL);
+  MT_CHECK(pad == 77 && crc == 77 && dead == 77);
+  MT_CHECK(!mt_logged(NULL, NULL, NULL));
+}
+
+/* check_copy on the damaged "fo2": the missing copy and the one that
+ * does not match the metadata are lost, said once at the level asked;
+ * every other copy (a damaged block is no lost copy) passes. */
+static void check_copy_check(river_pcoll *pc)
+{
+  int p, c;
+
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 0, 0, RIVER_LOG_WARN),
+              RIVER_ENOTFOUND);
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 3, 0, RIVER_LOG_WARN),
+              RIVER_ECORRUPT);
+  MT_CHECK(mt_logged("warn|", "partition 0: copy on disk 0 unusable", NULL));
+  MT_CHECK(mt_logged("warn|", "partition 3 copy on disk 3",
+                     "does not match the metadata"));
+  MT_CHECK(!mt_logged("error|", NULL, NULL));
+  for (p = 0; p < NR; p++)
+    for (c = 0; c < 2; c++)
+      if (!(c == 0 && (p == 0 || p == 3)))
+        MT_CHECK_RC(river_pcoll_check_copy(pc, p, c, RIVER_LOG_WARN),
+                    RIVER_SUCCESS);
+  /* Lost for good: the same answer, unlogged, whatever the level. */
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 0, 0, RIVER_LOG_ERROR),
+              RIVER_ENOTFOUND);
+  MT_CHECK_RC(river_pcoll_check_copy(pc, 3, 0, RIVER_LOG_ERROR),
+              RIVER_ECORRUPT);
+  MT_CHECK(!mt_logged(NULL, NULL, NULL));
+}
+
+/* read_copy_level on the damaged "fo2": a copy's damaged block fails at
+ * the level asked (warn, debug: unsaid at warn, error: as read_copy),
+ * *dead 0; its good blocks read as the mirror holds them; a lost copy
+ * fails with *dead 1. */
+static void check_copy_level(river_pcoll *pc)
+{
+  unsigned char a[4096], b[4096];
+  size_t got = 0;
+  int dead = 77;
+
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 1, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_ECORRUPT);
+  MT_CHECK(dead == 0);
+  MT_CHECK(mt_logged("warn|", "fo2.p2.", "block 1: checksum mismatch"));
+  MT_CHECK(mt_logged("warn|", "collection fo2: partition 2 block 1",
+                     "copy on disk 2 failed"));
+  MT_CHECK(!mt_logged("error|", NULL, NULL));
+  dead = 77;
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 0, 2, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_SUCCESS);
+  MT_CHECK(dead == 0 && got == 256);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 1, 2, b, sizeof b, &got,
+                                          RIVER_LOG_WARN, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK(got == 256 && memcmp(a, b, 256 * RECSZ) == 0);
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 1, 3, a, sizeof a, &got,
+                                          RIVER_LOG_DEBUG, &dead),
+              RIVER_ECORRUPT);
+  MT_CHECK(!mt_logged(NULL, NULL, NULL));
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 1, 3, a, sizeof a, &got,
+                                          RIVER_LOG_ERROR, &dead),
+              RIVER_ECORRUPT);
+  MT_CHECK(mt_logged("error|", "fo2.p2.", "block 3: checksum mismatch"));
+  dead = 0;
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 0, 0, 0, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_ENOTFOUND);
+  MT_CHECK(dead == 1);
+  dead = 0;
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 3, 0, 0, a, sizeof a, &got,
+                                          RIVER_LOG_WARN, &dead),
+              RIVER_ECORRUPT);
+  MT_CHECK(dead == 1);
+}
+
+/* read_copy_range on the damaged "fo2": two pieces of partition 2's last
+ * block (41 records in a 4 KiB extent), laid end to end, are its records
+ * then its padding, and their CRC32C is the stored checksum both give;
+ * the damaged block 1 of copy 0 comes unverified, and its checksum does
+ * not match; a short buffer is refused once the padding is known; a lost
+ * copy fails with *dead 1. */
+static void check_copy_range(river_pcoll *pc)
+{
+  unsigned char a[4096], b[4096];
+  size_t got = 0, pad = 77, pad2 = 77;
+  uint32_t crc = 1, crc2 = 2, sum = 0;
+  int dead = 77;
+
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 0, 20, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_SUCCESS);
+  MT_CHECK(pad == 0 && dead == 0);
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 20, 21, a + 20 * RECSZ,
+                                          sizeof a - 20 * RECSZ, &pad2, &crc2,
+                                          RIVER_LOG_WARN, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK(pad2 == 4096 - 41 * RECSZ && crc2 == crc);
+  MT_CHECK(river_crc32c(a, 4096, &sum) == RIVER_SUCCESS && sum == crc);
+  MT_CHECK_RC(river_pcoll_read_copy_level(pc, 2, 1, 9, b, sizeof b, &got,
+                                          RIVER_LOG_WARN, NULL),
+              RIVER_SUCCESS);
+  MT_CHECK(got == 41 && memcmp(a, b, 41 * RECSZ) == 0);
+  pad = 77;
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 0, 1, 0, 256, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_SUCCESS);
+  sum = 0;
+  MT_CHECK(pad == 0 && dead == 0);
+  MT_CHECK(river_crc32c(a, 4096, &sum) == RIVER_SUCCESS && sum != crc);
+  pad = 77;
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 2, 1, 9, 20, 21, a, 21 * RECSZ,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_ENOBUFS);
+  MT_CHECK(pad == 4096 - 41 * RECSZ);
+  dead = 0;
+  MT_CHECK_RC(river_pcoll_read_copy_range(pc, 0, 0, 0, 0, 1, a, sizeof a,
+                                          &pad, &crc, RIVER_LOG_WARN, &dead),
+              RIVER_ENOTFOUND);
+  MT_CHECK(dead == 1);
+}
+
+/* The copy calls on a fresh reader of the damaged "fo2" (nothing known
+ * lost yet), by rank 0. Collective. */
+static void test_failover_copy_calls(const river_pcoll_opts *o)
+{
+  river_pcoll *pc = NULL;
+  int rc = river_pcoll_open(MPI_COMM_WORLD, "fo2", o, &pc);
+
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS && rank == 0) {
+    check_copy_calls_refuse(pc);
+    check_copy_check(pc);
+    check_copy_level(pc);
+    check_copy_range(pc);
+  }
+  if (rc == RIVER_SUCCESS)
+    river_pcoll_close(pc);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Replication 2: a missing copy and damaged blocks are covered by the
  * mirrors; verify_copy names each damage. */
 static void test_failover_mirrored(void)
@@ -209,6 +431,7 @@ static void test_failover_mirrored(void)
     river_pcoll_close(pc);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  test_failover_copy_calls(&o);
 }
 
 /* ---------------------------------------------------- replication 1 */

@@ -217,6 +217,9 @@ static void test_badparam_pcoll_handles(void **state)
   int ranks[2] = {7, 7};
   uint64_t nb = 7, bad = 7;
   unsigned char marks[1] = {7};
+  size_t pad = 7;
+  uint32_t crc = 7;
+  int dead = 7;
 
   river_log_set_handler(collect, NULL);
   memset(&info, 0x5a, sizeof info);
@@ -244,6 +247,25 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_read_block(NULL, 0, 0, rec, sizeof rec, &k),
                    RIVER_EINVAL);
   assert_int_equal(river_pcoll_blocks(NULL, 0, &rpb, &nb), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy(NULL, 0, 0, 0, rec, sizeof rec, &k),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy_level(NULL, 0, 0, 0, rec, sizeof rec,
+                                               &k, RIVER_LOG_WARN, &dead),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy_level(NULL, 0, 0, 0, rec, sizeof rec,
+                                               &k, RIVER_LOG_DEBUG + 1, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_check_copy(NULL, 0, 0, RIVER_LOG_WARN),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_check_copy(NULL, 0, 0, -1), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy_range(NULL, 0, 0, 0, 0, 1, rec,
+                                               sizeof rec, &pad, &crc,
+                                               RIVER_LOG_WARN, &dead),
+                   RIVER_EINVAL);
+  assert_int_equal(river_pcoll_read_copy_range(NULL, 0, 0, 0, 0, 1, NULL,
+                                               0, NULL, NULL, -1, NULL),
+                   RIVER_EINVAL);
+  assert_int_equal(pad + crc + (size_t)dead, 21);
   assert_int_equal(river_pcoll_verify_copy(NULL, 0, 0, &bad), RIVER_EINVAL);
   assert_int_equal(river_pcoll_verify_blocks(NULL, 0, 0, marks, 1, &bad),
                    RIVER_EINVAL);
