@@ -86,5 +86,48 @@ run 0 "$tmp/bin/mpi-test-launch"
 grep -q "river-mpirun: broken" <<<"$out" || bad "broken river-mpirun: output not shown: $out"
 [ "$ran" = no ] || bad "broken river-mpirun: the test ran"
 
+# 6. river-mpirun gives each Open MPI job a session directory of its own
+#    (two jobs starting at once in one TMPDIR/ompi.HOST.UID can fail,
+#    open-mpi/ompi#8510; test_coll_commit starts two at once): the job
+#    sees OMPI_MCA_orte_tmpdir_base under TMPDIR/river-mpirun.PID.*, the
+#    directory is gone when it ends, a dead job's is swept, a live one's
+#    kept, and one the user set is left alone.
+cat >"$tmp/fake-ompi" <<'EOF2'
+#!/bin/bash
+case ${1:-} in --version) echo "mpirun (Open MPI) 4.1.4"; exit 0 ;; esac
+while [ "${1:-}" != "${1#-}" ]; do
+  case $1 in -n|-np) shift 2 ;; *) shift ;; esac
+done
+exec "$@"
+EOF2
+cat >"$tmp/show-base" <<EOF2
+#!/bin/sh
+echo "\$OMPI_MCA_orte_tmpdir_base" >"$tmp/base"
+[ -d "\$OMPI_MCA_orte_tmpdir_base" ] && echo yes >"$tmp/existed"
+EOF2
+chmod +x "$tmp/fake-ompi" "$tmp/show-base"
+mkdir "$tmp/t"
+mkdir "$tmp/t/river-mpirun.999999999.dead1" "$tmp/t/river-mpirun.$$.live1"
+rm -f "$tmp/existed"
+out=$(env -u OMPI_MCA_orte_tmpdir_base TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
+      "$top/scripts/river-mpirun" -n 1 "$tmp/show-base" 2>&1)
+rc=$?
+base=$(cat "$tmp/base" 2>/dev/null)
+[ "$rc" -eq 0 ] || bad "session dir: exit $rc: $out"
+case $base in
+  "$tmp/t/river-mpirun."*) ;;
+  *) bad "session dir: the job's orte_tmpdir_base is '$base', not under $tmp/t/river-mpirun.*" ;;
+esac
+[ "$(cat "$tmp/existed" 2>/dev/null)" = yes ] || bad "session dir: '$base' did not exist while the job ran"
+[ -n "$base" ] && [ -e "$base" ] && bad "session dir: '$base' left behind"
+[ -e "$tmp/t/river-mpirun.999999999.dead1" ] && bad "session dir: a dead job's directory was not swept"
+[ -d "$tmp/t/river-mpirun.$$.live1" ] || bad "session dir: a live job's directory was removed"
+mkdir "$tmp/mine"
+OMPI_MCA_orte_tmpdir_base=$tmp/mine TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
+  "$top/scripts/river-mpirun" -n 1 "$tmp/show-base" >/dev/null 2>&1 \
+  || bad "session dir: a job with the user's orte_tmpdir_base failed"
+[ "$(cat "$tmp/base")" = "$tmp/mine" ] || bad "session dir: the user's orte_tmpdir_base was replaced by '$(cat "$tmp/base")'"
+[ -d "$tmp/mine" ] || bad "session dir: the user's directory was removed"
+
 [ "$fail" -eq 0 ] && echo "PASS: test_launcher"
 exit "$fail"
