@@ -247,15 +247,29 @@ static void exchange_message(river_dq *q)
   q->sstride = want;
 }
 
-size_t river__dq_put_max(const river_dq *q)
+int river_dq_put_max(const river_dq *q, size_t *max)
 {
-  if (q == NULL || !(q->role & RIVER_DQ_PRODUCER))
-    return 0;
-  if (!DQ_DOES(q, DQ_P_KEYED))
-    return SIZE_MAX;
-  /* All of them may go to one consumer whose fill buffer is one record
-   * short of full: credits - 1 more messages and one record. */
-  return (size_t)(q->credits - 1) * q->send_per_msg + 1;
+  uint64_t m, r;
+
+  if (q == NULL || max == NULL || !(q->role & RIVER_DQ_PRODUCER))
+    return RIVER_EINVAL;
+  r = q->send_per_msg;
+  if (DQ_DOES(q, DQ_P_KEYED)) {
+    /* All of them may go to one consumer whose fill buffer is one
+     * record short of full: credits - 1 more messages and one record. */
+    m = (uint64_t)(q->credits - 1) * r + 1;
+  } else {
+    /* The messages try_put may complete at once (ever_fits, in
+     * dq_producer.c): credits, for every consumer where messages spread;
+     * a fill buffer may already be full, so m messages take m x r. */
+    m = (uint64_t)q->credits;
+    if (DQ_DOES(q, DQ_P_SPREAD))
+      m = m > UINT64_MAX / (uint64_t)q->ncons ? UINT64_MAX
+                                              : m * (uint64_t)q->ncons;
+    m = m > UINT64_MAX / r ? UINT64_MAX : m * r;
+  }
+  *max = m > SIZE_MAX ? SIZE_MAX : (size_t)m;
+  return RIVER_SUCCESS;
 }
 
 /* This rank's buffers for its roles. */

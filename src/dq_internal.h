@@ -702,8 +702,10 @@ struct river_dq {
 void river__dq_mem_add(river_dq *q, int64_t bytes);
 void *river__dq_calloc(river_dq *q, size_t n, size_t size);
 unsigned char *river__dq_buffers(river_dq *q, size_t n);
-/* dq_mem.c: river__dq_timeout (river_internal.h: the flow runtime
- * calls it too). */
+/* dq_mem.c: RIVER_ETIMEDOUT, once the watchdog ended a wait (`what`)
+ * on q: logged as river__timeout_error does, naming the ranks q waits
+ * for (river_dq_waiting_for). */
+int river__dq_timeout(river_dq *q, const char *what);
 
 /* dq_producer.c: retire completed sends; their slots become free again. */
 int river__dq_send_progress(river_dq *q);

@@ -2,9 +2,10 @@
  * dq_mem.c - what every part of the distributed queue uses and that
  * uses none of them: the queue's memory, counted where it is taken
  * (river_dq_stats.memory_bytes; the formula is doc/design.md's "Queue
- * memory"), and the report of a queue that waits too long, naming the
- * peers it waits for. Below dq.c, dq_producer.c, dq_consumer.c,
- * dq_recv.c and dq_credit.c (dq_internal.h says what each holds).
+ * memory"), the peers a queue waits for (river_dq_waiting_for), and the
+ * report of a queue that waits too long, naming them. Below dq.c,
+ * dq_producer.c, dq_consumer.c, dq_recv.c and dq_credit.c
+ * (dq_internal.h says what each holds).
  */
 #include "dq_internal.h"
 
@@ -41,21 +42,38 @@ unsigned char *river__dq_buffers(river_dq *q, size_t n)
   return p;
 }
 
-/* RIVER_ETIMEDOUT, said once with the peers q waits for and what it
- * was doing (river__timeout_error). */
-int river__dq_timeout(river_dq *q, const char *what)
+int river_dq_waiting_for(const river_dq *q, int *ranks, int max, int *n)
 {
-  int ranks[64], n = 0, i;
+  int i, k = 0;
 
+  if (q == NULL || n == NULL || max < 0 || (ranks == NULL && max > 0))
+    return RIVER_EINVAL;
   /* Consumer: the producers whose end of stream has not come. Producer:
    * the consumers with no credit free or a send still in flight. */
-  for (i = 0; (q->role & RIVER_DQ_CONSUMER) && i < q->nprod && n < 64; i++)
-    if (q->eos_seq[i] == DQ_UNKNOWN)
-      ranks[n++] = q->prod_rank[i];
-  for (i = 0; (q->role & RIVER_DQ_PRODUCER) && i < q->ncons && n < 64; i++)
+  for (i = 0; (q->role & RIVER_DQ_CONSUMER) && i < q->nprod; i++)
+    if (q->eos_seq[i] == DQ_UNKNOWN) {
+      if (k < max)
+        ranks[k] = q->prod_rank[i];
+      k++;
+    }
+  for (i = 0; (q->role & RIVER_DQ_PRODUCER) && i < q->ncons; i++)
     if (((q->sent[i] - q->returned[i]) & DQ_COUNT_MASK)
             >= (uint64_t)q->credits
-        || (q->closed && !q->close_done))
-      ranks[n++] = q->cons_rank[i];
-  return river__timeout_error(q->comm, ranks, n, what);
+        || (q->closed && !q->close_done)) {
+      if (k < max)
+        ranks[k] = q->cons_rank[i];
+      k++;
+    }
+  *n = k;
+  return RIVER_SUCCESS;
+}
+
+/* RIVER_ETIMEDOUT, said once with (the first 64 of) the peers q waits
+ * for and what it was doing (river__timeout_error). */
+int river__dq_timeout(river_dq *q, const char *what)
+{
+  int ranks[64], n = 0;
+
+  river_dq_waiting_for(q, ranks, 64, &n);
+  return river__timeout_error(q->comm, ranks, n < 64 ? n : 64, what);
 }

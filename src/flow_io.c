@@ -85,15 +85,19 @@ static int wait_a_turn(struct river__inst *in, double *wait)
 }
 
 /* The watchdog ended instance in's wait on queue q (NULL: none) for
- * `what`: log it, naming the ranks waited for. RIVER_ETIMEDOUT. */
+ * `what`: log it, naming (the first 64 of) the ranks q waits for, ranks
+ * of the flow's communicator, which q was created over. RIVER_ETIMEDOUT. */
 static int timed_out(struct river__inst *in, river_dq *q, const char *what)
 {
   char line[160];
+  int ranks[64], n = 0;
 
   snprintf(line, sizeof line, "stage %s instance %d %s",
            in->ctx.stage->name, in->ctx.instance, what);
-  return q != NULL ? river__dq_timeout(q, line)
-                   : river__timeout_error(MPI_COMM_NULL, NULL, 0, line);
+  if (q == NULL || river_dq_waiting_for(q, ranks, 64, &n) != RIVER_SUCCESS)
+    return river__timeout_error(MPI_COMM_NULL, NULL, 0, line);
+  return river__timeout_error(in->ctx.flow->comm, ranks, n < 64 ? n : 64,
+                              line);
 }
 
 /* ------------------------------------------------------------- input */

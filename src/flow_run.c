@@ -126,13 +126,16 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
   for (p = 0; p < s->noutputs; p++) {
     const river__edge *e = &f->edges[s->out_edge[p]];
     size_t msg = e->opts.message_size ? e->opts.message_size
-                                      : RIVER_DQ_DEFAULT_MESSAGE_SIZE;
+                                      : RIVER_DQ_DEFAULT_MESSAGE_SIZE, max;
     in->out[p].q = r->dqs[s->out_edge[p]];
     river_schema_record_size(s->out_schema[p], &in->out[p].record_size);
     in->out[p].chunk = msg / in->out[p].record_size;
-    if (in->out[p].q != NULL
-        && in->out[p].chunk > river__dq_put_max(in->out[p].q))
-      in->out[p].chunk = river__dq_put_max(in->out[p].q);   /* EXCHANGE */
+    /* EXCHANGE: no more than one try_put always takes (its records
+     * may all go to one consumer). */
+    if (in->out[p].q != NULL && e->opts.kind == RIVER_EDGE_EXCHANGE
+        && river_dq_put_max(in->out[p].q, &max) == RIVER_SUCCESS
+        && in->out[p].chunk > max)
+      in->out[p].chunk = max;
     if (in->out[p].chunk == 0)
       in->out[p].chunk = 1;
     in->out[p].copy = e->opts.kind == RIVER_EDGE_EXCHANGE

@@ -19,14 +19,28 @@
  * queue, flow, schema, ...), only its own and the public API's, and
  * rests only on lower layers: the OS, MPI and this file. Every other
  * private header is one concept's, included by that concept's files
- * only: collections' (single-disk and parallel collections are one
- * concept, doc/collections.md: collection.c and collection_write.c share
- * collection_internal.h, the pcoll*.c files pcoll_internal.h, which
- * includes it), dq_internal.h, gd_internal.h with gd_alloc_internal.h,
- * flow_internal.h with flow_run_internal.h, ... At the end of this
- * file, marked, are the few calls one concept makes into another's
- * internals (a queue's for the flow runtime), still here until they
- * have a public form.
+ * only:
+ *   collections         collection_internal.h (collection.c,
+ *                       collection_write.c), included by
+ *                       pcoll_internal.h (pcoll*.c): single-disk and
+ *                       parallel collections are one concept
+ *                       (doc/collections.md), a partition copy being a
+ *                       single-disk collection;
+ *   distributed queue   dq_internal.h (dq*.c);
+ *   GD                  gd_internal.h (gd.c, gd_client.c, gd_server.c)
+ *                       with gd_alloc_internal.h (gd_alloc.c);
+ *   flows               flow_internal.h (flow.c, flow_check.c,
+ *                       flowspec.c, module.c) with flow_run_internal.h
+ *                       (flow_run.c, flow_io.c, flow_abort.c,
+ *                       flow_emulate.c, flow_partition.c), and
+ *                       modules/modules.h (module.c's registry hook, the
+ *                       built-in modules).
+ * What one concept uses of another goes through the public API
+ * (the headers under include/river): GD reads a collection's copies with
+ * river_pcoll_read_copy_level, _check_copy and _read_copy_range, the
+ * flow runtime sizes its puts with river_dq_put_max and names the ranks
+ * a queue waits for with river_dq_waiting_for. This file declares base
+ * helpers only.
  */
 #ifndef RIVER_INTERNAL_H
 #define RIVER_INTERNAL_H
@@ -174,21 +188,6 @@ int river__test_fault(const char *step);
  * may still write into it. Kept reachable, so leak checkers are quiet;
  * never freed. NULL is a no-op. */
 void river__orphan(void *p);
-
-/* ----------------------------------------------------------------------
- * Between concepts, until they have a public form: what the flow
- * runtime uses of a queue beyond river/dq.h.
- * ------------------------------------------------------------------- */
-
-/* The watchdog ended a wait (`what`) on queue q (src/dq_mem.c): log it as
- * river__timeout_error does, naming the ranks q waits for (a consumer:
- * producers whose stream has not ended; a producer: consumers with no
- * credit free, or with its end of stream in flight). RIVER_ETIMEDOUT. */
-int river__dq_timeout(river_dq *q, const char *what);
-/* The most records one river_dq_try_put on producer q can ever take at
- * once (src/dq.c; an EXCHANGE producer's messages are smaller with many
- * consumers): what a caller that puts in chunks (src/flow_io.c) puts. */
-size_t river__dq_put_max(const river_dq *q);
 
 /* Shorthands for the internal logger. */
 #define river__error(...) river_log(RIVER_LOG_ERROR, __VA_ARGS__)

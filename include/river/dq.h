@@ -282,6 +282,22 @@ RIVER_API int river_dq_try_put(river_dq *q, const void *records,
                                size_t nrecords);
 
 /*
+ * The most records one river_dq_try_put on producer q may be given and
+ * never answer RIVER_ENOBUFS, whatever their keys and the records
+ * already waiting in q's messages: with every credit free they go at
+ * once. For a caller that puts in chunks with try_put (river_dq_put
+ * takes any number). With r records per message ((message_size -
+ * RIVER_DQ_HEADER_SIZE) / record_size): credits x r for ONE_TO_ONE,
+ * BROADCAST and PULL; credits x r x the number of consumers for PUSH
+ * and STATIC; (credits - 1) x r + 1 for EXCHANGE, whose records may all
+ * go to one consumer, and whose r is smaller with many consumers (its
+ * messages shrink). *max gets it (at least 1; SIZE_MAX where it would
+ * not fit a size_t). Not collective. RIVER_EINVAL, *max untouched, for
+ * NULLs or on a rank that is not a producer.
+ */
+RIVER_API int river_dq_put_max(const river_dq *q, size_t *max);
+
+/*
  * Zero-copy put: river_dq_reserve lends the free part of the message
  * being filled (*buf, room for *max >= 1 records, blocking like put while
  * a full message has nowhere to go); write records there, then
@@ -408,6 +424,23 @@ RIVER_API int river_dq_tag(const river_dq *q, uint64_t *tag);
 
 /* This rank's counters so far. */
 RIVER_API int river_dq_stats_get(const river_dq *q, river_dq_stats *stats);
+
+/*
+ * The ranks q is waiting for on this rank, for a caller that waits on it
+ * in its own loop (river_dq_try_get, river_dq_try_put, ...) and must say
+ * whom it waited for when it gives up: on a consumer, the producers
+ * whose end of stream has not come; on a producer, the consumers with no
+ * credit free, and, once it has closed and until its end of stream has
+ * gone, every consumer. They are ranks of the communicator q was created
+ * over, the producers first (a rank in both roles may name one rank
+ * twice, once per role); what this rank knows now: nothing is
+ * sent or received. *n gets how many there are, and ranks[0..max) the
+ * first of them (min(*n, max)); ranks may be NULL when max is 0. Not
+ * collective. RIVER_EINVAL, outputs untouched, for a NULL q or n, max <
+ * 0, or ranks NULL with max > 0.
+ */
+RIVER_API int river_dq_waiting_for(const river_dq *q, int *ranks, int max,
+                                   int *n);
 
 /*
  * Free the queue: collective over the ranks of the communicator it was

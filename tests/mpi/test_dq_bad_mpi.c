@@ -20,6 +20,13 @@
  *   corrupt      every DATA message out of its consumer's window (a
  *                test fault): get says RIVER_ECORRUPT, destroy fails on
  *                every rank, nothing hangs
+ *   put max      river_dq_put_max on each policy is river/dq.h's formula;
+ *                a try_put of that many records on a fresh queue is
+ *                never refused, one of a message and a record more (two
+ *                messages more: EXCHANGE) is, taking nothing
+ *   waiting for  river_dq_waiting_for: a producer whose every credit is
+ *                out waits for every consumer, a consumer at end of
+ *                stream for no one
  *
  * A refused call must leave its outputs alone and log why; the log is
  * captured into mpitest.h's buffer. The record and the helpers are in
@@ -48,6 +55,15 @@ static int part_seq(const void *record, int n, void *ctx)
 
   (void)ctx;
   return (int)(r->seq % (uint64_t)n);
+}
+
+/* Every record to consumer 0. */
+static int part_zero(const void *record, int n, void *ctx)
+{
+  (void)record;
+  (void)n;
+  (void)ctx;
+  return 0;
 }
 
 /* ------------------------------------------------------------ bad input */
@@ -174,6 +190,15 @@ static void bad_use_producer(river_dq *q, int grank, struct sums *ps)
   MT_CHECK_RC(river_dq_try_get(q, &recs, &n, &from), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_release(q), RIVER_EINVAL);
   MT_CHECK(recs == keep && n == 7 && from == 7);
+  /* put_max and waiting_for: NULLs and a negative or bufferless max. */
+  {
+    int ranks[2] = {7, 7}, nw = 7;
+    MT_CHECK_RC(river_dq_put_max(q, NULL), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_waiting_for(q, ranks, 2, NULL), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_waiting_for(q, ranks, -1, &nw), RIVER_EINVAL);
+    MT_CHECK_RC(river_dq_waiting_for(q, NULL, 1, &nw), RIVER_EINVAL);
+    MT_CHECK(ranks[0] == 7 && ranks[1] == 7 && nw == 7);
+  }
   MT_CHECK_RC(river_dq_put(q, NULL, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_try_put(q, NULL, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_put(q, NULL, 0), RIVER_SUCCESS);
@@ -231,6 +256,8 @@ static void bad_use_consumer(river_dq *q, struct sums *cs)
   rec_make(&r, 0, 0, 1);
   MT_CHECK_RC(river_dq_put(q, &r, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_try_put(q, &r, 1), RIVER_EINVAL);
+  MT_CHECK_RC(river_dq_put_max(q, &n), RIVER_EINVAL);
+  MT_CHECK(n == 7);
   MT_CHECK_RC(river_dq_close(q), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_try_close(q), RIVER_EINVAL);
   MT_CHECK_RC(river_dq_get(q, NULL, &n, &from), RIVER_EINVAL);
@@ -472,6 +499,29 @@ static void fill_and_close(river_dq *q, int grank, int ncons, int per,
   free(r);
 }
 
+/* A producer of fill_queue that has filled every credit (no consumer
+ * has got) waits for every consumer, ranks nprod.. of c in order: all
+ * of them with room, the first two in a buffer of two (the rest of it
+ * untouched), none without one. */
+static void check_waits_for_all(const river_dq *q, int nprod, int ncons)
+{
+  int ranks[64 + 1], i, nw = 7;
+
+  MT_CHECK(ncons <= 64);
+  ranks[ncons] = -7;
+  MT_CHECK_RC(river_dq_waiting_for(q, ranks, 64, &nw), RIVER_SUCCESS);
+  MT_CHECK(nw == ncons && ranks[ncons] == -7);
+  for (i = 0; i < nw && i < 64; i++)
+    MT_CHECK(ranks[i] == nprod + i);
+  ranks[0] = ranks[1] = ranks[2] = -7;
+  MT_CHECK_RC(river_dq_waiting_for(q, ranks, 2, &nw), RIVER_SUCCESS);
+  MT_CHECK(nw == ncons && ranks[0] == nprod && ranks[1] == nprod + 1
+           && ranks[2] == -7);
+  nw = 7;
+  MT_CHECK_RC(river_dq_waiting_for(q, NULL, 0, &nw), RIVER_SUCCESS);
+  MT_CHECK(nw == ncons);
+}
+
 /* Half the ranks produce, half consume; each producer puts exactly as
  * many messages as its credits allow (credits x consumers, all full). A
  * consumer keeps only a few DATA receives posted (DQ_POSTED), so most
@@ -498,8 +548,10 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
   nprod = gsize / 2;
   if ((q = fill_queue(c, policy, &prod, &ncons, &per)) == NULL)
     return;
-  if (prod)
+  if (prod) {
     fill_and_close(q, grank, ncons, per, 7, &out);
+    check_waits_for_all(q, nprod, ncons);
+  }
   quiet_barrier(c); /* every producer closed; no consumer has got */
   if (!prod) {
     while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS) {
@@ -512,6 +564,11 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
         break;
     }
     MT_CHECK_RC(rc, early ? RIVER_SUCCESS : RIVER_EOS);
+    if (!early) {
+      int nw = 7;
+      MT_CHECK_RC(river_dq_waiting_for(q, NULL, 0, &nw), RIVER_SUCCESS);
+      MT_CHECK(nw == 0); /* every producer's end of stream has come */
+    }
   }
   log_capture();
   MT_CHECK_RC(river_dq_destroy(q), early ? RIVER_ESTATE : RIVER_SUCCESS);
@@ -543,6 +600,93 @@ static void test_close_first(MPI_Comm c, river_dq_policy policy, int early)
   MT_CHECK(tot[1][0] == tot[0][0]);
   MT_CHECK(tot[1][1] == tot[0][1]);
   MT_CHECK(tot[1][2] == tot[0][2]);
+}
+
+/* ---------------------------------------------------------- put max */
+
+enum { MAX_CREDITS = 2 };
+
+/* What river_dq_put_max should say for policy, with r records per
+ * message and ncons consumers (river/dq.h). */
+static size_t put_max_want(river_dq_policy policy, size_t r, int ncons)
+{
+  if (policy == RIVER_DQ_EXCHANGE)
+    return (MAX_CREDITS - 1) * r + 1;
+  if (policy == RIVER_DQ_PUSH || policy == RIVER_DQ_STATIC)
+    return MAX_CREDITS * r * (size_t)ncons;
+  return MAX_CREDITS * r;
+}
+
+/* river_dq_put_max on a fresh queue of policy on c (the first half of
+ * the ranks produce, MAX_CREDITS credits of FILL_MSG-byte messages,
+ * EXCHANGE sending every record to consumer 0): the formula; a try_put
+ * of one message and one record more (EXCHANGE: two messages more,
+ * credits + 1 messages to one consumer) is refused with RIVER_ENOBUFS,
+ * taking nothing; a try_put of put_max records is not (it goes at once,
+ * every credit being free; a PULL producer's may wait for a claim, then
+ * it puts them blocking). The consumers get exactly what went. */
+static void test_put_max(MPI_Comm c, river_dq_policy policy)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  river_dq_stats st;
+  struct rec *recs = NULL;
+  const void *got;
+  size_t r = (FILL_MSG - RIVER_DQ_HEADER_SIZE) / RS, max = 0, over, i, n;
+  uint64_t mine = 0, total = 0, want;
+  int grank, gsize, prod, nprod, ncons, rc;
+
+  MPI_Comm_rank(c, &grank);
+  MPI_Comm_size(c, &gsize);
+  nprod = gsize / 2;
+  ncons = gsize - nprod;
+  prod = grank < nprod;
+  o.policy = policy;
+  o.credits = MAX_CREDITS;
+  o.message_size = FILL_MSG;
+  o.partition = policy == RIVER_DQ_EXCHANGE ? part_zero : NULL;
+  rc = river_dq_create(c, prod ? RIVER_DQ_PRODUCER : RIVER_DQ_CONSUMER, RS,
+                       &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  if (prod) {
+    MT_CHECK_RC(river_dq_put_max(q, &max), RIVER_SUCCESS);
+    MT_CHECK(max == put_max_want(policy, r, ncons));
+    over = max + r + (policy == RIVER_DQ_EXCHANGE ? r : 1);
+    recs = malloc(over * RS);
+    MT_CHECK(recs != NULL);
+    for (i = 0; recs != NULL && i < over; i++)
+      rec_make(&recs[i], (uint32_t)grank, (uint64_t)i, 3);
+    if (recs != NULL) {
+      log_capture();
+      MT_CHECK_RC(river_dq_try_put(q, recs, over), RIVER_ENOBUFS);
+      log_restore();
+      MT_CHECK(strstr(mt_logbuf, "put fewer at a time") != NULL);
+      MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+      MT_CHECK(st.records_out == 0);
+      rc = river_dq_try_put(q, recs, max);
+      if (policy == RIVER_DQ_PULL && rc == RIVER_EAGAIN)
+        rc = river_dq_put(q, recs, max);
+      MT_CHECK_RC(rc, RIVER_SUCCESS);
+    }
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    free(recs);
+  } else {
+    while ((rc = river_dq_get(q, &got, &n, NULL)) == RIVER_SUCCESS)
+      mine += n;
+    MT_CHECK_RC(rc, RIVER_EOS);
+  }
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  {
+    MPI_Request req;
+    MPI_Iallreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, c, &req);
+    MT_CHECK_RC(river_wait(&req, MPI_STATUS_IGNORE), RIVER_SUCCESS);
+  }
+  want = (uint64_t)nprod * put_max_want(policy, r, ncons);
+  if (policy == RIVER_DQ_BROADCAST)
+    want *= (uint64_t)ncons;
+  MT_CHECK(total == want);
 }
 
 /* ---------------------------------------------------- corrupt messages */
@@ -616,6 +760,12 @@ int main(int argc, char **argv)
   test_close_first(c, RIVER_DQ_EXCHANGE, 0);
   test_close_first(c, RIVER_DQ_PUSH, 1);
   test_close_first(c, RIVER_DQ_STATIC, 1);
+  test_put_max(c, RIVER_DQ_PUSH);
+  test_put_max(c, RIVER_DQ_STATIC);
+  test_put_max(c, RIVER_DQ_EXCHANGE);
+  test_put_max(c, RIVER_DQ_ONE_TO_ONE);
+  test_put_max(c, RIVER_DQ_BROADCAST);
+  test_put_max(c, RIVER_DQ_PULL);
   test_corrupt(c);
   MPI_Comm_free(&c);
 

@@ -84,6 +84,13 @@ static void test_badparam_dq(void **state)
   assert_int_equal(river_dq_try_get(NULL, &recs, &n, &from), RIVER_EINVAL);
   assert_int_equal(river_dq_release(NULL), RIVER_EINVAL);
   assert_int_equal(river_dq_stats_get(NULL, &st), RIVER_EINVAL);
+  assert_int_equal(river_dq_put_max(NULL, &n), RIVER_EINVAL);
+  assert_int_equal(river_dq_put_max(NULL, NULL), RIVER_EINVAL);
+  assert_int_equal(river_dq_waiting_for(NULL, &from, 1, &first),
+                   RIVER_EINVAL);
+  assert_int_equal(river_dq_waiting_for(NULL, NULL, 0, &first),
+                   RIVER_EINVAL);
+  assert_int_equal(river_dq_waiting_for(NULL, NULL, -1, NULL), RIVER_EINVAL);
   /* RIVER_DQ_PULL's unit calls. */
   assert_int_equal(river_dq_end_unit(NULL), RIVER_EINVAL);
   assert_int_equal(river_dq_try_end_unit(NULL), RIVER_EINVAL);
