@@ -130,9 +130,12 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     in->out[p].q = r->dqs[s->out_edge[p]];
     river_schema_record_size(s->out_schema[p], &in->out[p].record_size);
     in->out[p].chunk = msg / in->out[p].record_size;
-    /* EXCHANGE: no more than one try_put always takes (its records
-     * may all go to one consumer). */
-    if (in->out[p].q != NULL && e->opts.kind == RIVER_EDGE_EXCHANGE
+    /* No more than one try_put always takes (river_dq_put_max): an
+     * EXCHANGE edge's records may all go to one consumer; on the other
+     * kinds a chunk counted without the message's header can be a record
+     * more than a message holds, more than one credit takes (a PULL edge
+     * with credits 1 waited for ever). */
+    if (in->out[p].q != NULL
         && river_dq_put_max(in->out[p].q, &max) == RIVER_SUCCESS
         && in->out[p].chunk > max)
       in->out[p].chunk = max;
