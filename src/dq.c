@@ -258,6 +258,11 @@ int river_dq_put_max(const river_dq *q, size_t *max)
     /* All of them may go to one consumer whose fill buffer is one
      * record short of full: credits - 1 more messages and one record. */
     m = (uint64_t)(q->credits - 1) * r + 1;
+  } else if (DQ_DOES(q, DQ_P_UNITS)) {
+    /* A unit's first message waits for the unit's claim (pull_fits),
+     * and the claim comes only once the unit has records: a try_put
+     * that opens a unit must not complete a message. */
+    m = r;
   } else {
     /* The messages try_put may complete at once (ever_fits, in
      * dq_producer.c): credits, for every consumer where messages spread;

@@ -131,10 +131,11 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     river_schema_record_size(s->out_schema[p], &in->out[p].record_size);
     in->out[p].chunk = msg / in->out[p].record_size;
     /* No more than one try_put always takes (river_dq_put_max): an
-     * EXCHANGE edge's records may all go to one consumer; on the other
-     * kinds a chunk counted without the message's header can be a record
-     * more than a message holds, more than one credit takes (a PULL edge
-     * with credits 1 waited for ever). */
+     * EXCHANGE edge's records may all go to one consumer; a PULL edge's
+     * unit is claimed only once it has records, so a chunk that opens
+     * a unit must not fill a message; and a chunk counted without the
+     * message's header (above) can be a record more than a message
+     * holds: two messages, more than a credit of 1 carries. */
     if (in->out[p].q != NULL
         && river_dq_put_max(in->out[p].q, &max) == RIVER_SUCCESS
         && in->out[p].chunk > max)

@@ -283,17 +283,20 @@ RIVER_API int river_dq_try_put(river_dq *q, const void *records,
 
 /*
  * The most records one river_dq_try_put on producer q may be given and
- * never answer RIVER_ENOBUFS, whatever their keys and the records
- * already waiting in q's messages: with every credit free they go at
- * once. For a caller that puts in chunks with try_put (river_dq_put
- * takes any number). With r records per message ((message_size -
- * RIVER_DQ_HEADER_SIZE) / record_size): credits x r for ONE_TO_ONE,
- * BROADCAST and PULL; credits x r x the number of consumers for PUSH
- * and STATIC; (credits - 1) x r + 1 for EXCHANGE, whose records may all
- * go to one consumer, and whose r is smaller with many consumers (its
- * messages shrink). *max gets it (at least 1; SIZE_MAX where it would
- * not fit a size_t). Not collective. RIVER_EINVAL, *max untouched, for
- * NULLs or on a rank that is not a producer.
+ * never answer RIVER_ENOBUFS, nor RIVER_EAGAIN for ever, whatever their
+ * keys and the records already waiting in q's messages: with every
+ * credit free (PULL: once the open unit is claimed) they go at once.
+ * For a caller that puts in chunks with try_put (river_dq_put takes any
+ * number). With r records per message ((message_size -
+ * RIVER_DQ_HEADER_SIZE) / record_size): credits x r for ONE_TO_ONE and
+ * BROADCAST; credits x r x the number of consumers for PUSH and STATIC;
+ * (credits - 1) x r + 1 for EXCHANGE, whose records may all go to one
+ * consumer, and whose r is smaller with many consumers (its messages
+ * shrink); r for PULL, whose unit is claimed only once it has records:
+ * a try_put that opens a unit and would fill a message waits for a
+ * claim that never comes. *max gets it (at least 1; SIZE_MAX where it
+ * would not fit a size_t). Not collective. RIVER_EINVAL, *max
+ * untouched, for NULLs or on a rank that is not a producer.
  */
 RIVER_API int river_dq_put_max(const river_dq *q, size_t *max);
 

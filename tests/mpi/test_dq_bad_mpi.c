@@ -21,9 +21,9 @@
  *                test fault): get says RIVER_ECORRUPT, destroy fails on
  *                every rank, nothing hangs
  *   put max      river_dq_put_max on each policy is river/dq.h's formula;
- *                a try_put of that many records on a fresh queue is
- *                never refused, one of a message and a record more (two
- *                messages more: EXCHANGE) is, taking nothing
+ *                a try_put of that many records on a fresh queue goes at
+ *                once, one of a message more than every credit carries
+ *                and a record is refused, taking nothing
  *   waiting for  river_dq_waiting_for: a producer whose every credit is
  *                out waits for every consumer, a consumer at end of
  *                stream for no one
@@ -614,17 +614,32 @@ static size_t put_max_want(river_dq_policy policy, size_t r, int ncons)
     return (MAX_CREDITS - 1) * r + 1;
   if (policy == RIVER_DQ_PUSH || policy == RIVER_DQ_STATIC)
     return MAX_CREDITS * r * (size_t)ncons;
+  if (policy == RIVER_DQ_PULL)
+    return r;
   return MAX_CREDITS * r;
+}
+
+/* The fewest records a fresh queue's try_put refuses with RIVER_ENOBUFS:
+ * one more message than all its credits carry, and a record (EXCHANGE:
+ * to one consumer). */
+static size_t put_refused(river_dq_policy policy, size_t r, int ncons)
+{
+  size_t m = MAX_CREDITS;
+
+  if (policy == RIVER_DQ_PUSH || policy == RIVER_DQ_STATIC)
+    m *= (size_t)ncons;
+  return (m + 1) * r + 1;
 }
 
 /* river_dq_put_max on a fresh queue of policy on c (the first half of
  * the ranks produce, MAX_CREDITS credits of FILL_MSG-byte messages,
  * EXCHANGE sending every record to consumer 0): the formula; a try_put
- * of one message and one record more (EXCHANGE: two messages more,
- * credits + 1 messages to one consumer) is refused with RIVER_ENOBUFS,
- * taking nothing; a try_put of put_max records is not (it goes at once,
- * every credit being free; a PULL producer's may wait for a claim, then
- * it puts them blocking). The consumers get exactly what went. */
+ * of one message more than every credit carries, and a record, is
+ * refused with RIVER_ENOBUFS, taking nothing (put_refused); a try_put
+ * of put_max records goes at once, every credit being free (PULL: one
+ * message's worth, which opens the unit without waiting for its claim;
+ * a message and a record more waited for ever). The consumers get
+ * exactly what went. */
 static void test_put_max(MPI_Comm c, river_dq_policy policy)
 {
   river_dq_opts o = RIVER_DQ_OPTS_INIT;
@@ -653,7 +668,7 @@ static void test_put_max(MPI_Comm c, river_dq_policy policy)
   if (prod) {
     MT_CHECK_RC(river_dq_put_max(q, &max), RIVER_SUCCESS);
     MT_CHECK(max == put_max_want(policy, r, ncons));
-    over = max + r + (policy == RIVER_DQ_EXCHANGE ? r : 1);
+    over = put_refused(policy, r, ncons);
     recs = malloc(over * RS);
     MT_CHECK(recs != NULL);
     for (i = 0; recs != NULL && i < over; i++)
@@ -665,10 +680,7 @@ static void test_put_max(MPI_Comm c, river_dq_policy policy)
       MT_CHECK(strstr(mt_logbuf, "put fewer at a time") != NULL);
       MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
       MT_CHECK(st.records_out == 0);
-      rc = river_dq_try_put(q, recs, max);
-      if (policy == RIVER_DQ_PULL && rc == RIVER_EAGAIN)
-        rc = river_dq_put(q, recs, max);
-      MT_CHECK_RC(rc, RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_try_put(q, recs, max), RIVER_SUCCESS);
     }
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
     free(recs);
