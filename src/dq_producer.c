@@ -1006,12 +1006,23 @@ static int ever_fits(river_dq *q, size_t n)
     m = messages_needed(q, 0, n, &slots);
   }
   /* The pool can grow to nslots_max (grow_pool): one slot per credit. */
-  if (m <= cap && slots <= (uint64_t)(q->nslots_max - held))
-    return RIVER_SUCCESS;
-  river__error("dq: try_put of %zu records would need %llu messages to go "
-               "at once but credits allow %llu; put fewer at a time", n,
-               (unsigned long long)m, (unsigned long long)cap);
-  return RIVER_ENOBUFS;
+  if (m > cap || slots > (uint64_t)(q->nslots_max - held)) {
+    river__error("dq: try_put of %zu records would need %llu messages to "
+                 "go at once but credits allow %llu; put fewer at a time",
+                 n, (unsigned long long)m, (unsigned long long)cap);
+    return RIVER_ENOBUFS;
+  }
+  /* A unit's first message waits for the unit's claim, which comes only
+   * once the unit has records (pull_fits): records that would open a
+   * unit and complete a message would wait for ever. */
+  if (DQ_DOES(q, DQ_P_UNITS) && !q->unit_open && m > 0) {
+    river__error("dq: try_put of %zu records would open a PULL unit and "
+                 "complete a message before any consumer could claim the "
+                 "unit; put at most %zu records to open one "
+                 "(river_dq_put_max)", n, q->send_per_msg);
+    return RIVER_ENOBUFS;
+  }
+  return RIVER_SUCCESS;
 }
 
 /* try_put's test: RIVER_SUCCESS if the records fit now, else EAGAIN (and,

@@ -277,7 +277,10 @@ RIVER_API int river_dq_put(river_dq *q, const void *records, size_t nrecords);
  * none of the records was taken. Records that could not go at once even
  * with every credit free (they would fill more messages than `credits`
  * for one consumer, or, for PUSH and STATIC, for all consumers together)
- * give RIVER_ENOBUFS, also taking none: put fewer at a time. */
+ * give RIVER_ENOBUFS, also taking none: put fewer at a time. So do, on
+ * a PULL queue, records that would open a unit and complete a message
+ * (a unit is claimed only once it has records: they would wait for
+ * ever); river_dq_put_max says how many always fit. */
 RIVER_API int river_dq_try_put(river_dq *q, const void *records,
                                size_t nrecords);
 
@@ -292,9 +295,9 @@ RIVER_API int river_dq_try_put(river_dq *q, const void *records,
  * BROADCAST; credits x r x the number of consumers for PUSH and STATIC;
  * (credits - 1) x r + 1 for EXCHANGE, whose records may all go to one
  * consumer, and whose r is smaller with many consumers (its messages
- * shrink); r for PULL, whose unit is claimed only once it has records:
- * a try_put that opens a unit and would fill a message waits for a
- * claim that never comes. *max gets it (at least 1; SIZE_MAX where it
+ * shrink); r for PULL, whose unit is claimed only once it has records
+ * (a try_put that opens a unit and would complete a message is
+ * RIVER_ENOBUFS). *max gets it (at least 1; SIZE_MAX where it
  * would not fit a size_t). Not collective. RIVER_EINVAL, *max
  * untouched, for NULLs or on a rank that is not a producer.
  */

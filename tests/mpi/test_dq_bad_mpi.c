@@ -638,7 +638,8 @@ static size_t put_refused(river_dq_policy policy, size_t r, int ncons)
  * refused with RIVER_ENOBUFS, taking nothing (put_refused); a try_put
  * of put_max records goes at once, every credit being free (PULL: one
  * message's worth, which opens the unit without waiting for its claim;
- * a message and a record more waited for ever). The consumers get
+ * a message and a record more is refused with RIVER_ENOBUFS: it waited
+ * for ever). The consumers get
  * exactly what went. */
 static void test_put_max(MPI_Comm c, river_dq_policy policy)
 {
@@ -680,6 +681,16 @@ static void test_put_max(MPI_Comm c, river_dq_policy policy)
       MT_CHECK(strstr(mt_logbuf, "put fewer at a time") != NULL);
       MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
       MT_CHECK(st.records_out == 0);
+      if (policy == RIVER_DQ_PULL) {
+        /* A message and a record to open a unit: refused, not an
+         * endless RIVER_EAGAIN (no consumer claims an empty unit). */
+        log_capture();
+        MT_CHECK_RC(river_dq_try_put(q, recs, max + 1), RIVER_ENOBUFS);
+        log_restore();
+        MT_CHECK(strstr(mt_logbuf, "would open a PULL unit") != NULL);
+        MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
+        MT_CHECK(st.records_out == 0);
+      }
       MT_CHECK_RC(river_dq_try_put(q, recs, max), RIVER_SUCCESS);
     }
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
