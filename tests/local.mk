@@ -347,6 +347,7 @@ TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
+	tests/flows/run/gen_pull_small.yaml \
 	tests/flows/run/shared.yaml tests/flows/run/coll_count.yaml \
 	tests/flows/run/gen_coll.yaml tests/flows/run/file_copy.yaml \
 	tests/flows/run/file_count.yaml tests/flows/run/stdin_count.yaml \

@@ -55,6 +55,20 @@ for n in $(ranks 2 3 4); do
   [ "$(total "$tmp/c")" = "$want" ] || fail "$n ranks: shared: $(total "$tmp/c")"
 done
 
+# A pull edge of small messages, 1 and 4 credits: the flow's chunks fit
+# one try_put (river_dq_put_max), or the first unit's put waited for a
+# claim for ever (the run hung until the launcher's limit).
+for c in 1 4; do
+  rm -f "$tmp"/c.*
+  if r 3 run "$flows/gen_pull_small.yaml" out="$tmp/c" credits=$c >"$tmp/out" 2>&1
+  then
+    [ "$(total "$tmp/c")" = "$want" ] \
+      || fail "pull, small messages, $c credits: $(total "$tmp/c"), want $want"
+  else
+    fail "pull, small messages, $c credits: run failed"; head -n 5 "$tmp/out"
+  fi
+done
+
 # The README's main job (flows/sort_demo.yaml), small, at 2..4 ranks:
 # sorted (count sorted: true fails otherwise), and the same records as
 # gen -> count (skewed rows, seed 5).
