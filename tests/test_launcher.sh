@@ -104,6 +104,7 @@ cat >"$tmp/show-base" <<EOF2
 #!/bin/sh
 echo "\$OMPI_MCA_orte_tmpdir_base" >"$tmp/base"
 [ -d "\$OMPI_MCA_orte_tmpdir_base" ] && echo yes >"$tmp/existed"
+exit 0
 EOF2
 chmod +x "$tmp/fake-ompi" "$tmp/show-base"
 mkdir "$tmp/t"
@@ -128,6 +129,21 @@ OMPI_MCA_orte_tmpdir_base=$tmp/mine TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
   || bad "session dir: a job with the user's orte_tmpdir_base failed"
 [ "$(cat "$tmp/base")" = "$tmp/mine" ] || bad "session dir: the user's orte_tmpdir_base was replaced by '$(cat "$tmp/base")'"
 [ -d "$tmp/mine" ] || bad "session dir: the user's directory was removed"
+# With emulated nodes each node's daemon gets its own from
+# river-node-agent: mpirun's would be passed to every daemon (they then
+# shared one, and no job started), so none is set.
+cat >"$tmp/fake-ompi-last" <<'EOF2'
+#!/bin/bash
+case ${1:-} in --version) echo "mpirun (Open MPI) 4.1.4"; exit 0 ;; esac
+exec "${@: -1}"
+EOF2
+chmod +x "$tmp/fake-ompi-last"
+echo unset >"$tmp/base"
+env -u OMPI_MCA_orte_tmpdir_base TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi-last \
+  "$top/scripts/river-mpirun" --nodes 2 -n 2 "$tmp/show-base" >/dev/null 2>&1 \
+  || bad "session dir: a job on 2 emulated nodes failed"
+[ -z "$(cat "$tmp/base")" ] \
+  || bad "session dir: emulated nodes: mpirun's orte_tmpdir_base set to '$(cat "$tmp/base")'"
 
 [ "$fail" -eq 0 ] && echo "PASS: test_launcher"
 exit "$fail"
