@@ -29,13 +29,6 @@
   river__flow_log(river__flow_check_level(f), (origin), __VA_ARGS__)
 
 /* A log handler that keeps the last message in ctx (a char[256]). */
-static void keep_msg(int level, int rank, const char *msg, void *ctx)
-{
-  (void)level;
-  (void)rank;
-  snprintf(ctx, 256, "%s", msg);
-}
-
 /* The stage's argument `name` (str) and where it was given. */
 static const river__arg *stage_arg(const river__stage *s, const char *name,
                                    const char **value)
@@ -81,9 +74,7 @@ static int emulation_ok(const river_flow *f, const river__stage *s)
   const river__arg *a = stage_arg(s, "perturb", &spec);
   uint64_t cpu = 0, disk = 0;
   river_perturb *p = NULL;
-  river_log_fn old = NULL;
-  void *old_ctx = NULL;
-  char why[256] = "";
+  char why[512] = "";
   int max = -1, rc;
 
   if (rate_ok(f, s, "cpu_rate", &cpu) != RIVER_SUCCESS
@@ -91,9 +82,7 @@ static int emulation_ok(const river_flow *f, const river__stage *s)
     return RIVER_EINVAL;
   if (a == NULL || spec == NULL || spec[0] == '\0')
     return RIVER_SUCCESS;
-  river__log_swap(keep_msg, why, &old, &old_ctx);
-  rc = river_perturb_parse(spec, &p);
-  river_log_set_handler(old, old_ctx);
+  rc = river_perturb_parse_msg(spec, &p, why, sizeof why);
   if (rc != RIVER_SUCCESS) {
     LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
         "'perturb': %s", s->name, why);

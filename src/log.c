@@ -71,14 +71,6 @@ int river_log_set_handler(river_log_fn fn, void *ctx)
   return RIVER_SUCCESS;
 }
 
-void river__log_swap(river_log_fn fn, void *ctx, river_log_fn *old_fn,
-                     void **old_ctx)
-{
-  *old_fn = handler;
-  *old_ctx = handler_ctx;
-  river_log_set_handler(fn, ctx);
-}
-
 void river__log_hush(int on)
 {
   hushed += on ? 1 : -1;

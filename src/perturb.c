@@ -42,10 +42,13 @@ struct clause {
   const char *spec;
   int number;               /* 1-based */
   const char *text, *end;   /* the clause, trimmed */
+  char *why;                /* the message goes here, not to the log
+                               (river_perturb_parse_msg), if not NULL */
+  size_t whylen;
 };
 
-/* Log "perturbation spec ...: clause N (...): PROBLEM" and return
- * RIVER_EFORMAT. */
+/* Say "perturbation spec ...: clause N (...): PROBLEM" (logged, or into
+ * c->why) and return RIVER_EFORMAT. */
 static int clause_fail(const struct clause *c, const char *fmt, ...)
     RIVER_PRINTF(2, 3);
 
@@ -57,8 +60,13 @@ static int clause_fail(const struct clause *c, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
-  river__error("perturbation spec \"%s\": clause %d (\"%.*s\"): %s", c->spec,
-               c->number, (int)(c->end - c->text), c->text, why);
+  if (c->why != NULL)
+    snprintf(c->why, c->whylen, "perturbation spec \"%s\": clause %d "
+             "(\"%.*s\"): %s", c->spec, c->number, (int)(c->end - c->text),
+             c->text, why);
+  else
+    river__error("perturbation spec \"%s\": clause %d (\"%.*s\"): %s",
+                 c->spec, c->number, (int)(c->end - c->text), c->text, why);
   return RIVER_EFORMAT;
 }
 
@@ -307,15 +315,14 @@ static int parse_clause(river_perturb *p, struct clause *c,
   return RIVER_SUCCESS;
 }
 
-int river_perturb_parse(const char *spec, river_perturb **out)
+static int parse_spec(const char *spec, river_perturb **out, char *why,
+                      size_t whylen)
 {
-  struct clause c = {spec, 0, NULL, NULL};
+  struct clause c = {spec, 0, NULL, NULL, why, whylen};
   const char *b = spec, *e;
   river_perturb *p;
   int rc = RIVER_SUCCESS;
 
-  if (spec == NULL || out == NULL)
-    return RIVER_EINVAL;
   p = calloc(1, sizeof *p);
   if (p == NULL)
     return RIVER_ENOMEM;
@@ -337,6 +344,21 @@ int river_perturb_parse(const char *spec, river_perturb **out)
   }
   *out = p;
   return RIVER_SUCCESS;
+}
+
+int river_perturb_parse(const char *spec, river_perturb **out)
+{
+  if (spec == NULL || out == NULL)
+    return RIVER_EINVAL;
+  return parse_spec(spec, out, NULL, 0);
+}
+
+int river_perturb_parse_msg(const char *spec, river_perturb **out,
+                            char *why, size_t whylen)
+{
+  if (spec == NULL || out == NULL || why == NULL || whylen == 0)
+    return RIVER_EINVAL;
+  return parse_spec(spec, out, why, whylen);
 }
 
 void river_perturb_destroy(river_perturb *p)

@@ -58,11 +58,6 @@
 /* Rank in MPI_COMM_WORLD for log prefixes, or -1 when MPI is not up. */
 int river__log_rank(void);
 
-/* Install fn (ctx) as the log handler, as river_log_set_handler does;
- * *old_fn and *old_ctx get the handler it replaces, to put back. */
-void river__log_swap(river_log_fn fn, void *ctx, river_log_fn *old_fn,
-                     void **old_ctx);
-
 /* While hushed (river__log_hush(1), undone by river__log_hush(0); they
  * nest), errors, warnings and notes are said at debug level: a flow's
  * check runs every module's schema callback on every rank and lets only

@@ -42,6 +42,14 @@ typedef struct river_perturb river_perturb;
  * string is a valid spec with no clauses. */
 RIVER_API int river_perturb_parse(const char *spec, river_perturb **out);
 
+/* As river_perturb_parse, but a bad spec's message (the same text) goes
+ * to why, at most whylen bytes with its NUL, instead of the log: for a
+ * caller that says it itself, with where the spec came from. why is
+ * untouched on success. RIVER_EINVAL, nothing logged, for NULLs or a
+ * whylen of 0. */
+RIVER_API int river_perturb_parse_msg(const char *spec, river_perturb **out,
+                                      char *why, size_t whylen);
+
 RIVER_API void river_perturb_destroy(river_perturb *p);
 
 /* The factor for (kind, index) at `t` seconds into the run: the last

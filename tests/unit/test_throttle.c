@@ -542,6 +542,55 @@ static void test_perturb_errors(void **state)
   }
 }
 
+/* river_perturb_parse_msg: the same message as river_perturb_parse's,
+ * in the caller's buffer (truncated to it), nothing logged, *out
+ * untouched; a good spec parses and leaves why alone; NULLs and a
+ * whylen of 0 are RIVER_EINVAL, silently. */
+static void test_perturb_parse_msg(void **state)
+{
+  river_perturb *keep = (river_perturb *)&keep, *p = keep;
+  const char *bad = "disk:3=0.5;cpu:1=2;cpu:2=0.5@1x";
+  char why[512], small[16], logged[512];
+  double f = 0;
+
+  (void)state;
+  capture_on();
+  assert_int_equal(river_perturb_parse(bad, &p), RIVER_EFORMAT);
+  snprintf(logged, sizeof logged, "%s", msgs);
+  capture_on();
+  assert_int_equal(river_perturb_parse_msg(bad, &p, why, sizeof why),
+                   RIVER_EFORMAT);
+  assert_int_equal(nmsgs, 0);
+  assert_ptr_equal(p, keep);
+  assert_non_null(strstr(logged, why));   /* the logged text, whole */
+  assert_non_null(strstr(why, "clause 3 (\"cpu:2=0.5@1x\")"));
+  assert_non_null(strstr(why, "bad time unit \"x\""));
+  assert_int_equal(river_perturb_parse_msg(bad, &p, small, sizeof small),
+                   RIVER_EFORMAT);
+  assert_int_equal(strlen(small), sizeof small - 1);
+  assert_int_equal(strncmp(small, why, sizeof small - 1), 0);
+  snprintf(why, sizeof why, "unchanged");
+  assert_int_equal(river_perturb_parse_msg("disk:1=0.5", &p, why, sizeof why),
+                   RIVER_SUCCESS);
+  assert_string_equal(why, "unchanged");
+  assert_int_equal(river_perturb_factor(p, RIVER_PERTURB_DISK, 1, 0, &f),
+                   RIVER_SUCCESS);
+  assert_true(f == 0.5);
+  river_perturb_destroy(p);
+  p = keep;
+  assert_int_equal(river_perturb_parse_msg(NULL, &p, why, sizeof why),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_parse_msg("disk:1=2", NULL, why, sizeof why),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_parse_msg("disk:1=2", &p, NULL, 8),
+                   RIVER_EINVAL);
+  assert_int_equal(river_perturb_parse_msg("disk:1=2", &p, why, 0),
+                   RIVER_EINVAL);
+  assert_ptr_equal(p, keep);
+  assert_int_equal(nmsgs, 0);
+  river_log_set_handler(NULL, NULL);
+}
+
 static void test_perturb_bad_args(void **state)
 {
   river_perturb *keep = (river_perturb *)&keep, *p = keep;
@@ -636,6 +685,7 @@ int main(void)
     cmocka_unit_test_teardown(test_throttle_bad_args, reset),
     cmocka_unit_test_teardown(test_perturb_valid_specs, reset),
     cmocka_unit_test_teardown(test_perturb_errors, reset),
+    cmocka_unit_test_teardown(test_perturb_parse_msg, reset),
     cmocka_unit_test_teardown(test_perturb_bad_args, reset),
     cmocka_unit_test_teardown(test_cpu_hog_share, reset),
     cmocka_unit_test_teardown(test_cpu_hog_bad_fraction, reset),
