@@ -83,6 +83,8 @@ static int emulation_ok(const river_flow *f, const river__stage *s)
   if (a == NULL || spec == NULL || spec[0] == '\0')
     return RIVER_SUCCESS;
   rc = river_perturb_parse_msg(spec, &p, why, sizeof why);
+  if (rc != RIVER_SUCCESS && why[0] == '\0')   /* not its text: ENOMEM */
+    snprintf(why, sizeof why, "%s", river_strerror(rc));
   if (rc != RIVER_SUCCESS) {
     LOG(f, a->origin ? a->origin : s->origin, "stage '%s': argument "
         "'perturb': %s", s->name, why);

@@ -89,9 +89,10 @@ grep -q "river-mpirun: broken" <<<"$out" || bad "broken river-mpirun: output not
 # 6. river-mpirun gives each Open MPI job a session directory of its own
 #    (two jobs starting at once in one TMPDIR/ompi.HOST.UID can fail,
 #    open-mpi/ompi#8510; test_coll_commit starts two at once): the job
-#    sees OMPI_MCA_orte_tmpdir_base under TMPDIR/river-mpirun.PID.*, the
-#    directory is gone when it ends, a dead job's is swept, a live one's
-#    kept, and one the user set is left alone.
+#    sees OMPI_MCA_orte_tmpdir_base under TMPDIR/river-mpirun.HOST.PID.*,
+#    the directory is gone when it ends, a dead job's of this host is
+#    swept, a live one's and another host's (a shared TMPDIR) kept, and
+#    one the user set is left alone.
 cat >"$tmp/fake-ompi" <<'EOF2'
 #!/bin/bash
 case ${1:-} in --version) echo "mpirun (Open MPI) 4.1.4"; exit 0 ;; esac
@@ -108,21 +109,26 @@ exit 0
 EOF2
 chmod +x "$tmp/fake-ompi" "$tmp/show-base"
 mkdir "$tmp/t"
-mkdir "$tmp/t/river-mpirun.999999999.dead1" "$tmp/t/river-mpirun.$$.live1"
+host=$(uname -n)
+mkdir "$tmp/t/river-mpirun.$host.999999999.dead1" \
+      "$tmp/t/river-mpirun.$host.$$.live1" \
+      "$tmp/t/river-mpirun.elsewhere.999999999.theirs"
 rm -f "$tmp/existed"
-out=$(env -u OMPI_MCA_orte_tmpdir_base TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
+out=$(env -u OMPI_MCA_orte_tmpdir_base -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID \
+      TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
       "$top/scripts/river-mpirun" -n 1 "$tmp/show-base" 2>&1)
 rc=$?
 base=$(cat "$tmp/base" 2>/dev/null)
 [ "$rc" -eq 0 ] || bad "session dir: exit $rc: $out"
 case $base in
-  "$tmp/t/river-mpirun."*) ;;
-  *) bad "session dir: the job's orte_tmpdir_base is '$base', not under $tmp/t/river-mpirun.*" ;;
+  "$tmp/t/river-mpirun.$host."*) ;;
+  *) bad "session dir: the job's orte_tmpdir_base is '$base', not under $tmp/t/river-mpirun.$host.*" ;;
 esac
 [ "$(cat "$tmp/existed" 2>/dev/null)" = yes ] || bad "session dir: '$base' did not exist while the job ran"
 [ -n "$base" ] && [ -e "$base" ] && bad "session dir: '$base' left behind"
-[ -e "$tmp/t/river-mpirun.999999999.dead1" ] && bad "session dir: a dead job's directory was not swept"
-[ -d "$tmp/t/river-mpirun.$$.live1" ] || bad "session dir: a live job's directory was removed"
+[ -e "$tmp/t/river-mpirun.$host.999999999.dead1" ] && bad "session dir: a dead job's directory was not swept"
+[ -d "$tmp/t/river-mpirun.$host.$$.live1" ] || bad "session dir: a live job's directory was removed"
+[ -d "$tmp/t/river-mpirun.elsewhere.999999999.theirs" ] || bad "session dir: another host's directory was removed"
 mkdir "$tmp/mine"
 OMPI_MCA_orte_tmpdir_base=$tmp/mine TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi \
   "$top/scripts/river-mpirun" -n 1 "$tmp/show-base" >/dev/null 2>&1 \
@@ -144,6 +150,14 @@ env -u OMPI_MCA_orte_tmpdir_base TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi-last \
   || bad "session dir: a job on 2 emulated nodes failed"
 [ -z "$(cat "$tmp/base")" ] \
   || bad "session dir: emulated nodes: mpirun's orte_tmpdir_base set to '$(cat "$tmp/base")'"
+# Nor on hosts of their own: a path of this node would be made on every
+# other one.
+echo unset >"$tmp/base"
+env -u OMPI_MCA_orte_tmpdir_base TMPDIR=$tmp/t MPIEXEC=$tmp/fake-ompi-last \
+  "$top/scripts/river-mpirun" --host a,b -n 2 "$tmp/show-base" >/dev/null 2>&1 \
+  || bad "session dir: a job with --host failed"
+[ -z "$(cat "$tmp/base")" ] \
+  || bad "session dir: --host: mpirun's orte_tmpdir_base set to '$(cat "$tmp/base")'"
 
 [ "$fail" -eq 0 ] && echo "PASS: test_launcher"
 exit "$fail"

@@ -263,7 +263,9 @@ RIVER_API int river_pcoll_read_copy_level(river_pcoll *pc, int p, int c,
  * start (graduated declustering). RIVER_SUCCESS if the copy is usable;
  * any other answer but RIVER_EINVAL means it is unusable for every block,
  * and says why (RIVER_ENOTFOUND if its file does not exist,
- * RIVER_EACCES, RIVER_ECORRUPT, RIVER_EIO, ...), logged at fail_level
+ * RIVER_EACCES, RIVER_ECORRUPT, RIVER_EIO, ...; RIVER_ENOMEM or a
+ * process out of file descriptors, too: the copy is then unusable to pc,
+ * though a new handle may open it), logged at fail_level
  * as river_pcoll_read_copy_level logs; later checks and reads of that
  * copy through pc fail the same way at once, unlogged. The file stays
  * open with pc (until river_pcoll_close). Not collective. RIVER_EINVAL

@@ -63,8 +63,8 @@ RIVER_API int river_throttle_consume(river_throttle *t, size_t bytes);
 
 /*
  * Account for `bytes` of work now, without waiting: *ready gets the
- * time (river_wtime) at which t is out of the debt that leaves (now, or
- * earlier, if none), for a caller that waits on its own terms (a flow
+ * time (river_wtime) at which t is out of the debt that leaves (now,
+ * if it leaves none), for a caller that waits on its own terms (a flow
  * stage's emulated CPU: its next get waits until then). What it waits
  * is not counted in river_throttle_slept. RIVER_EINVAL for a NULL t or
  * ready (nothing taken, *ready untouched).
