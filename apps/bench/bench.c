@@ -304,20 +304,22 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc)
 
 /* ------------------------------------------------------------- options */
 
-/* "--NAME" of o, for the messages. */
-static const char *flag_of(const struct bench_opt *o, char *buf, size_t len)
+/* val as an integer of o's range (sizes: k/M/G suffixes taken), said
+ * once with "--NAME" if it is not one. */
+static int parse_u64(const struct bench_opt *o, const char *val, int sizes,
+                     uint64_t *v)
 {
-  snprintf(buf, len, "--%s", o->name);
-  return buf;
+  char flag[64];
+
+  snprintf(flag, sizeof flag, "--%s", o->name);
+  return app_parse_u64(flag, val, o->min, o->max, sizes, v);
 }
 
 int bench_opt_int(const struct bench_opt *o, const char *val)
 {
-  char flag[64];
   uint64_t v;
 
-  if (app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 0,
-                    &v) != RIVER_SUCCESS)
+  if (parse_u64(o, val, 0, &v) != RIVER_SUCCESS)
     return RIVER_EINVAL;
   *(int *)o->dst = (int)v;
   return RIVER_SUCCESS;
@@ -325,11 +327,9 @@ int bench_opt_int(const struct bench_opt *o, const char *val)
 
 int bench_opt_size(const struct bench_opt *o, const char *val)
 {
-  char flag[64];
   uint64_t v;
 
-  if (app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 1,
-                    &v) != RIVER_SUCCESS)
+  if (parse_u64(o, val, 1, &v) != RIVER_SUCCESS)
     return RIVER_EINVAL;
   *(size_t *)o->dst = (size_t)v;
   return RIVER_SUCCESS;
@@ -337,10 +337,7 @@ int bench_opt_size(const struct bench_opt *o, const char *val)
 
 int bench_opt_u64(const struct bench_opt *o, const char *val)
 {
-  char flag[64];
-
-  return app_parse_u64(flag_of(o, flag, sizeof flag), val, o->min, o->max, 1,
-                       (uint64_t *)o->dst);
+  return parse_u64(o, val, 1, (uint64_t *)o->dst);
 }
 
 /* A finite double, > 0 or (zero_ok) >= 0; the whole of val. */
