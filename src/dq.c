@@ -321,12 +321,13 @@ static int alloc_buffers(river_dq *q)
     q->sreq = river__dq_calloc(q, (size_t)q->nsreq, sizeof(MPI_Request));
     q->sidx = river__dq_calloc(q, (size_t)q->nsreq, sizeof(int));
     q->eos_hdr = river__dq_calloc(q, (size_t)nc, sizeof *q->eos_hdr);
+    q->eos_went = river__dq_calloc(q, (size_t)nc, 1);
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
     q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
     ok = ok && q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill
          && q->free_stack && q->fill && q->fill_n
-         && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->sent
+         && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->eos_went && q->sent
          && q->count && q->code;
     if (ok) {
       q->returned = q->sent + nc;
@@ -394,7 +395,7 @@ static void free_queue(river_dq *q)
   if (q->comm != MPI_COMM_NULL)
     MPI_Comm_free(&q->comm);
   free(q->prod_rank);
-  free(q->count_out);
+  free(q->cw_count);
   for (p = q->nslots0; q->slot_buf != NULL && p < q->nslots; p++)
     free(q->slot_buf[p]);   /* grown one by one (dq_producer.c) */
   free(q->slot_buf);
@@ -411,6 +412,7 @@ static void free_queue(river_dq *q)
   free(q->sreq);
   free(q->sidx);
   free(q->eos_hdr);
+  free(q->eos_went);
   free(q->sent);
   free(q->count);
   free(q->code);
@@ -573,14 +575,12 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
     q->size = size;
     river__dq_mem_add(q, (int64_t)sizeof *q);
     q->prod_rank = river__dq_calloc(q, (size_t)size * 3, sizeof(int));
-    q->count_out = river__dq_calloc(q, (size_t)size * 4, sizeof(uint64_t));
   }
-  rc = q && q->prod_rank && q->count_out ? RIVER_SUCCESS : RIVER_ENOMEM;
+  rc = q && q->prod_rank ? RIVER_SUCCESS : RIVER_ENOMEM;
   rc = river__agree(comm, rc);
   if (rc == RIVER_SUCCESS) {
     MPI_Comm_rank(comm, &q->rank);
     q->cons_rank = q->prod_rank + size;
-    q->count_in = q->count_out + 2 * (size_t)size;
     q->role = role;
     q->pol = river__dq_policy((int)o.policy);
     q->credits = o.credits;
@@ -610,34 +610,87 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
   return RIVER_SUCCESS;
 }
 
+/* Destroy, MSG credit path: how many credit messages were sent to this
+ * rank (the sum over its peers of their counts, one
+ * MPI_Ireduce_scatter_block: O(n) words and O(log n) steps a rank);
+ * q->cw_count keeps this rank's counts for the check at the end. None
+ * on the RMA path, where credits travel in the window. */
+static int credit_count(river_dq *q, uint64_t *expected)
+{
+  MPI_Request req = MPI_REQUEST_NULL;
+  int p;
+
+  *expected = 0;
+  if (q->path != RIVER_DQ_CREDITS_MSG)
+    return RIVER_SUCCESS;
+  if (q->cw_count == NULL
+      && (q->cw_count = river__dq_calloc(q, (size_t)q->size,
+                                         sizeof(uint64_t))) == NULL)
+    return RIVER_ENOMEM;
+  memset(q->cw_count, 0, (size_t)q->size * sizeof(uint64_t));
+  for (p = 0; p < q->nprod; p++)
+    q->cw_count[q->prod_rank[p]] = river__dq_cw_sent_to(q, p);
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
+  if (MPI_Ireduce_scatter_block(q->cw_count, expected, 1, MPI_UINT64_T,
+                                MPI_SUM, q->comm, &req) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  return river__wait_collective(&req, q->comm);
+}
+
+/* Destroy, a producer that did not close: an EOS flagged DQ_ABORT to
+ * every consumer that has had none, header only, its seq the DATA
+ * messages sent there. Every consumer then has an EOS from every
+ * producer, which says how many messages to wait for, and one still
+ * getting learns that the stream is incomplete (its get fails) instead
+ * of waiting for ever. The records not sent are dropped. */
+static int send_aborts(river_dq *q)
+{
+  int c, rc;
+
+  for (c = 0; c < q->ncons; c++) {
+    if (q->eos_went[c])
+      continue;
+    q->eos_hdr[c].kind = DQ_KIND_EOS | DQ_ABORT;
+    q->eos_hdr[c].producer = (uint32_t)q->pidx;
+    q->eos_hdr[c].seq = q->sent[c];
+    q->eos_hdr[c].nrecords = 0;
+    q->eos_hdr[c].tag = q->tag;
+    q->closing = 1;   /* send progress tests the EOS requests */
+    if ((rc = river__dq_send_eos_to(q, c)) != RIVER_SUCCESS)
+      return rc;
+  }
+  q->closed = 1;
+  return RIVER_SUCCESS;
+}
+
+/* Consumer: everything producer p sent here has arrived: its EOS, whose
+ * seq is the DATA messages before it, and those (a malformed arrival
+ * from p's rank counts as one, file_arrival). */
+static int all_arrived(const river_dq *q, int p)
+{
+  return q->eos_seq[p] != DQ_UNKNOWN && q->arrived[p] > q->eos_seq[p];
+}
+
 /* Wait until this rank's sends have completed and every message sent to
- * it has arrived (counts exchanged with MPI_Ialltoall, two per pair: data
- * messages, and two-sided credit messages, dq_credit.c; waited for with
- * river_wait, which yields in a task: no collective of River's blocks a
- * rank's other stages). */
+ * it has arrived. The counts of DATA messages travel with the data:
+ * each producer's EOS to each consumer says how many it sent there
+ * (one that did not close sends one at destroy, send_aborts); the MSG
+ * path's credit messages are counted by credit_count. No all-to-all:
+ * O(peers) a rank. Waited for with river_wait, which yields in a task:
+ * no collective of River's blocks a rank's other stages. */
 static int drain(river_dq *q)
 {
   long ns = RIVER_BACKOFF_START;
-  int c, p, r, rc, more, first = RIVER_SUCCESS;
+  int p, rc, more, first = RIVER_SUCCESS;
   uint64_t cw_expected = 0;
-  MPI_Request req = MPI_REQUEST_NULL;
 
   q->draining = 1;
-  memset(q->count_out, 0, 2 * (size_t)q->size * sizeof(uint64_t));
-  for (c = 0; (q->role & RIVER_DQ_PRODUCER) && c < q->ncons; c++)
-    q->count_out[2 * (size_t)q->cons_rank[c]] = q->sent[c]
-                                                + (q->closed ? 1 : 0);
-  for (p = 0; p < q->nprod; p++)
-    q->count_out[2 * (size_t)q->prod_rank[p] + 1] = river__dq_cw_sent_to(q, p);
-  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
-    return RIVER_ETIMEDOUT;
-  if (MPI_Ialltoall(q->count_out, 2, MPI_UINT64_T, q->count_in, 2,
-                    MPI_UINT64_T, q->comm, &req) != MPI_SUCCESS)
-    return RIVER_EMPI;
-  if ((rc = river__wait_collective(&req, q->comm)) != RIVER_SUCCESS)
+  if ((q->role & RIVER_DQ_PRODUCER) && !q->closed
+      && (rc = send_aborts(q)) != RIVER_SUCCESS)
     return rc;
-  for (r = 0; r < q->size; r++)
-    cw_expected += q->count_in[2 * (size_t)r + 1];
+  if ((rc = credit_count(q, &cw_expected)) != RIVER_SUCCESS)
+    return rc;
   for (;;) {
     if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS
         && rc != RIVER_ECORRUPT)
@@ -660,11 +713,11 @@ static int drain(river_dq *q)
         first = rc;
       if ((rc = river__dq_drop_waiting(q)) != RIVER_SUCCESS)
         return rc;
-      for (p = 0; p < q->nprod; p++)
-        more |= q->arrived[p] < q->count_in[2 * (size_t)q->prod_rank[p]];
+      for (p = 0; p < q->nprod && !more; p++)
+        more = !all_arrived(q, p);
     }
     if (!more) {
-      rc = river__dq_cw_check_sent(q, q->count_out);
+      rc = river__dq_cw_check_sent(q, q->cw_count);
       return first != RIVER_SUCCESS ? first : rc;
     }
     if (river__backoff(&ns) != RIVER_SUCCESS)
@@ -684,7 +737,10 @@ int river_dq_destroy(river_dq *q)
     river__error("dq destroy: producer %d did not close", q->pidx);
     rc = RIVER_ESTATE;
   }
-  if ((q->role & RIVER_DQ_CONSUMER) && !q->eos_seen) {
+  if ((q->role & RIVER_DQ_CONSUMER) && q->aborted) {
+    rc = RIVER_ESTATE;   /* said when its get learnt it, or by the
+                            producer that did not close */
+  } else if ((q->role & RIVER_DQ_CONSUMER) && !q->eos_seen) {
     river__error("dq destroy: consumer %d did not reach end of stream",
                  q->cidx);
     rc = RIVER_ESTATE;

@@ -272,6 +272,7 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
   MPI_Get_count(st, MPI_BYTE, &bytes);
   flags = DQ_DOES(q, DQ_P_UNITS) ? DQ_FIRST | DQ_LAST
           : DQ_DOES(q, DQ_P_RATES) && !eos ? DQ_STATIC : 0u;
+  flags |= eos ? DQ_ABORT : 0u;
   p = h.producer;
   if (bytes < (int)DQ_HDR_SIZE || p >= (uint64_t)q->nprod
       || q->prod_rank[p] != st->MPI_SOURCE
@@ -301,6 +302,15 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
   }
   q->arrived[p]++;
   if (eos) {
+    if ((h.kind & DQ_ABORT) && !q->aborted) {
+      /* Said once, by a consumer still getting (at destroy, the
+       * producer's own "did not close" says it). */
+      if (!q->draining)
+        river__error("dq: producer %llu (rank %d) was destroyed without "
+                     "closing: its stream to consumer %d is incomplete",
+                     (unsigned long long)p, st->MPI_SOURCE, q->cidx);
+      q->aborted = 1;
+    }
     q->eos_seq[p] = h.seq;
     q->eos_full[p] = h.nrecords > 0;
     if (h.nrecords > 0)
@@ -630,6 +640,8 @@ static int step_pull(river_dq *q, const void **records,
 
   if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
     return rc;
+  if (q->aborted)
+    return RIVER_ESTATE; /* a producer's stream is incomplete */
   /* A unit number the producer closed without making (a lost race): the
    * EOS came and every message before it was delivered. */
   if (q->cur_p >= 0 && q->eos_seq[q->cur_p] != DQ_UNKNOWN
@@ -668,6 +680,8 @@ static int step_get(river_dq *q, const void **records,
     return step_pull(q, records, nrecords, from);
   if ((rc = river__dq_recv_progress(q)) != RIVER_SUCCESS)
     return rc;
+  if (q->aborted)
+    return RIVER_ESTATE; /* a producer's stream is incomplete */
   while (q->ready_n > 0) {
     p = q->ready[q->ready_head];
     q->ready_head = (q->ready_head + 1) % q->nprod;
@@ -698,6 +712,8 @@ static int get_common(river_dq *q, const void **records,
   if ((rc = release_held(q)) != RIVER_SUCCESS
       || (rc = tell_code(q)) != RIVER_SUCCESS)
     return rc;
+  if (q->aborted)
+    return RIVER_ESTATE;
   if (q->eos_seen)
     return RIVER_EOS;
   q->in_get = 1;

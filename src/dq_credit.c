@@ -743,13 +743,13 @@ uint64_t river__dq_cw_sent_to(const river_dq *q, int p)
          ? q->cw_sent[p] + ((q->cw_has[p] & DQ_CW_PENDING) != 0) : 0;
 }
 
-int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out)
+int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count)
 {
   uint64_t told;
   int p;
 
   for (p = 0; q->path == RIVER_DQ_CREDITS_MSG && p < q->nprod; p++) {
-    told = count_out[2 * (size_t)q->prod_rank[p] + 1];
+    told = count[q->prod_rank[p]];
     if (q->cw_sent[p] != told) {
       /* The producer stops serving at the count: a message after it
        * is left unmatched on the freed communicator. */

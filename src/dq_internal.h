@@ -296,9 +296,14 @@
  * (through another queue) on a held unit's producer: then MSG waits for
  * good where RMA does not (doc/design.md, "Credit paths").
  *
- * Destroy. Every rank tells every other (MPI_Alltoall) how many messages
- * it sent it; consumers wait (test + backoff) until all have arrived
- * while producers wait for their sends, so no message of this queue is
+ * Destroy. Nothing is exchanged all-to-all: each producer's EOS to each
+ * consumer says how many DATA messages it sent there (a producer that
+ * did not close sends one flagged DQ_ABORT at destroy, so a consumer
+ * still getting learns its stream is incomplete, RIVER_ESTATE, instead
+ * of waiting for ever); on the MSG path, how many credit messages each
+ * rank was sent is summed with one MPI_Ireduce_scatter_block. Consumers
+ * wait (test + backoff) until all have arrived while producers wait for
+ * their sends, so no message of this queue is
  * still in flight when the receives are cancelled and the communicator
  * freed (a late one could otherwise match a later queue reusing the
  * context id). The RIVER_ESTATE outcome (a producer that did not close, a
@@ -397,6 +402,8 @@
 #define DQ_FIRST 0x100u       /* PULL: the unit's first message */
 #define DQ_LAST 0x200u        /* PULL: the unit's last message */
 #define DQ_STATIC 0x400u      /* PUSH: sent dormant, in static's order */
+#define DQ_ABORT 0x800u       /* EOS: the producer was destroyed without
+                                 closing: its stream is incomplete */
 /* A credit word: the consumer's released messages in the low 40 bits;
  * above them (PUSH) 24 bits about its drain rate: a code, 1 + log2(bytes
  * per second of processing) x DQ_CODE_SCALE (0: not measured), a bit
@@ -515,7 +522,8 @@ struct river_dq {
                                    exchange_message) */
   river_dq_partition_fn partition;
   void *partition_ctx;
-  uint64_t *count_out, *count_in; /* destroy: messages to/from each rank */
+  uint64_t *cw_count;           /* destroy, MSG path: credit messages
+                                   to each rank (size), allocated then */
 
   /* producer */
   int closing;                  /* try_close was called: no more puts */
@@ -549,6 +557,7 @@ struct river_dq {
   MPI_Request *sreq;            /* nsreq: slot x fanout + j, then EOS */
   int *sidx;
   struct dq_hdr *eos_hdr;       /* ncons: header-only EOS messages */
+  unsigned char *eos_went;      /* ncons: that consumer's EOS was sent */
   uint64_t *winmem;             /* the credit words (the window's on the
                                    RMA path, plain memory on MSG's) */
   /* two-sided credits (MSG path; dq_credit.c) */
@@ -643,6 +652,8 @@ struct river_dq {
   unsigned char *eos_full;      /* EOS records not yet delivered */
   int held, last_p;             /* slot lent out by get (-1: none) */
   int eos_seen;
+  int aborted;                  /* an EOS said DQ_ABORT: get fails (said
+                                   once, naming the producer + 1) */
   int cur_p;                    /* PULL: producer of the unit in progress */
   uint64_t cur_u;               /* PULL: its unit number */
   uint64_t g_unit;              /* PULL: unit of the last get's message */
@@ -757,9 +768,12 @@ int river__dq_cw_progress(river_dq *q);
 uint64_t river__dq_cw_sent_to(const river_dq *q, int p);
 int river__dq_cw_busy(river_dq *q, uint64_t expected);
 /* Destroy, at the end of the drain: RIVER_ECORRUPT (logged) if this rank
- * sent a producer other than the count it gave it (count_out: two words
- * per comm rank, the second the credit messages). */
-int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count_out);
+ * sent a producer other than the count it gave it (count: the credit
+ * messages to each comm rank). */
+int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count);
 int river__dq_cw_cancel(river_dq *q);
+/* Producer: send consumer c its header-only EOS, eos_hdr[c] (marks
+ * eos_went). */
+int river__dq_send_eos_to(river_dq *q, int c);
 
 #endif /* RIVER_DQ_INTERNAL_H */

@@ -1292,6 +1292,7 @@ static int send_final(river_dq *q, int b)
     if (rc != RIVER_SUCCESS)
       return rc;
     q->eos_hdr[c].nrecords = n; /* c's EOS is on its way */
+    q->eos_went[c] = 1;
     q->msgs_to[c]++;
     q->messages_out++;
   }
@@ -1335,15 +1336,20 @@ static int send_eos(river_dq *q)
   for (b = 0; b < q->nfill; b++)
     if ((rc = send_final(q, b)) != RIVER_SUCCESS)
       return rc;
-  for (c = 0; c < q->ncons; c++) {
-    if (q->eos_hdr[c].nrecords > 0)
-      continue;
-    rc = isend(q, &q->eos_hdr[c], DQ_HDR_SIZE, c, DQ_TAG_EOS,
-               q->nslots_max * q->fanout + c);
-    if (rc != RIVER_SUCCESS)
+  for (c = 0; c < q->ncons; c++)
+    if (!q->eos_went[c] && (rc = river__dq_send_eos_to(q, c)) != RIVER_SUCCESS)
       return rc;
-  }
   return RIVER_SUCCESS;
+}
+
+int river__dq_send_eos_to(river_dq *q, int c)
+{
+  int rc = isend(q, &q->eos_hdr[c], DQ_HDR_SIZE, c, DQ_TAG_EOS,
+                 q->nslots_max * q->fanout + c);
+
+  if (rc == RIVER_SUCCESS)
+    q->eos_went[c] = 1;
+  return rc;
 }
 
 int river_dq_try_close(river_dq *q)

@@ -361,7 +361,8 @@ RIVER_API int river_dq_try_close(river_dq *q);
  * Returns RIVER_EOS when every producer has closed and all data has been
  * delivered (and again on later calls). If from is not NULL it gets the
  * producer index. Outputs are set only on RIVER_SUCCESS. RIVER_EINVAL on
- * a rank that is not a consumer.
+ * a rank that is not a consumer; RIVER_ESTATE once a producer was
+ * destroyed without closing (its stream is incomplete: said once).
  */
 RIVER_API int river_dq_get(river_dq *q, const void **records,
                            size_t *nrecords, int *from);
@@ -455,7 +456,11 @@ RIVER_API int river_dq_waiting_for(const river_dq *q, int *ranks, int max,
  * every task on the rank has finished. Producers must have closed and consumers must have seen
  * RIVER_EOS first (RIVER_ESTATE otherwise; the queue is freed all the
  * same, and every rank gets the same code; a consumer that had not seen
- * RIVER_EOS drops the messages it had not got). NULL is a no-op.
+ * RIVER_EOS drops the messages it had not got). A producer destroyed
+ * without closing ends its streams there: a consumer still getting
+ * gets RIVER_ESTATE, said once and naming that producer, rather than
+ * waiting for records that will not come, and so does every get after
+ * it. NULL is a no-op.
  */
 RIVER_API int river_dq_destroy(river_dq *q);
 

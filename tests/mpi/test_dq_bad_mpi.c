@@ -712,6 +712,67 @@ static void test_put_max(MPI_Comm c, river_dq_policy policy)
   MT_CHECK(total == want);
 }
 
+/* ------------------------------------------------ a producer abandons */
+
+/* The first producer of fill_queue puts a message and a half and
+ * destroys without closing, while the consumers still get; the other
+ * producers fill every credit (PULL: none) and close. Every consumer's get must fail
+ * with RIVER_ESTATE, saying once which producer's stream is incomplete
+ * (before issue 41 it waited for that producer's EOS for ever: destroy
+ * exchanged counts in an all-to-all the consumers never reached), its
+ * destroy must not say more, and every rank's destroy returns
+ * RIVER_ESTATE, none hangs (the launcher's timeout). */
+static void test_abandon(MPI_Comm c, river_dq_policy policy)
+{
+  river_dq *q;
+  struct rec *r;
+  int grank, ncons, prod, per, rc, i;
+  const void *recs;
+  size_t n;
+
+  MPI_Comm_rank(c, &grank);
+  if ((q = fill_queue(c, policy, &prod, &ncons, &per)) == NULL)
+    return;
+  if (prod && grank == 0) {
+    r = malloc((size_t)(per + per / 2) * RS);
+    MT_CHECK(r != NULL);
+    for (i = 0; r != NULL && i < per + per / 2; i++)
+      rec_make(&r[i], (uint32_t)grank, (uint64_t)i, 9);
+    if (r != NULL)
+      MT_CHECK_RC(river_dq_put(q, r, (size_t)(per + per / 2)),
+                  RIVER_SUCCESS);
+    free(r);
+    log_capture();
+    MT_CHECK_RC(river_dq_destroy(q), RIVER_ESTATE);
+    log_restore();
+    MT_CHECK(strstr(mt_logbuf, "producer 0 did not close") != NULL);
+    return;
+  }
+  if (prod && policy == RIVER_DQ_PULL) {
+    /* Units go only to consumers that claim them, and these stop at
+     * the abandoned stream: put nothing that would wait for a claim. */
+    MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+  } else if (prod) {
+    fill_and_close(q, grank, ncons, per, 9, NULL);
+  } else {
+    log_capture();
+    while ((rc = river_dq_get(q, &recs, &n, NULL)) == RIVER_SUCCESS)
+      ;
+    log_restore();
+    MT_CHECK_RC(rc, RIVER_ESTATE);
+    MT_CHECK(strstr(mt_logbuf, "producer 0 (rank 0) was destroyed without "
+                               "closing") != NULL);
+    MT_CHECK(strstr(strstr(mt_logbuf, "without closing") + 1,
+                    "without closing") == NULL);   /* said once */
+    MT_CHECK_RC(river_dq_get(q, &recs, &n, NULL), RIVER_ESTATE);
+  }
+  log_capture();
+  MT_CHECK_RC(river_dq_destroy(q), RIVER_ESTATE);
+  log_restore();
+  MT_CHECK(strstr(mt_logbuf, "did not reach end of stream") == NULL);
+  MT_CHECK(strstr(mt_logbuf, "without closing") == NULL);
+}
+
 /* ---------------------------------------------------- corrupt messages */
 
 /* Every DATA message the producers (half the ranks) send carries a
@@ -789,6 +850,9 @@ int main(int argc, char **argv)
   test_put_max(c, RIVER_DQ_ONE_TO_ONE);
   test_put_max(c, RIVER_DQ_BROADCAST);
   test_put_max(c, RIVER_DQ_PULL);
+  test_abandon(c, RIVER_DQ_PUSH);
+  test_abandon(c, RIVER_DQ_EXCHANGE);
+  test_abandon(c, RIVER_DQ_PULL);
   test_corrupt(c);
   MPI_Comm_free(&c);
 
