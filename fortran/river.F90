@@ -215,6 +215,7 @@ module river
     integer(c_int64_t) :: messages_static = 0
     integer(c_int) :: credit_path = 0
     integer(c_int64_t) :: memory_bytes = 0
+    integer(c_int64_t) :: peer_steps = 0
   end type river_dq_stats
 
   !> A graduated-declustering read of a mirrored parallel collection

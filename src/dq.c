@@ -320,6 +320,7 @@ static int alloc_buffers(river_dq *q)
     q->stalled = river__dq_calloc(q, (size_t)q->nfill, 1);
     q->sreq = river__dq_calloc(q, (size_t)q->nsreq, sizeof(MPI_Request));
     q->sidx = river__dq_calloc(q, (size_t)q->nsreq, sizeof(int));
+    q->splace = river__dq_calloc(q, (size_t)q->nsreq, sizeof(int));
     q->eos_hdr = river__dq_calloc(q, (size_t)nc, sizeof *q->eos_hdr);
     q->eos_went = river__dq_calloc(q, (size_t)nc, 1);
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
@@ -327,7 +328,7 @@ static int alloc_buffers(river_dq *q)
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
     ok = ok && q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill
          && q->free_stack && q->fill && q->fill_n
-         && q->stalled && q->sreq && q->sidx && q->eos_hdr && q->eos_went && q->sent
+         && q->stalled && q->sreq && q->sidx && q->splace && q->eos_hdr && q->eos_went && q->sent
          && q->count && q->code;
     if (ok) {
       q->returned = q->sent + nc;
@@ -411,6 +412,7 @@ static void free_queue(river_dq *q)
   free(q->stalled);
   free(q->sreq);
   free(q->sidx);
+  free(q->splace);
   free(q->eos_hdr);
   free(q->eos_went);
   free(q->sent);
@@ -790,6 +792,7 @@ int river_dq_stats_get(const river_dq *q, river_dq_stats *stats)
   stats->messages_static = q->messages_static;
   stats->credit_path = q->path;
   stats->memory_bytes = q->mem_peak;
+  stats->peer_steps = q->peer_steps;
   for (p = 0; q->ring != NULL && p < q->nring; p++)
     stats->messages_waiting += q->ring[p] >= 0;
   for (p = 0; q->eos_full != NULL && p < q->nprod; p++)

@@ -73,6 +73,7 @@ static int tell_code(river_dq *q)
     return RIVER_SUCCESS;
   q->code_told = f;
   q->told_at = q->messages_in;
+  DQ_STEPS(q, q->nprod);
   for (p = 0; p < q->nprod; p++)
     if (q->code_sent[p] != f && q->eos_seq[p] == DQ_UNKNOWN
         && (rc = return_credits(q, p, 0)) != RIVER_SUCCESS)
@@ -458,6 +459,7 @@ int river__dq_recv_progress(river_dq *q)
    * to the same producer (dq_credit.c). */
   if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
     return rc;
+  DQ_STEPS(q, q->nrreq);
   if (MPI_Testsome(q->nrreq, q->rreq, &n, q->ridx, q->rstat) != MPI_SUCCESS)
     return RIVER_EMPI;
   if (n == MPI_UNDEFINED)

@@ -429,6 +429,7 @@ int river__dq_cw_read_own(river_dq *q, MPI_Aint off, int n, uint64_t *out)
 {
   int rc;
 
+  DQ_STEPS(q, n);
   if (q->path == RIVER_DQ_CREDITS_MSG) {
     if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
       return rc;
@@ -537,10 +538,11 @@ static int drained(const river_dq *q, int p)
 /* MSG: units this idle consumer may still get from what it asked:
  * grants waiting, and claims in flight to producers not drained (a
  * drained one closed after its last unit's claim: it grants nothing). */
-static int msg_units_may_come(const river_dq *q)
+static int msg_units_may_come(river_dq *q)
 {
   int p, n = 0;
 
+  DQ_STEPS(q, q->nprod);
   for (p = 0; p < q->nprod; p++)
     n += q->claim_rreq[p] != MPI_REQUEST_NULL
              ? !drained(q, p)
@@ -592,6 +594,7 @@ static int msg_answers(river_dq *q, int *late)
   int p, done;
 
   *late = 1;
+  DQ_STEPS(q, q->nprod);
   for (p = 0; p < q->nprod; p++) {
     if (q->claim_rreq[p] == MPI_REQUEST_NULL)
       continue;
@@ -606,12 +609,13 @@ static int msg_answers(river_dq *q, int *late)
 
 /* MSG: a producer whose grant waits here, taking turns after the last
  * unit's; -1 if none. */
-static int msg_granted(const river_dq *q)
+static int msg_granted(river_dq *q)
 {
   int i, p;
 
   for (i = 1; i <= q->nprod; i++) {
     p = (q->last_p + i) % q->nprod;
+    DQ_STEPS(q, 1);
     if (q->claim_rreq[p] == MPI_REQUEST_NULL && q->claim_rep[2 * (size_t)p])
       return p;
   }
@@ -629,6 +633,7 @@ static int msg_ask_next(river_dq *q, int *pp, uint64_t *unit)
 
   for (i = 1; i <= q->nprod; i++) {
     p = (from + i) % q->nprod;
+    DQ_STEPS(q, 1);
     if (q->eos_seq[p] != DQ_UNKNOWN || q->claim_rreq[p] != MPI_REQUEST_NULL)
       continue;
     *pp = p;
@@ -678,6 +683,7 @@ int river__dq_cw_claim(river_dq *q)
   for (i = 1; q->path == RIVER_DQ_CREDITS_RMA && got == 0 && i <= q->nprod;
        i++) {
     p = (q->last_p + i) % q->nprod;
+    DQ_STEPS(q, 1);
     if (q->eos_seq[p] == DQ_UNKNOWN)
       got = rma_claim(q, q->prod_rank[p], &unit);
   }

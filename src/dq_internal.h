@@ -444,6 +444,9 @@ struct dq_hdr {
   uint64_t tag;         /* the producer's tag when it sent it */
 };
 #define DQ_HDR_SIZE sizeof(struct dq_hdr)
+/* Count n peer entries looked at (river_dq_stats.peer_steps): the
+ * control work that must not grow with the peers (issue 41). */
+#define DQ_STEPS(q, n) ((q)->peer_steps += (uint64_t)(n))
 _Static_assert(sizeof(struct dq_hdr) == RIVER_DQ_HEADER_SIZE,
                "river/dq.h's RIVER_DQ_HEADER_SIZE is the header's size");
 
@@ -522,6 +525,11 @@ struct river_dq {
                                    exchange_message) */
   river_dq_partition_fn partition;
   void *partition_ctx;
+  uint64_t peer_steps;          /* peer entries looked at: every
+                                   iteration of a loop over producers or
+                                   consumers, credit word read, request
+                                   tested (river_dq_stats.peer_steps;
+                                   DQ_STEPS where each is) */
   uint64_t *cw_count;           /* destroy, MSG path: credit messages
                                    to each rank (size), allocated then */
 
@@ -554,7 +562,12 @@ struct river_dq {
   int *fill;                    /* nfill: slot being filled, or -1 */
   size_t *fill_n;               /* records in it */
   unsigned char *stalled;       /* its stall was counted */
-  MPI_Request *sreq;            /* nsreq: slot x fanout + j, then EOS */
+  MPI_Request *sreq;            /* nsreq: the sactive sends in flight,
+                                   packed (only they are tested: the
+                                   work does not grow with the slots) */
+  int *splace;                  /* nsreq: each one's place, slot x
+                                   fanout + j, or slot places + c for
+                                   consumer c's EOS */
   int *sidx;
   struct dq_hdr *eos_hdr;       /* ncons: header-only EOS messages */
   unsigned char *eos_went;      /* ncons: that consumer's EOS was sent */

@@ -117,11 +117,12 @@ static int window_size(const river_dq *q)
  * that lags holds more of its credits than the others in the window,
  * so messages pass it by. The credits it looks at are never more than
  * the true ones (they only come back), so it never over-sends. */
-static int window_choose(const river_dq *q, int r, const uint64_t *avail)
+static int window_choose(river_dq *q, int r, const uint64_t *avail)
 {
   uint64_t most = 0, f;
   int i, c, best = -1, k = window_size(q);
 
+  DQ_STEPS(q, k);
   for (i = 0; i < k; i++) {
     c = (r + i) % q->ncons;
     f = avail != NULL ? avail[c] : free_credits(q, c);
@@ -149,6 +150,7 @@ static int window_fits(river_dq *q, uint64_t m, int fresh)
 {
   int i, c, r = q->rr, span = plan_span(q, m);
 
+  DQ_STEPS(q, span);
   for (i = 0; i < span; i++) {
     c = (q->rr + i) % q->ncons;
     q->avail[c] = free_credits(q, c);
@@ -178,6 +180,7 @@ static int tell_wake(river_dq *q)
   int p, rc;
 
   q->tell_wake = 0;
+  DQ_STEPS(q, q->nprod);
   for (p = 0; p < q->nprod; p++)
     if (p != q->pidx
         && (rc = river__dq_cw_add(q, p, DQ_W_WAKE(q), 1, 0))
@@ -227,6 +230,7 @@ static int dormant_choose(river_dq *q, const uint64_t *avail,
   int c, i, k, t = 0, d = -1, nm = 0, firm = 1, idle = 0;
   uint32_t f;
 
+  DQ_STEPS(q, 2 * q->ncons);   /* this loop and the next */
   for (c = 0; c < q->ncons; c++)
     n += q->sent[c] + (planned != NULL ? planned[c] : 0);
   k = (int)((q->pidx + n) % (uint64_t)q->ncons);
@@ -253,6 +257,7 @@ static int dormant_choose(river_dq *q, const uint64_t *avail,
   f = q->code[t];
   if (DQ_RATE_CODE(f) == 0)
     return d; /* t not measured yet */
+  DQ_STEPS(q, q->ncons);
   for (c = 0; c < q->ncons; c++) {
     if (c == t)
       continue;
@@ -343,33 +348,38 @@ static int step_claim(river_dq *q, int b)
 /* Retire completed sends: their slots become free again. */
 int river__dq_send_progress(river_dq *q)
 {
-  int i, n = 0, data = q->nslots_max * q->fanout, rc;
+  int i, k, n = 0, data = q->nslots_max * q->fanout, rc;
 
   /* Two-sided credits: apply what came, send what waits (dq_credit.c). */
   if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS)
     return rc;
   if (q->sactive == 0)
     return RIVER_SUCCESS;
-  /* The EOS requests, one per consumer after the DATA ones, are started
-   * only by close: test them only from then on (so a message's work
-   * does not grow with the consumers). */
-  if (MPI_Testsome(q->closing ? q->nsreq : q->nslots * q->fanout, q->sreq,
-                   &n, q->sidx,
-                   MPI_STATUSES_IGNORE)
+  /* Only the sends in flight, packed in sreq: the work does not grow
+   * with the slots or the consumers (issue 41). */
+  DQ_STEPS(q, q->sactive);
+  if (MPI_Testsome(q->sactive, q->sreq, &n, q->sidx, MPI_STATUSES_IGNORE)
       != MPI_SUCCESS)
     return RIVER_EMPI;
-  if (n == MPI_UNDEFINED)
-    n = 0;
-  if (n > 0)
-    river__progress();
+  if (n == MPI_UNDEFINED || n == 0)
+    return RIVER_SUCCESS;
+  river__progress();
   for (i = 0; i < n; i++) {
-    if (q->sidx[i] < data) {
-      int s = q->sidx[i] / q->fanout;
+    int place = q->splace[q->sidx[i]];
+    if (place < data) {
+      int s = place / q->fanout;
       if (--q->slot_refs[s] == 0 && !q->slot_fill[s])
         q->free_stack[q->nfree++] = s;   /* free again */
     }
-    q->sactive--;
   }
+  /* Pack: the completed ones are MPI_REQUEST_NULL now; the others keep
+   * their order. */
+  for (i = 0, k = 0; i < q->sactive; i++)
+    if (q->sreq[i] != MPI_REQUEST_NULL) {
+      q->sreq[k] = q->sreq[i];
+      q->splace[k++] = q->splace[i];
+    }
+  q->sactive = k;
   return RIVER_SUCCESS;
 }
 
@@ -406,18 +416,19 @@ static int choose_consumer(river_dq *q, int b, int *c)
   return RIVER_EAGAIN;
 }
 
-/* Isend len bytes at buf to consumer c with tag, in request place req. */
+/* Isend len bytes at buf to consumer c with tag, for request place
+ * place (its request goes at the end of the packed sreq). */
 static int isend(river_dq *q, const void *buf, size_t len, int c,
-                 int tag, int req)
+                 int tag, int place)
 {
   if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
     return RIVER_ETIMEDOUT;
   if (MPI_Isend(buf, (int)len, MPI_BYTE, q->cons_rank[c], tag, q->comm,
-                &q->sreq[req]) != MPI_SUCCESS) {
+                &q->sreq[q->sactive]) != MPI_SUCCESS) {
     river__error("dq: MPI_Isend to rank %d failed", q->cons_rank[c]);
     return RIVER_EMPI;
   }
-  q->sactive++;
+  q->splace[q->sactive++] = place;
   return RIVER_SUCCESS;
 }
 
@@ -587,6 +598,7 @@ static int count_by_consumer(river_dq *q, const unsigned char *r, size_t n)
   size_t i;
   int c;
 
+  DQ_STEPS(q, q->ntouched);
   for (i = 0; i < (size_t)q->ntouched; i++)
     q->count[q->touched[i]] = 0;
   q->ntouched = 0;
@@ -732,6 +744,7 @@ static int push_choose(river_dq *q, int b, int pass, int *c)
    * consumers equal). Unless some consumer is known to have every
    * credit free, read the window first (a local atomic): a stale view
    * would keep queueing at slow consumers. */
+  DQ_STEPS(q, q->ncons);
   for (i = 0; i < q->ncons; i++)
     if ((f = free_credits(q, i)) > most)
       most = f;
@@ -739,6 +752,7 @@ static int push_choose(river_dq *q, int b, int pass, int *c)
     return RIVER_EAGAIN;
   for (n = 0; n < q->ncons; n++) {
     i = (q->rr + n) % q->ncons;
+    DQ_STEPS(q, 1);
     if (free_credits(q, i) == most) {
       *c = i;
       return RIVER_SUCCESS;
@@ -756,6 +770,7 @@ static int push_fits(river_dq *q, size_t n, int fresh)
     return -1;
   if (windowed(q))
     return window_fits(q, m, fresh);
+  DQ_STEPS(q, q->ncons);
   for (c = 0; c < q->ncons; c++) {
     q->avail[c] = free_credits(q, c);
     sum += q->avail[c];
@@ -805,6 +820,7 @@ static int static_fits(river_dq *q, size_t n, int fresh)
   (void)fresh;
   if (plan_messages(q, n, &m) < 0)
     return -1;
+  DQ_STEPS(q, 2 * m);   /* this loop and the next */
   for (c = q->rr, i = 0; i < m; i++, c = (c + 1) % q->ncons)
     q->avail[c] = free_credits(q, c);
   for (c = q->rr; m > 0; m--, c = (c + 1) % q->ncons)
@@ -841,6 +857,7 @@ static int keyed_fits(river_dq *q, size_t n, int fresh)
 
   (void)n;
   (void)fresh;
+  DQ_STEPS(q, q->ntouched);
   for (i = 0; i < q->ntouched; i++) {
     b = q->touched[i];
     if (messages_needed(q, b, q->count[b], &slots) > free_credits(q, b))
@@ -881,6 +898,7 @@ static int every_choose(river_dq *q, int b, int pass, int *c)
   (void)pass;
   for (i = 0; i < q->ncons && free_credits(q, i) > 0; i++)
     ;
+  DQ_STEPS(q, i);
   if (i < q->ncons)
     return RIVER_EAGAIN;
   *c = -1;
@@ -895,6 +913,7 @@ static int every_fits(river_dq *q, size_t n, int fresh)
   (void)fresh;
   if (plan_messages(q, n, &m) < 0)
     return -1;
+  DQ_STEPS(q, q->ncons);
   for (c = 0; c < q->ncons; c++)
     if ((f = free_credits(q, c)) < lo)
       lo = f;
@@ -996,6 +1015,7 @@ static int ever_fits(river_dq *q, size_t n)
   int i, held = q->nfill_held;
 
   if (DQ_DOES(q, DQ_P_KEYED)) {
+    DQ_STEPS(q, q->ntouched);
     for (i = 0; i < q->ntouched; i++)
       if ((need = messages_needed(q, q->touched[i],
                                   q->count[q->touched[i]], &slots)) > m)
@@ -1121,6 +1141,7 @@ static int send_full(river_dq *q, int block)
   }
   /* EXCHANGE: the buffers that filled (fullq), not every consumer's;
    * those still waiting for a credit stay in it. */
+  DQ_STEPS(q, q->nfullq);
   for (i = 0, kept = 0; i < q->nfullq; i++) {
     b = q->fullq[i];
     rc = q->fill[b] < 0 || q->fill_n[b] < q->send_per_msg ? RIVER_SUCCESS

@@ -48,7 +48,12 @@
  *         only by what the machine adds: on an oversubscribed core the
  *         other ranks run between two calls and evict this one's lines,
  *         and River's calls pay that too (scripts/scale-fit fits
- *         River's own time in units of it as well).
+ *         River's own time in units of it as well); and the control
+ *         work counted rather than timed: river_dq_stats.peer_steps
+ *         (every producer or consumer entry the queue's calls looked
+ *         at) in each of those calls, the median of a rank's, then the
+ *         median and maximum over ranks. A count: the machine's load
+ *         moves it only where it changes what a call finds.
  * RIVER_DQ_READ_ALL=0 in the environment runs every queue as it runs
  * beyond 64 consumers (src/dq_internal.h: one credit word a message,
  * PUSH's window); the CSV's read_all column says which ran.
@@ -104,6 +109,13 @@ struct scale_res {
   double put_mpi, get_mpi;      /* MPI calls River made per call, the
                                    mean of each rank's, median over
                                    ranks */
+  double put_steps, get_steps;  /* peer entries the queue looked at in
+                                   a call that moved a message
+                                   (river_dq_stats.peer_steps), the
+                                   median of each rank's calls, median
+                                   over ranks: the control work,
+                                   counted, not timed */
+  double put_steps_max, get_steps_max;
   int ok;
 };
 
@@ -200,7 +212,16 @@ struct phase {
   double mpi;                   /* the MPI calls in them */
   int ncall, cap;
   uint64_t memory;              /* the queue's memory_bytes */
+  double *stp;                  /* the peer steps of each of those calls */
 };
+
+/* The queue's peer steps so far (river_dq_stats.peer_steps). */
+static uint64_t steps_now(const river_dq *q)
+{
+  river_dq_stats st;
+
+  return river_dq_stats_get(q, &st) == RIVER_SUCCESS ? st.peer_steps : 0;
+}
 
 static void sample_heap(struct phase *ph, uint64_t k)
 {
@@ -239,7 +260,7 @@ static double control_once(void)
  * the timers' cost (one pair outside, two reads per MPI call inside,
  * one of which the MPI call's own time already holds). */
 static void add_call(struct phase *ph, double t0, double t1, double m0,
-                     long c0)
+                     long c0, uint64_t steps)
 {
   double dm = pmpi_count_cpu() - m0;
   double dc = (double)(pmpi_count_calls() - c0);
@@ -248,6 +269,7 @@ static void add_call(struct phase *ph, double t0, double t1, double m0,
     return;
   ph->call[ph->ncall] = t1 - t0 - (2 * dc + 1) * timer_cost;
   ph->own[ph->ncall] = t1 - t0 - dm - (dc + 1) * timer_cost;
+  ph->stp[ph->ncall] = (double)steps;
   ph->ctl[ph->ncall++] = control_once();
   ph->mpi += dc;
 }
@@ -263,6 +285,7 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
   double t0, t1, m0;
   long ns, c0;
   int m, rc = RIVER_SUCCESS;
+  uint64_t s0 = 0;
 
   if (batch == NULL)
     return RIVER_ENOMEM;
@@ -275,6 +298,7 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
     }
     ns = 1000;
     for (;;) {
+      s0 = steps_now(q);
       m0 = pmpi_count_cpu();
       c0 = pmpi_count_calls();
       t0 = cpu_now();
@@ -286,7 +310,7 @@ static int produce(river_dq *q, river_dq_policy kind, int p, int nmsg,
     }
     if (rc != RIVER_SUCCESS)
       break;
-    add_call(ph, t0, t1, m0, c0);
+    add_call(ph, t0, t1, m0, c0, steps_now(q) - s0);
     seq += per_msg;
     ph->n += per_msg;
     sample_heap(ph, (uint64_t)m);
@@ -311,10 +335,12 @@ static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
   long ns = 1000, c0;
   int from, rc;
   uint32_t p;
+  uint64_t s0;
 
   if (next == NULL)
     return RIVER_ENOMEM;
   for (;;) {
+    s0 = steps_now(q);
     m0 = pmpi_count_cpu();
     c0 = pmpi_count_calls();
     t0 = cpu_now();
@@ -327,7 +353,7 @@ static int consume(river_dq *q, int nprod, long lag_us, struct phase *ph)
     if (rc != RIVER_SUCCESS)
       break;
     ns = 1000;
-    add_call(ph, t0, t1, m0, c0);
+    add_call(ph, t0, t1, m0, c0, steps_now(q) - s0);
     for (i = 0; i < n; i++) {
       const unsigned char *r = (const unsigned char *)recs + i * REC;
       memcpy(&seq, r, 8);
@@ -473,7 +499,9 @@ static int run_once(struct bench *b, MPI_Comm qc, river_dq_policy kind,
   work.call = malloc(sizeof *work.call * (size_t)work.cap);
   work.own = malloc(sizeof *work.own * (size_t)work.cap);
   work.ctl = malloc(sizeof *work.ctl * (size_t)work.cap);
-  if (work.call == NULL || work.own == NULL || work.ctl == NULL)
+  work.stp = malloc(sizeof *work.stp * (size_t)work.cap);
+  if (work.call == NULL || work.own == NULL || work.ctl == NULL
+      || work.stp == NULL)
     work.cap = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
@@ -507,9 +535,14 @@ static int run_once(struct bench *b, MPI_Comm qc, river_dq_policy kind,
              role == RIVER_DQ_PRODUCER, &res->put_mpi, &med);
   over_ranks(work.ncall > 0 ? work.mpi / work.ncall : 0.0,
              role == RIVER_DQ_CONSUMER, &res->get_mpi, &med);
+  over_ranks(bench_median(work.stp, work.ncall), role == RIVER_DQ_PRODUCER,
+             &res->put_steps, &res->put_steps_max);
+  over_ranks(bench_median(work.stp, work.ncall), role == RIVER_DQ_CONSUMER,
+             &res->get_steps, &res->get_steps_max);
   free(work.call);
   free(work.own);
   free(work.ctl);
+  free(work.stp);
   res->probe_us = probe_us();
   r = RIVER_SUCCESS;
   MPI_Allreduce(&rc, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -536,20 +569,25 @@ static void print_row(struct bench *b, river_dq_policy kind, int lag,
   printf("%-8s %-4s n=%-3d rep %d  memory: producer %7.3f MiB, consumer "
          "%7.3f MiB, heap %7.2f MiB;  work: put %6.2f us (max %6.2f), get "
          "%6.2f us (max %6.2f); own: put %5.2f, get %5.2f us; MPI_Iprobe %5.2f "
-         "us; control %5.2f us; MPI calls: put %.2f, get %.2f  (%.2f s)%s\n",
+         "us; control %5.2f us; MPI calls: put %.2f, get %.2f; peer steps "
+         "a message: put %.2f (max %.2f), get %.2f (max %.2f)  (%.2f s)%s\n",
          kind_name(kind), lag ? "lag" : "even", b->size, rep, r->mem_prod,
          r->mem_cons, r->heap, r->put_us, r->put_us_max, r->get_us,
          r->get_us_max, r->put_own, r->get_own, r->probe_us, r->ctl_us,
-         r->put_mpi, r->get_mpi, r->seconds, r->ok ? "" : "  DATA CHECK FAILED");
+         r->put_mpi, r->get_mpi, r->put_steps, r->put_steps_max,
+         r->get_steps, r->get_steps_max, r->seconds,
+         r->ok ? "" : "  DATA CHECK FAILED");
   fflush(stdout);
   if (b->csv)
     fprintf(b->csv, "%s,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
-                    "%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%s\n",
+                    "%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%s,%.3f,%.3f,"
+                    "%.3f,%.3f\n",
             kind_name(kind), lag ? "lag" : "even", b->size, np, np, rep,
             r->mem_prod, r->mem_cons, r->heap, r->put_us, r->put_us_max,
             r->get_us, r->get_us_max, r->put_own, r->get_own, r->probe_us,
             r->seconds, r->ok, r->ctl_us, r->put_mpi, r->get_mpi,
-            read_all_label());
+            read_all_label(), r->put_steps, r->put_steps_max, r->get_steps,
+            r->get_steps_max);
 }
 
 /* Rank 0: the median of field f over the repeats, with min..max. */
@@ -630,6 +668,10 @@ static int exp_queues(struct bench *b)
                    offsetof(struct scale_res, put_mpi));
       print_spread("MPI calls/get", res[k][lag], b->repeats,
                    offsetof(struct scale_res, get_mpi));
+      print_spread("steps/put msg", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, put_steps));
+      print_spread("steps/get msg", res[k][lag], b->repeats,
+                   offsetof(struct scale_res, get_steps));
       printf("\n");
     }
 out:
@@ -665,7 +707,8 @@ static const struct bench_opt opts[] = {
 static const char csv_header[] =
     "kind,lag,n,n_producers,n_consumers,repeat,producer_MiB,consumer_MiB,"
     "heap_MiB,put_us,put_us_max,get_us,get_us_max,put_own_us,get_own_us,"
-    "probe_us,seconds,ok,ctl_us,put_mpi_calls,get_mpi_calls,read_all";
+    "probe_us,seconds,ok,ctl_us,put_mpi_calls,get_mpi_calls,read_all,"
+    "put_steps,put_steps_max,get_steps,get_steps_max";
 
 /* Its rows are not throughput rows: its CSV has its own header. */
 const struct bench_suite bench_scale_suite = {

@@ -242,6 +242,15 @@ typedef struct river_dq_stats {
                                    buffers, receives and per-peer words
                                    (not MPI's own; doc/design.md, "Queue
                                    memory", has the formula) */
+  uint64_t peer_steps;          /* the queue's control work on this rank,
+                                   counted: every producer or consumer
+                                   entry its calls looked at (an
+                                   iteration of a loop over peers, a
+                                   credit word read, a request tested).
+                                   Per message it should not grow with
+                                   the peers (doc/design.md, "Work per
+                                   message"); river-bench scale reports
+                                   it per call */
 } river_dq_stats;
 
 /* A queue's credit path (river_dq_stats' credit_path), chosen at create

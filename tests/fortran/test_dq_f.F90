@@ -150,6 +150,8 @@ contains
     call check(ierr == RIVER_SUCCESS, tag // 'stats')
     call check(st%nproducers == NPROD .and. st%nconsumers == NCONS, &
                tag // 'stats nproducers/nconsumers')
+    ! The last field: a layout that disagreed with C's would misplace it.
+    call check(st%peer_steps > 0, tag // 'stats peer_steps')
     if (producer) then
       call check(st%producer_index == rank .and. st%consumer_index == -1, &
                  tag // 'stats producer index')
