@@ -14,11 +14,25 @@
  * installs them on its output (river_set_partitioner), sends the
  * buffered records, then streams the rest. Skewed keys still balance,
  * as far as the sample shows them; equal keys always share a partition.
+ *
+ * Every instance holds every instance's sample, so the keys gathered
+ * are capped (issue 41): at most SAMPLE_PER_PART per partition, and
+ * never fewer than SAMPLE_FLOOR in all, each instance drawing its share
+ * (at least 1). Up to 65 instances of the default 1000 keys nothing
+ * changes; at 10,000 instances and partitions each draws 64, and the
+ * gathered sample is 640,000 keys (6.1 MiB of 10-byte keys, about 16
+ * MiB with the sort's weights and order), where 1000 each made 10
+ * million (about 250 MiB a rank). 64 keys a partition leave a
+ * partition's share within about 1/8 of the mean (the quantile's
+ * spread) on any key distribution the sample represents.
  */
 #include "modules.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define SAMPLE_PER_PART 64   /* gathered keys a partition, at most */
+#define SAMPLE_FLOOR 65536   /* ... unless fewer than these in all */
 
 struct part {
   river_ctx *ctx;
@@ -129,13 +143,26 @@ static int choose(struct part *p, const unsigned char *all,
 /* Sample, agree, install splitters on output 0. */
 static int agree(struct part *p, uint64_t nsample)
 {
-  uint64_t k = p->n < nsample ? p->n : nsample, i, seed;
+  uint64_t k, i, seed, cap, share;
   unsigned char *mine, *all = NULL, *split = NULL;
   uint64_t *counts = NULL, ns = 0;
   int inst, ninst, nparts, rc;
 
-  river_ctx_instance(p->ctx, &inst, NULL);
+  river_ctx_instance(p->ctx, &inst, &ninst);
   river_output_consumers(p->ctx, 0, &nparts);
+  cap = (uint64_t)nparts * SAMPLE_PER_PART;
+  cap = cap > SAMPLE_FLOOR ? cap : SAMPLE_FLOOR;
+  share = (cap + (uint64_t)ninst - 1) / (uint64_t)ninst;
+  if (nsample > share) {
+    if (inst == 0)
+      river_ctx_log(p->ctx, RIVER_LOG_DEBUG, "partition: %llu sample keys "
+                    "an instance, not %llu: %d instances gather at most "
+                    "%llu for %d partitions", (unsigned long long)share,
+                    (unsigned long long)nsample, ninst,
+                    (unsigned long long)cap, nparts);
+    nsample = share;
+  }
+  k = p->n < nsample ? p->n : nsample;
   mine = malloc(k * p->k.size + 1);
   if (mine == NULL)
     return RIVER_ENOMEM;

@@ -83,6 +83,22 @@ for n in $(ranks 1 2 3 4); do
         || fail "$n ranks, skew $skew: largest partition $(largest "$tmp/c")"
     done
   done
+  # The gathered sample is capped (65,536 keys up to 1,024 partitions):
+  # 100,000 an instance are cut to the instances' share, said at debug
+  # level, and the skewed keys still come out ordered and balanced.
+  if [ "$n" -ge 2 ]; then
+    rm -f "$tmp"/c.*
+    share=$(( (65536 + n - 1) / n ))
+    RIVER_LOG=debug r "$n" run "$flows/sort_part.yaml" out="$tmp/c" \
+      skew=true sample=100000 >"$tmp/out" 2>&1 \
+      || fail "$n ranks, sample 100000: run failed"
+    grep -q "partition: $share sample keys an instance, not 100000: $n instances gather at most 65536 for $n partitions" "$tmp/out" \
+      || { fail "$n ranks: the sample was not capped to $share"; grep partition "$tmp/out" | head -3; }
+    [ "$(total "$tmp/c")" = "$want_true" ] || fail "$n ranks, capped sample: digest"
+    in_order "$tmp/c" "$n" || fail "$n ranks, capped sample: partitions overlap"
+    [ $((10 * $(largest "$tmp/c") * n)) -le $((13 * N)) ] \
+      || fail "$n ranks, capped sample: largest partition $(largest "$tmp/c")"
+  fi
   # The edge's evenly split key space: ordered, but skew unbalances it.
   if [ "$n" -ge 2 ]; then
     rm -f "$tmp"/c.*
