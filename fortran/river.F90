@@ -335,6 +335,7 @@ module river
   public :: river_pcoll_create, river_pcoll_write, river_pcoll_commit
   public :: river_pcoll_begin_partition
   public :: river_pcoll_open, river_pcoll_close, river_pcoll_info_get
+  public :: river_pcoll_hold_partitions
   public :: river_pcoll_schema, river_pcoll_partition, river_pcoll_disk_path
   public :: river_pcoll_read_block, river_pcoll_blocks
   public :: river_pcoll_verify_copy, river_pcoll_verify_blocks

@@ -73,6 +73,7 @@ int main(void)
       || sizeof(river_gd_mode) != sizeof(int)
       || sizeof(river_edge_kind) != sizeof(int)
       || sizeof(river_exchange_by) != sizeof(int)
+      || sizeof(river_pcoll_hold) != sizeof(int)
       || sizeof(MPI_Fint) != sizeof(int)) {
     fprintf(stderr, "river_gen_constants: enum or MPI_Fint is not the size "
             "of int; module river's bind(C) types need adapting\n");
@@ -121,6 +122,9 @@ int main(void)
   param_string("RIVER_PCOLL_META_SUFFIX", RIVER_PCOLL_META_SUFFIX);
   PARAM("RIVER_LAYOUT_PARTITIONED", RIVER_LAYOUT_PARTITIONED);
   PARAM("RIVER_LAYOUT_INTERLEAVED", RIVER_LAYOUT_INTERLEAVED);
+  PARAM("RIVER_PCOLL_HOLD_SERVED", RIVER_PCOLL_HOLD_SERVED);
+  PARAM("RIVER_PCOLL_HOLD_ALL", RIVER_PCOLL_HOLD_ALL);
+  PARAM("RIVER_PCOLL_HOLD_NONE", RIVER_PCOLL_HOLD_NONE);
 
   /* river/gensort.h */
   PARAM_SIZE("RIVER_GENSORT_RECORD_SIZE", RIVER_GENSORT_RECORD_SIZE);

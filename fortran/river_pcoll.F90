@@ -19,6 +19,7 @@ submodule (river) river_pcoll_impl
     integer(c_size_t) :: block_size = 0
     integer(c_int) :: ordered = 0
     integer(c_int) :: direct_io = 0
+    integer(c_int) :: hold = RIVER_PCOLL_HOLD_SERVED
   end type pcoll_opts_c
 
   ! pcoll_opts_c must be the size of C's river_pcoll_opts (see layout_ok
@@ -196,6 +197,14 @@ submodule (river) river_pcoll_impl
       integer(c_int) :: river_pcoll_node_local_c
     end function river_pcoll_node_local_c
     ! comm is an MPI_Fint: through a shim.
+    function river_pcoll_hold_partitions_c(pc, parts, nparts) &
+        bind(C, name='river_pcoll_hold_partitions')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pc
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: nparts
+      integer(c_int) :: river_pcoll_hold_partitions_c
+    end function river_pcoll_hold_partitions_c
     function river_pcoll_disk_ranks_c(comm, pc, ranks) &
         bind(C, name='river__f_pcoll_disk_ranks')
       import :: c_int, c_ptr
@@ -380,11 +389,21 @@ contains
     if (present(root)) call c_str_ptr(root, root_c, opts%root)
     if (present(disks)) call c_str_ptr(disks, disks_c, opts%disks)
     if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    if (present(hold)) opts%hold = int(hold, c_int)
     out = c_null_ptr
     rc = river_pcoll_open_c(int(comm%MPI_VAL, c_int), c_str(name), opts, out)
     if (rc == RIVER_SUCCESS) pcoll%ptr = out
     call river_check(rc, 'river_pcoll_open', ierr)
   end procedure river_pcoll_open
+
+  module procedure river_pcoll_hold_partitions
+    integer(c_int), allocatable :: cparts(:)
+    allocate(cparts(max(size(parts), 1)))
+    cparts(1:size(parts)) = int(parts, c_int)
+    call river_check(river_pcoll_hold_partitions_c(pcoll%ptr, cparts, &
+                                                   int(size(parts), c_int)), &
+                     'river_pcoll_hold_partitions', ierr)
+  end procedure river_pcoll_hold_partitions
 
   module procedure river_pcoll_close
     integer(c_int) :: rc

@@ -1,19 +1,24 @@
 /*
  * fault.c - test-only fault injection at named steps of River's storage
  * paths. $RIVER_TEST_FAULT lists STEP:ACTION pairs, comma-separated;
- * river__test_fault(STEP) carries out STEP's action:
+ * river__test_fault(STEP) carries out STEP's actions, in the list's
+ * order (a step may be named more than once):
  *   fail       return 1 (the caller fails that step as if I/O failed)
  *   kill       the process dies at once (SIGKILL), as a crash would
  *   sleep=MS   sleep MS milliseconds, then go on (return 0)
+ *   touch=PATH create PATH (empty) if it is not there, then go on: a
+ *              test learns that the job reached the step
  *   wait=PATH  wait (sleeping 10 ms at a time, at most 10 minutes)
  *              while PATH exists, then go on: a test holds a job at the
  *              step until it removes PATH, whatever the machine's speed
+ *              (STEP:touch=A,STEP:wait=B: the test knows when to act)
  * Unset (always, outside tests) it returns 0 and costs one getenv. The
  * steps are named where they are called (e.g. "commit-rename" in
  * pcoll.c); doc/collections.md lists them with what each leaves behind.
  */
 #include "river_internal.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,24 +47,32 @@ int river_fault_point(const char *step)
   return river__test_fault(step);
 }
 
-int river__test_fault(const char *step)
+/* Carry out one action (a: its text, up to the next ',' or the end):
+ * 1 for fail, else 0. */
+static int act(const char *a)
 {
-  const char *list = getenv("RIVER_TEST_FAULT"), *a;
+  char path[4096];
+  size_t n;
 
-  if (list == NULL || step == NULL || (a = find_action(list, step)) == NULL)
-    return 0;
   if (strncmp(a, "fail", 4) == 0)
     return 1;
   if (strncmp(a, "kill", 4) == 0) {
     kill(getpid(), SIGKILL);
     pause();
   }
+  if (strncmp(a, "touch=", 6) == 0 || strncmp(a, "wait=", 5) == 0) {
+    n = strcspn(a + (a[0] == 't' ? 6 : 5), ",");
+    snprintf(path, sizeof path, "%.*s", (int)n, a + (a[0] == 't' ? 6 : 5));
+  }
+  if (strncmp(a, "touch=", 6) == 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+      close(fd);
+    return 0;
+  }
   if (strncmp(a, "wait=", 5) == 0) {
-    char path[4096];
-    size_t n = strcspn(a + 5, ",");
     struct timespec ts = {0, 10000000L};
     int i;
-    snprintf(path, sizeof path, "%.*s", (int)n, a + 5);
     for (i = 0; i < 60000 && access(path, F_OK) == 0; i++)
       nanosleep(&ts, NULL);
     return 0;
@@ -73,4 +86,20 @@ int river__test_fault(const char *step)
       nanosleep(&ts, NULL);
   }
   return 0;
+}
+
+int river__test_fault(const char *step)
+{
+  const char *list = getenv("RIVER_TEST_FAULT"), *a;
+  int failed = 0;
+
+  if (list == NULL || step == NULL)
+    return 0;
+  while ((a = find_action(list, step)) != NULL) {
+    failed |= act(a);
+    if ((list = strchr(a, ',')) == NULL)
+      break;
+    list++;
+  }
+  return failed;
 }

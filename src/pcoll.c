@@ -7,9 +7,9 @@
  *
  * The handle (struct river_pcoll, pcoll_internal.h) holds what the
  * metadata says plus, for a writer, this rank's open copies and running
- * key range and, for a reader, each (partition, copy) file opened with
- * the metadata (pcoll_open.c), a handle per copy made when it is first
- * read, and whether that copy is known to be unusable.
+ * key range and, for a reader, the (partition, copy) files it holds,
+ * opened with the metadata (pcoll_open.c), a handle per copy made when
+ * it is first read, and whether that copy is known to be unusable.
  *
  * Severity travels down the read path as an argument (fail_level), not
  * in the handle or a global: one reader handle serves calls whose
@@ -96,6 +96,7 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
     return NULL;
   pc->comm = MPI_COMM_NULL;
   pc->lock_fd = -1;
+  pc->pin = -1;
   if ((*rc = river__comm_dup(comm, &pc->comm)) != RIVER_SUCCESS) {
     free(pc);
     return NULL;
@@ -413,6 +414,31 @@ int river_pcoll_write(river_pcoll *pc, const void *records, size_t nrecords)
 
 /* -------------------------------------------------------------- open */
 
+/* Check opts->hold (pc->hold, set from it) on this rank (logged), then
+ * agree over pc->comm that every rank passed a good one, the same, and
+ * the same kind of disk pattern, if any: which copies a rank holds may
+ * take every rank (pcoll_open.c, hold_at_open). */
+static int agree_hold(river_pcoll *pc, const river_pcoll_opts *opts)
+{
+  static const char *const names[2] = {
+      "hold", "kinds of disk pattern (0 shared, 1 node-local, 2 none)"};
+  uint64_t v[2];
+  int rc = RIVER_SUCCESS;
+
+  pc->hold = opts ? (int)opts->hold : RIVER_PCOLL_HOLD_SERVED;
+  if (pc->hold != RIVER_PCOLL_HOLD_SERVED && pc->hold != RIVER_PCOLL_HOLD_ALL
+      && pc->hold != RIVER_PCOLL_HOLD_NONE) {
+    river__error("river_pcoll_open: collection %s: hold %d is none of "
+                 "RIVER_PCOLL_HOLD_SERVED (0), _ALL (1) and _NONE (2)",
+                 pc->info.name, pc->hold);
+    rc = RIVER_EINVAL;
+  }
+  v[0] = (uint64_t)(int64_t)pc->hold;
+  v[1] = opts && opts->disks ? (uint64_t)river__pcoll_node_local(opts->disks)
+                             : 2;
+  return river__agree_same(pc->comm, "river_pcoll_open", rc, 2, names, v);
+}
+
 int river_pcoll_open(MPI_Comm comm, const char *name,
                      const river_pcoll_opts *opts, river_pcoll **out)
 {
@@ -430,9 +456,12 @@ int river_pcoll_open(MPI_Comm comm, const char *name,
     return rc;
   if (opts && opts->disks)
     snprintf(pc->disks, sizeof pc->disks, "%s", opts->disks);
-  /* The metadata and every copy's file, opened together (pcoll_open.c). */
-  rc = river__agree(pc->comm, river__pcoll_meta_path(pc->root, name, NULL,
-                                                     path, sizeof path));
+  /* The metadata and the copies' files pc->hold names, opened together
+   * (pcoll_open.c). */
+  rc = agree_hold(pc, opts);
+  if (rc == RIVER_SUCCESS)
+    rc = river__agree(pc->comm, river__pcoll_meta_path(pc->root, name, NULL,
+                                                       path, sizeof path));
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_open_reader(pc, path, opts && opts->disks);
   if (rc != RIVER_SUCCESS) {

@@ -5,8 +5,9 @@
  *
  *   pcoll.c        lifecycle, write, block reads, verify
  *   pcoll_commit.c the commit protocol
- *   pcoll_open.c   a reader's open: the metadata and every copy's file,
- *                  held open against concurrent commits and removes
+ *   pcoll_open.c   a reader's open: the metadata and the copies' files
+ *                  this rank reads, held open against concurrent commits
+ *                  and removes
  *   pcoll_remove.c remove; a partition's files; where a collection is
  *   pcoll_lock.c   the writers' lock of a name
  *   pcoll_gc.c     leftovers under a root (gc, purge)
@@ -69,9 +70,9 @@ struct river__wpart {
 /*
  * The handle: what the metadata says (info, schema, the partition table),
  * plus, for a writer, this rank's open copies and running key range and,
- * for a reader, a descriptor per (partition, copy) file opened with the
- * metadata (pcoll_open.c) and a handle per copy made when it is first
- * read.
+ * for a reader, a slot per (partition, copy) file, holding its
+ * descriptor if it was opened with the metadata (pcoll_open.c), and a
+ * handle per copy made when it is first read.
  */
 struct river_pcoll {
   MPI_Comm comm;
@@ -114,11 +115,24 @@ struct river_pcoll {
   struct river__wpart *wparts;
   int nwparts, wparts_cap;
   /* reader */
+  int hold;                     /* river_pcoll_hold: what the open held */
+  int pin;                      /* rank 0: the metadata file read, held
+                                   open (so its inode number cannot be
+                                   reused) to check that a later hold
+                                   (river_pcoll_hold_partitions) still
+                                   has it; else -1 */
+  unsigned long long pin_dev, pin_ino;  /* rank 0: which file pin is */
+  unsigned char *held;          /* node-local disks held by a
+                                   RIVER_PCOLL_HOLD_SERVED open: whether
+                                   this rank's node held each disk then
+                                   (ndisks entries), else NULL: looked at
+                                   when asked (river_pcoll_disk_ranks) */
   size_t nslots;                /* npartitions * replication: the size of
                                    the three arrays below */
   river__file *rfiles;          /* each copy's file, opened with the
-                                   metadata; fd -1 and nothing recorded:
-                                   open it when read (over the budget) */
+                                   metadata or by a later hold; fd -1 and
+                                   nothing recorded: open it when read
+                                   (not held, or over the budget) */
   river_coll **rcopies;         /* handles made when a copy is first read */
   unsigned char *rbad;          /* nonzero: that copy failed to open or
                                    match; -(the error code) */
@@ -424,16 +438,18 @@ int river__pcoll_seal_check(const unsigned char *img, size_t len,
 /* ------------------------------------------------------- pcoll_open.c */
 
 /* The reader's part of river_pcoll_open, collective over pc->comm: read
- * the metadata at path (as river__pcoll_meta_read) and open every copy's
- * file within the descriptor budget, starting again (a few times, then
- * RIVER_EAGAIN, logged) while a commit or remove changes the metadata
- * meanwhile or the ranks read different generations. Returns the agreed
- * code; on failure pc may hold partial state for pcoll_free. */
+ * the metadata at path (as river__pcoll_meta_read) and open the copies'
+ * files pc->hold names within the descriptor budget, starting again (a
+ * few times, then RIVER_EAGAIN, logged) while a commit or remove changes
+ * the metadata meanwhile. Rank 0 keeps the metadata file open (pc->pin).
+ * Returns the agreed code; on failure pc may hold partial state for
+ * pcoll_free. */
 int river__pcoll_open_reader(river_pcoll *pc, const char *path,
                              int keep_disks);
 
-/* Close and free what a reader holds for its copies (handles first, then
- * their descriptors); pc->rcopies etc. are NULL after. */
+/* Close and free what a reader holds: its copies (handles first, then
+ * their descriptors; pc->rcopies etc. are NULL after) and rank 0's pin
+ * of the metadata file. */
 void river__pcoll_drop_reader(river_pcoll *pc);
 
 /* A handle for copy c of partition p at path: on the descriptor opened

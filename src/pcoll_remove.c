@@ -80,6 +80,7 @@ int river__pcoll_where(const char *root, const char *name,
     return RIVER_ENOMEM;
   pc->comm = MPI_COMM_NULL;
   pc->lock_fd = -1;
+  pc->pin = -1;
   snprintf(pc->info.name, sizeof pc->info.name, "%s", name);
   snprintf(pc->root, sizeof pc->root, "%s", root);
   /* Its callers cope with damaged metadata (ls and gc list it, rm

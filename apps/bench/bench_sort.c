@@ -137,6 +137,8 @@ static int validate(struct ctx *c, int *ok)
   MPI_Comm_rank(c->comm, &r);
   MPI_Comm_size(c->comm, &n);
   o.root = c->root;
+  o.hold = RIVER_PCOLL_HOLD_NONE;  /* the bench's own output: each rank
+                                      opens its share as it reads it */
   rc = river_pcoll_open(c->comm, "out", &o, &pc);
   if (rc != RIVER_SUCCESS)
     return rc;

@@ -852,6 +852,9 @@ int cmd_copy_out(int argc, char **argv)
   co.rank = cli_rank();
   co.size = cli_size();
   co.fd = -1;
+  /* Each rank holds the copies of the disks it serves in the GD read
+   * (RIVER_PCOLL_HOLD_SERVED, on the same communicator): a commit or rm
+   * of the collection meanwhile takes nothing from the copy-out. */
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &co.pc);
   if (rc != RIVER_SUCCESS)
     return rc;

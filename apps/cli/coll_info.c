@@ -17,10 +17,12 @@
 /* One line of `ls` for collection name. */
 static void print_ls_line(const struct args *a, const char *name)
 {
+  river_pcoll_opts o = a->opts;
   river_pcoll_info in;
   river_pcoll *pc;
 
-  if (river_pcoll_open(MPI_COMM_SELF, name, &a->opts, &pc) != RIVER_SUCCESS) {
+  o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only */
+  if (river_pcoll_open(MPI_COMM_SELF, name, &o, &pc) != RIVER_SUCCESS) {
     printf("%-24s (unreadable metadata: see river fsck %s)\n", name, name);
     return;
   }
@@ -130,6 +132,7 @@ int cmd_info(int argc, char **argv)
 
   if (rc != RIVER_SUCCESS)
     return rc;
+  a.opts.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only */
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &pc);
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
     print_info(pc);
@@ -487,6 +490,9 @@ int cmd_fsck(int argc, char **argv)
   rc = cli_coll_args(argc, argv, OPT_COMMON, 1, "COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
+  /* Each rank holds the copies of the disks it serves, which are those
+   * it verifies (check_all: river_pcoll_disk_ranks over the same
+   * communicator). */
   rc = river_pcoll_open(MPI_COMM_WORLD, a.pos[0], &a.opts, &pc);
   if (rc == RIVER_ECORRUPT && cli_rank() == 0)
     say_bad_meta(&a);

@@ -22,8 +22,12 @@
 static int info_of(const struct args *a, const char *name,
                    river_pcoll_info *info)
 {
+  river_pcoll_opts o = a->opts;
   river_pcoll *pc = NULL;
-  int rc = river_pcoll_open(MPI_COMM_WORLD, name, &a->opts, &pc);
+  int rc;
+
+  o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only: the flow reads it */
+  rc = river_pcoll_open(MPI_COMM_WORLD, name, &o, &pc);
 
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_info_get(pc, info);

@@ -69,6 +69,7 @@ static void report(const struct args *a, const river_pcoll_info *in,
 static int input_info(const struct args *a, river_pcoll_info *info,
                       size_t *key_size)
 {
+  river_pcoll_opts o = a->opts;
   river_pcoll *pc = NULL;
   river_schema *s = NULL;
   const river_schema *cs;
@@ -92,7 +93,8 @@ static int input_info(const struct args *a, river_pcoll_info *info,
     info->replication = 1;
     return cli_agree(rc);
   }
-  rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &a->opts, &pc);
+  o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only: the flow reads it */
+  rc = river_pcoll_open(MPI_COMM_WORLD, a->pos[0], &o, &pc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_info_get(pc, info);
   if (rc == RIVER_SUCCESS && river_pcoll_schema(pc, &cs) == RIVER_SUCCESS)

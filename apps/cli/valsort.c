@@ -139,44 +139,92 @@ static int feed(river_pcoll *pc, river_pcoll_order *order, int p, uint64_t b,
 /* The units of the stream order are blocks of a partitioned collection
  * (partition by partition) and stripes of an interleaved one (block b
  * of every partition that has one: the reorderer needs a stripe whole);
- * each rank reads a contiguous run of them. */
-static int scan_coll(river_pcoll *pc, river_valsort *v)
+ * each rank reads a contiguous run of them: [first, first + count). */
+struct scan {
+  uint64_t *nblocks;   /* each partition's */
+  uint64_t first, count;
+  size_t most;         /* records per block, the most of any partition */
+};
+
+/* This rank's run of pc's units into sc (free sc->nblocks). */
+static int scan_plan(river_pcoll *pc, struct scan *sc)
+{
+  river_pcoll_info info;
+  uint64_t units = 0, maxb = 0;
+  size_t rpb = 0;
+  int p;
+
+  river_pcoll_info_get(pc, &info);
+  memset(sc, 0, sizeof *sc);
+  sc->nblocks = calloc((size_t)info.npartitions + 1, sizeof *sc->nblocks);
+  if (sc->nblocks == NULL)
+    return RIVER_ENOMEM;
+  for (p = 0; p < info.npartitions; p++) {
+    river_pcoll_blocks(pc, p, &rpb, &sc->nblocks[p]);
+    units += sc->nblocks[p];
+    maxb = sc->nblocks[p] > maxb ? sc->nblocks[p] : maxb;
+    sc->most = rpb > sc->most ? rpb : sc->most;
+  }
+  if (info.layout == RIVER_LAYOUT_INTERLEAVED)
+    units = maxb;
+  share(units, &sc->first, &sc->count);
+  return RIVER_SUCCESS;
+}
+
+/* Hold the partitions this rank's run reads (river_pcoll_hold_partitions:
+ * a commit or remove of the collection meanwhile takes nothing from the
+ * check). Collective; RIVER_EAGAIN if the collection changed since pc
+ * was opened. */
+static int scan_hold(river_pcoll *pc, const struct scan *sc)
+{
+  river_pcoll_info info;
+  uint64_t k = 0;
+  int *parts, n = 0, p, rc;
+
+  river_pcoll_info_get(pc, &info);
+  parts = malloc(((size_t)info.npartitions + 1) * sizeof *parts);
+  for (p = 0; parts != NULL && p < info.npartitions; p++) {
+    if (info.layout == RIVER_LAYOUT_INTERLEAVED
+        ? sc->count > 0 && sc->nblocks[p] > sc->first
+        : k < sc->first + sc->count && k + sc->nblocks[p] > sc->first
+          && sc->nblocks[p] > 0)
+      parts[n++] = p;
+    k += sc->nblocks[p];
+  }
+  /* A rank short of memory holds none, but takes part. */
+  rc = river_pcoll_hold_partitions(pc, parts, parts != NULL ? n : 0);
+  rc = cli_agree(parts == NULL ? RIVER_ENOMEM : rc);
+  free(parts);
+  return rc;
+}
+
+/* Read this rank's run (sc) of pc's units in stream order into v. */
+static int scan_coll(river_pcoll *pc, const struct scan *sc,
+                     river_valsort *v)
 {
   river_pcoll_info info;
   river_pcoll_order *order = NULL;
-  uint64_t *nblocks, units = 0, maxb = 0, first, count, u, b, k = 0;
-  size_t rpb = 0, most = 0, nready;
+  uint64_t u, b, k = 0, first = sc->first, count = sc->count;
+  size_t nready, bufsize;
   const void *ready;
   unsigned char *buf = NULL;
   int p, rc;
 
   river_pcoll_info_get(pc, &info);
-  nblocks = calloc((size_t)info.npartitions + 1, sizeof *nblocks);
-  if (nblocks == NULL)
-    return RIVER_ENOMEM;
-  for (p = 0; p < info.npartitions; p++) {
-    river_pcoll_blocks(pc, p, &rpb, &nblocks[p]);
-    units += nblocks[p];
-    maxb = nblocks[p] > maxb ? nblocks[p] : maxb;
-    most = rpb > most ? rpb : most;
-  }
-  if (info.layout == RIVER_LAYOUT_INTERLEAVED)
-    units = maxb;
-  share(units, &first, &count);
+  bufsize = sc->most * info.record_size;
   rc = river_pcoll_order_create(pc, &order);
-  if (rc == RIVER_SUCCESS
-      && (buf = malloc(most * info.record_size + 1)) == NULL)
+  if (rc == RIVER_SUCCESS && (buf = malloc(bufsize + 1)) == NULL)
     rc = RIVER_ENOMEM;
   if (info.layout == RIVER_LAYOUT_INTERLEAVED) {
     for (u = first; rc == RIVER_SUCCESS && u < first + count; u++)
       for (p = 0; rc == RIVER_SUCCESS && p < info.npartitions; p++)
-        if (u < nblocks[p])
-          rc = feed(pc, order, p, u, buf, most * info.record_size, v);
+        if (u < sc->nblocks[p])
+          rc = feed(pc, order, p, u, buf, bufsize, v);
   } else {
     for (p = 0; rc == RIVER_SUCCESS && p < info.npartitions; p++)
-      for (b = 0; rc == RIVER_SUCCESS && b < nblocks[p]; b++, k++)
+      for (b = 0; rc == RIVER_SUCCESS && b < sc->nblocks[p]; b++, k++)
         if (k >= first && k < first + count)
-          rc = feed(pc, order, p, b, buf, most * info.record_size, v);
+          rc = feed(pc, order, p, b, buf, bufsize, v);
   }
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_order_flush(order, &ready, &nready);
@@ -184,7 +232,51 @@ static int scan_coll(river_pcoll *pc, river_valsort *v)
     rc = river_valsort_add(v, ready, nready);
   river_pcoll_order_destroy(order);
   free(buf);
-  free(nblocks);
+  return rc;
+}
+
+/* Open collection spec to validate it (collective): on node-local disks
+ * (*local 1) read through GD, so each rank holds the copies of the disks
+ * it serves (RIVER_PCOLL_HOLD_SERVED); else opened for its metadata,
+ * then each rank holds the partitions of its run (sc, planned from that
+ * metadata). Either way a commit or remove of the collection during
+ * the check takes nothing from it. A collection replaced between the
+ * open and the hold is opened again, a few times. */
+static int open_scan(const struct args *a, const char *spec,
+                     river_pcoll **out, int *local, struct scan *sc)
+{
+  river_pcoll_opts o = a->opts;
+  river_pcoll *pc = NULL;
+  int want_local = 0, tries, rc = RIVER_EAGAIN;
+
+  memset(sc, 0, sizeof *sc);
+  for (tries = 0; tries < 6 && rc == RIVER_EAGAIN; tries++) {
+    o.hold = want_local ? RIVER_PCOLL_HOLD_SERVED : RIVER_PCOLL_HOLD_NONE;
+    rc = river_pcoll_open(MPI_COMM_WORLD, spec, &o, &pc);
+    if (rc != RIVER_SUCCESS)
+      return rc;
+    river_pcoll_node_local(pc, local);   /* one pattern: every rank alike */
+    if (*local != want_local) {          /* opened the other way: again */
+      want_local = *local;
+      rc = RIVER_EAGAIN;
+    } else if (!*local) {
+      rc = cli_agree(scan_plan(pc, sc));
+      if (rc == RIVER_SUCCESS)
+        rc = scan_hold(pc, sc);
+    }
+    if (rc != RIVER_SUCCESS) {
+      river_pcoll_close(pc);
+      pc = NULL;
+      free(sc->nblocks);
+      sc->nblocks = NULL;
+    }
+  }
+  if (rc == RIVER_EAGAIN && cli_rank() == 0)
+    river_log(RIVER_LOG_ERROR, "valsort %s: the collection changed between "
+              "its open and the hold of its partitions %d times (another "
+              "job is writing or removing it)", spec, tries);
+  if (rc == RIVER_SUCCESS)
+    *out = pc;
   return rc;
 }
 
@@ -249,6 +341,7 @@ static int validate(const struct args *a, const char *spec,
   const river_schema *s = NULL;
   river_pcoll *pc = NULL;
   river_valsort *v = NULL;
+  struct scan sc = {NULL, 0, 0, 0};
   int rc, local = 0;
   int file = strncmp(spec, FILE_PREFIX, strlen(FILE_PREFIX)) == 0;
 
@@ -262,18 +355,16 @@ static int validate(const struct args *a, const char *spec,
                 "collection %s has its own", spec);
     return RIVER_EINVAL;
   } else {
-    rc = river_pcoll_open(MPI_COMM_WORLD, spec, &a->opts, &pc);
+    rc = open_scan(a, spec, &pc, &local, &sc);
     if (rc == RIVER_SUCCESS)
       rc = river_pcoll_schema(pc, &s);
   }
   if (rc == RIVER_SUCCESS && (rc = river_valsort_create(s, &v))
       == RIVER_EINVAL && cli_rank() == 0)
     river_log(RIVER_LOG_ERROR, "valsort %s: its schema has no key", spec);
-  if (rc == RIVER_SUCCESS && !file)
-    river_pcoll_node_local(pc, &local);
   if (rc == RIVER_SUCCESS)
     rc = file ? scan_file(spec + strlen(FILE_PREFIX), s, v)
-         : local ? scan_coll_gd(pc, v) : scan_coll(pc, v);
+         : local ? scan_coll_gd(pc, v) : scan_coll(pc, &sc, v);
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = river_valsort_reduce(v, MPI_COMM_WORLD);
@@ -281,6 +372,7 @@ static int validate(const struct args *a, const char *spec,
     rc = river_valsort_result(v, out);
   river_valsort_destroy(v);
   river_pcoll_close(pc);
+  free(sc.nblocks);
   river_schema_destroy(fs);
   return rc;
 }

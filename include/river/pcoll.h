@@ -25,8 +25,10 @@
  * replaces removed. A crash before that leaves the old collection intact.
  *
  * Reading: any number of ranks (not tied to the number of partitions)
- * open the metadata; each block read tries the partition's copies in
- * turn, so a missing or damaged copy is covered by a mirror.
+ * open the metadata, each holding open the files of the copies it will
+ * read (river_pcoll_hold), safe from a concurrent commit or remove;
+ * each block read tries the partition's copies in turn, so a missing or
+ * damaged copy is covered by a mirror.
  *
  * Errors are logged (RIVER_LOG_ERROR) naming the collection and, for
  * data, the partition, disk and block; collective calls return the same
@@ -63,8 +65,33 @@ typedef enum river_layout {
 
 typedef struct river_pcoll river_pcoll;
 
+/*
+ * Which partition copies' files a reader opens with the metadata
+ * (river_pcoll_opts.hold; doc/collections.md, "Readers and concurrent
+ * writers"). A copy opened then is held until river_pcoll_close: a
+ * commit of a new write of the same name, or a remove, cannot take its
+ * data away. A copy not opened then is opened when first read, without
+ * that guarantee: if the collection was replaced or removed meanwhile,
+ * its read fails over to a mirror or fails (RIVER_ENOTFOUND), never
+ * reading another write's data.
+ */
+typedef enum river_pcoll_hold {
+  RIVER_PCOLL_HOLD_SERVED = 0, /* the default: the copies on the disks
+                                  this rank serves, as
+                                  river_pcoll_disk_ranks deals them over
+                                  the open's communicator (what GD's
+                                  servers, copy-out and fsck read) */
+  RIVER_PCOLL_HOLD_ALL = 1,    /* every copy, up to a descriptor budget
+                                  (doc/collections.md) */
+  RIVER_PCOLL_HOLD_NONE = 2    /* none: the metadata only (a reader that
+                                  wants facts, or that chooses its
+                                  partitions from them:
+                                  river_pcoll_hold_partitions) */
+} river_pcoll_hold;
+
 /* Options; NULL means all defaults. Fields marked "create" are ignored
- * by river_pcoll_open, which takes them from the metadata. */
+ * by river_pcoll_open, which takes them from the metadata; "open" by
+ * river_pcoll_create. */
 typedef struct river_pcoll_opts {
   const char *root;     /* NULL: $RIVER_ROOT, else RIVER_PCOLL_DEFAULT_ROOT */
   const char *disks;    /* disk directory pattern with exactly one %d; a
@@ -81,9 +108,13 @@ typedef struct river_pcoll_opts {
                            partition's keys ascend and partition p's last
                            key <= partition p+1's first); checked at commit */
   int direct_io;        /* O_DIRECT data I/O where the file system allows */
+  river_pcoll_hold hold; /* open: which copies' files the open holds (the
+                           same on every rank); 0 =
+                           RIVER_PCOLL_HOLD_SERVED */
 } river_pcoll_opts;
 
-#define RIVER_PCOLL_OPTS_INIT {NULL, NULL, 0, 0, RIVER_LAYOUT_PARTITIONED, 0, 0, 0}
+#define RIVER_PCOLL_OPTS_INIT {NULL, NULL, 0, 0, RIVER_LAYOUT_PARTITIONED, 0, 0, 0, \
+                               RIVER_PCOLL_HOLD_SERVED}
 
 /* Facts about a collection (from its metadata). */
 typedef struct river_pcoll_info {
@@ -149,14 +180,45 @@ RIVER_API int river_pcoll_commit(river_pcoll *pc);
 /*
  * Open collection `name` for reading: collective over comm; rank 0 reads
  * the metadata and broadcasts it, every rank checks it (a missing or
- * unreadable metadata file is reported by rank 0 alone). RIVER_ENOTFOUND if there is none;
+ * unreadable metadata file is reported by rank 0 alone), and each rank
+ * opens the partition copies' files opts->hold names (by default those
+ * on the disks it serves: RIVER_PCOLL_HOLD_SERVED), which it holds until
+ * river_pcoll_close; should a commit or remove replace the metadata
+ * meanwhile, the open starts again. Rank 0 holds the metadata file open
+ * as long (one descriptor). RIVER_ENOTFOUND if there is none;
  * RIVER_EACCES if the caller may not read it; RIVER_ECORRUPT if it is not
  * a regular file (refused at once: a FIFO is never waited on), cannot be
- * read or contradicts itself.
+ * read or contradicts itself; RIVER_EAGAIN if it changed during each of
+ * a few tries. RIVER_EINVAL, *out untouched, for a NULL comm, name or
+ * out (at once, not collective), and on every rank for a bad name or
+ * disk pattern, opts->hold not a river_pcoll_hold, or ranks that passed
+ * different hold values or disk patterns of different kinds (node-local
+ * or shared).
  */
 RIVER_API int river_pcoll_open(MPI_Comm comm, const char *name,
                                const river_pcoll_opts *opts,
                                river_pcoll **out);
+
+/*
+ * Hold the files of every copy of partitions parts[0..nparts) (copy 0
+ * of each first, within the descriptor budget river_pcoll_open keeps),
+ * as river_pcoll_open holds those it opens: for a reader that chooses
+ * what it reads from the metadata (opened with RIVER_PCOLL_HOLD_NONE,
+ * say; river valsort). Collective over the communicator pc was opened
+ * on; each rank passes its own list (nparts 0: none; a partition listed
+ * twice, or already held, is held once). Once every rank has opened its
+ * files, rank 0 checks that the metadata is still the one it opened:
+ * RIVER_SUCCESS, and every copy opened is held until river_pcoll_close;
+ * RIVER_EAGAIN (not logged) if a commit or remove replaced it since the
+ * open: the files the reader's metadata names may be gone, so close and
+ * open again. A copy whose file cannot be opened is reported when first
+ * read, as for river_pcoll_open. RIVER_EINVAL at once (not collective)
+ * for a NULL pc; on every rank, logged, for a writer's handle, nparts <
+ * 0, parts NULL with nparts > 0, or a partition out of range on any
+ * rank.
+ */
+RIVER_API int river_pcoll_hold_partitions(river_pcoll *pc, const int *parts,
+                                          int nparts);
 
 /* Close a reader, or abandon a writer (collective then: its files are
  * removed). Frees pc; NULL is a no-op. */
@@ -196,7 +258,11 @@ RIVER_API int river_pcoll_node_local(const river_pcoll *pc, int *local);
  * with %n: each node sees only its own disks' files), it goes to rank d
  * mod size if that rank holds a file of disk d, else to the next rank
  * (d mod size + 1, ...) that does; if none does (a lost node's disk),
- * to rank d mod size, whose reads then fail over to the mirrors.
+ * to rank d mod size, whose reads then fail over to the mirrors. Over
+ * the communicator of the open, these are the disks whose copies
+ * RIVER_PCOLL_HOLD_SERVED held (which disks a node holds is decided at
+ * such an open, else looked at now). O(ndisks) memory and one
+ * reduction of ndisks integers.
  * RIVER_EINVAL for a NULL argument, a writer, or ranks whose
  * collections have different numbers of disks. */
 RIVER_API int river_pcoll_disk_ranks(MPI_Comm comm, const river_pcoll *pc,

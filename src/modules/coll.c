@@ -123,6 +123,7 @@ static int read_schema(river_ctx *ctx, int output, river_schema **schema)
       rc = river__file_schema(ctx, name + strlen(FILE_PREFIX), schema);
     return rc;
   }
+  o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only */
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
   if (rc == RIVER_SUCCESS)
@@ -254,6 +255,9 @@ static int coll_read(river_ctx *ctx)
     return river__file_read_slice(ctx, name + strlen(FILE_PREFIX));
   coll_opts(ctx, &o);
   river_ctx_comm(ctx, &comm);
+  /* Each instance holds the copies of the disks it serves in the GD
+   * read on this communicator (RIVER_PCOLL_HOLD_SERVED): a commit or
+   * remove of the collection meanwhile takes nothing from the read. */
   rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS)
     return rc;

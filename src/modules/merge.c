@@ -481,6 +481,12 @@ static int coll_merge_main(river_ctx *ctx)
   river_ctx_instance(ctx, &inst, &ninst);
   river_ctx_comm(ctx, &comm);
   o.root = root[0] ? root : NULL;
+  /* The runs are this job's own scratch collection, which no other job
+   * writes (a writer of the name fails on its lock) and gc removes only
+   * once this job is gone: nothing to hold against. Every merger reads
+   * the first and last block of every run (load_runs), so it opens
+   * every run's file anyway, as it reads it. */
+  o.hold = RIVER_PCOLL_HOLD_NONE;
   rc = river_pcoll_open(comm, name, &o, &pc);   /* collective */
   if (rc != RIVER_SUCCESS)
     return rc;
@@ -538,6 +544,7 @@ static int coll_merge_schema(river_ctx *ctx, int output, river_schema **out)
   river_arg_str(ctx, "coll", &name);
   river_arg_str(ctx, "root", &root);
   o.root = root[0] ? root : NULL;
+  o.hold = RIVER_PCOLL_HOLD_NONE;   /* its schema only */
   rc = river_pcoll_open(MPI_COMM_SELF, name, &o, &pc);
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_schema(pc, &s);

@@ -473,11 +473,15 @@ contains
   ! 2(n-1-r)+1, partition k holding ids 1000k .. 1000k + 99 + k: the
   ! commit numbers them by order (so partition k on the disk of rank
   ! n-1-k/2), and every record reads back once. Two ranks beginning a
-  ! partition of the same order fail the commit everywhere.
+  ! partition of the same order fail the commit everywhere. A reader
+  ! opened for the metadata only (hold=RIVER_PCOLL_HOLD_NONE) that then
+  ! holds the partitions it reads (river_pcoll_hold_partitions) reads
+  ! them whole after the collection is removed; a hold out of range, or
+  ! a hold that is none, is RIVER_EINVAL.
   subroutine test_parts(dir, sch)
     character(len=*), intent(in) :: dir
     type(river_schema), intent(in) :: sch
-    type(river_pcoll) :: h
+    type(river_pcoll) :: h, held
     type(river_pcoll_info) :: in
     type(river_pcoll_part) :: pt
     type(rec), allocatable :: r(:)
@@ -513,6 +517,16 @@ contains
     call MPI_Allreduce(rsm, rt, 3, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
     call check(all(rt == wt), 'begun: every record read once')
     call river_pcoll_close(h)
+    call river_pcoll_open(MPI_COMM_WORLD, 'fparts', h, root=dir, hold=9, &
+                          ierr=e)
+    call check(e == RIVER_EINVAL, 'open with hold 9: EINVAL')
+    call river_pcoll_open(MPI_COMM_WORLD, 'fparts', held, root=dir, &
+                          hold=RIVER_PCOLL_HOLD_NONE)
+    call river_pcoll_hold_partitions(held, [2 * nranks], e)
+    call check(e == RIVER_EINVAL, 'hold_partitions out of range: EINVAL')
+    call river_pcoll_hold_partitions(held, [(k, k = rank, 2 * nranks - 1, &
+                                             nranks)], e)
+    call check(e == RIVER_SUCCESS, 'hold_partitions of this rank''s')
     call river_pcoll_create(MPI_COMM_WORLD, 'fparts', sch, h, root=dir, &
                             disks='d%d')
     call river_pcoll_begin_partition(h, int(mod(rank, 2), c_int64_t))
@@ -521,6 +535,10 @@ contains
     ! Removed by every rank together (the same outcome everywhere).
     call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
     call check(e == RIVER_SUCCESS, 'remove_all fparts')
+    call read_all(held, rank, nranks, rsm)
+    call MPI_Allreduce(rsm, rt, 3, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    call check(all(rt == wt), 'held partitions read whole after remove_all')
+    call river_pcoll_close(held)
     call river_pcoll_remove_all(MPI_COMM_WORLD, 'fparts', root=dir, ierr=e)
     call check(e == RIVER_ENOTFOUND, 'remove_all fparts again: not found')
   end subroutine test_parts

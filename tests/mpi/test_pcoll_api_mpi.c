@@ -4,8 +4,10 @@
  * under $TMPDIR (or /tmp) and removes at the end:
  *
  *   bad input    names, disk patterns, replication, missing and corrupt
- *                metadata, out-of-range reads, small buffers, writer
- *                calls on a reader and reader calls on a writer, remove
+ *                metadata, out-of-range reads, small buffers, bad holds
+ *                (river_pcoll_opts.hold, river_pcoll_hold_partitions),
+ *                writer calls on a reader and reader calls on a writer,
+ *                remove
  *   layout       collections written by river_pcoll_split read back in
  *                record order through river_pcoll_order (and its misuse,
  *                and blocks of no records),
@@ -168,6 +170,71 @@ static void check_bad_reads(const river_pcoll_opts *o,
   free(buf);
 }
 
+/* Bad holds of "meta": an open whose hold is no river_pcoll_hold, or
+ * whose hold or kind of disk pattern differs between ranks (RIVER_EINVAL
+ * on every rank, *out untouched, said on every rank); a hold of
+ * partitions out of range, a count below 0 or a NULL list on one rank
+ * (RIVER_EINVAL on every rank, said by that rank), after which the
+ * handle still holds. Collective. */
+static void check_bad_hold(const river_pcoll_opts *o)
+{
+  river_pcoll_opts h = *o;
+  river_pcoll *keep = (river_pcoll *)&h, *pc = keep;
+  int parts[2] = {0, NR}, rc;
+
+  mt_log_clear();
+  h.hold = (river_pcoll_hold)7;
+  MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "meta", &h, &pc),
+              RIVER_EINVAL);
+  MT_CHECK(pc == keep);
+  MT_CHECK(mt_logged("error|", "hold 7 is none of RIVER_PCOLL_HOLD_SERVED",
+                     NULL));
+  mt_log_clear();
+  h.hold = rank == 1 ? RIVER_PCOLL_HOLD_ALL : RIVER_PCOLL_HOLD_SERVED;
+  MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "meta", &h, &pc),
+              RIVER_EINVAL);
+  MT_CHECK(pc == keep);
+  MT_CHECK(mt_logged("error|", "river_pcoll_open: ranks passed different "
+                     "hold (from 0 to 1)", NULL));
+  mt_log_clear();
+  h.hold = RIVER_PCOLL_HOLD_SERVED;
+  h.disks = rank == 2 ? "disk%d" : NULL;
+  MT_CHECK_RC(river_pcoll_open(MPI_COMM_WORLD, "meta", &h, &pc),
+              RIVER_EINVAL);
+  MT_CHECK(pc == keep);
+  MT_CHECK(mt_logged("error|", "ranks passed different kinds of disk "
+                     "pattern", NULL));
+  h.disks = NULL;
+  h.hold = RIVER_PCOLL_HOLD_NONE;
+  rc = river_pcoll_open(MPI_COMM_WORLD, "meta", &h, &pc);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc != RIVER_SUCCESS)
+    return;
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_hold_partitions(pc, parts, rank == 2 ? 2 : 1),
+              RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "river_pcoll_hold_partitions: collection "
+                     "meta has no partition 4 (it has 4, numbered from 0)",
+                     NULL) == (rank == 2));
+  mt_log_clear();
+  parts[1] = -1;
+  MT_CHECK_RC(river_pcoll_hold_partitions(pc, parts + (rank == 3), 1),
+              RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "has no partition -1", NULL) == (rank == 3));
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_hold_partitions(pc, parts, rank == 0 ? -1 : 1),
+              RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "meta: -1 partitions (a count below 0)",
+                     NULL) == (rank == 0));
+  mt_log_clear();
+  MT_CHECK_RC(river_pcoll_hold_partitions(pc, rank == 1 ? NULL : parts, 1),
+              RIVER_EINVAL);
+  MT_CHECK(mt_logged("error|", "meta: 1 partitions listed at a NULL pointer",
+                     NULL) == (rank == 1));
+  MT_CHECK_RC(river_pcoll_hold_partitions(pc, parts, 1), RIVER_SUCCESS);
+  MT_CHECK_RC(river_pcoll_close(pc), RIVER_SUCCESS);
+}
+
 /* Reader calls on a writer. Collective. */
 static void check_writer_refuses_reads(const river_pcoll_opts *o)
 {
@@ -188,6 +255,10 @@ static void check_writer_refuses_reads(const river_pcoll_opts *o)
                 RIVER_EINVAL);
     MT_CHECK_RC(river_pcoll_verify_copy(pc, 0, 0, &bad), RIVER_EINVAL);
     MT_CHECK_RC(river_pcoll_write(pc, NULL, 1), RIVER_EINVAL);
+    mt_log_clear();
+    MT_CHECK_RC(river_pcoll_hold_partitions(pc, NULL, 0), RIVER_EINVAL);
+    MT_CHECK(mt_logged("error|", "river_pcoll_hold_partitions: collection "
+                       "wr is not open for reading", NULL));
     river_pcoll_close(pc);
   }
   free(buf);
@@ -390,6 +461,7 @@ static void test_bad_input(void)
   check_missing(&o);
   o.block_size = 8192;
   check_bad_reads(&o, recs, n);
+  check_bad_hold(&o);
   check_writer_refuses_reads(&o);
   check_corrupt_metadata(&o);
   check_lock_and_gc(&o, recs, n);

@@ -237,6 +237,9 @@ static void test_badparam_pcoll_handles(void **state)
   assert_int_equal(river_pcoll_disk_path(NULL, 0, buf, &len), RIVER_EINVAL);
   assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_WORLD, NULL, ranks),
                    RIVER_EINVAL);
+  assert_int_equal(river_pcoll_hold_partitions(NULL, ranks, 1), RIVER_EINVAL);
+  assert_int_equal(river_pcoll_hold_partitions(NULL, NULL, 0), RIVER_EINVAL);
+  assert_int_equal(ranks[0], 7);   /* untouched */
   assert_int_equal(river_pcoll_disk_ranks(MPI_COMM_NULL, NULL, NULL),
                    RIVER_EINVAL);
   assert_int_equal(ranks[0], 7);   /* untouched */
