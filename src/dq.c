@@ -615,7 +615,8 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
 /* Destroy, MSG credit path: how many credit messages were sent to this
  * rank (the sum over its peers of their counts, one
  * MPI_Ireduce_scatter_block: O(n) words and O(log n) steps a rank);
- * q->cw_count keeps this rank's counts for the check at the end. None
+ * q->cw_count (taken at create) keeps this rank's counts for the check
+ * at the end. None
  * on the RMA path, where credits travel in the window. */
 static int credit_count(river_dq *q, uint64_t *expected)
 {
@@ -625,10 +626,6 @@ static int credit_count(river_dq *q, uint64_t *expected)
   *expected = 0;
   if (q->path != RIVER_DQ_CREDITS_MSG)
     return RIVER_SUCCESS;
-  if (q->cw_count == NULL
-      && (q->cw_count = river__dq_calloc(q, (size_t)q->size,
-                                         sizeof(uint64_t))) == NULL)
-    return RIVER_ENOMEM;
   memset(q->cw_count, 0, (size_t)q->size * sizeof(uint64_t));
   for (p = 0; p < q->nprod; p++)
     q->cw_count[q->prod_rank[p]] = river__dq_cw_sent_to(q, p);
@@ -658,7 +655,7 @@ static int send_aborts(river_dq *q)
     q->eos_hdr[c].seq = q->sent[c];
     q->eos_hdr[c].nrecords = 0;
     q->eos_hdr[c].tag = q->tag;
-    q->closing = 1;   /* send progress tests the EOS requests */
+    q->closing = 1;   /* nothing more is put, the pool grows no more */
     if ((rc = river__dq_send_eos_to(q, c)) != RIVER_SUCCESS)
       return rc;
   }
@@ -688,11 +685,14 @@ static int drain(river_dq *q)
   uint64_t cw_expected = 0;
 
   q->draining = 1;
-  if ((q->role & RIVER_DQ_PRODUCER) && !q->closed
-      && (rc = send_aborts(q)) != RIVER_SUCCESS)
-    return rc;
+  /* credit_count is collective: every rank enters it, whatever failed
+   * before (a rank that skipped it would leave the others waiting). */
+  if ((q->role & RIVER_DQ_PRODUCER) && !q->closed)
+    first = send_aborts(q);
   if ((rc = credit_count(q, &cw_expected)) != RIVER_SUCCESS)
     return rc;
+  if (first != RIVER_SUCCESS)
+    return first;
   for (;;) {
     if ((rc = river__dq_cw_progress(q)) != RIVER_SUCCESS
         && rc != RIVER_ECORRUPT)

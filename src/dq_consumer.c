@@ -323,7 +323,9 @@ static int file_arrival(river_dq *q, int k, unsigned char *buf,
     q->nheld -= q->held_by[p];
     q->held_by[p] = 0;
     mark(q, (int)p);
-    if (q->pace > 0.0)
+    /* Not at destroy: the MSG path's credit messages were counted when
+     * its drain began, and none may follow (dq.c, credit_count). */
+    if (q->pace > 0.0 && !q->draining)
       return pace_settle(q);
   } else {
     q->ring[p * q->credits + h.seq % q->credits] = k;

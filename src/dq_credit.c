@@ -130,8 +130,13 @@ static int msg_alloc(river_dq *q, size_t words)
   q->cw_sreq = river__dq_calloc(q, (size_t)np, sizeof(MPI_Request));
   q->cw_has = river__dq_calloc(q, (size_t)np, 1);
   q->cw_wait = river__dq_calloc(q, (size_t)np, sizeof *q->cw_wait);
+  /* Destroy's counts (credit_count): taken here, where failing is
+   * agreed, so that no rank can miss destroy's collective for want of
+   * them. */
+  q->cw_count = river__dq_calloc(q, (size_t)q->size, sizeof(uint64_t));
   if (q->winmem == NULL || q->cw_sbuf == NULL || q->cw_pend == NULL
-      || q->cw_sreq == NULL || q->cw_has == NULL || q->cw_wait == NULL)
+      || q->cw_sreq == NULL || q->cw_has == NULL || q->cw_wait == NULL
+      || q->cw_count == NULL)
     return RIVER_ENOMEM;
   q->cw_sent = q->cw_pend + 2 * (size_t)np;
   for (k = 0; k < np; k++)

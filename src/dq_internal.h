@@ -666,7 +666,8 @@ struct river_dq {
   int held, last_p;             /* slot lent out by get (-1: none) */
   int eos_seen;
   int aborted;                  /* an EOS said DQ_ABORT: get fails (said
-                                   once, naming the producer + 1) */
+                                   once by this consumer, naming the
+                                   producer) */
   int cur_p;                    /* PULL: producer of the unit in progress */
   uint64_t cur_u;               /* PULL: its unit number */
   uint64_t g_unit;              /* PULL: unit of the last get's message */

@@ -1308,6 +1308,8 @@ static int send_final(river_dq *q, int b)
   buf = send_slot(q, s);
   memcpy(buf, &h, sizeof h);
   for (c = t; c < hi; c++) {
+    if (q->eos_went[c])
+      continue;   /* a close retried after a failed send: sent once */
     rc = isend(q, buf, DQ_HDR_SIZE + n * q->record_size, c,
                DQ_TAG_EOS, q->nslots_max * q->fanout + c);
     if (rc != RIVER_SUCCESS)
@@ -1348,6 +1350,8 @@ static int send_eos(river_dq *q)
   int b, c, rc;
 
   for (c = 0; c < q->ncons; c++) {
+    if (q->eos_went[c])
+      continue;
     q->eos_hdr[c].kind = DQ_KIND_EOS;
     q->eos_hdr[c].producer = (uint32_t)q->pidx;
     q->eos_hdr[c].seq = q->sent[c];

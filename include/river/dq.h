@@ -467,9 +467,14 @@ RIVER_API int river_dq_waiting_for(const river_dq *q, int *ranks, int max,
  * same, and every rank gets the same code; a consumer that had not seen
  * RIVER_EOS drops the messages it had not got). A producer destroyed
  * without closing ends its streams there: a consumer still getting
- * gets RIVER_ESTATE, said once and naming that producer, rather than
- * waiting for records that will not come, and so does every get after
- * it. NULL is a no-op.
+ * gets RIVER_ESTATE, said once by each such consumer and naming that
+ * producer, rather than waiting for records that will not come, and so
+ * does every get after it. The other producers are not told: one that
+ * waits for such a consumer's credits (a put) or claims (a PULL close)
+ * waits until River's timeout (RIVER_TIMEOUT, off by default) or the
+ * job's end, so a program that abandons a queue on one rank should end
+ * the job (a flow's abort does) rather than go on with it. NULL is a
+ * no-op.
  */
 RIVER_API int river_dq_destroy(river_dq *q);
 
