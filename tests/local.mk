@@ -353,6 +353,7 @@ EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/flows/run/file_count.yaml tests/flows/run/stdin_count.yaml \
 	tests/flows/run/gen_stdout.yaml tests/flows/run/gen_plain.yaml \
 	tests/flows/run/sort_part.yaml tests/flows/run/sort_range.yaml \
+	tests/flows/run/sort_part_uneven.yaml \
 	tests/flows/run/sort_merge.yaml tests/flows/run/filter.yaml \
 	tests/flows/run/filter_edge.yaml
 

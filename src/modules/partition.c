@@ -18,8 +18,10 @@
  * Every instance holds every instance's sample, so the keys gathered
  * are capped (issue 41): at most SAMPLE_PER_PART per partition, and
  * never fewer than SAMPLE_FLOOR in all, each instance drawing its share
- * (at least 1). Up to 65 instances of the default 1000 keys nothing
- * changes; at 10,000 instances and partitions each draws 64, and the
+ * by its buffered records (at least 1 where it has any; the instances
+ * all-gather their counts first), so a few instances holding all the
+ * data still draw the whole sample between them. Up to 65 instances of
+ * the default 1000 keys nothing changes; at 10,000 instances and partitions each draws 64, and the
  * gathered sample is 640,000 keys (6.1 MiB of 10-byte keys, about 16
  * MiB with the sort's weights and order), where 1000 each made 10
  * million (about 250 MiB a rank). 64 keys a partition leave a
@@ -73,32 +75,33 @@ static int fill(struct part *p, uint64_t limit)
   return RIVER_SUCCESS;
 }
 
-/* All-gather this instance's sample: *all gets every instance's keys in
- * instance order, counts[2i], counts[2i+1] instance i's sampled and
- * buffered records (nonblocking, waiting cooperatively). */
+/* All-gather the instances' samples: *all gets every instance's keys
+ * in instance order, k of this one's; sizes (an instance each) their
+ * bytes (nonblocking, waiting cooperatively). */
 static int gather(struct part *p, const unsigned char *mine, uint64_t k,
-                  uint64_t **counts, unsigned char **all, int *ninst)
+                  size_t *sizes, unsigned char **all)
 {
-  uint64_t me[2];
-  size_t *sizes;
   void *got = NULL;
-  int rc;
+  int rc = river_ctx_allgatherv(p->ctx, mine, k * p->k.size, &got, sizes);
 
-  river_ctx_instance(p->ctx, NULL, ninst);
-  *counts = malloc(2 * (size_t)*ninst * sizeof **counts);
-  sizes = malloc((size_t)*ninst * sizeof *sizes);
-  if (*counts == NULL || sizes == NULL) {
-    free(sizes);
-    return RIVER_ENOMEM;
-  }
-  me[0] = k;
-  me[1] = p->n;
-  rc = river_ctx_allgather(p->ctx, me, 2, *counts);
-  if (rc == RIVER_SUCCESS)
-    rc = river_ctx_allgatherv(p->ctx, mine, k * p->k.size, &got, sizes);
   *all = got;
-  free(sizes);
   return rc;
+}
+
+/* The keys an instance of n buffered records draws, of the N of all
+ * instances: its share of the cap by its records (rounded up, at least
+ * 1 where it has any), at most the sample asked and its records. Every
+ * instance computes every instance's the same way. */
+static uint64_t sample_keys(uint64_t n, uint64_t total, uint64_t cap,
+                            uint64_t nsample)
+{
+  uint64_t share;
+
+  if (n == 0)
+    return 0;
+  share = n <= UINT64_MAX / cap ? (cap * n + total - 1) / total : cap;
+  share = share < nsample ? share : nsample;
+  return share < n ? share : n;
 }
 
 /* The P-1 splitters of the gathered samples into split (P-1 keys). */
@@ -143,38 +146,54 @@ static int choose(struct part *p, const unsigned char *all,
 /* Sample, agree, install splitters on output 0. */
 static int agree(struct part *p, uint64_t nsample)
 {
-  uint64_t k, i, seed, cap, share;
-  unsigned char *mine, *all = NULL, *split = NULL;
-  uint64_t *counts = NULL, ns = 0;
+  uint64_t k, i, seed, cap, total = 0, ns = 0, want = 0, mine_n = p->n;
+  unsigned char *mine = NULL, *all = NULL, *split = NULL;
+  uint64_t *counts = NULL, *nbuf = NULL;
+  size_t *sizes = NULL;
   int inst, ninst, nparts, rc;
 
   river_ctx_instance(p->ctx, &inst, &ninst);
   river_output_consumers(p->ctx, 0, &nparts);
   cap = (uint64_t)nparts * SAMPLE_PER_PART;
   cap = cap > SAMPLE_FLOOR ? cap : SAMPLE_FLOOR;
-  share = (cap + (uint64_t)ninst - 1) / (uint64_t)ninst;
-  if (nsample > share) {
-    if (inst == 0)
-      river_ctx_log(p->ctx, RIVER_LOG_DEBUG, "partition: %llu sample keys "
-                    "an instance, not %llu: %d instances gather at most "
-                    "%llu for %d partitions", (unsigned long long)share,
-                    (unsigned long long)nsample, ninst,
-                    (unsigned long long)cap, nparts);
-    nsample = share;
-  }
+  /* Every instance's buffered records, from which each computes every
+   * instance's sample count (counts[2i]) and weight (counts[2i+1]).
+   * Everything is allocated first (this one's keys at their most); an
+   * instance that fails fails the flow, which ends the others' gathers
+   * (river_ctx_wait). */
   k = p->n < nsample ? p->n : nsample;
+  k = k < cap ? k : cap;
+  counts = malloc(2 * (size_t)ninst * sizeof *counts);
+  nbuf = malloc((size_t)ninst * sizeof *nbuf);
   mine = malloc(k * p->k.size + 1);
-  if (mine == NULL)
-    return RIVER_ENOMEM;
+  sizes = malloc((size_t)ninst * sizeof *sizes);
+  rc = counts == NULL || nbuf == NULL || mine == NULL || sizes == NULL
+       ? RIVER_ENOMEM : RIVER_SUCCESS;
+  if (rc != RIVER_SUCCESS
+      || (rc = river_ctx_allgather(p->ctx, &mine_n, 1, nbuf)) != RIVER_SUCCESS)
+    goto out;
+  for (i = 0; i < (uint64_t)ninst; i++)
+    total += nbuf[i];
+  for (i = 0; i < (uint64_t)ninst; i++) {
+    counts[2 * i] = sample_keys(nbuf[i], total, cap, nsample);
+    counts[2 * i + 1] = nbuf[i];
+    ns += counts[2 * i];
+    want += nbuf[i] < nsample ? nbuf[i] : nsample;
+  }
+  if (inst == 0 && ns < want)
+    river_ctx_log(p->ctx, RIVER_LOG_DEBUG, "partition: %llu sample keys "
+                  "in all, not %llu: %d instances gather at most %llu for "
+                  "%d partitions, each its share by its records",
+                  (unsigned long long)ns, (unsigned long long)want, ninst,
+                  (unsigned long long)cap, nparts);
+  k = counts[2 * inst];   /* at most what mine holds */
   seed = river_hash64(0x5eed + (uint64_t)inst);
   for (i = 0; i < k; i++) {
     uint64_t at = (seed = river_hash64(seed + i)) % p->n;
     memcpy(mine + i * p->k.size, p->buf + at * p->k.record_size + p->k.offset,
            p->k.size);
   }
-  rc = gather(p, mine, k, &counts, &all, &ninst);
-  for (i = 0; rc == RIVER_SUCCESS && i < (uint64_t)ninst; i++)
-    ns += counts[2 * i];
+  rc = gather(p, mine, k, sizes, &all);
   if (rc == RIVER_SUCCESS && (ns == 0 || nparts == 1))
     rc = river_set_partitioner(p->ctx, 0, RIVER_BY_HASH, NULL, 0);
   else if (rc == RIVER_SUCCESS) {
@@ -185,10 +204,13 @@ static int agree(struct part *p, uint64_t nsample)
       rc = river_set_partitioner(p->ctx, 0, RIVER_BY_RANGE, split,
                                  (size_t)nparts - 1);
   }
+out:
   free(mine);
   free(all);
   free(split);
   free(counts);
+  free(nbuf);
+  free(sizes);
   return rc;
 }
 

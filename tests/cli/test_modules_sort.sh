@@ -61,6 +61,19 @@ for skew in false true; do
 done
 [ "${want_false%% *}" = $N ] || fail "the reference counted ${want_false%% *}"
 [ "$want_false" != "$want_true" ] || fail "skewed data has the same digest"
+# 200,000 skewed records, more than the gathered sample's cap (65,536).
+r 1 run "$flows/gen_plain.yaml" out="$tmp/refbig" records=200000 skew=true \
+  >/dev/null || fail "reference run, 200000 records"
+want_big=$(total "$tmp/refbig")
+
+# sample_cut OUT N: the debug line's "K sample keys in all, not W" of N
+# instances; fails unless the cap (65,536 up to 1,024 partitions) held
+# to within the instances' rounding: 65,536 <= K <= 65,536 + N.
+sample_cut() {
+  local k
+  k=$(sed -n "s/.*partition: \([0-9]*\) sample keys in all, not [0-9]*: $2 instances gather at most 65536 for $2 partitions.*/\1/p" "$1" | head -n 1)
+  [ -n "$k" ] && [ "$k" -ge 65536 ] && [ "$k" -le $((65536 + $2)) ]
+}
 
 for n in $(ranks 1 2 3 4); do
   for skew in false true; do
@@ -84,20 +97,33 @@ for n in $(ranks 1 2 3 4); do
     done
   done
   # The gathered sample is capped (65,536 keys up to 1,024 partitions):
-  # 100,000 an instance are cut to the instances' share, said at debug
-  # level, and the skewed keys still come out ordered and balanced.
+  # 100,000 an instance of 200,000 records are cut to the cap, each
+  # instance drawing its share by its records, said at debug level, and
+  # the skewed keys still come out ordered and balanced.
   if [ "$n" -ge 2 ]; then
     rm -f "$tmp"/c.*
-    share=$(( (65536 + n - 1) / n ))
     RIVER_LOG=debug r "$n" run "$flows/sort_part.yaml" out="$tmp/c" \
-      skew=true sample=100000 >"$tmp/out" 2>&1 \
+      records=200000 skew=true sample=100000 >"$tmp/out" 2>&1 \
       || fail "$n ranks, sample 100000: run failed"
-    grep -q "partition: $share sample keys an instance, not 100000: $n instances gather at most 65536 for $n partitions" "$tmp/out" \
-      || { fail "$n ranks: the sample was not capped to $share"; grep partition "$tmp/out" | head -3; }
-    [ "$(total "$tmp/c")" = "$want_true" ] || fail "$n ranks, capped sample: digest"
+    sample_cut "$tmp/out" "$n" \
+      || { fail "$n ranks: the sample was not cut to the cap"; grep partition "$tmp/out" | head -3; }
+    [ "$(total "$tmp/c")" = "$want_big" ] || fail "$n ranks, capped sample: digest"
     in_order "$tmp/c" "$n" || fail "$n ranks, capped sample: partitions overlap"
-    [ $((10 * $(largest "$tmp/c") * n)) -le $((13 * N)) ] \
+    [ $((10 * $(largest "$tmp/c") * n)) -le $((13 * 200000)) ] \
       || fail "$n ranks, capped sample: largest partition $(largest "$tmp/c")"
+  fi
+  # The records unevenly spread over the partition's instances (on ranks
+  # 1.., the first at 5% of the others' CPU behind a push edge): the
+  # instances still draw the whole cap between them (an even share each
+  # had drawn only what the slow one held of its share).
+  if [ "$n" -ge 3 ]; then
+    rm -f "$tmp"/c.*
+    RIVER_LOG=debug r "$n" run "$flows/sort_part_uneven.yaml" out="$tmp/c" \
+      >"$tmp/out" 2>&1 || fail "$n ranks, uneven partition input: run failed"
+    sample_cut "$tmp/out" $((n - 1)) \
+      || { fail "$n ranks, uneven input: the sample was not the whole cap"; grep partition "$tmp/out" | head -3; }
+    [ "$(total "$tmp/c")" = "$want_big" ] || fail "$n ranks, uneven input: digest"
+    in_order "$tmp/c" $((n - 1)) || fail "$n ranks, uneven input: partitions overlap"
   fi
   # The edge's evenly split key space: ordered, but skew unbalances it.
   if [ "$n" -ge 2 ]; then
