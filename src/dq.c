@@ -616,8 +616,8 @@ int river_dq_create(MPI_Comm comm, int role, size_t record_size,
  * rank (the sum over its peers of their counts, one
  * MPI_Ireduce_scatter_block: O(n) words and O(log n) steps a rank);
  * q->cw_count (taken at create) keeps this rank's counts for the check
- * at the end. None
- * on the RMA path, where credits travel in the window. */
+ * at the end. None on the RMA path, where credits travel in the
+ * window. */
 static int credit_count(river_dq *q, uint64_t *expected)
 {
   MPI_Request req = MPI_REQUEST_NULL;

@@ -21,7 +21,8 @@
  * by its buffered records (at least 1 where it has any; the instances
  * all-gather their counts first), so a few instances holding all the
  * data still draw the whole sample between them. Up to 65 instances of
- * the default 1000 keys nothing changes; at 10,000 instances and partitions each draws 64, and the
+ * the default 1000 keys nothing changes; at 10,000 instances and
+ * partitions, with the data spread evenly, each draws 64, and the
  * gathered sample is 640,000 keys (6.1 MiB of 10-byte keys, about 16
  * MiB with the sort's weights and order), where 1000 each made 10
  * million (about 250 MiB a rank). 64 keys a partition leave a
