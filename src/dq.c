@@ -328,8 +328,8 @@ static int alloc_buffers(river_dq *q)
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
     ok = ok && q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill
          && q->free_stack && q->fill && q->fill_n
-         && q->stalled && q->sreq && q->sidx && q->splace && q->eos_hdr && q->eos_went && q->sent
-         && q->count && q->code;
+         && q->stalled && q->sreq && q->sidx && q->splace && q->eos_hdr
+         && q->eos_went && q->sent && q->count && q->code;
     if (ok) {
       q->returned = q->sent + nc;
       q->zeros = q->sent + 2 * nc;
