@@ -7,6 +7,10 @@
 #    partitions are in key order one after another (first and last keys)
 #    and balanced even on skewed keys, which the edge's own evenly split
 #    range is not;
+#  - the partition's gathered sample cut to its cap (200,000 records at
+#    2..4 ranks), with the records even and with the first instance
+#    slow behind a push edge at 3..4 (each draws its share by its records: the
+#    whole cap still), output ordered and complete (and balanced, even);
 #  - gen -> sort (every rank) -> pull edge -> merge (one instance, then
 #    two) -> count sorted: globally sorted, same digest;
 #  - filter with each op on ASCII keys, against awk over the same records
