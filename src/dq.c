@@ -326,6 +326,11 @@ static int alloc_buffers(river_dq *q)
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
     q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
+    if (DQ_DOES(q, DQ_P_RATES) && nc > q->read_all) {
+      q->pub = river__dq_calloc(q, (size_t)nc, sizeof *q->pub);
+      q->pub_at = river__dq_calloc(q, (size_t)nc, sizeof *q->pub_at);
+      ok = ok && q->pub && q->pub_at;
+    }
     ok = ok && q->sbuf && q->slot_buf && q->slot_refs && q->slot_fill
          && q->free_stack && q->fill && q->fill_n
          && q->stalled && q->sreq && q->sidx && q->splace && q->eos_hdr
@@ -418,6 +423,8 @@ static void free_queue(river_dq *q)
   free(q->sent);
   free(q->count);
   free(q->code);
+  free(q->pub);
+  free(q->pub_at);
   free(q->rbuf);
   for (p = 0; q->eos_buf != NULL && p < q->nprod; p++)
     free(q->eos_buf[p]);
@@ -470,14 +477,26 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   if ((rc = assign_roles(q, roles)) != RIVER_SUCCESS)
     return rc; /* every rank saw the same roles */
   rc = alloc_buffers(q);
+  /* PUSH: every rank that consumes has its rate word, whatever its
+   * read_all (an environment variable, which ranks may not share), so
+   * that a producer reads a word wherever it looks for one. */
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
             ? ((size_t)q->ncons + (DQ_DOES(q, DQ_P_UNITS)
                                    ? (size_t)q->ncons + 3
                                    : DQ_DOES(q, DQ_P_RATES) ? 1u : 0u))
               * sizeof(uint64_t) : 0;
+  if (rc == RIVER_SUCCESS && DQ_DOES(q, DQ_P_RATES)
+      && (role & RIVER_DQ_CONSUMER))
+    winsize += sizeof(uint64_t);
   r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
     return r; /* agreed; nothing is posted (credits_setup cancels) */
+  /* Rate words only where a producer chooses among a window of
+   * consumers (dq_producer.c, pub_refresh): below read_all it reads
+   * every consumer's code with its own credit words. */
+  q->pub_on = DQ_DOES(q, DQ_P_RATES) && q->ncons > q->read_all
+              && q->path == RIVER_DQ_CREDITS_RMA
+              && !river__test_fault("dq-no-rate-word");
   if (rc == RIVER_SUCCESS && (role & RIVER_DQ_CONSUMER))
     rc = alloc_receives(q);
   if (rc == RIVER_SUCCESS)

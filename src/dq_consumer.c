@@ -701,6 +701,25 @@ static int step_get(river_dq *q, const void **records,
   return RIVER_EAGAIN;
 }
 
+/* PUSH beyond read_all consumers: publish the rate field in this
+ * consumer's rate word (producers read it: dq_producer.c, pub_refresh)
+ * when it first has one, when its code moved by DQ_PUB_STEP, and when
+ * it becomes firm, idle or busy. One local atomic, not a word to every
+ * producer. */
+static int publish_code(river_dq *q)
+{
+  uint32_t f = q->rate, told = q->pub_told, a, b;
+
+  if (!q->pub_on || f == told)
+    return RIVER_SUCCESS;
+  a = DQ_RATE_CODE(f);
+  b = DQ_RATE_CODE(told);
+  if (told != 0 && ((f ^ told) & (DQ_RATE_FIRM | DQ_RATE_IDLE)) == 0
+      && (a > b ? a - b : b - a) < DQ_PUB_STEP)
+    return RIVER_SUCCESS;
+  return river__dq_pub_write(q, f);
+}
+
 static int get_common(river_dq *q, const void **records,
                       size_t *nrecords, int *from, int block)
 {
@@ -714,7 +733,8 @@ static int get_common(river_dq *q, const void **records,
   pace_measure(q);
   q->rate = rate_code(q); /* changes only with a measure */
   if ((rc = release_held(q)) != RIVER_SUCCESS
-      || (rc = tell_code(q)) != RIVER_SUCCESS)
+      || (rc = tell_code(q)) != RIVER_SUCCESS
+      || (rc = publish_code(q)) != RIVER_SUCCESS)
     return rc;
   if (q->aborted)
     return RIVER_ESTATE;

@@ -243,6 +243,9 @@ int river__dq_credits_setup(river_dq *q, size_t words, int rc)
 
 void river__dq_credits_free(river_dq *q)
 {
+  /* Rate words still being read: done before the window goes. */
+  if (q->npub > 0 && river__dq_pub_poll(q, 1) != RIVER_SUCCESS)
+    river__error("dq destroy: a rate word's read did not complete");
   river__win_free(&q->win);
   if (q->path == RIVER_DQ_CREDITS_MSG)
     free(q->winmem);
@@ -486,6 +489,114 @@ int river__dq_cw_flush_all(river_dq *q)
     return RIVER_EMPI;
   }
   return RIVER_SUCCESS;
+}
+
+/* ------------------------------------------------- PUSH's rate words */
+
+/* 1 if comm rank r is a producer (prod_rank is sorted: O(log nprod)). */
+static int is_producer_rank(const river_dq *q, int r)
+{
+  int lo = 0, hi = q->nprod - 1, mid;
+
+  while (lo <= hi) {
+    mid = lo + (hi - lo) / 2;
+    if (q->prod_rank[mid] == r)
+      return 1;
+    if (q->prod_rank[mid] < r)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return 0;
+}
+
+int river__dq_pub_write(river_dq *q, uint32_t f)
+{
+  uint64_t v = f;
+  MPI_Aint off = DQ_W_PUB(q, (q->role & RIVER_DQ_PRODUCER) != 0);
+
+  if (MPI_Accumulate(&v, 1, MPI_UINT64_T, q->rank, off, 1, MPI_UINT64_T,
+                     MPI_REPLACE, q->win) != MPI_SUCCESS
+      || MPI_Win_flush(q->rank, q->win) != MPI_SUCCESS) {
+    river__error("dq: publishing the rate word failed");
+    return RIVER_EMPI;
+  }
+  q->pub_told = f;
+  return RIVER_SUCCESS;
+}
+
+int river__dq_pub_start(river_dq *q, int c)
+{
+  int r = q->cons_rank[c], k = q->npub;
+
+  if (k == DQ_PUB_FLIGHT)
+    return RIVER_SUCCESS;   /* asked again at its next turn */
+  if (MPI_Rget_accumulate(q->zeros, 1, MPI_UINT64_T, &q->pub_in[k], 1,
+                          MPI_UINT64_T, r,
+                          DQ_W_PUB(q, is_producer_rank(q, r)), 1,
+                          MPI_UINT64_T, MPI_NO_OP, q->win, &q->pub_req[k])
+      != MPI_SUCCESS) {
+    river__error("dq: reading the rate word of rank %d failed", r);
+    return RIVER_EMPI;
+  }
+  q->pub_c[k] = c;
+  q->pub_at[c] = river_wtime();
+  q->npub++;
+  return RIVER_SUCCESS;
+}
+
+/* Take read k's word (ok: it completed), and move the last read in
+ * flight to its place. */
+static void pub_take(river_dq *q, int k, int ok)
+{
+  int c = q->pub_c[k], last = --q->npub;
+  uint32_t f = (uint32_t)q->pub_in[k];
+
+  if (ok) {
+    q->pub[c] = f;
+    if (DQ_RATE_CODE(f) > q->code_ref)
+      q->code_ref = DQ_RATE_CODE(f);
+  }
+  q->pub_req[k] = q->pub_req[last];
+  q->pub_c[k] = q->pub_c[last];
+  q->pub_in[k] = q->pub_in[last];
+  q->pub_req[last] = MPI_REQUEST_NULL;
+}
+
+int river__dq_pub_poll(river_dq *q, int wait)
+{
+  int idx[DQ_PUB_FLIGHT], n = 0, k, ok = 1;
+  unsigned char done[DQ_PUB_FLIGHT];
+
+  if (q->npub == 0)
+    return RIVER_SUCCESS;
+  DQ_STEPS(q, q->npub);
+  /* One call for all of them: each MPI test drives MPI's progress. */
+  if (wait) {
+    ok = MPI_Waitall(q->npub, q->pub_req, MPI_STATUSES_IGNORE)
+         == MPI_SUCCESS;
+    for (k = 0; k < q->npub; k++)
+      idx[n++] = k;
+  } else if (MPI_Testsome(q->npub, q->pub_req, &n, idx,
+                          MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+    ok = 0;
+    for (n = 0, k = 0; k < q->npub; k++)
+      idx[n++] = k;
+  } else if (n == MPI_UNDEFINED) {
+    n = 0;
+  }
+  if (!ok)
+    river__error("dq: reading the rate word of rank %d failed",
+                 q->cons_rank[q->pub_c[0]]);
+  memset(done, 0, sizeof done);
+  while (n > 0)
+    done[idx[--n]] = 1;
+  /* Highest first: each take moves the last read in flight to its
+   * place, and those above it are taken already. */
+  for (k = q->npub - 1; k >= 0; k--)
+    if (done[k])
+      pub_take(q, k, ok);
+  return ok ? RIVER_SUCCESS : RIVER_EMPI;
 }
 
 /* ------------------------------------------------------- PULL's claims */

@@ -386,6 +386,32 @@
 #define DQ_CHOICES 4          /* PUSH beyond read_all consumers: the
                                  window of consumers a message may go to
                                  (dq_producer.c, window_choose) */
+/* PUSH beyond read_all consumers, RMA path: each consumer publishes its
+ * rate field in a word of its own window (the rate word), and producers
+ * read the words of the consumers they may send to (dq_producer.c,
+ * pub_refresh) rather than waiting for that consumer's credits to bring
+ * it: */
+#define DQ_PUB_FLIGHT 8       /* reads of rate words in flight at most */
+#define DQ_PUB_AGE 0.01       /* a word read this long ago (s) is read
+                                 again when its consumer is a choice */
+#define DQ_PUB_STEP 2048u     /* a consumer publishes when its code moved
+                                 by this much (about 2% of its rate),
+                                 became firm, or idle or busy */
+#define DQ_PUB_SLOWER 0.7     /* a busy consumer draining under this
+                                 share of the fastest one's rate
+                                 is held to fewer credits (early codes
+                                 of equal consumers differ by up to
+                                 30%: dq_producer.c, window_credits) */
+#define DQ_PUB_HELD 0.05      /* a producer whose window has credits
+                                 only at consumers held back by their
+                                 rates for this long (s) sends there
+                                 (dq_producer.c, window_choose) */
+#define DQ_REF_DECAY 64u      /* a producer's reference code (the
+                                 fastest consumer it has read) falls
+                                 by this much
+                                 a message sent (its rate halves in
+                                 about 1,000 messages) unless a code
+                                 read keeps it up */
 #define DQ_SLOT_STUCK 1.0     /* a producer's pool doubles after this
                                  long (s) with no slot free
                                  (dq_producer.c, grow_pool) */
@@ -433,6 +459,10 @@
 /* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0;
  * PUSH's instead: one word, not 0 once some producer woke */
 #define DQ_W_WAKE(q) ((MPI_Aint)(q)->ncons)
+/* then, PUSH beyond read_all consumers on the RMA path, on every
+ * consumer: its rate word, after a producer's words (a rank in both
+ * roles) or alone (a consumer only) */
+#define DQ_W_PUB(q, is_producer) ((is_producer) ? (MPI_Aint)(q)->ncons + 1 : 0)
 #define DQ_W_OWNER(q, u)                                                   \
   ((MPI_Aint)(q)->ncons + 2 + (MPI_Aint)((u) % ((uint64_t)(q)->ncons + 1)))
 
@@ -619,6 +649,20 @@ struct river_dq {
   double t_stall;               /* PUSH, dormant: since when the turn's
                                    consumer has held it up, or 0 */
   uint32_t *code;               /* PUSH: each consumer's rate field */
+  int pub_on;                   /* PUSH beyond read_all consumers, RMA
+                                   path: rate words are published and
+                                   read (DQ_PUB_FLIGHT) */
+  uint32_t *pub;                /* ncons: each consumer's rate word as
+                                   last read, or 0 */
+  double *pub_at;               /* ncons: when it was last asked for, or 0 */
+  MPI_Request pub_req[DQ_PUB_FLIGHT]; /* reads in flight (npub, packed) */
+  int pub_c[DQ_PUB_FLIGHT];     /* the consumer each reads */
+  uint64_t pub_in[DQ_PUB_FLIGHT]; /* what each read */
+  int npub;
+  uint32_t code_ref;            /* the fastest consumer's code read,
+                                   falling DQ_REF_DECAY a message sent */
+  double t_held;                /* since when only consumers held
+                                   back by rate had credits, or 0 */
   int tell_wake;                /* PUSH: it woke; tell the others */
   int planned;                  /* try_put's plan holds: never wait */
   uint64_t messages_static;     /* PUSH: sent while dormant (detours
@@ -689,6 +733,8 @@ struct river_dq {
                                    (rate_code), as of the last get */
   uint32_t code_told;           /* the rate field last told every
                                    producer (tell_code), or 0 */
+  uint32_t pub_told;            /* the rate field last published in
+                                   this consumer's rate word, or 0 */
   uint64_t told_at;             /* messages_in then */
   double t_got;                 /* when get last returned records, or 0 */
   double t_idle;                /* since when get has found nothing, or 0 */
@@ -786,6 +832,13 @@ int river__dq_cw_busy(river_dq *q, uint64_t expected);
  * messages to each comm rank). */
 int river__dq_cw_check_sent(const river_dq *q, const uint64_t *count);
 int river__dq_cw_cancel(river_dq *q);
+/* PUSH beyond read_all consumers, RMA path (q->pub_on): a consumer
+ * publishes rate field f in its rate word; a producer starts reading
+ * consumer c's (none if DQ_PUB_FLIGHT are in flight), and takes the
+ * reads that completed into q->pub (wait: all of them). */
+int river__dq_pub_write(river_dq *q, uint32_t f);
+int river__dq_pub_start(river_dq *q, int c);
+int river__dq_pub_poll(river_dq *q, int wait);
 /* Producer: send consumer c its header-only EOS, eos_hdr[c] (marks
  * eos_went). */
 int river__dq_send_eos_to(river_dq *q, int c);

@@ -108,9 +108,67 @@ static int window_size(const river_dq *q)
   return q->ncons < DQ_CHOICES ? q->ncons : DQ_CHOICES;
 }
 
+/* PUSH beyond read_all consumers: how many of consumer c's credits this
+ * producer may hold at once. All of them while c's rate is not known,
+ * while it is idle (most of its gets wait: it keeps up), or while it
+ * drains at least DQ_PUB_SLOWER of the rate of the fastest consumer
+ * seen lately (q->code_ref); else in proportion to its rate against
+ * that one, rounded: with 4 credits, a consumer at half the rate has 2,
+ * one under an eighth none, and messages go to faster ones. Its rate
+ * comes from its rate word (q->pub, read by pub_refresh), else from its
+ * credit word. So a slow consumer is held to its share by every
+ * producer as soon as each reads its word, where credits alone let each
+ * producer queue credits messages there (credits x producers in all)
+ * before passing it by. A code is measured on the gets that did not
+ * wait (dq_consumer.c, pace_measure), so a consumer whose every get
+ * waits has none: where no consumer but the slow one has a code, it is
+ * the fastest seen and is not held (it is passed by through its
+ * credits alone, as before the rate words). */
+static uint64_t window_credits(const river_dq *q, int c)
+{
+  uint32_t f = q->pub != NULL && q->pub[c] != 0 ? q->pub[c] : q->code[c];
+  uint32_t code = DQ_RATE_CODE(f);
+  double w;
+
+  if (code == 0 || (f & DQ_RATE_IDLE) || code >= q->code_ref)
+    return (uint64_t)q->credits;
+  w = exp2(-(double)(q->code_ref - code) / DQ_CODE_SCALE);
+  if (w >= DQ_PUB_SLOWER)
+    return (uint64_t)q->credits;
+  return (uint64_t)((double)q->credits * w + 0.5);
+}
+
+/* PUSH beyond read_all consumers: start reading the rate words of the
+ * consumers of the window from r on, and of the window after it (their
+ * words come before they are a choice), where a word was not asked for
+ * in the last DQ_PUB_AGE; take the reads that came. At most
+ * 2 x DQ_CHOICES entries looked at, whatever the consumers. */
+static int pub_refresh(river_dq *q, int r)
+{
+  int i, c, rc, k = 2 * window_size(q);
+  double now;
+
+  if (!q->pub_on)
+    return RIVER_SUCCESS;
+  if ((rc = river__dq_pub_poll(q, 0)) != RIVER_SUCCESS)
+    return rc;
+  if (k > q->ncons)
+    k = q->ncons;
+  now = river_wtime();
+  DQ_STEPS(q, k);
+  for (i = 0; i < k && q->npub < DQ_PUB_FLIGHT; i++) {
+    c = (r + i) % q->ncons;
+    if ((q->pub_at[c] == 0.0 || now - q->pub_at[c] >= DQ_PUB_AGE)
+        && (rc = river__dq_pub_start(q, c)) != RIVER_SUCCESS)
+      return rc;
+  }
+  return RIVER_SUCCESS;
+}
+
 /* PUSH beyond read_all consumers: among the window of DQ_CHOICES
  * consumers from r on, the one with the most free credits by avail
- * (NULL: free_credits), the first of them on ties; -1 if none has one.
+ * (NULL: free_credits), counting only those window_credits lets it hold,
+ * the first of them on ties; -1 if none has one.
  * Its work does not grow with the consumers, where the least-loaded
  * choice's scan of all of them would (issue 41). Ties to the first
  * keep round-robin's shares while every consumer keeps up; a consumer
@@ -119,19 +177,41 @@ static int window_size(const river_dq *q)
  * the true ones (they only come back), so it never over-sends. */
 static int window_choose(river_dq *q, int r, const uint64_t *avail)
 {
-  uint64_t most = 0, f;
-  int i, c, best = -1, k = window_size(q);
+  uint64_t most = 0, most_any = 0, f, held;
+  int i, c, best = -1, any = -1, k = window_size(q);
+  double now;
 
   DQ_STEPS(q, k);
   for (i = 0; i < k; i++) {
     c = (r + i) % q->ncons;
     f = avail != NULL ? avail[c] : free_credits(q, c);
+    if (f > most_any) {
+      most_any = f;
+      any = c;
+    }
+    held = (uint64_t)q->credits - window_credits(q, c);
+    f = f > held ? f - held : 0;
     if (f > most) {
       most = f;
       best = c;
     }
   }
-  return best;
+  if (best >= 0 || any < 0) {
+    q->t_held = 0.0;
+    return best;
+  }
+  /* Only consumers held back by their rates have credits here. A
+   * producer held so for DQ_PUB_HELD sends by credits alone: the
+   * faster consumers may not be getting at all (waiting on another
+   * queue, or on this producer's other work), and their words alone
+   * would hold it for good. */
+  now = river_wtime();
+  if (q->t_held == 0.0)
+    q->t_held = now;
+  if (now - q->t_held < DQ_PUB_HELD)
+    return -1;
+  q->t_held = 0.0;
+  return any;
 }
 
 /* try_put's plan beyond read_all consumers: the consumers m messages'
@@ -462,6 +542,8 @@ static int step_send(river_dq *q, int b)
     return rc;
   q->t_stall = 0.0;
   q->messages_static += q->dormant;
+  if (q->pub_on)   /* the fastest seen lately: fades unless read again */
+    q->code_ref = q->code_ref > DQ_REF_DECAY ? q->code_ref - DQ_REF_DECAY : 0;
   lo = c < 0 ? 0 : c;
   hi = c < 0 ? q->ncons : c + 1;
   buf = send_slot(q, s);
@@ -717,6 +799,8 @@ static int push_choose(river_dq *q, int b, int pass, int *c)
 
   (void)b;
   if (windowed(q)) {
+    if (pass == 0 && (rc = pub_refresh(q, q->rr)) != RIVER_SUCCESS)
+      return rc;
     if ((*c = window_choose(q, q->rr, NULL)) >= 0)
       return RIVER_SUCCESS;
     if (pass == 1) /* the next try looks at the next window */
@@ -781,7 +865,10 @@ static int push_fits(river_dq *q, size_t n, int fresh)
 static int push_read_plan(river_dq *q, size_t n)
 {
   uint64_t slots = 0;
+  int rc;
 
+  if (windowed(q) && (rc = pub_refresh(q, q->rr)) != RIVER_SUCCESS)
+    return rc;
   return read_range(q, q->rr,
                     plan_span(q, messages_needed(q, 0, n, &slots)));
 }

@@ -107,7 +107,15 @@
  * producer of the queue. Consumers send their rates with their credits
  * (the same RMA word, no extra message), and to every producer when
  * first measured, when firm, and when they start or stop waiting for
- * messages. Messages sent dormant are not paced: a dormant producer
+ * messages. Beyond 64 consumers (RIVER_DQ_READ_ALL sets the number) a
+ * producer chooses among a window of 4 consumers at a time, never
+ * dormant; on the RMA credit path each consumer then also publishes its
+ * rate in a word of its own window, producers read the words of the
+ * consumers they may send to, and a consumer draining under 70% of the
+ * fastest one's rate is sent in proportion to its rate (none under an
+ * eighth), from the moment each producer reads its word rather than
+ * when its own credits run out (doc/design.md, "Work per message").
+ * Messages sent dormant are not paced: a dormant producer
  * waits for its turn's consumer, and credits held there would stall
  * it. river_dq_stats' messages_static counts them. The credit counts
  * in the window are modulo 2^40 messages per (producer, consumer)
