@@ -20,7 +20,8 @@ apps_river_CPPFLAGS = $(app_flows_cppflags)
 
 apps_river_bench_SOURCES = apps/bench/bench.c apps/bench/bench.h \
 	apps/bench/bench_dq.c apps/bench/bench_gd.c apps/bench/bench_sort.c apps/bench/bench_join.c \
-	apps/bench/bench_scale.c apps/bench/pmpi_count.c apps/bench/pmpi_count.h \
+	apps/bench/bench_scale.c apps/bench/bench_net.c \
+	apps/bench/pmpi_count.c apps/bench/pmpi_count.h \
 	apps/common/shipped.h apps/common/shipped.c \
 	apps/common/ideal.h apps/common/ideal.c \
 	apps/common/number.h apps/common/number.c

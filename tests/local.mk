@@ -372,7 +372,8 @@ nodes_tests = tests/nodes/test_hello_nodes.sh tests/nodes/test_dq_msg.sh \
 	tests/nodes/test_pcoll_failover_3n.sh tests/nodes/test_sort_2n.sh \
 	tests/nodes/test_sort_twopass_2n.sh tests/nodes/test_join_2n.sh \
 	tests/nodes/test_flow_run_3n.sh tests/nodes/test_modules_sort_2n.sh \
-	tests/nodes/test_coll_cli_2n.sh tests/nodes/test_flows_3n.sh
+	tests/nodes/test_coll_cli_2n.sh tests/nodes/test_flows_3n.sh \
+	tests/nodes/test_bench_net_2n.sh
 TESTS += $(nodes_tests)
 EXTRA_DIST += $(nodes_tests) tests/nodes/testlist
 

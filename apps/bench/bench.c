@@ -18,7 +18,8 @@
  * bench_gd.c), sort (flows/sort.yaml, bench_sort.c), join
  * (flows/join.yaml, bench_join.c) and scale (a queue's memory and work
  * per message against the ranks, bench_scale.c: its CSV has columns of
- * its own).
+ * its own) and net (a many-to-many exchange across nodes, direct and
+ * combined per node, bench_net.c: MPI's own costs, its own CSV).
  *
  * Every measured configuration is printed (rank 0) and, with --csv,
  * written as a row with the columns
@@ -54,7 +55,8 @@
   X(gd)    /* graduated declustering */ \
   X(sort)  /* flows/sort.yaml; real: against GNU sort */ \
   X(join)  /* flows/join.yaml and join_replicated.yaml */ \
-  X(scale) /* a queue's memory and work per message against the ranks */
+  X(scale) /* a queue's memory and work per message against the ranks */ \
+  X(net)   /* crossing nodes: direct against node-aggregated exchange */
 
 #define SUITE_DECLARE(name) \
   extern const struct bench_suite bench_##name##_suite;
