@@ -287,9 +287,6 @@ static int alloc_buffers(river_dq *q)
   q->cur_p = -1;
   q->owner = -1;
   q->tag = RIVER_DQ_NO_TAG;
-  /* Both roles: a consumer knows from it whether its producers read
-   * rate codes (dq_consumer.c, tell_code). */
-  q->read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
   if (q->role & RIVER_DQ_PRODUCER) {
     /* One buffer's sends: to one consumer (PAIRED) or, at once, to
      * every one (EVERY): credits x 1 slots; else to any of nc. */
@@ -326,6 +323,10 @@ static int alloc_buffers(river_dq *q)
     q->sent = river__dq_calloc(q, (size_t)nc * 5, sizeof(uint64_t));
     q->count = river__dq_calloc(q, (size_t)nc, sizeof(size_t));
     q->code = river__dq_calloc(q, (size_t)nc, sizeof *q->code);
+    for (k = 0; k < DQ_PUB_FLIGHT; k++) {
+      q->pub_req[k] = MPI_REQUEST_NULL;
+      q->pub_c[k] = -1;
+    }
     if (DQ_DOES(q, DQ_P_RATES) && nc > q->read_all) {
       q->pub = river__dq_calloc(q, (size_t)nc, sizeof *q->pub);
       q->pub_at = river__dq_calloc(q, (size_t)nc, sizeof *q->pub_at);
@@ -459,6 +460,7 @@ static void free_queue(river_dq *q)
 static int setup(river_dq *q, MPI_Comm comm, int role)
 {
   size_t winsize;
+  int read_all;
   int rc, r;
   int *roles = q->prod_rank + 2 * (size_t)q->size; /* scratch */
 
@@ -476,6 +478,13 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
     return RIVER_EMPI;
   if ((rc = assign_roles(q, roles)) != RIVER_SUCCESS)
     return rc; /* every rank saw the same roles */
+  /* Both roles, the same on every rank (the smallest asked for): a
+   * consumer knows from it whether its producers read rate codes
+   * (dq_consumer.c, tell_code) and rate words (publish_code). */
+  read_all = (int)env_count("RIVER_DQ_READ_ALL", DQ_READ_ALL, 0);
+  if (river__allreduce(&read_all, &q->read_all, 1, MPI_INT, MPI_MIN,
+                       q->comm) != RIVER_SUCCESS)
+    return RIVER_EMPI;
   rc = alloc_buffers(q);
   /* PUSH: every rank that consumes has its rate word, whatever its
    * read_all (an environment variable, which ranks may not share), so
@@ -491,9 +500,9 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
   r = river__dq_credits_setup(q, winsize / sizeof(uint64_t), rc);
   if (r != RIVER_SUCCESS)
     return r; /* agreed; nothing is posted (credits_setup cancels) */
-  /* Rate words only where a producer chooses among a window of
-   * consumers (dq_producer.c, pub_refresh): below read_all it reads
-   * every consumer's code with its own credit words. */
+  /* Rate words where producers choose among a window of consumers
+   * (dq_producer.c, pub_refresh), on the RMA path; below read_all a
+   * producer reads every consumer's code with its own credit words. */
   q->pub_on = DQ_DOES(q, DQ_P_RATES) && q->ncons > q->read_all
               && q->path == RIVER_DQ_CREDITS_RMA
               && !river__test_fault("dq-no-rate-word");

@@ -243,8 +243,11 @@ int river__dq_credits_setup(river_dq *q, size_t words, int rc)
 
 void river__dq_credits_free(river_dq *q)
 {
-  /* Rate words still being read: done before the window goes. */
-  if (q->npub > 0 && river__dq_pub_poll(q, 1) != RIVER_SUCCESS)
+  /* Rate words still being read: done before the window goes (not
+   * once the watchdog fired: a stopped target's read may never end,
+   * and river__win_free skips its collective free then too). */
+  if (q->npub > 0 && !river__watchdog_fired()
+      && river__dq_pub_poll(q, 1) != RIVER_SUCCESS)
     river__error("dq destroy: a rate word's read did not complete");
   river__win_free(&q->win);
   if (q->path == RIVER_DQ_CREDITS_MSG)
@@ -527,10 +530,12 @@ int river__dq_pub_write(river_dq *q, uint32_t f)
 
 int river__dq_pub_start(river_dq *q, int c)
 {
-  int r = q->cons_rank[c], k = q->npub;
+  int r = q->cons_rank[c], k;
 
+  for (k = 0; k < DQ_PUB_FLIGHT && q->pub_req[k] != MPI_REQUEST_NULL; k++)
+    ;
   if (k == DQ_PUB_FLIGHT)
-    return RIVER_SUCCESS;   /* asked again at its next turn */
+    return RIVER_SUCCESS;   /* asked at its next turn */
   if (MPI_Rget_accumulate(q->zeros, 1, MPI_UINT64_T, &q->pub_in[k], 1,
                           MPI_UINT64_T, r,
                           DQ_W_PUB(q, is_producer_rank(q, r)), 1,
@@ -540,63 +545,51 @@ int river__dq_pub_start(river_dq *q, int c)
     return RIVER_EMPI;
   }
   q->pub_c[k] = c;
-  q->pub_at[c] = river_wtime();
+  q->pub_t[k] = river_wtime();
+  q->pub_at[c] = -1.0;   /* in flight: not asked again meanwhile */
   q->npub++;
   return RIVER_SUCCESS;
 }
 
-/* Take read k's word (ok: it completed), and move the last read in
- * flight to its place. */
-static void pub_take(river_dq *q, int k, int ok)
-{
-  int c = q->pub_c[k], last = --q->npub;
-  uint32_t f = (uint32_t)q->pub_in[k];
-
-  if (ok) {
-    q->pub[c] = f;
-    if (DQ_RATE_CODE(f) > q->code_ref)
-      q->code_ref = DQ_RATE_CODE(f);
-  }
-  q->pub_req[k] = q->pub_req[last];
-  q->pub_c[k] = q->pub_c[last];
-  q->pub_in[k] = q->pub_in[last];
-  q->pub_req[last] = MPI_REQUEST_NULL;
-}
-
 int river__dq_pub_poll(river_dq *q, int wait)
 {
-  int idx[DQ_PUB_FLIGHT], n = 0, k, ok = 1;
-  unsigned char done[DQ_PUB_FLIGHT];
+  int idx[DQ_PUB_FLIGHT], n = 0, k, c;
+  uint32_t f;
 
   if (q->npub == 0)
     return RIVER_SUCCESS;
-  DQ_STEPS(q, q->npub);
-  /* One call for all of them: each MPI test drives MPI's progress. */
+  DQ_STEPS(q, DQ_PUB_FLIGHT);
+  /* Fixed slots, the free ones MPI_REQUEST_NULL: a read in flight keeps
+   * its result buffer. One call for all of them: each MPI test drives
+   * MPI's progress. */
   if (wait) {
-    ok = MPI_Waitall(q->npub, q->pub_req, MPI_STATUSES_IGNORE)
-         == MPI_SUCCESS;
-    for (k = 0; k < q->npub; k++)
-      idx[n++] = k;
-  } else if (MPI_Testsome(q->npub, q->pub_req, &n, idx,
+    if (MPI_Waitall(DQ_PUB_FLIGHT, q->pub_req, MPI_STATUSES_IGNORE)
+        != MPI_SUCCESS) {
+      river__error("dq: reading the rate words failed");
+      return RIVER_EMPI;
+    }
+    for (k = 0; k < DQ_PUB_FLIGHT; k++)
+      if (q->pub_c[k] >= 0)
+        idx[n++] = k;
+  } else if (MPI_Testsome(DQ_PUB_FLIGHT, q->pub_req, &n, idx,
                           MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-    ok = 0;
-    for (n = 0, k = 0; k < q->npub; k++)
-      idx[n++] = k;
+    river__error("dq: reading the rate words failed");
+    return RIVER_EMPI;   /* their state is MPI's: left as it is */
   } else if (n == MPI_UNDEFINED) {
     n = 0;
   }
-  if (!ok)
-    river__error("dq: reading the rate word of rank %d failed",
-                 q->cons_rank[q->pub_c[0]]);
-  memset(done, 0, sizeof done);
-  while (n > 0)
-    done[idx[--n]] = 1;
-  /* Highest first: each take moves the last read in flight to its
-   * place, and those above it are taken already. */
-  for (k = q->npub - 1; k >= 0; k--)
-    if (done[k])
-      pub_take(q, k, ok);
-  return ok ? RIVER_SUCCESS : RIVER_EMPI;
+  while (n > 0) {
+    k = idx[--n];
+    c = q->pub_c[k];
+    f = (uint32_t)q->pub_in[k];
+    q->pub[c] = f;
+    q->pub_at[c] = q->pub_t[k];
+    if (DQ_RATE_CODE(f) > q->code_ref)
+      q->code_ref = DQ_RATE_CODE(f);
+    q->pub_c[k] = -1;
+    q->npub--;
+  }
+  return RIVER_SUCCESS;
 }
 
 /* ------------------------------------------------------- PULL's claims */

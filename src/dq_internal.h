@@ -402,10 +402,12 @@
                                  is held to fewer credits (early codes
                                  of equal consumers differ by up to
                                  30%: dq_producer.c, window_credits) */
-#define DQ_PUB_HELD 0.05      /* a producer whose window has credits
+#define DQ_PUB_HELD 0.05      /* a producer that has found credits
                                  only at consumers held back by their
-                                 rates for this long (s) sends there
-                                 (dq_producer.c, window_choose) */
+                                 rates for this long (s) sends by
+                                 credits alone until it can send to
+                                 one not held (dq_producer.c,
+                                 window_choose) */
 #define DQ_REF_DECAY 64u      /* a producer's reference code (the
                                  fastest consumer it has read) falls
                                  by this much
@@ -459,9 +461,9 @@
 /* then a ring of ncons + 1 owner words: unit u's claimer + 1, or 0;
  * PUSH's instead: one word, not 0 once some producer woke */
 #define DQ_W_WAKE(q) ((MPI_Aint)(q)->ncons)
-/* then, PUSH beyond read_all consumers on the RMA path, on every
- * consumer: its rate word, after a producer's words (a rank in both
- * roles) or alone (a consumer only) */
+/* then, PUSH, on every rank that consumes: its rate word (used beyond
+ * read_all consumers on the RMA path), after a producer's words (a rank
+ * in both roles) or alone (a consumer only) */
 #define DQ_W_PUB(q, is_producer) ((is_producer) ? (MPI_Aint)(q)->ncons + 1 : 0)
 #define DQ_W_OWNER(q, u)                                                   \
   ((MPI_Aint)(q)->ncons + 2 + (MPI_Aint)((u) % ((uint64_t)(q)->ncons + 1)))
@@ -645,24 +647,31 @@ struct river_dq {
   int dormant;                  /* PUSH: still in static's order */
   int read_all;                 /* up to this many consumers, every
                                    credit word is read at once (and PUSH
-                                   looks at all): DQ_READ_ALL */
+                                   looks at all): DQ_READ_ALL, or the
+                                   smallest RIVER_DQ_READ_ALL of the
+                                   queue's ranks */
   double t_stall;               /* PUSH, dormant: since when the turn's
                                    consumer has held it up, or 0 */
   uint32_t *code;               /* PUSH: each consumer's rate field */
   int pub_on;                   /* PUSH beyond read_all consumers, RMA
-                                   path: rate words are published and
-                                   read (DQ_PUB_FLIGHT) */
+                                   path: consumers publish rate words,
+                                   producers read them (DQ_PUB_FLIGHT) */
   uint32_t *pub;                /* ncons: each consumer's rate word as
                                    last read, or 0 */
-  double *pub_at;               /* ncons: when it was last asked for, or 0 */
-  MPI_Request pub_req[DQ_PUB_FLIGHT]; /* reads in flight (npub, packed) */
-  int pub_c[DQ_PUB_FLIGHT];     /* the consumer each reads */
+  double *pub_at;               /* ncons: when the word last read was
+                                   asked for, 0 never, -1 in flight */
+  MPI_Request pub_req[DQ_PUB_FLIGHT]; /* reads in flight, npub of them
+                                   (fixed slots: a read keeps its
+                                   buffer; free ones MPI_REQUEST_NULL) */
+  int pub_c[DQ_PUB_FLIGHT];     /* the consumer each reads, or -1 */
+  double pub_t[DQ_PUB_FLIGHT];  /* when each was started */
   uint64_t pub_in[DQ_PUB_FLIGHT]; /* what each read */
   int npub;
   uint32_t code_ref;            /* the fastest consumer's code read,
                                    falling DQ_REF_DECAY a message sent */
   double t_held;                /* since when only consumers held
-                                   back by rate had credits, or 0 */
+                                   back by rate had credits (until a
+                                   send to one not held), or 0 */
   int tell_wake;                /* PUSH: it woke; tell the others */
   int planned;                  /* try_put's plan holds: never wait */
   uint64_t messages_static;     /* PUSH: sent while dormant (detours

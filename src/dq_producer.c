@@ -114,7 +114,8 @@ static int window_size(const river_dq *q)
  * drains at least DQ_PUB_SLOWER of the rate of the fastest consumer
  * seen lately (q->code_ref); else in proportion to its rate against
  * that one, rounded: with 4 credits, a consumer at half the rate has 2,
- * one under an eighth none, and messages go to faster ones. Its rate
+ * one under an eighth none (with c credits, under 1 / 2c), and messages
+ * go to faster ones. Its rate
  * comes from its rate word (q->pub, read by pub_refresh), else from its
  * credit word. So a slow consumer is held to its share by every
  * producer as soon as each reads its word, where credits alone let each
@@ -148,7 +149,8 @@ static int pub_refresh(river_dq *q, int r)
   int i, c, rc, k = 2 * window_size(q);
   double now;
 
-  if (!q->pub_on)
+  /* While try_put's plan holds, the words it planned with stay. */
+  if (!q->pub_on || q->pub == NULL || q->planned)
     return RIVER_SUCCESS;
   if ((rc = river__dq_pub_poll(q, 0)) != RIVER_SUCCESS)
     return rc;
@@ -158,7 +160,8 @@ static int pub_refresh(river_dq *q, int r)
   DQ_STEPS(q, k);
   for (i = 0; i < k && q->npub < DQ_PUB_FLIGHT; i++) {
     c = (r + i) % q->ncons;
-    if ((q->pub_at[c] == 0.0 || now - q->pub_at[c] >= DQ_PUB_AGE)
+    if (q->pub_at[c] >= 0.0   /* -1: a read in flight */
+        && (q->pub_at[c] == 0.0 || now - q->pub_at[c] >= DQ_PUB_AGE)
         && (rc = river__dq_pub_start(q, c)) != RIVER_SUCCESS)
       return rc;
   }
@@ -196,22 +199,27 @@ static int window_choose(river_dq *q, int r, const uint64_t *avail)
       best = c;
     }
   }
-  if (best >= 0 || any < 0) {
-    q->t_held = 0.0;
+  if (best >= 0) {
+    if (avail == NULL)   /* a send, not try_put's plan */
+      q->t_held = 0.0;
     return best;
   }
-  /* Only consumers held back by their rates have credits here. A
-   * producer held so for DQ_PUB_HELD sends by credits alone: the
-   * faster consumers may not be getting at all (waiting on another
-   * queue, or on this producer's other work), and their words alone
-   * would hold it for good. */
-  now = river_wtime();
-  if (q->t_held == 0.0)
-    q->t_held = now;
-  if (now - q->t_held < DQ_PUB_HELD)
+  if (any < 0)
     return -1;
-  q->t_held = 0.0;
-  return any;
+  /* Only consumers held back by their rates have credits here. A
+   * producer held so for DQ_PUB_HELD (windows with no credit at all
+   * in between do not count as a choice) sends by credits alone until
+   * a send finds an unheld consumer with a credit: the faster
+   * consumers may not be getting at all (waiting on another queue, or
+   * on this producer's other work), and their words alone would hold
+   * it for good. try_put's plan reads the same state, never resets it,
+   * so what it plans the sends then do. */
+  now = river_wtime();
+  if (q->t_held == 0.0) {
+    q->t_held = now;
+    return -1;
+  }
+  return now - q->t_held >= DQ_PUB_HELD ? any : -1;
 }
 
 /* try_put's plan beyond read_all consumers: the consumers m messages'
@@ -542,7 +550,9 @@ static int step_send(river_dq *q, int b)
     return rc;
   q->t_stall = 0.0;
   q->messages_static += q->dormant;
-  if (q->pub_on)   /* the fastest seen lately: fades unless read again */
+  if (q->pub != NULL && !q->planned)   /* the fastest seen lately fades
+                                          unless read again (not while
+                                          a plan holds) */
     q->code_ref = q->code_ref > DQ_REF_DECAY ? q->code_ref - DQ_REF_DECAY : 0;
   lo = c < 0 ? 0 : c;
   hi = c < 0 ? q->ncons : c + 1;

@@ -109,12 +109,16 @@
  * first measured, when firm, and when they start or stop waiting for
  * messages. Beyond 64 consumers (RIVER_DQ_READ_ALL sets the number) a
  * producer chooses among a window of 4 consumers at a time, never
- * dormant; on the RMA credit path each consumer then also publishes its
- * rate in a word of its own window, producers read the words of the
- * consumers they may send to, and a consumer draining under 70% of the
- * fastest one's rate is sent in proportion to its rate (none under an
- * eighth), from the moment each producer reads its word rather than
- * when its own credits run out (doc/design.md, "Work per message").
+ * dormant; on the RMA credit path each consumer also publishes its rate
+ * in a word of its own window, producers read the words of the
+ * consumers they may send to, and a busy consumer draining under 70% of
+ * the fastest one's rate is sent in proportion to its rate (with c
+ * credits, nothing under 1 / 2c of it), from the moment each producer
+ * reads its word rather than when its own credits run out; a consumer
+ * that keeps up (most of its gets wait) is never held, and a producer
+ * that has found credits only at held consumers for 50 ms sends there
+ * (doc/design.md, "Work per message"). On the MSG credit path there
+ * are no rate words: credits alone decide.
  * Messages sent dormant are not paced: a dormant producer
  * waits for its turn's consumer, and credits held there would stall
  * it. river_dq_stats' messages_static counts them. The credit counts

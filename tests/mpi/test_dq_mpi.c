@@ -27,9 +27,10 @@
  *                flow checks above all hold; producers finish at
  *                different times. With RIVER_DQ_READ_ALL=0 on the RMA
  *                credit path (test_dq_window.sh) the producers read its
- *                rate word and send it almost nothing: it gets at most
- *                its first messages (paced_warmup). (push-paced-1's one
- *                consumer is the fastest there is: it is not held.)
+ *                rate word and send it almost nothing: at most 4 x
+ *                paced_warmup messages, an even share being about 400.
+ *                (push-paced-1's one consumer is the fastest there is:
+ *                it is not held.)
  *   push-paced-1 one consumer, three producers with two credits each,
  *                finishing at different times: credits held back at the
  *                only consumer come back as producers close
@@ -412,11 +413,13 @@ static void flow_report(struct flow *f, uint64_t *mine)
   if (f->sc->pace > 0 && f->cidx >= 0 && f->cidx == f->sc->slow
       && f->ncons > 1 && rate_words(&st)) {
     /* Every producer reads its rate word and holds it to its share:
-     * here none, as it is far slower than the other. */
-    MT_CHECK(f->paced_gets <= paced_warmup(f));
+     * almost none, as it is far slower than the other (14 messages
+     * here, 33 under the sanitizers, where a producer held 50 ms sends
+     * there anyway; an even share is about 400). */
+    MT_CHECK(f->paced_gets <= 4 * paced_warmup(f));
     printf("%s: with rate words the slow consumer got %" PRIu64
            " messages (at most %" PRIu64 ")\n", f->sc->name, f->paced_gets,
-           paced_warmup(f));
+           4 * paced_warmup(f));
   } else if (f->sc->pace > 0 && f->cidx >= 0 && f->cidx == f->sc->slow) {
     MT_CHECK(st.credits_paced > 0);
     MT_CHECK(f->paced_gets > paced_warmup(f));
