@@ -486,9 +486,8 @@ static int setup(river_dq *q, MPI_Comm comm, int role)
                        q->comm) != RIVER_SUCCESS)
     return RIVER_EMPI;
   rc = alloc_buffers(q);
-  /* PUSH: every rank that consumes has its rate word, whatever its
-   * read_all (an environment variable, which ranks may not share), so
-   * that a producer reads a word wherever it looks for one. */
+  /* PUSH: every rank that consumes has its rate word (one word, used
+   * only beyond read_all consumers: dq_credit.c, "rate words"). */
   winsize = rc == RIVER_SUCCESS && (role & RIVER_DQ_PRODUCER)
             ? ((size_t)q->ncons + (DQ_DOES(q, DQ_P_UNITS)
                                    ? (size_t)q->ncons + 3

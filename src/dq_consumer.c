@@ -703,10 +703,9 @@ static int step_get(river_dq *q, const void **records,
 
 /* PUSH beyond read_all consumers (agreed at create), RMA path: publish
  * the rate field in this consumer's rate word (producers read it:
- * dq_producer.c, pub_refresh)
- * when it first has one, when its code moved by DQ_PUB_STEP, and when
- * it becomes firm, idle or busy. One local atomic, not a word to every
- * producer. */
+ * dq_producer.c, pub_refresh) when it first has one, when its code
+ * moved by DQ_PUB_STEP, and when it becomes firm, idle or busy. One
+ * local atomic, not a word to every producer. */
 static int publish_code(river_dq *q)
 {
   uint32_t f = q->rate, told = q->pub_told, a, b;

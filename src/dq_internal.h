@@ -410,10 +410,9 @@
                                  window_choose) */
 #define DQ_REF_DECAY 64u      /* a producer's reference code (the
                                  fastest consumer it has read) falls
-                                 by this much
-                                 a message sent (its rate halves in
-                                 about 1,000 messages) unless a code
-                                 read keeps it up */
+                                 by this much a message sent (its rate
+                                 halves in about 1,000 messages)
+                                 unless a code read keeps it up */
 #define DQ_SLOT_STUCK 1.0     /* a producer's pool doubles after this
                                  long (s) with no slot free
                                  (dq_producer.c, grow_pool) */

@@ -115,16 +115,16 @@ static int window_size(const river_dq *q)
  * seen lately (q->code_ref); else in proportion to its rate against
  * that one, rounded: with 4 credits, a consumer at half the rate has 2,
  * one under an eighth none (with c credits, under 1 / 2c), and messages
- * go to faster ones. Its rate
- * comes from its rate word (q->pub, read by pub_refresh), else from its
- * credit word. So a slow consumer is held to its share by every
- * producer as soon as each reads its word, where credits alone let each
- * producer queue credits messages there (credits x producers in all)
- * before passing it by. A code is measured on the gets that did not
- * wait (dq_consumer.c, pace_measure), so a consumer whose every get
- * waits has none: where no consumer but the slow one has a code, it is
- * the fastest seen and is not held (it is passed by through its
- * credits alone, as before the rate words). */
+ * go to faster ones. Its rate comes from its rate word (q->pub, read by
+ * pub_refresh), else from its credit word. So a slow consumer is held
+ * to its share by every producer as soon as each reads its word, where
+ * credits alone let each producer queue credits messages there
+ * (credits x producers in all) before passing it by. A code is
+ * measured on the gets that did not wait (dq_consumer.c,
+ * pace_measure), so a consumer whose every get waits has none: where no
+ * consumer but the slow one has a code, it is the fastest seen and is
+ * not held (it is passed by through its credits alone, as before the
+ * rate words). */
 static uint64_t window_credits(const river_dq *q, int c)
 {
   uint32_t f = q->pub != NULL && q->pub[c] != 0 ? q->pub[c] : q->code[c];
@@ -139,11 +139,13 @@ static uint64_t window_credits(const river_dq *q, int c)
   return (uint64_t)((double)q->credits * w + 0.5);
 }
 
-/* PUSH beyond read_all consumers: start reading the rate words of the
- * consumers of the window from r on, and of the window after it (their
- * words come before they are a choice), where a word was not asked for
- * in the last DQ_PUB_AGE; take the reads that came. At most
- * 2 x DQ_CHOICES entries looked at, whatever the consumers. */
+/* PUSH beyond read_all consumers (a no-op elsewhere): start reading the
+ * rate words of the consumers of the window from r on, and of the
+ * window after it (their words come before they are a choice), where a
+ * word was not asked for in the last DQ_PUB_AGE; take the reads that
+ * came. At most 2 x DQ_CHOICES entries looked at, whatever the
+ * consumers. Before every try_put plan (plan_try_put) and every
+ * blocking put's choice (push_choose), never while a plan holds. */
 static int pub_refresh(river_dq *q, int r)
 {
   int i, c, rc, k = 2 * window_size(q);
@@ -875,10 +877,7 @@ static int push_fits(river_dq *q, size_t n, int fresh)
 static int push_read_plan(river_dq *q, size_t n)
 {
   uint64_t slots = 0;
-  int rc;
 
-  if (windowed(q) && (rc = pub_refresh(q, q->rr)) != RIVER_SUCCESS)
-    return rc;
   return read_range(q, q->rr,
                     plan_span(q, messages_needed(q, 0, n, &slots)));
 }
@@ -1149,6 +1148,11 @@ static int plan_try_put(river_dq *q, size_t n)
   int b, i, rc, fit, dormant;
 
   if ((rc = ever_fits(q, n)) != RIVER_SUCCESS)
+    return rc;
+  /* A windowed PUSH producer takes in the rate words that came (and
+   * asks for the next) before every plan, not only when its credits
+   * run short: the sends that follow take none in (pub_refresh). */
+  if ((rc = pub_refresh(q, q->rr)) != RIVER_SUCCESS)
     return rc;
   if (fits_now(q, n, 0) == 1)
     return RIVER_SUCCESS;
