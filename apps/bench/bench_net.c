@@ -118,6 +118,11 @@ static int layout(struct net_layout *g)
       g->world_of[all[2 * r] * g->lsize + all[2 * r + 1]] = r;
   }
   free(all);
+  if (rc != RIVER_SUCCESS) {
+    free(g->world_of);
+    g->world_of = NULL;
+    MPI_Comm_free(&g->node);
+  }
   return rc;
 }
 
