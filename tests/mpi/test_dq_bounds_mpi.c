@@ -257,6 +257,23 @@ static river_dq *window_queue(int rank, int credits, int per)
   return q;
 }
 
+/* Put nmsg messages of per 8-byte records numbered 1, 2, ... in order
+ * (per <= 8), adding their values to *sum; the records put. */
+static uint64_t put_numbered(river_dq *q, int nmsg, int per, uint64_t *sum)
+{
+  uint64_t recs[8];
+  int i, j;
+
+  for (i = 0; i < nmsg; i++) {
+    for (j = 0; j < per; j++) {
+      recs[j] = (uint64_t)i * (uint64_t)per + (uint64_t)j + 1;
+      *sum += recs[j];
+    }
+    MT_CHECK_RC(river_dq_put(q, recs, (size_t)per), RIVER_SUCCESS);
+  }
+  return (uint64_t)nmsg * (uint64_t)per;
+}
+
 /* One run of window-slow; 1 (on every rank) if the slow consumer got
  * under half of an even share. That share is timing: a consumer's credit
  * comes back when it gets, so a producer that comes to the slow
@@ -272,7 +289,7 @@ static int window_slow_once(int last)
   const int nmsg = 700, per = 8;
   river_dq *q = NULL;
   river_dq_stats st;
-  uint64_t recs[8], n = 0, sum = 0, next = 1, got = 0, all[8];
+  uint64_t n = 0, sum = 0, next = 1, got = 0, all[8];
   const void *r;
   size_t k, j;
   int rank, i, rc, ordered = 1, done = 0;
@@ -280,14 +297,7 @@ static int window_slow_once(int last)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   q = window_queue(rank, 4, per);
   if (rank == 0) {
-    for (i = 0; i < nmsg; i++) {
-      for (j = 0; j < (size_t)per; j++) {
-        recs[j] = (uint64_t)(i * per) + j + 1;
-        sum += recs[j];
-      }
-      MT_CHECK_RC(river_dq_put(q, recs, (size_t)per), RIVER_SUCCESS);
-    }
-    n = (uint64_t)nmsg * (uint64_t)per;
+    n = put_numbered(q, nmsg, per, &sum);
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
     MT_CHECK_RC(river_dq_stats_get(q, &st), RIVER_SUCCESS);
     MT_CHECK(st.messages_static == 0);
@@ -475,34 +485,17 @@ static void window_rate(void)
 static void window_escape(void)
 {
   const int nmsg = 1200, per = 8, fast_n = 150;
-  river_dq_opts o = RIVER_DQ_OPTS_INIT;
   river_dq *q = NULL;
-  uint64_t recs[8], n = 0, sum = 0, next = 1, got = 0;
+  uint64_t n = 0, sum = 0, next = 1, got = 0;
   const void *r;
   size_t k, j;
   int rank, size, i, rc, ordered = 1, word = 0;
 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  o.policy = RIVER_DQ_PUSH;
-  o.credits = 2;
-  o.message_size = RIVER_DQ_HEADER_SIZE + (size_t)per * 8;
-  setenv("RIVER_DQ_READ_ALL", "0", 1);
-  MT_CHECK_RC(river_dq_create(MPI_COMM_WORLD,
-                              rank == 0 ? RIVER_DQ_PRODUCER
-                                        : RIVER_DQ_CONSUMER,
-                              8, &o, &q),
-              RIVER_SUCCESS);
-  unsetenv("RIVER_DQ_READ_ALL");
+  q = window_queue(rank, 2, per);
   if (rank == 0) {
-    for (i = 0; i < nmsg; i++) {
-      for (j = 0; j < (size_t)per; j++) {
-        recs[j] = (uint64_t)(i * per) + j + 1;
-        sum += recs[j];
-      }
-      MT_CHECK_RC(river_dq_put(q, recs, (size_t)per), RIVER_SUCCESS);
-    }
-    n = (uint64_t)nmsg * (uint64_t)per;
+    n = put_numbered(q, nmsg, per, &sum);
     MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
     for (i = 2; i < size; i++)
       MPI_Send(&word, 1, MPI_INT, i, 79, MPI_COMM_WORLD);
