@@ -35,7 +35,8 @@
  *                finishing at different times: credits held back at the
  *                only consumer come back as producers close
  *   push-slow    PUSH with one consumer sleeping 2 ms per message gets
- *                less than its 1/n share and less than every fast one
+ *                less than its 1/n share and less than half of what a
+ *                fast one gets on average
  *   dormant      PUSH producers start in STATIC's order: with the
  *                producer the bottleneck they never wake and the shares
  *                are exactly STATIC's; one slow consumer wakes them; a
@@ -477,11 +478,13 @@ static void flow_totals(const uint64_t *all, int gsize, struct sums *P,
 }
 
 /* Each consumer against the producers: BROADCAST copies, messages per
- * pair, ONE_TO_ONE pairs. Sets *slowc to what the slow consumer got and
- * *fastmin to the fewest records of another one. */
+ * pair, ONE_TO_ONE pairs. Sets *slowc to what the slow consumer got,
+ * *fastmin to the fewest records of another one and *fastsum to what
+ * the others got together. */
 static void flow_judge_consumers(const struct scen *sc, const uint64_t *all,
                                  int gsize, int nprod, const struct sums *P,
-                                 uint64_t *slowc, uint64_t *fastmin)
+                                 uint64_t *slowc, uint64_t *fastmin,
+                                 uint64_t *fastsum)
 {
   const uint64_t *r;
   int i, p, cc;
@@ -509,8 +512,11 @@ static void flow_judge_consumers(const struct scen *sc, const uint64_t *all,
     }
     if (cc == sc->slow)
       *slowc = r[F_CCOUNT];
-    else if (r[F_CCOUNT] < *fastmin)
-      *fastmin = r[F_CCOUNT];
+    else {
+      *fastsum += r[F_CCOUNT];
+      if (r[F_CCOUNT] < *fastmin)
+        *fastmin = r[F_CCOUNT];
+    }
   }
 }
 
@@ -542,20 +548,26 @@ static void flow_judge(const struct scen *sc, const uint64_t *all,
                        int gsize, int nprod, int ncons)
 {
   struct sums P = {0, 0, 0}, C = {0, 0, 0};
-  uint64_t slowc = 0, fastmin = UINT64_MAX;
+  uint64_t slowc = 0, fastmin = UINT64_MAX, fastsum = 0;
   int failed = mt_failures;
 
   flow_totals(all, gsize, &P, &C);
   MT_CHECK(P.count == (uint64_t)(nprod - (sc->zero_first ? 1 : 0))
                       * sc->nrec);
-  flow_judge_consumers(sc, all, gsize, nprod, &P, &slowc, &fastmin);
+  flow_judge_consumers(sc, all, gsize, nprod, &P, &slowc, &fastmin,
+                         &fastsum);
   if (sc->policy != RIVER_DQ_BROADCAST)
     MT_CHECK(C.count == P.count && C.sum == P.sum && C.xor == P.xor);
   if (sc->policy == RIVER_DQ_STATIC)
     flow_judge_static(all, gsize, nprod);
   if (sc->slow >= 0 && ncons > 1) {
     MT_CHECK(slowc * (uint64_t)ncons < P.count);
-    MT_CHECK(slowc < fastmin);
+    /* Less than half the fast ones' mean, not less than each: a fast
+     * rank the OS leaves without a CPU is a slow consumer to the queue
+     * (CI's sanitizer pass, 8 ranks on 2 emulated nodes beside another
+     * test: one fast consumer got 340 of 120000, the slow one 2821, the
+     * fast ones 29295 on average). */
+    MT_CHECK(2 * slowc * (uint64_t)(ncons - 1) < fastsum);
     printf("%s: slow consumer got %" PRIu64 " of %" PRIu64 " records "
            "(fewest of a fast one: %" PRIu64 ")\n", sc->name, slowc,
            P.count, fastmin);
