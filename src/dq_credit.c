@@ -662,18 +662,21 @@ static int msg_units_may_come(river_dq *q)
 /* MSG: ask producer p for a unit (a CLAIM; its REPLY is taken by
  * msg_answers), or claim at once where p is this rank. 1 and the number
  * in *unit if claimed now, 0 if not (asked, or nothing there). Before
- * it asks, enough receives are posted for every unit that may then be
- * held: the messages of all but the one in progress may sit in
- * receives, credits each (dq.c, posted_data_receives). */
+ * it asks, here too, enough receives are posted for every unit that may
+ * then be held: the messages of all but the one in progress may sit in
+ * receives, credits each (dq.c, posted_data_receives). A unit claimed
+ * here while another producer's answer is awaited is such a case: that
+ * grant's messages may fill the receives this rank's own then need
+ * (test_dq_msg_mpi, self). */
 static int msg_claim_ask(river_dq *q, int p, uint64_t *unit)
 {
   int r = q->prod_rank[p], rc;
 
-  if (r == q->rank)
-    return claim_here(q, q->cidx, unit);
   rc = river__dq_grow_recvs(q, q->credits * msg_units_may_come(q) + 1);
   if (rc != RIVER_SUCCESS)
     return rc == RIVER_ENOMEM ? RIVER_EMPI : rc;
+  if (r == q->rank)
+    return claim_here(q, q->cidx, unit);
   if (q->claim_sreq[p] != MPI_REQUEST_NULL /* the last ask was answered */
       && MPI_Wait(&q->claim_sreq[p], MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return RIVER_EMPI;

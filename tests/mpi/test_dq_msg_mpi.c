@@ -38,6 +38,17 @@
  *           (a case of this path only: on rma a claim needs nothing of
  *           the producer, so the consumer takes producer 0's open unit
  *           first and waits on it while producer 0 waits for it)
+ *   self    PULL, rank 1 both producer and consumer, driving both sides
+ *           with the try_ calls: it asks producer 0 (rank 0) for a unit
+ *           while rank 0 is outside River, so the answer is late; it
+ *           then opens a unit of its own and claims it at once, here;
+ *           rank 0 comes back, grants the claim and sends two messages
+ *           (its credits) of the unit granted. They wait in rank 1's
+ *           receives behind its own unit, whose messages need a receive
+ *           too: a claim made here must post the receives a claim asked
+ *           elsewhere does (test_dq_coop_2n's PULL group stopped for
+ *           good about once in 20 runs: both of rank 1's receives held
+ *           the late unit's messages, its own could not come in)
  *
  * In blocked and granted every record is checked against its producer,
  * number and unit (content), each producer's records come in the order
@@ -463,6 +474,138 @@ static void test_granted(MPI_Comm c, int rank)
   MPI_Comm_free(&side);
 }
 
+/* ------------------------------------------------------------- self */
+
+/* Poll try_get for s seconds: nothing may be delivered meanwhile. */
+static void poll_nothing(river_dq *q, double s)
+{
+  const void *recs;
+  size_t n;
+  int from = -1;
+  double t0 = river_wtime();
+  struct timespec ts = {0, 1000000L};
+
+  while (river_wtime() - t0 < s) {
+    MT_CHECK_RC(river_dq_try_get(q, &recs, &n, &from), RIVER_EAGAIN);
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* Rank 1's cooperative loop: the rest of its unit (record 1 on), its
+ * end and close, with try_get between, until EOS; no progress for 10 s
+ * fails the job (a hang). */
+static void self_loop(river_dq *q, struct got *g)
+{
+  uint64_t rec[8], seq = 1, len = unit_len(1, 0);
+  const void *recs;
+  size_t n;
+  int rc, from = -1, ended = 0, closed = 0, eos = 0, moved;
+  double idle = river_wtime();
+  struct timespec ts = {0, 100000L};
+
+  while (!closed || !eos) {
+    moved = 0;
+    if (seq < len) {
+      rec_fill(rec, 1, seq, 0);
+      if ((rc = river_dq_try_put(q, rec, 1)) != RIVER_EAGAIN) {
+        MT_CHECK_RC(rc, RIVER_SUCCESS);
+        seq++;
+        moved = 1;
+      }
+    } else if (!ended) {
+      if ((rc = river_dq_try_end_unit(q)) != RIVER_EAGAIN) {
+        MT_CHECK_RC(rc, RIVER_SUCCESS);
+        ended = moved = 1;
+      }
+    } else if (!closed
+               && (rc = river_dq_try_close(q)) != RIVER_EAGAIN) {
+      MT_CHECK_RC(rc, RIVER_SUCCESS);
+      closed = moved = 1;
+    }
+    if (!eos && (rc = river_dq_try_get(q, &recs, &n, &from))
+                    != RIVER_EAGAIN) {
+      if (rc == RIVER_SUCCESS)
+        got_msg(g, q, from, recs, n);
+      else
+        MT_CHECK_RC(rc, RIVER_EOS);
+      eos = rc != RIVER_SUCCESS;
+      moved = 1;
+    }
+    if (moved) {
+      idle = river_wtime();
+    } else if (river_wtime() - idle > 10.0) {
+      fprintf(stderr, "test_dq_msg_mpi self: no progress for 10 s (put "
+              "%llu of %llu records, ended %d, closed %d)\n",
+              (unsigned long long)seq, (unsigned long long)len, ended,
+              closed);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    } else {
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+static void test_self(MPI_Comm c, int rank)
+{
+  river_dq_opts o = RIVER_DQ_OPTS_INIT;
+  river_dq *q = NULL;
+  struct got g;
+  uint64_t rec[8], i;
+  int token = 0, rc;
+
+  got_init(&g);
+  MPI_Comm_dup(c, &side);
+  o.policy = RIVER_DQ_PULL;
+  o.message_size = MSG;
+  rc = river_dq_create(c, rank == 0   ? RIVER_DQ_PRODUCER
+                          : rank == 1 ? RIVER_DQ_PRODUCER | RIVER_DQ_CONSUMER
+                                      : 0,
+                       64, &o, &q);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rank == 0) {
+    /* One unit: open (announced), then outside River until released,
+     * so the consumer's claim waits; then two messages, and a word. */
+    for (i = 0; i < unit_len(0, 0); i++) {
+      rec_fill(rec, 0, i, 0);
+      if (q != NULL)
+        MT_CHECK_RC(river_dq_put(q, rec, 1), RIVER_SUCCESS);
+      if (i == 0) {
+        MPI_Send(&token, 1, MPI_INT, 1, 0, side);
+        MPI_Recv(&token, 1, MPI_INT, 1, 1, side, MPI_STATUS_IGNORE);
+      } else if (i == 2 * PER + 1) {
+        MPI_Send(&token, 1, MPI_INT, 1, 2, side);
+      }
+    }
+    if (q != NULL) {
+      MT_CHECK_RC(river_dq_end_unit(q), RIVER_SUCCESS);
+      MT_CHECK_RC(river_dq_close(q), RIVER_SUCCESS);
+    }
+  } else if (rank == 1) {
+    MPI_Recv(&token, 1, MPI_INT, 0, 0, side, MPI_STATUS_IGNORE);
+    if (q != NULL) {
+      poll_nothing(q, 0.05);  /* asks producer 0, whose answer is late */
+      rec_fill(rec, 1, 0, 0); /* opens this rank's own unit */
+      MT_CHECK_RC(river_dq_try_put(q, rec, 1), RIVER_SUCCESS);
+      poll_nothing(q, 0.05);  /* claims it, here, at once */
+    }
+    MPI_Send(&token, 1, MPI_INT, 0, 1, side);
+    MPI_Recv(&token, 1, MPI_INT, 0, 2, side, MPI_STATUS_IGNORE);
+    if (q != NULL) {
+      poll_nothing(q, 0.1);   /* producer 0's two messages come in */
+      self_loop(q, &g);
+      MT_CHECK(g.norder == 2 && g.order[0] == 1 && g.order[1] == 0);
+      for (i = 0; i < 2; i++) {
+        MT_CHECK(g.units[i] == 1 && g.open[i] < 0);
+        MT_CHECK(g.next[i] == unit_len((int)i, 0));
+      }
+      MT_CHECK(g.bad == 0);
+    }
+  }
+  if (q != NULL)
+    MT_CHECK_RC(river_dq_destroy(q), RIVER_SUCCESS);
+  MPI_Comm_free(&side);
+}
+
 /* 1 if case name is to run: every case when no argument names one. */
 static int wanted(int argc, char **argv, const char *name)
 {
@@ -511,6 +654,8 @@ int main(int argc, char **argv)
     test_blocked(c, rank);
   if (wanted(argc, argv, "granted"))
     test_granted(c, rank);
+  if (wanted(argc, argv, "self"))
+    test_self(c, rank);
   MPI_Comm_free(&c);
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == 0)
