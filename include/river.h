@@ -31,6 +31,7 @@
 #include "river/gd.h"
 #include "river/module.h"
 #include "river/flow.h"
+#include "river/progress.h"
 #include "river/valsort.h"
 
 #endif /* RIVER_H */

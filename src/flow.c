@@ -11,6 +11,7 @@
  */
 #include "flow_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,31 @@ int river_flow_origin(river_flow *f, const char *where)
     return RIVER_ENOMEM;
   free(f->origin);
   f->origin = copy;
+  return RIVER_SUCCESS;
+}
+
+int river_flow_progress(river_flow *f, const char *label,
+                        uint64_t total_records)
+{
+  size_t i, n = label != NULL ? strlen(label) : 0;
+
+  if (f == NULL || label == NULL || n == 0
+      || n >= sizeof f->progress_label) {
+    river__error("river_flow_progress: %s", f == NULL ? "f is NULL"
+                 : "label must be 1 to 40 characters");
+    return RIVER_EINVAL;
+  }
+  for (i = 0; i < n; i++)
+    if (iscntrl((unsigned char)label[i])) {
+      river__error("river_flow_progress: label has a control character");
+      return RIVER_EINVAL;
+    }
+  if (f->state == RIVER__FLOW_RUNNING || f->state == RIVER__FLOW_DONE) {
+    river__error("river_flow_progress: the flow has started");
+    return RIVER_ESTATE;
+  }
+  memcpy(f->progress_label, label, n + 1);
+  f->progress_records = total_records;
   return RIVER_SUCCESS;
 }
 

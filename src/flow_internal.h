@@ -114,6 +114,8 @@ struct river_flow {
   int nedges, edge_cap;
   int *topo;                   /* nstages stage indexes, after check */
   char *origin;                /* river_flow_origin's current value */
+  char progress_label[41];     /* river_flow_progress's, "" if not called */
+  uint64_t progress_records;   /* ... its total (0: not known) */
   river__flow_state state;
   void *run;                   /* the runtime's state */
   void (*run_free)(river_flow *f); /* frees it (set by the runtime: the

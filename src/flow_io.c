@@ -171,6 +171,7 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
     inst->st.records_in += *n;
     inst->st.bytes_in += *n * p->record_size;
     p->got = 1;
+    river__progress_tick();
   } else if (rc == RIVER_EOS) {
     p->got = 0;
     p->ended = 1;
@@ -289,6 +290,7 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
       return rc;
     in->st.records_out += m;
     in->st.bytes_out += m * o->record_size;
+    river__progress_tick();
     r += k * o->record_size;
     n -= k;
   }
@@ -340,6 +342,7 @@ int river_commit(river_ctx *ctx, int output, size_t n)
   if (rc == RIVER_SUCCESS) {
     in->st.records_out += n;
     in->st.bytes_out += n * in->out[output].record_size;
+    river__progress_tick();
   }
   return rc;
 }

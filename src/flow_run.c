@@ -220,6 +220,8 @@ static void run_free(river_flow *f, struct river__run *r)
     return;
   if (!r->finished)   /* a flow that never finished publishes nothing */
     river__run_ends(r, RIVER_ESTATE);
+  river__progress_drop(r->progress);
+  r->progress = NULL;
   for (i = 0; r->dqs != NULL && i < f->nedges; i++)
     if (r->dqs[i] != NULL)
       river_dq_destroy(r->dqs[i]);  /* collective, in edge order */
@@ -285,6 +287,45 @@ static int stage_comms(river_flow *f, struct river__run *r)
   return RIVER_SUCCESS;
 }
 
+/* ------------------------------------------------------- the progress */
+
+/* This rank's counts for the progress line: records its source
+ * instances (no input) put out and its sink instances (no output) took
+ * in, their bytes, and its work: what each instance took in, or put out
+ * where it has no input. */
+static void progress_sample(void *arg, uint64_t *cnt)
+{
+  const struct river__run *r = arg;
+  int i;
+
+  memset(cnt, 0, 5 * sizeof *cnt);
+  for (i = 0; i < r->ninst; i++) {
+    const struct river__inst *in = &r->inst[i];
+    const river__stage *s = in->ctx.stage;
+
+    if (s->ninputs == 0) {
+      cnt[0] += in->st.records_out;
+      cnt[2] += in->st.bytes_out;
+    }
+    if (s->noutputs == 0) {
+      cnt[1] += in->st.records_in;
+      cnt[3] += in->st.bytes_in;
+    }
+    cnt[4] += s->ninputs > 0 ? in->st.bytes_in : in->st.bytes_out;
+  }
+}
+
+/* Collective: the progress line, where asked (river_flow_progress) or
+ * RIVER_PROGRESS=1 says so. */
+static int progress_start(river_flow *f, struct river__run *r)
+{
+  int asked = f->progress_label[0] != '\0';
+
+  return river__progress_create(f->comm, asked ? f->progress_label : "flow",
+                                f->progress_records, 0, asked,
+                                progress_sample, r, &r->progress);
+}
+
 /* ------------------------------------------------------------ the API */
 
 int river_flow_go_async(river_flow *f)
@@ -330,6 +371,8 @@ int river_flow_go_async(river_flow *f)
   if (rc == RIVER_SUCCESS)
     rc = spawn_instances(f, r);
   rc = river__agree(f->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = progress_start(f, r);   /* collective; agreed within */
   if (rc != RIVER_SUCCESS) {
     river__flow_run_free(f);
     return rc;
@@ -342,7 +385,14 @@ int river_flow_go_async(river_flow *f)
 static int finish(river_flow *f, int local)
 {
   struct river__run *r = f->run;
-  int i;
+  int i, rc;
+
+  /* The closing line counts every record; collective. */
+  rc = r->progress != NULL ? river_progress_end(r->progress)
+                           : RIVER_SUCCESS;
+  r->progress = NULL;
+  if (rc != RIVER_SUCCESS && local == RIVER_SUCCESS)
+    local = rc;
 
   for (i = 0; i < f->nedges; i++) {
     river_dq_destroy(r->dqs[i]);

@@ -18,6 +18,7 @@
 #define RIVER_FLOW_RUN_INTERNAL_H
 
 #include "flow_internal.h"
+#include "progress_internal.h"
 #include "sched_internal.h"
 
 /* One input of an instance. */
@@ -128,6 +129,8 @@ struct river__run {
   int done;                /* every task has returned */
   int outcome;             /* agreed outcome, once finished */
   int finished;            /* queues destroyed, outcome agreed */
+  river_progress *progress; /* the progress line's (river_flow_progress),
+                              NULL before the run starts and after */
   /* Abort notices: a rank whose instance fails tells every other rank
    * along a binomial tree rooted at it (each rank forwards the notice
    * to its children in that tree, then acknowledges to its parent once

@@ -56,6 +56,8 @@ src_libriver_la_SOURCES = \
 	src/gd_alloc.c \
 	src/keys.c \
 	src/valsort.c \
+	src/progress_internal.h \
+	src/progress.c \
 	src/flow_internal.h \
 	src/module.c \
 	src/flow.c \
@@ -105,5 +107,6 @@ riverinc_HEADERS = \
 	include/river/gd.h \
 	include/river/module.h \
 	include/river/flow.h \
+	include/river/progress.h \
 	include/river/valsort.h
 nodist_riverinc_HEADERS = include/river/version.h

@@ -14,7 +14,9 @@
  *   sched_internal.h  the cooperative scheduler (src/sched.c): the tasks
  *                     a rank's module instances run as, and the yield
  *                     every wait takes in a task (river__backoff);
- *   rma.h             every RMA window of the library (src/rma.c).
+ *   rma.h             every RMA window of the library (src/rma.c);
+ *   progress_internal.h  the progress line's sampler and tick
+ *                     (src/progress.c), which the flow runtime drives.
  * A header is base when it carries no concept's types (no collection,
  * queue, flow, schema, ...), only its own and the public API's, and
  * rests only on lower layers: the OS, MPI and this file. Every other

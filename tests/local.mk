@@ -242,6 +242,7 @@ mpi_tests = \
 	tests/mpi/test_dq_bad_mpi.mpi \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_dq_msg_mpi.mpi \
+	tests/mpi/test_progress_mpi.mpi \
 	tests/mpi/test_watchdog_mpi.mpi \
 	tests/mpi/test_dq_bounds_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
@@ -302,6 +303,9 @@ tests_mpi_test_dq_coop_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_dq_msg_mpi_mpi_SOURCES = tests/mpi/test_dq_msg_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_dq_msg_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_progress_mpi_mpi_SOURCES = tests/mpi/test_progress_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_progress_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_watchdog_mpi_mpi_SOURCES = tests/mpi/test_watchdog_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_watchdog_mpi_mpi_LDADD = src/libriver.la
@@ -342,7 +346,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
 	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
-	tests/cli/test_slurm.sh
+	tests/cli/test_slurm.sh tests/cli/test_progress.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/meta_crash.river.h5 \

@@ -30,10 +30,11 @@ int cli_agree(int rc);
 int cli_bcast(void *buf, int bytes);
 
 /* Load the flow spec at path with params kv[0..nkv) (key=value), run it
- * on MPI_COMM_WORLD and print its stages' totals (river run); *seconds
- * (if not NULL) gets the run's time. */
+ * on MPI_COMM_WORLD with a progress line named label (of total records,
+ * 0 if not known: river_flow_progress) and print its stages' totals
+ * (river run); *seconds (if not NULL) gets the run's time. */
 int cli_run_flow(const char *path, const char *const *kv, int nkv,
-                 double *seconds);
+                 const char *label, uint64_t total, double *seconds);
 
 /* What `river --bind` did on this rank (RIVER_BIND_DONE or
  * RIVER_BIND_KEPT); 0 without --bind. Set by main. */

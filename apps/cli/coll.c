@@ -260,6 +260,7 @@ int cmd_gen(int argc, char **argv)
   struct args a;
   river_schema *schema = NULL;
   river_pcoll *pc = NULL;
+  river_progress *pr = NULL;
   unsigned char *buf = NULL;
   uint64_t first = 0, stride = 1, count = 0, done;
   size_t chunk = 8192, n;
@@ -280,11 +281,22 @@ int cmd_gen(int argc, char **argv)
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_split(a.opts.layout, a.records, size, rank, &first,
                            &stride, &count);
+  /* The progress line (collective; agreed within): */
+  rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_progress_create(MPI_COMM_WORLD, "gen", a.records,
+                               a.records * RIVER_GENSORT_RECORD_SIZE, &pr);
   for (done = 0; done < count && rc == RIVER_SUCCESS; done += n) {
     n = count - done < chunk ? (size_t)(count - done) : chunk;
     rc = gen_rows(&a, first + done * stride, stride, n, buf);
     if (rc == RIVER_SUCCESS)
       rc = river_pcoll_write(pc, buf, n);
+    if (rc == RIVER_SUCCESS)
+      rc = river_progress_add(pr, n, n * RIVER_GENSORT_RECORD_SIZE);
+  }
+  if (pr != NULL) {   /* every rank has one: collective */
+    int prc = river_progress_end(pr);
+    rc = rc == RIVER_SUCCESS ? prc : rc;
   }
   rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)

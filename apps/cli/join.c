@@ -150,7 +150,7 @@ int cmd_join(int argc, char **argv)
     return RIVER_EINVAL;
   for (i = 0; i < n; i++)
     params[i] = kv[i];
-  rc = cli_run_flow(spec, params, n, &seconds);
+  rc = cli_run_flow(spec, params, n, "join", 0, &seconds);
   if (rc == RIVER_SUCCESS)
     rc = info_of(&a, a.pos[2], &out);
   if (rc == RIVER_SUCCESS)

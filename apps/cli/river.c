@@ -11,8 +11,8 @@
  *   river flow check       validate a flow spec, print its plan
  *                          (apps/cli/flow.c)
  *
- * Every subcommand takes --help, and every one --timeout and --bind
- * (taken out of argv by main). Each subcommand is a function in the
+ * Every subcommand takes --help, and every one --timeout, --bind and
+ * --quiet (taken out of argv by main). Each subcommand is a function in the
  * table below; main() initialises River, binds the ranks if asked,
  * dispatches, and turns the
  * subcommand's River error code into a message and a non-zero exit on
@@ -146,8 +146,13 @@ static void usage_all(FILE *out)
                "(spread over the\n"
                "                   cores) unless the launcher bound it; "
                "river topo shows it\n"
+               "  --quiet          no progress line (shown on stderr by "
+               "rank 0 while a flow\n"
+               "                   runs: redrawn on a terminal, a line "
+               "every 5 s otherwise)\n"
                "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT, "
-               "RIVER_DISKS,\n  RIVER_TIMEOUT, RIVER_NODE_NAME\n",
+               "RIVER_DISKS,\n  RIVER_TIMEOUT, RIVER_NODE_NAME, "
+               "RIVER_PROGRESS=0|1, RIVER_PROGRESS_EVERY=SECS\n",
           RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
 }
 
@@ -362,13 +367,14 @@ static int take_timeout(int *argc, char **argv)
   return 0;
 }
 
-/* Take --bind out of argv, wherever it is: 1 if it was there. */
-static int take_bind(int *argc, char **argv)
+/* Take flag (--bind, --quiet) out of argv, wherever it is: 1 if it
+ * was there. */
+static int take_flag(int *argc, char **argv, const char *flag)
 {
   int i, k, found = 0;
 
   for (i = 1, k = 1; i <= *argc; i++) {  /* with argv's NULL */
-    if (i < *argc && strcmp(argv[i], "--bind") == 0) {
+    if (i < *argc && strcmp(argv[i], flag) == 0) {
       found = 1;
       continue;
     }
@@ -405,7 +411,13 @@ int main(int argc, char **argv)
 
   if ((rc = take_timeout(&argc, argv)) != 0)
     return rc;
-  bind = take_bind(&argc, argv);
+  bind = take_flag(&argc, argv, "--bind");
+  /* The progress line (river/progress.h): on unless --quiet, or
+   * RIVER_PROGRESS says otherwise. */
+  if (take_flag(&argc, argv, "--quiet"))
+    setenv("RIVER_PROGRESS", "0", 1);
+  else
+    setenv("RIVER_PROGRESS", "1", 0);
   rc = river_init(&argc, &argv);
   if (rc != RIVER_SUCCESS) {
     fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));

@@ -91,11 +91,11 @@ int cmd_run(int argc, char **argv)
     }
   }
   return cli_run_flow(argv[1], (const char *const *)argv + 2, argc - 2,
-                      NULL);
+                      "run", 0, NULL);
 }
 
 int cli_run_flow(const char *path, const char *const *kv, int nkv,
-                 double *seconds)
+                 const char *label, uint64_t total, double *seconds)
 {
   river_flow *f = NULL;
   double t0, t;
@@ -105,6 +105,8 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
     river_log_set_handler(quiet, NULL);
   rc = river_flow_load(MPI_COMM_WORLD, path, kv, nkv, &f);
   river_log_set_handler(NULL, NULL);
+  if (rc == RIVER_SUCCESS)
+    rc = river_flow_progress(f, label, total);
   rc = cli_agree(rc);
   t0 = river_wtime();
   if (rc == RIVER_SUCCESS)

@@ -227,7 +227,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   snprintf(kv[n++], 4200, "block_size=%llu", (unsigned long long)block);
   for (i = 0; i < n; i++)
     params[i] = kv[i];
-  rc = cli_run_flow(spec, params, n, &t1);
+  rc = cli_run_flow(spec, params, n, "sort, pass 1", in->nrecords, &t1);
   snprintf(mkv[m++], sizeof mkv[0], "in=%s", runs);
   snprintf(mkv[m++], sizeof mkv[0], "memory=%llu", (unsigned long long)mem);
   snprintf(mkv[m++], sizeof mkv[0], "mirror=%d",
@@ -242,7 +242,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   for (i = 0; i < m; i++)
     params[i] = mkv[i];
   if (rc == RIVER_SUCCESS)
-    rc = cli_run_flow(merge, params, m, &t2);
+    rc = cli_run_flow(merge, params, m, "sort, pass 2", in->nrecords, &t2);
   {   /* the runs go, whatever happened (every node's: collective) */
     int r = river_pcoll_remove_all(MPI_COMM_WORLD, runs, &a->opts);
     if (cli_rank() != 0) {
@@ -373,7 +373,7 @@ int cmd_sort(int argc, char **argv)
     snprintf(kv[n++], sizeof kv[0], "memory=%llu", (unsigned long long)mem);
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)
     params[i] = kv[i];
-  rc = cli_run_flow(spec, params, n, &seconds);
+  rc = cli_run_flow(spec, params, n, "sort", in.nrecords, &seconds);
   if (rc == RIVER_SUCCESS)
     report(&a, &in, seconds, disk, cpu);
   return rc;

@@ -166,6 +166,16 @@ RIVER_API int river_flow_check(river_flow *f);
  * everywhere or the same error everywhere. A flow runs once. */
 RIVER_API int river_flow_go(river_flow *f);
 
+/* Show a progress line (river/progress.h) on rank 0 while the flow
+ * runs, named label (1 to 40 characters): records its sources have
+ * read and its sinks taken in, of total_records each (0: not known:
+ * no percentage or ETA), rates, elapsed time, and the slowest and
+ * fastest rank. RIVER_PROGRESS=0 hides it; RIVER_PROGRESS=1 shows it
+ * for every flow, as "flow", without this call. Before the run, with
+ * the same arguments on every rank. */
+RIVER_API int river_flow_progress(river_flow *f, const char *label,
+                                  uint64_t total_records);
+
 /* Start the flow (collective) and return at once; river_flow_test
  * advances it without waiting (*done 1 when finished, then its outcome
  * is returned), river_flow_wait runs it to the end. Between them the

@@ -1,0 +1,514 @@
+/*
+ * progress.c - the progress line (river/progress.h).
+ *
+ * Rounds. Each rank starts round k (two MPI_Ireduce to rank 0 on the
+ * progress's own communicator: the sums of records, bytes and work
+ * done; the fastest and slowest rank's rate as one MAXLOC over
+ * {rate, rank} and {-rate, rank}) once round k - 1 has completed here
+ * and a round's interval has passed since it started that one. So every
+ * rank starts the same rounds in the same order, each when it can, and
+ * none waits: a busy rank's round starts when it next calls in, and
+ * rank 0 shows a round when every rank has joined it. Calls come from
+ * river_progress_add and _poll, from every River wait (a backoff hook)
+ * and, in a flow, from every get and put (river__progress_tick).
+ *
+ * End. The ranks may have started different numbers of rounds: they
+ * agree on the largest (an MPI_Allreduce on a second communicator, as
+ * the rounds' own cannot take a collective out of their order), start
+ * the rounds they have not, complete them, and reduce their totals
+ * once more for the closing line.
+ *
+ * A rank's rate is its work (bytes; a flow counts what each instance
+ * took in, or put out where it has no input) over a round's interval,
+ * and over the whole run for the closing line.
+ */
+#include "river_internal.h"
+#include "progress_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LABEL_MAX 40
+#define EVERY_LOG 5.0       /* seconds between lines in a log */
+#define EVERY_TTY 0.5       /* ... on a terminal (redrawn) */
+#define ROUND_MAX 1.0       /* at most this between rounds */
+
+/* The sums a round reduces: records read (a flow's sources) and done
+ * (its sinks; one count elsewhere), their bytes, and the work. */
+enum { S_RIN, S_ROUT, S_BIN, S_BOUT, S_WORK, S_N };
+
+struct dint {
+  double v;
+  int r;
+};
+
+struct river_progress {
+  MPI_Comm comm;            /* the rounds; MPI_COMM_NULL when off */
+  MPI_Comm ctl;             /* end's agreement */
+  int rank, on, tty, two;
+  char label[LABEL_MAX + 1];
+  uint64_t total_records, total_bytes;
+  uint64_t cnt[S_N];        /* this rank's, so far */
+  river__progress_sample_fn sample;
+  void *sample_arg;
+  double t0, every, round_s, next_round;
+  double last_t;            /* this rank's last round started */
+  uint64_t last_work;
+  uint64_t rounds;          /* started here */
+  int inflight;
+  MPI_Request req[2];
+  uint64_t sum_in[S_N], sum_out[S_N];
+  struct dint mm_in[2], mm_out[2];
+  /* rank 0: the last round seen and lines shown */
+  double last_line;
+  int lines;
+  struct river__hook hook;
+  river_progress *next;     /* the active ones (river__progress_tick) */
+};
+
+static river_progress *active;
+static double next_due = 1e300;   /* the soonest round of any active */
+
+static void due_update(void)
+{
+  river_progress *p;
+
+  next_due = 1e300;
+  for (p = active; p != NULL; p = p->next)
+    if (p->next_round < next_due)
+      next_due = p->next_round;
+}
+
+/* "h:mm:ss" or "m:ss". */
+static void clock_text(double s, char *buf, size_t len)
+{
+  long t = s > 0 ? (long)(s + 0.5) : 0;
+
+  if (t >= 3600)
+    snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* Rank 0's line from reduced sums (S_*) and the slowest and fastest
+ * rank (mm[0] the fastest, mm[1] the slowest, negated); final: the
+ * closing line. A flow's (two) counts what its sources read and what
+ * its sinks took in. */
+static void show(river_progress *p, const uint64_t *sum,
+                 const struct dint *mm, double now, int final)
+{
+  char line[512], el[32], eta[32];
+  double t = now - p->t0, mbin = (double)sum[S_BIN] / 1e6,
+         mbout = (double)sum[S_BOUT] / 1e6, f = 0.0;
+  size_t n = 0, len = sizeof line;
+  int size = 1;
+
+  MPI_Comm_size(p->comm, &size);
+  clock_text(t, el, sizeof el);
+  if (p->total_records > 0)
+    f = p->two ? (double)(sum[S_RIN] + sum[S_ROUT])
+                     / (2.0 * (double)p->total_records)
+               : (double)sum[S_ROUT] / (double)p->total_records;
+  if (final && p->two)
+    n += (size_t)snprintf(line + n, len - n, "%s: done: read %llu records "
+                          "(%.1f MB), wrote %llu (%.1f MB) in %s",
+                          p->label, (unsigned long long)sum[S_RIN], mbin,
+                          (unsigned long long)sum[S_ROUT], mbout, el);
+  else if (final)
+    n += (size_t)snprintf(line + n, len - n, "%s: done: %llu records, "
+                          "%.1f MB in %s (%.1f MB/s)", p->label,
+                          (unsigned long long)sum[S_ROUT], mbout, el,
+                          t > 0 ? mbout / t : 0.0);
+  else if (p->two)
+    n += (size_t)snprintf(line + n, len - n, "%s: read %llu, wrote %llu "
+                          "records", p->label,
+                          (unsigned long long)sum[S_RIN],
+                          (unsigned long long)sum[S_ROUT]);
+  else
+    n += (size_t)snprintf(line + n, len - n, "%s: %llu%s", p->label,
+                          (unsigned long long)sum[S_ROUT],
+                          p->total_records > 0 ? "" : " records");
+  if (!final && n < len && p->total_records > 0)
+    n += (size_t)snprintf(line + n, len - n, " of %llu%s (%.1f%%)",
+                          (unsigned long long)p->total_records,
+                          p->two ? "" : " records", 100.0 * f);
+  if (!final && n < len && p->two)
+    n += (size_t)snprintf(line + n, len - n, ", %.1f MB/s in, %.1f MB/s "
+                          "out", t > 0 ? mbin / t : 0.0,
+                          t > 0 ? mbout / t : 0.0);
+  else if (!final && n < len && p->total_bytes > 0)
+    n += (size_t)snprintf(line + n, len - n, ", %.1f of %.1f MB, %.1f MB/s",
+                          mbout, (double)p->total_bytes / 1e6,
+                          t > 0 ? mbout / t : 0.0);
+  else if (!final && n < len)
+    n += (size_t)snprintf(line + n, len - n, ", %.1f MB, %.1f MB/s", mbout,
+                          t > 0 ? mbout / t : 0.0);
+  if (!final && n < len)
+    n += (size_t)snprintf(line + n, len - n, ", %s", el);
+  if (!final && n < len && f > 0.0 && f < 1.0) {
+    clock_text(t * (1.0 - f) / f, eta, sizeof eta);
+    n += (size_t)snprintf(line + n, len - n, ", ETA %s", eta);
+  }
+  if (size > 1 && n < len)
+    n += (size_t)snprintf(line + n, len - n, "; slowest rank %d (%.1f "
+                          "MB/s), fastest rank %d (%.1f MB/s)", mm[1].r,
+                          -mm[1].v / 1e6, mm[0].r, mm[0].v / 1e6);
+  if (p->tty)
+    fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
+  else
+    fprintf(stderr, "%s\n", line);
+  fflush(stderr);
+  p->lines++;
+  p->last_line = now;
+}
+
+/* This rank's counts, fresh from the sampler where there is one. */
+static void sample(river_progress *p)
+{
+  if (p->sample != NULL)
+    p->sample(p->sample_arg, p->cnt);
+}
+
+/* Start the next round with this rank's counts now. */
+static int round_start(river_progress *p, double now)
+{
+  double dt = now - p->last_t, rate;
+
+  sample(p);
+  rate = dt > 0 ? (double)(p->cnt[S_WORK] - p->last_work) / dt : 0.0;
+  p->last_t = now;
+  p->last_work = p->cnt[S_WORK];
+  memcpy(p->sum_in, p->cnt, sizeof p->sum_in);
+  p->mm_in[0].v = rate;
+  p->mm_in[1].v = -rate;
+  p->mm_in[0].r = p->mm_in[1].r = p->rank;
+  if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
+    return RIVER_ETIMEDOUT;
+  if (MPI_Ireduce(p->sum_in, p->sum_out, S_N, MPI_UINT64_T, MPI_SUM, 0,
+                  p->comm, &p->req[0]) != MPI_SUCCESS
+      || MPI_Ireduce(p->mm_in, p->mm_out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
+                     p->comm, &p->req[1]) != MPI_SUCCESS)
+    return RIVER_EMPI;
+  p->inflight = 1;
+  p->rounds++;
+  p->next_round = now + p->round_s;
+  return RIVER_SUCCESS;
+}
+
+/* Rank 0 took in a round: show it when a line is due. */
+static void round_done(river_progress *p, double now)
+{
+  if (p->rank == 0 && now - p->last_line >= p->every
+      && now - p->t0 >= p->every)
+    show(p, p->sum_out, p->mm_out, now, 0);
+}
+
+/* One step: take in the round in flight, or start the next if due. */
+static int step(river_progress *p)
+{
+  double now;
+  int done = 0;
+
+  if (p == NULL || !p->on)
+    return RIVER_SUCCESS;
+  now = river_wtime();
+  if (p->inflight) {
+    if (MPI_Testall(2, p->req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+      return RIVER_EMPI;
+    if (!done)
+      return RIVER_SUCCESS;
+    p->inflight = 0;
+    round_done(p, now);
+  }
+  if (now < p->next_round)
+    return RIVER_SUCCESS;
+  return round_start(p, now);
+}
+
+static void hook_fn(void *arg)
+{
+  river_progress *p = arg;
+
+  step(p);
+  due_update();
+}
+
+void river__progress_tick(void)
+{
+  river_progress *p;
+
+  if (active == NULL || river_wtime() < next_due)
+    return;
+  for (p = active; p != NULL; p = p->next)
+    step(p);
+  due_update();
+}
+
+/* RIVER_PROGRESS: 1 on, 0 off, dflt unset; -1 if bad (said where
+ * say: rank 0, so once). */
+static int wanted(int dflt, int say)
+{
+  const char *v = getenv("RIVER_PROGRESS");
+
+  if (v == NULL || *v == '\0')
+    return dflt;
+  if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes"))
+    return 1;
+  if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no"))
+    return 0;
+  if (say)
+    river__error("RIVER_PROGRESS=%s: expected 1, on, yes, 0, off or no",
+                 v);
+  return -1;
+}
+
+/* RIVER_PROGRESS_EVERY: seconds between lines in a log, or the
+ * default; -1 if bad (said where say). */
+static double every_log(int say)
+{
+  const char *v = getenv("RIVER_PROGRESS_EVERY");
+  char *end = NULL;
+  double s;
+
+  if (v == NULL || *v == '\0')
+    return EVERY_LOG;
+  s = strtod(v, &end);
+  if (end == v || *end != '\0' || !(s >= 0.01 && s <= 86400.0)) {
+    if (say)
+      river__error("RIVER_PROGRESS_EVERY=%s: expected seconds, 0.01 to "
+                   "86400", v);
+    return -1.0;
+  }
+  return s;
+}
+
+/* Whether rank 0's stderr is a terminal: RIVER_PROGRESS_TTY 1 or 0
+ * where set (a launcher's stderr may be one while a rank's is a pipe to
+ * it: scripts/river-mpirun sets it), else isatty. */
+static int on_terminal(void)
+{
+  const char *v = getenv("RIVER_PROGRESS_TTY");
+
+  if (v != NULL && strcmp(v, "1") == 0)
+    return 1;
+  if (v != NULL && strcmp(v, "0") == 0)
+    return 0;
+  return isatty(STDERR_FILENO);
+}
+
+static int label_ok(const char *label)
+{
+  size_t i, n = strlen(label);
+
+  if (n == 0 || n > LABEL_MAX)
+    return 0;
+  for (i = 0; i < n; i++)
+    if (iscntrl((unsigned char)label[i]))
+      return 0;
+  return 1;
+}
+
+int river__progress_create(MPI_Comm comm, const char *label,
+                           uint64_t total_records, uint64_t total_bytes,
+                           int dflt, river__progress_sample_fn fn,
+                           void *arg, river_progress **out)
+{
+  river_progress *p;
+  double cfg[3];    /* rank 0's: on, every, tty */
+  int rc = RIVER_SUCCESS, on, rank;
+  double every;
+
+  if (out == NULL || label == NULL || !label_ok(label)) {
+    river__error("river_progress_create: %s", out == NULL ? "out is NULL"
+                 : "label must be 1 to 40 characters, none a control "
+                   "character");
+    rc = RIVER_EINVAL;
+  }
+  if (rc == RIVER_SUCCESS && out != NULL)
+    *out = NULL;
+  if (comm == MPI_COMM_NULL) {
+    river__error("river_progress_create: comm is MPI_COMM_NULL");
+    return RIVER_EINVAL;
+  }
+  p = rc == RIVER_SUCCESS ? calloc(1, sizeof *p) : NULL;
+  if (rc == RIVER_SUCCESS && p == NULL)
+    rc = RIVER_ENOMEM;
+  MPI_Comm_rank(comm, &rank);
+  on = wanted(dflt, rank == 0);
+  every = every_log(rank == 0);
+  if (on < 0 || every < 0)
+    rc = RIVER_EINVAL;
+  cfg[0] = on;
+  cfg[1] = every;
+  cfg[2] = rank == 0 && on_terminal();
+  if (p != NULL)
+    p->rank = rank;
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__bcast(cfg, 3, MPI_DOUBLE, 0, comm);
+  if (rc != RIVER_SUCCESS) {
+    free(p);
+    return rc;
+  }
+  p->comm = p->ctl = MPI_COMM_NULL;
+  p->on = cfg[0] > 0.5;
+  p->tty = cfg[2] > 0.5;
+  p->every = p->tty ? EVERY_TTY : cfg[1];
+  p->round_s = p->every < ROUND_MAX ? p->every : ROUND_MAX;
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->total_records = total_records;
+  p->total_bytes = total_bytes;
+  p->sample = fn;
+  p->two = fn != NULL;
+  p->sample_arg = arg;
+  p->t0 = p->last_t = river_wtime();
+  p->next_round = p->t0 + p->round_s;
+  p->req[0] = p->req[1] = MPI_REQUEST_NULL;
+  if (p->on) {
+    rc = river__comm_dup(comm, &p->comm);
+    if (rc == RIVER_SUCCESS)
+      rc = river__comm_dup(comm, &p->ctl);
+    rc = river__agree(comm, rc);
+    if (rc != RIVER_SUCCESS) {
+      if (p->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->comm);
+      if (p->ctl != MPI_COMM_NULL)
+        MPI_Comm_free(&p->ctl);
+      free(p);
+      return rc;
+    }
+    p->hook.fn = hook_fn;
+    p->hook.arg = p;
+    river__backoff_hook_add(&p->hook);
+    p->next = active;
+    active = p;
+    due_update();
+  }
+  *out = p;
+  return RIVER_SUCCESS;
+}
+
+int river_progress_create(MPI_Comm comm, const char *label,
+                          uint64_t total_records, uint64_t total_bytes,
+                          river_progress **out)
+{
+  return river__progress_create(comm, label, total_records, total_bytes, 1,
+                                NULL, NULL, out);
+}
+
+int river_progress_add(river_progress *p, uint64_t records, uint64_t bytes)
+{
+  if (p == NULL || p->sample != NULL)
+    return RIVER_EINVAL;
+  p->cnt[S_RIN] += records;
+  p->cnt[S_ROUT] += records;
+  p->cnt[S_BIN] += bytes;
+  p->cnt[S_BOUT] += bytes;
+  p->cnt[S_WORK] += bytes;
+  if (p->on && river_wtime() >= p->next_round)
+    return step(p);
+  return p->on && p->inflight ? step(p) : RIVER_SUCCESS;
+}
+
+int river_progress_poll(river_progress *p)
+{
+  if (p == NULL)
+    return RIVER_EINVAL;
+  return step(p);
+}
+
+int river_progress_on(const river_progress *p, int *on)
+{
+  if (p == NULL || on == NULL)
+    return RIVER_EINVAL;
+  *on = p->on;
+  return RIVER_SUCCESS;
+}
+
+static void unlink_active(river_progress *p)
+{
+  river_progress **pp;
+
+  for (pp = &active; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  due_update();
+}
+
+/* End's rounds and closing reduction (p on). */
+static int finish(river_progress *p)
+{
+  uint64_t most = 0, sum[S_N];
+  struct dint mm[2];
+  double now, t;
+  int rc = RIVER_SUCCESS;
+
+  sample(p);
+  if ((rc = river__allreduce(&p->rounds, &most, 1, MPI_UINT64_T, MPI_MAX,
+                             p->ctl)) != RIVER_SUCCESS)
+    return rc;
+  for (;;) {
+    if (p->inflight) {
+      if ((rc = river_waitall(2, p->req)) != RIVER_SUCCESS)
+        return rc;
+      p->inflight = 0;
+    }
+    if (p->rounds >= most)
+      break;
+    if ((rc = round_start(p, river_wtime())) != RIVER_SUCCESS)
+      return rc;
+  }
+  now = river_wtime();
+  t = now - p->t0;
+  memcpy(sum, p->cnt, sizeof sum);
+  mm[0].v = t > 0 ? (double)p->cnt[S_WORK] / t : 0.0;
+  mm[1].v = -mm[0].v;
+  mm[0].r = mm[1].r = p->rank;
+  if ((rc = river__allreduce(MPI_IN_PLACE, sum, S_N, MPI_UINT64_T, MPI_SUM,
+                             p->ctl)) != RIVER_SUCCESS
+      || (rc = river__allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE_INT,
+                                MPI_MAXLOC, p->ctl)) != RIVER_SUCCESS)
+    return rc;
+  if (p->rank == 0 && p->lines > 0)
+    show(p, sum, mm, now, 1);
+  return RIVER_SUCCESS;
+}
+
+int river_progress_end(river_progress *p)
+{
+  int rc = RIVER_SUCCESS;
+
+  if (p == NULL)
+    return RIVER_EINVAL;
+  if (p->on) {
+    river__backoff_hook_remove(&p->hook);
+    unlink_active(p);
+    rc = finish(p);
+    if (rc == RIVER_ETIMEDOUT)
+      return rc;  /* rounds may still land in p: it stays */
+    MPI_Comm_free(&p->comm);
+    MPI_Comm_free(&p->ctl);
+  }
+  free(p);
+  return rc;
+}
+
+void river__progress_drop(river_progress *p)
+{
+  if (p == NULL)
+    return;
+  if (p->on) {
+    river__backoff_hook_remove(&p->hook);
+    unlink_active(p);
+    if (p->inflight)
+      return;   /* a round may still land in it: it stays */
+    MPI_Comm_free(&p->comm);
+    MPI_Comm_free(&p->ctl);
+  }
+  free(p);
+}

@@ -1,0 +1,101 @@
+#!/bin/bash
+# test_progress.sh - the progress line (river/progress.h) of the river
+# command, on 2 ranks (rank 0's stderr; RIVER_PROGRESS_EVERY=0.2 so that
+# a run of about 2 s, with emulated disks, shows several lines):
+#  - through a pipe: plain lines, no carriage return, one per round at
+#    most (never the same line from two ranks); the counts read and
+#    written never fall and never pass the total, at most one line per
+#    interval (rank 0's only); a closing line with
+#    every record read and written, once; slowest and fastest rank named;
+#    the sorted output still validates;
+#  - through a terminal (script): the line redrawn in place (a carriage
+#    return and an erase to the line's end), the closing line ending it
+#    (the ranks' stderr is a pipe: river-mpirun tells them its own is a
+#    terminal, RIVER_PROGRESS_TTY);
+#  - river run: the line named run, with no total; river gen: one count,
+#    of its records and MB;
+#  - --quiet, RIVER_PROGRESS=0, and a run shorter than one line: no line;
+#  - RIVER_PROGRESS=maybe and RIVER_PROGRESS_EVERY=-1: an error naming
+#    the variable, said once, and the run fails on every rank.
+set -u
+. "${top_srcdir:-.}/tests/cli/clitest.sh"
+export RIVER_PROGRESS=1
+N=40000
+emul="--disk-rate 2M"
+r 2 gen --records $N g >/dev/null || fail "gen"
+
+# lines FILE: the periodic progress lines of river sort in FILE.
+lines() { grep -E '^sort: read [0-9]+, wrote [0-9]+ records of '$N "$1"; }
+
+# --- through a pipe
+RIVER_PROGRESS_EVERY=0.2 r 2 sort $emul g s1 >"$tmp/out" 2>"$tmp/err" \
+  || fail "sort with progress"
+n=$(lines "$tmp/err" | wc -l)
+[ "$n" -ge 3 ] || { fail "only $n progress lines through a pipe"; cat "$tmp/err"; }
+grep -q $'\r' "$tmp/err" && fail "a carriage return through a pipe"
+lines "$tmp/err" | awk -v n=$N '
+  { sub(/,$/, "", $3); r = $3 + 0; w = $5 + 0
+    if (r < lr || w < lw || r > n || w > n) bad = 1; lr = r; lw = w }
+  END { exit bad }' || { fail "progress counts fell or passed $N"; lines "$tmp/err"; }
+# At most a line per 0.2 s (not one from each rank): the run's time from
+# its "done in" line.
+awk -v n="$n" '/^run: .* done in/ { t = $(NF - 4) }
+               END { exit !(n <= t / 0.2 + 2) }' "$tmp/out" \
+  || { fail "$n progress lines: more than one per 0.2 s"; cat "$tmp/out"; }
+lines "$tmp/err" | grep -Eq 'ETA [0-9]+:[0-9]+; slowest rank [01] \([0-9.]+ MB/s\), fastest rank [01] \(' \
+  || { fail "no ETA or slowest and fastest rank"; lines "$tmp/err" | head -n 2; }
+[ "$(grep -c "^sort: done: read $N records (4.0 MB), wrote $N (4.0 MB) in [0-9]*:[0-9]*; slowest rank" "$tmp/err")" -eq 1 ] \
+  || { fail "no closing line with every record, once"; tail -n 3 "$tmp/err"; }
+r 2 valsort s1 --input g >"$tmp/out" 2>&1 || { fail "valsort"; cat "$tmp/out"; }
+
+# --- through a terminal
+if RIVER_PROGRESS_EVERY=0.2 script -qefc \
+     "'$run' -n 2 '$river' sort $emul g s2" /dev/null >"$tmp/tty" 2>&1; then
+  grep -q $'\r''sort: read [0-9]*, wrote [0-9]* records of '$N'.*'$'\e''\[K' "$tmp/tty" \
+    || { fail "no line redrawn on a terminal"; head -c 400 "$tmp/tty" | od -c | head; }
+  grep -q $'\r''sort: done: read '$N' records.*slowest rank.*'$'\r''\?$' "$tmp/tty" \
+    || { fail "no closing line on a terminal"; tail -c 300 "$tmp/tty" | od -c | tail; }
+else
+  fail "sort on a terminal"; tail -n 5 "$tmp/tty"
+fi
+
+# --- river run: no total
+RIVER_PROGRESS_EVERY=0.2 r 2 run "${top_srcdir:-.}/flows/sort.yaml" in=g out=s3 \
+  disk_rate=2000000 >"$tmp/out" 2>"$tmp/err" || fail "run with progress"
+grep -Eq '^run: read [0-9]+, wrote [0-9]+ records, [0-9.]+ MB/s in' "$tmp/err" \
+  || { fail "no progress line from river run"; cat "$tmp/err"; }
+grep -q ' of [0-9]* (' "$tmp/err" && fail "river run's line gives a total"
+grep -q "^run: done: read $N records" "$tmp/err" || fail "river run: no closing line"
+
+# --- river gen: one count, of a total in records and MB
+RIVER_PROGRESS_EVERY=0.05 r 2 gen --records 1M big >"$tmp/out" 2>"$tmp/err" \
+  || fail "gen with progress"
+if grep -q '^gen: [0-9]* of 1048576 records (' "$tmp/err"; then
+  grep -Eq '^gen: [0-9]+ of 1048576 records \([0-9.]+%\), [0-9.]+ of 104\.9 MB, [0-9.]+ MB/s, [0-9]+:[0-9]+' "$tmp/err" \
+    || { fail "gen's line"; head -n 2 "$tmp/err"; }
+  [ "$(grep -c '^gen: done: 1048576 records, 104.9 MB in ' "$tmp/err")" -eq 1 ] \
+    || { fail "gen: no closing line, once"; tail -n 2 "$tmp/err"; }
+elif grep -q '^gen: done' "$tmp/err"; then
+  fail "gen: a closing line without a line before it"
+fi   # (a gen faster than 0.05 s shows none: not a failure)
+
+# --- no line
+RIVER_PROGRESS_EVERY=0.2 r 2 sort --quiet $emul g s4 >"$tmp/out" 2>"$tmp/err" \
+  || fail "sort --quiet"
+grep -q '^sort: \(read\|done\)' "$tmp/err" && fail "a progress line with --quiet"
+RIVER_PROGRESS=0 RIVER_PROGRESS_EVERY=0.2 r 2 sort $emul g s5 >"$tmp/out" \
+  2>"$tmp/err" || fail "sort with RIVER_PROGRESS=0"
+grep -q '^sort: \(read\|done\)' "$tmp/err" && fail "a progress line with RIVER_PROGRESS=0"
+r 2 sort g s6 >"$tmp/out" 2>"$tmp/err" || fail "a quick sort"
+grep -q '^sort: \(read\|done\)' "$tmp/err" \
+  && fail "a progress line from a run shorter than one line's interval"
+
+# --- bad settings
+RIVER_PROGRESS=maybe expect_fail 2 'RIVER_PROGRESS=maybe: expected 1, on' sort g s7
+[ "$(grep -c 'RIVER_PROGRESS=maybe' "$tmp/err")" -eq 1 ] \
+  || { fail "RIVER_PROGRESS=maybe not said once"; cat "$tmp/err"; }
+RIVER_PROGRESS_EVERY=-1 expect_fail 2 'RIVER_PROGRESS_EVERY=-1: expected seconds' sort g s8
+r 2 ls >"$tmp/out" 2>&1
+grep -Eq '^s(7|8) ' "$tmp/out" && fail "a failed run left its output"
+
+clitest_end test_progress
