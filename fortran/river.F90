@@ -371,6 +371,7 @@ module river
   public :: river_flow_create, river_flow_origin, river_flow_place
   public :: river_flow_arg, river_flow_attach, river_flow_check
   public :: river_flow_go, river_flow_go_async, river_flow_test
+  public :: river_flow_progress
   public :: river_flow_wait, river_flow_stage_stats, river_flow_nstages
   public :: river_flow_stage, river_flow_dot, river_flow_load
   public :: river_flow_destroy

@@ -74,6 +74,14 @@ submodule (river) river_flow_impl
       type(c_ptr), value :: f
       integer(c_int) :: river_flow_check_c
     end function river_flow_check_c
+    function river_flow_progress_c(f, label, total) &
+        bind(C, name='river_flow_progress')
+      import :: c_char, c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f
+      character(kind=c_char), intent(in) :: label(*)
+      integer(c_int64_t), value :: total
+      integer(c_int) :: river_flow_progress_c
+    end function river_flow_progress_c
     function river_flow_go_c(f) bind(C, name='river_flow_go')
       import :: c_int, c_ptr
       type(c_ptr), value :: f
@@ -207,6 +215,12 @@ contains
   module procedure river_flow_check
     call river_check(river_flow_check_c(flow%ptr), 'river_flow_check', ierr)
   end procedure river_flow_check
+
+  module procedure river_flow_progress
+    call river_check(river_flow_progress_c(flow%ptr, c_str(label), &
+                                           total_records), &
+                     'river_flow_progress', ierr)
+  end procedure river_flow_progress
 
   module procedure river_flow_go
     call river_check(river_flow_go_c(flow%ptr), 'river_flow_go', ierr)

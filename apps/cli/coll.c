@@ -238,6 +238,29 @@ static int finish_write(river_pcoll *pc, int rc)
   return river_pcoll_commit(pc);
 }
 
+/* The progress line of a write of total records of rs bytes each
+ * (collective: rc is agreed first; river/progress.h): NULL where it
+ * failed, with *rc set. */
+static river_progress *progress_begin(const char *label, uint64_t total,
+                                      size_t rs, int *rc)
+{
+  river_progress *pr = NULL;
+
+  *rc = cli_agree(*rc);
+  if (*rc == RIVER_SUCCESS)
+    *rc = river_progress_create(MPI_COMM_WORLD, label, total, total * rs,
+                                &pr);
+  return pr;
+}
+
+/* End pr (collective; every rank has one, or none has) into rc. */
+static int progress_finish(river_progress *pr, int rc)
+{
+  int prc = pr != NULL ? river_progress_end(pr) : RIVER_SUCCESS;
+
+  return rc == RIVER_SUCCESS ? prc : rc;
+}
+
 /* ------------------------------------------------------------------ gen */
 
 /* Rows first, first + stride, ... (n of them) of a's generator into buf. */
@@ -281,11 +304,7 @@ int cmd_gen(int argc, char **argv)
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_split(a.opts.layout, a.records, size, rank, &first,
                            &stride, &count);
-  /* The progress line (collective; agreed within): */
-  rc = cli_agree(rc);
-  if (rc == RIVER_SUCCESS)
-    rc = river_progress_create(MPI_COMM_WORLD, "gen", a.records,
-                               a.records * RIVER_GENSORT_RECORD_SIZE, &pr);
+  pr = progress_begin("gen", a.records, RIVER_GENSORT_RECORD_SIZE, &rc);
   for (done = 0; done < count && rc == RIVER_SUCCESS; done += n) {
     n = count - done < chunk ? (size_t)(count - done) : chunk;
     rc = gen_rows(&a, first + done * stride, stride, n, buf);
@@ -294,10 +313,7 @@ int cmd_gen(int argc, char **argv)
     if (rc == RIVER_SUCCESS)
       rc = river_progress_add(pr, n, n * RIVER_GENSORT_RECORD_SIZE);
   }
-  if (pr != NULL) {   /* every rank has one: collective */
-    int prc = river_progress_end(pr);
-    rc = rc == RIVER_SUCCESS ? prc : rc;
-  }
+  rc = progress_finish(pr, rc);
   rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("gen: %s: %llu records on %d partitions%s\n", a.pos[0],
@@ -335,7 +351,8 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 /* Read count records starting at record `first` of fd into pc, in chunks;
  * stride > 1 takes every stride-th record (interleaved layouts). */
 static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
-                         uint64_t count, uint64_t stride, river_pcoll *pc)
+                         uint64_t count, uint64_t stride, river_pcoll *pc,
+                         river_progress *pr)
 {
   size_t chunk = ((size_t)8 << 20) / rs + 1, n, i;
   unsigned char *buf = malloc(chunk * rs);
@@ -361,6 +378,8 @@ static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
     for (i = 1; i < span; i++)
       memmove(buf + i * rs, buf + i * stride * rs, rs);
     rc = river_pcoll_write(pc, buf, (size_t)span);
+    if (rc == RIVER_SUCCESS)
+      rc = river_progress_add(pr, span, span * rs);
     done += span;
   }
   free(buf);
@@ -571,6 +590,7 @@ int cmd_copy_in(int argc, char **argv)
   struct copy_in ci;
   river_schema *schema = NULL;
   river_pcoll *pc = NULL;
+  river_progress *pr = NULL;
   uint64_t nrec, first = 0, stride = 1, count = 0;
   int rank = cli_rank(), size = cli_size(), stream = 0, rc;
 
@@ -600,8 +620,10 @@ int cmd_copy_in(int argc, char **argv)
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_split(a.opts.layout, nrec, size, rank, &first, &stride,
                            &count);
+  pr = progress_begin("copy-in", nrec, ci.rs, &rc);
   if (rc == RIVER_SUCCESS)
-    rc = copy_in_range(ci.fd, a.pos[0], ci.rs, first, count, stride, pc);
+    rc = copy_in_range(ci.fd, a.pos[0], ci.rs, first, count, stride, pc, pr);
+  rc = progress_finish(pr, rc);
   rc = finish_write(pc, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("copy-in: %s -> %s: %llu records of %zu bytes on %d partitions\n",

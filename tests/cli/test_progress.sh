@@ -12,8 +12,8 @@
 #    return and an erase to the line's end), the closing line ending it
 #    (the ranks' stderr is a pipe: river-mpirun tells them its own is a
 #    terminal, RIVER_PROGRESS_TTY);
-#  - river run: the line named run, with no total; river gen: one count,
-#    of its records and MB;
+#  - river run: the line named run, with no total; river gen and
+#    copy-in: one count, of their records and MB;
 #  - --quiet, RIVER_PROGRESS=0, and a run shorter than one line: no line;
 #  - RIVER_PROGRESS=maybe and RIVER_PROGRESS_EVERY=-1: an error naming
 #    the variable, said once, and the run fails on every rank.
@@ -67,17 +67,30 @@ grep -Eq '^run: read [0-9]+, wrote [0-9]+ records, [0-9.]+ MB/s in' "$tmp/err" \
 grep -q ' of [0-9]* (' "$tmp/err" && fail "river run's line gives a total"
 grep -q "^run: done: read $N records" "$tmp/err" || fail "river run: no closing line"
 
-# --- river gen: one count, of a total in records and MB
+# one_count LABEL: the lines of a command with one count, of 1048576
+# records (104.9 MB), in $tmp/err: its share and MB of the total, and
+# one closing line. A command faster than 0.05 s shows none: not a
+# failure, but then no closing line either.
+one_count() {
+  if grep -q "^$1: [0-9]* of 1048576 records (" "$tmp/err"; then
+    grep -Eq "^$1: [0-9]+ of 1048576 records \([0-9.]+%\), [0-9.]+ of 104\.9 MB, [0-9.]+ MB/s, [0-9]+:[0-9]+" "$tmp/err" \
+      || { fail "$1's line"; head -n 2 "$tmp/err"; }
+    [ "$(grep -c "^$1: done: 1048576 records, 104.9 MB in " "$tmp/err")" -eq 1 ] \
+      || { fail "$1: no closing line, once"; tail -n 2 "$tmp/err"; }
+  elif grep -q "^$1: done" "$tmp/err"; then
+    fail "$1: a closing line without a line before it"
+  fi
+}
+
+# --- river gen and copy-in: one count, of a total in records and MB
 RIVER_PROGRESS_EVERY=0.05 r 2 gen --records 1M big >"$tmp/out" 2>"$tmp/err" \
   || fail "gen with progress"
-if grep -q '^gen: [0-9]* of 1048576 records (' "$tmp/err"; then
-  grep -Eq '^gen: [0-9]+ of 1048576 records \([0-9.]+%\), [0-9.]+ of 104\.9 MB, [0-9.]+ MB/s, [0-9]+:[0-9]+' "$tmp/err" \
-    || { fail "gen's line"; head -n 2 "$tmp/err"; }
-  [ "$(grep -c '^gen: done: 1048576 records, 104.9 MB in ' "$tmp/err")" -eq 1 ] \
-    || { fail "gen: no closing line, once"; tail -n 2 "$tmp/err"; }
-elif grep -q '^gen: done' "$tmp/err"; then
-  fail "gen: a closing line without a line before it"
-fi   # (a gen faster than 0.05 s shows none: not a failure)
+one_count gen
+r 2 --quiet copy-out big >"$tmp/big.dat" 2>/dev/null || fail "copy-out big"
+RIVER_PROGRESS_EVERY=0.05 r 2 copy-in "$tmp/big.dat" big2 >"$tmp/out" \
+  2>"$tmp/err" || fail "copy-in with progress"
+one_count copy-in
+rm -f "$tmp/big.dat"
 
 # --- no line
 RIVER_PROGRESS_EVERY=0.2 r 2 sort --quiet $emul g s4 >"$tmp/out" 2>"$tmp/err" \

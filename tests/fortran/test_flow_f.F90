@@ -18,6 +18,8 @@
 !             (MPI_Iallreduce + river_ctx_wait) beside gen
 !   failure   a Fortran module failing on one instance: the same error on
 !             every rank
+!   filtered  an edge filter at the sink, the flow's progress line asked
+!             for (river_flow_progress; refused without a label)
 !   bad       bad arguments: the exact codes (RIVER_ENOTFOUND,
 !             RIVER_EINVAL, RIVER_EEXIST, RIVER_ESTATE, ...)
 !
@@ -459,6 +461,10 @@ contains
     call river_flow_attach(f, 'gen', 'sink', filter='key < \x80', &
                            filter_at=RIVER_FILTER_AT_SINK, ierr=ierr)
     call check(ierr == RIVER_SUCCESS, 'filtered: attach')
+    call river_flow_progress(f, '', 5003_c_int64_t, ierr)
+    call check(ierr == RIVER_EINVAL, 'filtered: progress with no label')
+    call river_flow_progress(f, 'filtered', 5003_c_int64_t, ierr)
+    call check(ierr == RIVER_SUCCESS, 'filtered: progress')
     call river_flow_go(f, ierr)
     call check(ierr == RIVER_SUCCESS, 'filtered: go')
     call river_flow_destroy(f, ierr)
