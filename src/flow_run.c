@@ -387,9 +387,11 @@ static int finish(river_flow *f, int local)
   struct river__run *r = f->run;
   int i, rc;
 
-  /* The closing line counts every record; collective. */
-  rc = r->progress != NULL ? river_progress_end(r->progress)
-                           : RIVER_SUCCESS;
+  /* The closing line counts every record, where every rank succeeded;
+   * collective. */
+  rc = r->progress != NULL
+       ? river_progress_end(r->progress, local == RIVER_SUCCESS)
+       : RIVER_SUCCESS;
   r->progress = NULL;
   if (rc != RIVER_SUCCESS && local == RIVER_SUCCESS)
     local = rc;

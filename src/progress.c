@@ -35,6 +35,7 @@
 #define EVERY_LOG 5.0       /* seconds between lines in a log */
 #define EVERY_TTY 0.5       /* ... on a terminal (redrawn) */
 #define ROUND_MAX 1.0       /* at most this between rounds */
+#define TEST_GAP 0.002      /* between tests of a round in flight */
 
 /* The sums a round reduces: records read (a flow's sources) and done
  * (its sinks; one count elsewhere), their bytes, and the work. */
@@ -53,10 +54,16 @@ struct river_progress {
   uint64_t total_records, total_bytes;
   uint64_t cnt[S_N];        /* this rank's, so far */
   river__progress_sample_fn sample;
+  river_progress_sample_fn psample;   /* the public one's */
   void *sample_arg;
-  double t0, every, round_s, next_round;
-  double last_t;            /* this rank's last round started */
+  double t0, every, round_s;
+  double due;               /* when the next step has work: the next
+                               round's start on the grid t0 + k x
+                               round_s, or, with a round in flight, its
+                               next test */
+  double last_t;            /* this rank's last round's rate measured */
   uint64_t last_work;
+  double last_rate;
   uint64_t rounds;          /* started here */
   int inflight;
   MPI_Request req[2];
@@ -78,14 +85,14 @@ static void due_update(void)
 
   next_due = 1e300;
   for (p = active; p != NULL; p = p->next)
-    if (p->next_round < next_due)
-      next_due = p->next_round;
+    if (p->due < next_due)
+      next_due = p->due;
 }
 
 /* "h:mm:ss" or "m:ss". */
 static void clock_text(double s, char *buf, size_t len)
 {
-  long t = s > 0 ? (long)(s + 0.5) : 0;
+  long t = s > 0 ? (long)((s < 1e9 ? s : 1e9) + 0.5) : 0;
 
   if (t >= 3600)
     snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
@@ -168,33 +175,49 @@ static void show(river_progress *p, const uint64_t *sum,
 /* This rank's counts, fresh from the sampler where there is one. */
 static void sample(river_progress *p)
 {
-  if (p->sample != NULL)
+  uint64_t r = 0, b = 0, w = 0;
+
+  if (p->sample != NULL) {
     p->sample(p->sample_arg, p->cnt);
+  } else if (p->psample != NULL) {
+    p->psample(p->sample_arg, &r, &b, &w);
+    p->cnt[S_RIN] = p->cnt[S_ROUT] = r;
+    p->cnt[S_BIN] = p->cnt[S_BOUT] = b;
+    p->cnt[S_WORK] = w;
+  }
 }
 
-/* Start the next round with this rank's counts now. */
+/* Start the next round with this rank's counts now. A rank that fell
+ * behind the grid (it was busy outside River) starts the rounds it owes
+ * one after another; its rate is measured over at least half a round,
+ * and kept between such rounds (a rate over no time says nothing). */
 static int round_start(river_progress *p, double now)
 {
-  double dt = now - p->last_t, rate;
+  double dt = now - p->last_t;
 
   sample(p);
-  rate = dt > 0 ? (double)(p->cnt[S_WORK] - p->last_work) / dt : 0.0;
-  p->last_t = now;
-  p->last_work = p->cnt[S_WORK];
+  if (dt >= p->round_s / 2) {
+    p->last_rate = (double)(p->cnt[S_WORK] - p->last_work) / dt;
+    p->last_t = now;
+    p->last_work = p->cnt[S_WORK];
+  }
   memcpy(p->sum_in, p->cnt, sizeof p->sum_in);
-  p->mm_in[0].v = rate;
-  p->mm_in[1].v = -rate;
+  p->mm_in[0].v = p->last_rate;
+  p->mm_in[1].v = -p->last_rate;
   p->mm_in[0].r = p->mm_in[1].r = p->rank;
   if (river__watchdog_fired())   /* nothing new starts (src/agree.c) */
     return RIVER_ETIMEDOUT;
   if (MPI_Ireduce(p->sum_in, p->sum_out, S_N, MPI_UINT64_T, MPI_SUM, 0,
-                  p->comm, &p->req[0]) != MPI_SUCCESS
-      || MPI_Ireduce(p->mm_in, p->mm_out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
-                     p->comm, &p->req[1]) != MPI_SUCCESS)
+                  p->comm, &p->req[0]) != MPI_SUCCESS)
     return RIVER_EMPI;
+  /* Counted from here: the first is under way (the second's failure
+   * leaves its request MPI_REQUEST_NULL, and the round in flight). */
   p->inflight = 1;
   p->rounds++;
-  p->next_round = now + p->round_s;
+  p->due = now + TEST_GAP;
+  if (MPI_Ireduce(p->mm_in, p->mm_out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
+                  p->comm, &p->req[1]) != MPI_SUCCESS)
+    return RIVER_EMPI;
   return RIVER_SUCCESS;
 }
 
@@ -206,7 +229,8 @@ static void round_done(river_progress *p, double now)
     show(p, p->sum_out, p->mm_out, now, 0);
 }
 
-/* One step: take in the round in flight, or start the next if due. */
+/* One step: take in the round in flight (tested every TEST_GAP at
+ * most), or start the next when the grid says it is due. */
 static int step(river_progress *p)
 {
   double now;
@@ -215,15 +239,20 @@ static int step(river_progress *p)
   if (p == NULL || !p->on)
     return RIVER_SUCCESS;
   now = river_wtime();
+  if (now < p->due)
+    return RIVER_SUCCESS;
   if (p->inflight) {
     if (MPI_Testall(2, p->req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
       return RIVER_EMPI;
-    if (!done)
+    if (!done) {
+      p->due = now + TEST_GAP;
       return RIVER_SUCCESS;
+    }
     p->inflight = 0;
     round_done(p, now);
   }
-  if (now < p->next_round)
+  p->due = p->t0 + (double)(p->rounds + 1) * p->round_s;
+  if (now < p->due)
     return RIVER_SUCCESS;
   return round_start(p, now);
 }
@@ -247,26 +276,29 @@ void river__progress_tick(void)
   due_update();
 }
 
-/* RIVER_PROGRESS: 1 on, 0 off, dflt unset; -1 if bad (said where
- * say: rank 0, so once). */
+/* RIVER_PROGRESS: 1 on, 0 off, dflt unset. A display setting never
+ * fails a job: a value not understood is warned about (where say: rank
+ * 0, whose setting decides) and dflt taken. */
 static int wanted(int dflt, int say)
 {
   const char *v = getenv("RIVER_PROGRESS");
 
   if (v == NULL || *v == '\0')
     return dflt;
-  if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes"))
+  if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes")
+      || !strcmp(v, "true"))
     return 1;
-  if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no"))
+  if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no")
+      || !strcmp(v, "false"))
     return 0;
   if (say)
-    river__error("RIVER_PROGRESS=%s: expected 1, on, yes, 0, off or no",
-                 v);
-  return -1;
+    river_log(RIVER_LOG_WARN, "RIVER_PROGRESS=%s: expected 1, on, yes, "
+              "true, 0, off, no or false; taken as unset", v);
+  return dflt;
 }
 
-/* RIVER_PROGRESS_EVERY: seconds between lines in a log, or the
- * default; -1 if bad (said where say). */
+/* RIVER_PROGRESS_EVERY: seconds between lines in a log; a value not
+ * understood is warned about (where say) and the default taken. */
 static double every_log(int say)
 {
   const char *v = getenv("RIVER_PROGRESS_EVERY");
@@ -278,9 +310,9 @@ static double every_log(int say)
   s = strtod(v, &end);
   if (end == v || *end != '\0' || !(s >= 0.01 && s <= 86400.0)) {
     if (say)
-      river__error("RIVER_PROGRESS_EVERY=%s: expected seconds, 0.01 to "
-                   "86400", v);
-    return -1.0;
+      river_log(RIVER_LOG_WARN, "RIVER_PROGRESS_EVERY=%s: expected "
+                "seconds, 0.01 to 86400; %g taken", v, EVERY_LOG);
+    return EVERY_LOG;
   }
   return s;
 }
@@ -311,23 +343,28 @@ static int label_ok(const char *label)
   return 1;
 }
 
-int river__progress_create(MPI_Comm comm, const char *label,
-                           uint64_t total_records, uint64_t total_bytes,
-                           int dflt, river__progress_sample_fn fn,
-                           void *arg, river_progress **out)
+/* The creates' body: sampled by fn (the runtime's) or pfn (a
+ * caller's), or by river_progress_add; rc, this rank's own check so
+ * far, is agreed with the others'. */
+static int create(MPI_Comm comm, const char *label, uint64_t total_records,
+                  uint64_t total_bytes, int dflt,
+                  river__progress_sample_fn fn,
+                  river_progress_sample_fn pfn, void *arg, int rc,
+                  river_progress **out)
 {
   river_progress *p;
   double cfg[3];    /* rank 0's: on, every, tty */
-  int rc = RIVER_SUCCESS, on, rank;
+  int on, rank;
   double every;
 
-  if (out == NULL || label == NULL || !label_ok(label)) {
+  if (rc == RIVER_SUCCESS && (out == NULL || label == NULL
+                              || !label_ok(label))) {
     river__error("river_progress_create: %s", out == NULL ? "out is NULL"
                  : "label must be 1 to 40 characters, none a control "
                    "character");
     rc = RIVER_EINVAL;
   }
-  if (rc == RIVER_SUCCESS && out != NULL)
+  if (out != NULL)
     *out = NULL;
   if (comm == MPI_COMM_NULL) {
     river__error("river_progress_create: comm is MPI_COMM_NULL");
@@ -338,9 +375,7 @@ int river__progress_create(MPI_Comm comm, const char *label,
     rc = RIVER_ENOMEM;
   MPI_Comm_rank(comm, &rank);
   on = wanted(dflt, rank == 0);
-  every = every_log(rank == 0);
-  if (on < 0 || every < 0)
-    rc = RIVER_EINVAL;
+  every = every_log(rank == 0 && on);
   cfg[0] = on;
   cfg[1] = every;
   cfg[2] = rank == 0 && on_terminal();
@@ -362,10 +397,11 @@ int river__progress_create(MPI_Comm comm, const char *label,
   p->total_records = total_records;
   p->total_bytes = total_bytes;
   p->sample = fn;
+  p->psample = pfn;
   p->two = fn != NULL;
   p->sample_arg = arg;
   p->t0 = p->last_t = river_wtime();
-  p->next_round = p->t0 + p->round_s;
+  p->due = p->t0 + p->round_s;
   p->req[0] = p->req[1] = MPI_REQUEST_NULL;
   if (p->on) {
     rc = river__comm_dup(comm, &p->comm);
@@ -391,33 +427,62 @@ int river__progress_create(MPI_Comm comm, const char *label,
   return RIVER_SUCCESS;
 }
 
+int river__progress_create(MPI_Comm comm, const char *label,
+                           uint64_t total_records, uint64_t total_bytes,
+                           int dflt, river__progress_sample_fn fn,
+                           void *arg, river_progress **out)
+{
+  return create(comm, label, total_records, total_bytes, dflt, fn, NULL,
+                arg, RIVER_SUCCESS, out);
+}
+
 int river_progress_create(MPI_Comm comm, const char *label,
                           uint64_t total_records, uint64_t total_bytes,
                           river_progress **out)
 {
-  return river__progress_create(comm, label, total_records, total_bytes, 1,
-                                NULL, NULL, out);
+  return create(comm, label, total_records, total_bytes, 1, NULL, NULL,
+                NULL, RIVER_SUCCESS, out);
+}
+
+int river_progress_create_sampled(MPI_Comm comm, const char *label,
+                                  uint64_t total_records,
+                                  uint64_t total_bytes,
+                                  river_progress_sample_fn fn, void *arg,
+                                  river_progress **out)
+{
+  int rc = RIVER_SUCCESS;
+
+  if (fn == NULL) {   /* still collective: the others are told */
+    river__error("river_progress_create_sampled: fn is NULL");
+    rc = RIVER_EINVAL;
+  }
+  return create(comm, label, total_records, total_bytes, 1, NULL, fn, arg,
+                rc, out);
 }
 
 int river_progress_add(river_progress *p, uint64_t records, uint64_t bytes)
 {
-  if (p == NULL || p->sample != NULL)
+  if (p == NULL || p->sample != NULL || p->psample != NULL)
     return RIVER_EINVAL;
   p->cnt[S_RIN] += records;
   p->cnt[S_ROUT] += records;
   p->cnt[S_BIN] += bytes;
   p->cnt[S_BOUT] += bytes;
   p->cnt[S_WORK] += bytes;
-  if (p->on && river_wtime() >= p->next_round)
-    return step(p);
-  return p->on && p->inflight ? step(p) : RIVER_SUCCESS;
+  return river_progress_poll(p);
 }
 
 int river_progress_poll(river_progress *p)
 {
+  int rc;
+
   if (p == NULL)
     return RIVER_EINVAL;
-  return step(p);
+  if (!p->on || river_wtime() < p->due)
+    return RIVER_SUCCESS;
+  rc = step(p);
+  due_update();
+  return rc;
 }
 
 int river_progress_on(const river_progress *p, int *on)
@@ -440,10 +505,13 @@ static void unlink_active(river_progress *p)
   due_update();
 }
 
-/* End's rounds and closing reduction (p on). */
-static int finish(river_progress *p)
+/* End's rounds and closing reduction (p on); ok: this rank's work
+ * succeeded. The closing line only where every rank's did; a line
+ * redrawn on a terminal is ended either way, so what follows starts on
+ * a line of its own. */
+static int finish(river_progress *p, int ok)
 {
-  uint64_t most = 0, sum[S_N];
+  uint64_t most = 0, sum[S_N + 1];
   struct dint mm[2];
   double now, t;
   int rc = RIVER_SUCCESS;
@@ -465,21 +533,26 @@ static int finish(river_progress *p)
   }
   now = river_wtime();
   t = now - p->t0;
-  memcpy(sum, p->cnt, sizeof sum);
+  memcpy(sum, p->cnt, S_N * sizeof *sum);
+  sum[S_N] = !ok;   /* ranks that failed */
   mm[0].v = t > 0 ? (double)p->cnt[S_WORK] / t : 0.0;
   mm[1].v = -mm[0].v;
   mm[0].r = mm[1].r = p->rank;
-  if ((rc = river__allreduce(MPI_IN_PLACE, sum, S_N, MPI_UINT64_T, MPI_SUM,
-                             p->ctl)) != RIVER_SUCCESS
+  if ((rc = river__allreduce(MPI_IN_PLACE, sum, S_N + 1, MPI_UINT64_T,
+                             MPI_SUM, p->ctl)) != RIVER_SUCCESS
       || (rc = river__allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE_INT,
                                 MPI_MAXLOC, p->ctl)) != RIVER_SUCCESS)
     return rc;
-  if (p->rank == 0 && p->lines > 0)
+  if (p->rank == 0 && p->lines > 0 && sum[S_N] == 0) {
     show(p, sum, mm, now, 1);
+  } else if (p->rank == 0 && p->lines > 0 && p->tty) {
+    fputc('\n', stderr);
+    fflush(stderr);
+  }
   return RIVER_SUCCESS;
 }
 
-int river_progress_end(river_progress *p)
+int river_progress_end(river_progress *p, int ok)
 {
   int rc = RIVER_SUCCESS;
 
@@ -488,9 +561,9 @@ int river_progress_end(river_progress *p)
   if (p->on) {
     river__backoff_hook_remove(&p->hook);
     unlink_active(p);
-    rc = finish(p);
-    if (rc == RIVER_ETIMEDOUT)
-      return rc;  /* rounds may still land in p: it stays */
+    rc = finish(p, ok);
+    if (rc != RIVER_SUCCESS && p->inflight)
+      return rc;  /* a round may still land in p: it stays */
     MPI_Comm_free(&p->comm);
     MPI_Comm_free(&p->ctl);
   }

@@ -97,7 +97,7 @@ cat >"$tmp/fake-ompi" <<'EOF2'
 #!/bin/bash
 case ${1:-} in --version) echo "mpirun (Open MPI) 4.1.4"; exit 0 ;; esac
 while [ "${1:-}" != "${1#-}" ]; do
-  case $1 in -n|-np) shift 2 ;; *) shift ;; esac
+  case $1 in -n|-np|-x) shift 2 ;; *) shift ;; esac
 done
 exec "$@"
 EOF2

@@ -256,9 +256,56 @@ static river_progress *progress_begin(const char *label, uint64_t total,
 /* End pr (collective; every rank has one, or none has) into rc. */
 static int progress_finish(river_progress *pr, int rc)
 {
-  int prc = pr != NULL ? river_progress_end(pr) : RIVER_SUCCESS;
+  int prc = pr != NULL ? river_progress_end(pr, rc == RIVER_SUCCESS)
+                        : RIVER_SUCCESS;
 
   return rc == RIVER_SUCCESS ? prc : rc;
+}
+
+/* A GD read's bytes served and received here so far. */
+static uint64_t gd_work(const struct gd_progress *g)
+{
+  river_gd_stats st;
+
+  if (g->gd == NULL || river_gd_stats_get(g->gd, &st) != RIVER_SUCCESS)
+    return g->base;
+  return g->base + st.bytes_served + st.bytes_received;
+}
+
+static void gd_sample(void *arg, uint64_t *records, uint64_t *bytes,
+                      uint64_t *work)
+{
+  const struct gd_progress *g = arg;
+
+  *records = g->records;
+  *bytes = g->bytes;
+  *work = gd_work(g);
+}
+
+int gd_progress_begin(struct gd_progress *g, const char *label,
+                      const river_pcoll_info *info, int rc)
+{
+  memset(g, 0, sizeof *g);
+  rc = cli_agree(rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river_progress_create_sampled(MPI_COMM_WORLD, label,
+                                       info->nrecords,
+                                       info->nrecords * info->record_size,
+                                       gd_sample, g, &g->p);
+  return rc;
+}
+
+void gd_progress_closing(struct gd_progress *g)
+{
+  g->base = gd_work(g);
+  g->gd = NULL;
+}
+
+int gd_progress_finish(struct gd_progress *g, int rc)
+{
+  rc = progress_finish(g->p, rc);
+  g->p = NULL;
+  return rc;
 }
 
 /* ------------------------------------------------------------------ gen */
@@ -651,6 +698,7 @@ struct copy_out {
   int rank, size;
   int fd;          /* rank 0: output */
   int rc;          /* first failure seen by this rank */
+  struct gd_progress prog;
 };
 
 static void emit(struct copy_out *co, const unsigned char *recs, size_t len)
@@ -667,8 +715,11 @@ static void emit_ready(struct copy_out *co, int rc, const void *ready,
 {
   if (rc != RIVER_SUCCESS && co->rc == RIVER_SUCCESS)
     co->rc = rc;
-  if (rc == RIVER_SUCCESS && n > 0)
+  if (rc == RIVER_SUCCESS && n > 0) {
     emit(co, ready, n * co->info.record_size);
+    co->prog.records += n;
+    co->prog.bytes += n * co->info.record_size;
+  }
 }
 
 /* Every rank: serve its disks; rank 0 also writes what arrives. */
@@ -691,6 +742,7 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
   free(clients);
   if (rc != RIVER_SUCCESS)
     return rc;
+  co->prog.gd = gd;
   while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS) {
     orc = river_pcoll_order_add(co->order, p, b, recs, n, &ready, &nready);
     emit_ready(co, orc, ready, nready);
@@ -703,6 +755,7 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
   }
   if (rc != RIVER_EOS && rc != RIVER_SUCCESS && co->rc == RIVER_SUCCESS)
     co->rc = rc;
+  gd_progress_closing(&co->prog);
   rc = river_gd_close(gd);
   return cli_agree(rc != RIVER_SUCCESS ? rc : co->rc);
 }
@@ -897,9 +950,10 @@ int cmd_copy_out(int argc, char **argv)
     rc = river_pcoll_order_create(co.pc, &co.order);
   if (rc == RIVER_SUCCESS && co.rank == 0)
     rc = copy_out_open(&co, a.out, a.opts.root, &o);
-  rc = cli_agree(rc);
+  rc = gd_progress_begin(&co.prog, "copy-out", &co.info, rc);
   if (rc == RIVER_SUCCESS)
     rc = copy_out_run(&co, a.read_policy);
+  rc = gd_progress_finish(&co.prog, rc);
   if (co.rank == 0)
     rc = cli_agree(copy_out_close(&co, a.out, &o, rc));
   else

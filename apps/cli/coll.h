@@ -52,4 +52,27 @@ struct args {
 int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
                         const char *posnames, struct args *a);
 
+/* The progress line (river/progress.h) of a graduated declustering
+ * read whose client is rank 0 (copy-out, valsort of node-local data):
+ * rank 0 counts the records it has taken in records and bytes; every
+ * rank's work is what its disks served and it received
+ * (river_gd_stats_get of gd, while it is open; base keeps what closed
+ * reads did). */
+struct gd_progress {
+  river_progress *p;
+  river_gd *gd;
+  uint64_t records, bytes, base;
+};
+
+/* Start it (collective; rc, this rank's outcome so far, is agreed
+ * first): the agreed rc; g->p NULL where it is not RIVER_SUCCESS. */
+int gd_progress_begin(struct gd_progress *g, const char *label,
+                      const river_pcoll_info *info, int rc);
+
+/* Before river_gd_close(g->gd): keep what it did. */
+void gd_progress_closing(struct gd_progress *g);
+
+/* End it (collective; every rank has one, or none has) into rc. */
+int gd_progress_finish(struct gd_progress *g, int rc);
+
 #endif /* RIVER_APPS_CLI_COLL_H */

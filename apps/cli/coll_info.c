@@ -305,8 +305,10 @@ static int alloc_verdicts(river_pcoll *pc, const river_pcoll_info *in,
  * the node that holds them). RIVER_SUCCESS unless the check itself
  * could not run. */
 static int verify_mine(river_pcoll *pc, const river_pcoll_info *in,
-                       const int *ranks, struct verdicts *v)
+                       const int *ranks, struct verdicts *v,
+                       river_progress *pr)
 {
+  river_pcoll_part part;
   int p, c, d, rc;
 
   for (p = 0; p < in->npartitions; p++)
@@ -320,6 +322,9 @@ static int verify_mine(river_pcoll *pc, const river_pcoll_info *in,
       if (rc == RIVER_ENOMEM || rc == RIVER_EINVAL)
         return rc;
       v[p].rcs[c] = rc;
+      if (river_pcoll_partition(pc, p, &part) == RIVER_SUCCESS)
+        river_progress_add(pr, part.nrecords,
+                           part.nrecords * in->record_size);
     }
   return RIVER_SUCCESS;
 }
@@ -403,6 +408,7 @@ static int check_all(river_pcoll *pc, const river_pcoll_info *in,
                      uint64_t counts[F_N], struct report *r)
 {
   struct verdicts *v = NULL;
+  river_progress *pr = NULL;
   int *ranks = malloc((size_t)in->ndisks * sizeof *ranks + 1), p, rc;
 
   rc = cli_agree(ranks == NULL ? RIVER_ENOMEM : RIVER_SUCCESS);
@@ -410,8 +416,19 @@ static int check_all(river_pcoll *pc, const river_pcoll_info *in,
     rc = river_pcoll_disk_ranks(MPI_COMM_WORLD, pc, ranks);
   if (rc == RIVER_SUCCESS)
     rc = cli_agree(alloc_verdicts(pc, in, &v));
+  /* The progress line, copy by copy (collective; agreed within). */
   if (rc == RIVER_SUCCESS)
-    rc = cli_agree(verify_mine(pc, in, ranks, v));
+    rc = river_progress_create(MPI_COMM_WORLD, "fsck",
+                               in->nrecords * (uint64_t)in->replication,
+                               in->nrecords * (uint64_t)in->replication
+                                   * in->record_size, &pr);
+  if (rc == RIVER_SUCCESS) {
+    int prc;
+
+    rc = cli_agree(verify_mine(pc, in, ranks, v, pr));
+    prc = river_progress_end(pr, rc == RIVER_SUCCESS);   /* collective */
+    rc = rc == RIVER_SUCCESS ? prc : rc;
+  }
   for (p = 0; rc == RIVER_SUCCESS && p < in->npartitions; p++) {
     rc = cli_agree(gather_verdicts(in, p, &v[p]));
     if (rc == RIVER_SUCCESS && p % cli_size() == cli_rank())

@@ -83,6 +83,22 @@ static int read_at(int fd, unsigned char *buf, size_t len, uint64_t off)
   return 0;
 }
 
+/* The progress line of the check under way (validate), and its
+ * records' size. */
+static struct gd_progress vprog;
+static size_t vrs;
+
+/* Check n records in order, counting them for the progress line (their
+ * bytes are this rank's work too, beside what GD moved). */
+static int valsort_add(river_valsort *v, const void *recs, size_t n)
+{
+  vprog.records += n;
+  vprog.bytes += n * vrs;
+  vprog.base += n * vrs;
+  river_progress_poll(vprog.p);   /* a round, if one is due */
+  return river_valsort_add(v, recs, n);
+}
+
 /* Collective: rank 0's view of the file's size is every rank's, so the
  * ranks' parts tile it even if it is still growing. */
 static int scan_file(const char *path, const river_schema *s,
@@ -110,7 +126,7 @@ static int scan_file(const char *path, const river_schema *s,
       rc = RIVER_EIO;
       break;
     }
-    rc = river_valsort_add(v, buf, n);
+    rc = valsort_add(v, buf, n);
     done += n;
   }
   free(buf);
@@ -132,7 +148,7 @@ static int feed(river_pcoll *pc, river_pcoll_order *order, int p, uint64_t b,
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_order_add(order, p, b, buf, n, &ready, &nready);
   if (rc == RIVER_SUCCESS)
-    rc = river_valsort_add(v, ready, nready);
+    rc = valsort_add(v, ready, nready);
   return rc;
 }
 
@@ -229,7 +245,7 @@ static int scan_coll(river_pcoll *pc, const struct scan *sc,
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_order_flush(order, &ready, &nready);
   if (rc == RIVER_SUCCESS)
-    rc = river_valsort_add(v, ready, nready);
+    rc = valsort_add(v, ready, nready);
   river_pcoll_order_destroy(order);
   free(buf);
   return rc;
@@ -280,6 +296,7 @@ static int open_scan(const struct args *a, const char *spec,
   return rc;
 }
 
+
 /* A collection on node-local disks: a rank sees only its node's copies,
  * so it is read as copy-out reads, through GD (each disk served by a
  * rank of the node that holds it), with rank 0 the client of every
@@ -310,19 +327,21 @@ static int scan_coll_gd(river_pcoll *pc, river_valsort *v)
     river_pcoll_order_destroy(order);
     return rc;
   }
+  vprog.gd = gd;
   while ((rc = river_gd_next(gd, &recs, &n, &p, &b)) == RIVER_SUCCESS
          && orc == RIVER_SUCCESS) {
     orc = river_pcoll_order_add(order, p, b, recs, n, &ready, &nready);
     if (orc == RIVER_SUCCESS)
-      orc = river_valsort_add(v, ready, nready);
+      orc = valsort_add(v, ready, nready);
   }
   if (rc == RIVER_EOS && order != NULL && orc == RIVER_SUCCESS) {
     orc = river_pcoll_order_flush(order, &ready, &nready);
     if (orc == RIVER_SUCCESS)
-      orc = river_valsort_add(v, ready, nready);
+      orc = valsort_add(v, ready, nready);
   }
   if (rc == RIVER_EOS)
     rc = RIVER_SUCCESS;
+  gd_progress_closing(&vprog);
   crc = river_gd_close(gd);   /* the same on every rank */
   if (crc != RIVER_SUCCESS && orc == RIVER_SUCCESS)
     orc = crc;
@@ -342,6 +361,7 @@ static int validate(const struct args *a, const char *spec,
   river_pcoll *pc = NULL;
   river_valsort *v = NULL;
   struct scan sc = {NULL, 0, 0, 0};
+  river_pcoll_info info;
   int rc, local = 0;
   int file = strncmp(spec, FILE_PREFIX, strlen(FILE_PREFIX)) == 0;
 
@@ -362,10 +382,18 @@ static int validate(const struct args *a, const char *spec,
   if (rc == RIVER_SUCCESS && (rc = river_valsort_create(s, &v))
       == RIVER_EINVAL && cli_rank() == 0)
     river_log(RIVER_LOG_ERROR, "valsort %s: its schema has no key", spec);
+  /* The progress line: of the collection's records; a file's count is
+   * not known here (no share or ETA). Collective; agreed within. */
+  memset(&info, 0, sizeof info);
+  if (pc != NULL)
+    river_pcoll_info_get(pc, &info);
+  if (s != NULL)
+    river_schema_record_size(s, &vrs);
+  rc = gd_progress_begin(&vprog, "valsort", &info, rc);
   if (rc == RIVER_SUCCESS)
     rc = file ? scan_file(spec + strlen(FILE_PREFIX), s, v)
          : local ? scan_coll_gd(pc, v) : scan_coll(pc, &sc, v);
-  rc = cli_agree(rc);
+  rc = gd_progress_finish(&vprog, cli_agree(rc));
   if (rc == RIVER_SUCCESS)
     rc = river_valsort_reduce(v, MPI_COMM_WORLD);
   if (rc == RIVER_SUCCESS)

@@ -19,10 +19,12 @@
  * with a line saying what was done, in how long, and the slowest and
  * fastest rank over the whole run.
  *
- * RIVER_PROGRESS=1 (on, yes) shows it, 0 (off, no) hides it; unset, a
- * progress created here shows, and a flow shows it where the program
- * asked (river_flow_progress, river/flow.h). The `river` command shows
- * it unless --quiet. Rank 0's setting decides for the job.
+ * RIVER_PROGRESS=1 (on, yes, true) shows it, 0 (off, no, false) hides
+ * it; anything else is warned about and taken as unset (a display
+ * setting never fails a job). Unset, a progress created here shows, and
+ * a flow shows it where the program asked (river_flow_progress,
+ * river/flow.h). The `river` command shows it unless --quiet. Rank 0's
+ * setting decides for the job.
  *
  * Part of the River API; include <river.h> rather than this file.
  */
@@ -43,12 +45,29 @@ typedef struct river_progress river_progress;
  * begins with: at most 40 characters, no control characters) for a job
  * of total_records records and total_bytes bytes over all ranks (0:
  * not known; then no percentage or ETA). RIVER_EINVAL for a NULL or
- * bad argument (the same on every rank) or a bad RIVER_PROGRESS. The
- * progress may be off (RIVER_PROGRESS=0): every call still works. */
+ * bad argument on any rank. The progress may be off
+ * (RIVER_PROGRESS=0): every call still works. */
 RIVER_API int river_progress_create(MPI_Comm comm, const char *label,
                                     uint64_t total_records,
                                     uint64_t total_bytes,
                                     river_progress **out);
+
+/* A progress whose counts fn(arg, &records, &bytes, &work) gives at
+ * each round instead of river_progress_add (which then refuses): for
+ * work done inside a library call, such as a rank serving graduated
+ * declustering reads (river_gd_stats_get) while its client counts the
+ * records. records and bytes count toward the totals, work (bytes) is
+ * the rank's rate. fn runs in this rank's River calls and waits, so it
+ * must only read counters. Collective, as river_progress_create. */
+typedef void (*river_progress_sample_fn)(void *arg, uint64_t *records,
+                                         uint64_t *bytes, uint64_t *work);
+RIVER_API int river_progress_create_sampled(MPI_Comm comm,
+                                            const char *label,
+                                            uint64_t total_records,
+                                            uint64_t total_bytes,
+                                            river_progress_sample_fn fn,
+                                            void *arg,
+                                            river_progress **out);
 
 /* This rank did records records of bytes bytes more. Local; may start
  * or take in a round (never waits). */
@@ -62,9 +81,11 @@ RIVER_API int river_progress_poll(river_progress *p);
 /* Whether the line shows (*on 1) on this job. */
 RIVER_API int river_progress_on(const river_progress *p, int *on);
 
-/* Collective: end it, print the closing line (rank 0, where a line was
- * shown) and free it. */
-RIVER_API int river_progress_end(river_progress *p);
+/* Collective: end it and free it. ok: this rank's work succeeded
+ * (nonzero); where every rank's did and a line was shown, rank 0 prints
+ * the closing line (what was done, in how long, the slowest and fastest
+ * rank over the run). */
+RIVER_API int river_progress_end(river_progress *p, int ok);
 
 #ifdef __cplusplus
 }

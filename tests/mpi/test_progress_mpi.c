@@ -15,7 +15,10 @@
  *           would take 0.4), rank 0 shows at least 3 lines, their counts
  *           never fall and never pass what was added, and the closing
  *           line gives every record exactly and names the busy rank the
- *           slowest; with a total, the lines give the share of it
+ *           slowest; with a total, the lines give the share of it; a
+ *           sampled progress (river_progress_create_sampled) shows what
+ *           its sampler gives, and refuses add; a NULL sampler on one
+ *           rank only is refused on every rank
  *
  * Rank 0's stderr goes to a file while a progress runs, and is read back.
  */
@@ -83,18 +86,34 @@ static void nap(double s)
   nanosleep(&ts, NULL);
 }
 
+/* A sampled progress's counts: what the rank did, read at each round. */
+static uint64_t sampled;
+
+static void sampler(void *arg, uint64_t *records, uint64_t *bytes,
+                    uint64_t *work)
+{
+  const uint64_t *n = arg;
+
+  *records = *n;
+  *bytes = *n * 10000;
+  *work = *n * 10000;
+}
+
 static void test_args(void)
 {
-  river_progress *p = NULL;
+  static int sentinel;
+  river_progress *p = (river_progress *)&sentinel;
   char long_label[48];
   int on = 0;
 
   mt_log_clear();
   MT_CHECK_RC(river_progress_create(MPI_COMM_WORLD, "x", 0, 0, NULL),
-              RIVER_EINVAL);
+              RIVER_EINVAL);   /* out NULL: nothing to set */
   MT_CHECK(mt_logged("river_progress_create", "out is NULL", NULL));
   MT_CHECK_RC(river_progress_create(MPI_COMM_NULL, "x", 0, 0, &p),
               RIVER_EINVAL);
+  MT_CHECK(p == NULL);   /* *out set on failure too */
+  p = (river_progress *)&sentinel;
   MT_CHECK_RC(river_progress_create(MPI_COMM_WORLD, "", 0, 0, &p),
               RIVER_EINVAL);
   memset(long_label, 'a', 41);
@@ -106,22 +125,43 @@ static void test_args(void)
               RIVER_EINVAL);
   MT_CHECK(mt_logged("label must be 1 to 40 characters", NULL, NULL));
   MT_CHECK(p == NULL);
+  p = (river_progress *)&sentinel;
+  mt_log_clear();
+  MT_CHECK_RC(river_progress_create_sampled(MPI_COMM_WORLD, "x", 0, 0, NULL,
+                                            NULL, &p), RIVER_EINVAL);
+  MT_CHECK(p == NULL && mt_logged("fn is NULL", NULL, NULL));
+  p = (river_progress *)&sentinel;
+  /* fn NULL on one rank only: every rank refuses, none waits */
+  MT_CHECK_RC(river_progress_create_sampled(MPI_COMM_WORLD, "x", 0, 0,
+                                            rank == 0 ? NULL : sampler,
+                                            &sampled, &p), RIVER_EINVAL);
+  MT_CHECK(p == NULL);
   MT_CHECK_RC(river_progress_add(NULL, 1, 1), RIVER_EINVAL);
   MT_CHECK_RC(river_progress_poll(NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_progress_on(NULL, &on), RIVER_EINVAL);
-  MT_CHECK_RC(river_progress_end(NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_progress_end(NULL, 1), RIVER_EINVAL);
 
+  /* A display setting never fails a job: warned about by rank 0 only,
+   * and taken as unset. */
   setenv("RIVER_PROGRESS", "maybe", 1);
   mt_log_clear();
   MT_CHECK_RC(river_progress_create(MPI_COMM_WORLD, "x", 0, 0, &p),
-              RIVER_EINVAL);
-  MT_CHECK(mt_logged("RIVER_PROGRESS=maybe", NULL, NULL) == (rank == 0));
+              RIVER_SUCCESS);
+  MT_CHECK(mt_logged("warn", "RIVER_PROGRESS=maybe", "taken as unset")
+           == (rank == 0));
+  MT_CHECK_RC(river_progress_on(p, &on), RIVER_SUCCESS);
+  MT_CHECK(on == 1);   /* unset: a progress created here shows */
+  if (p != NULL)
+    MT_CHECK_RC(river_progress_end(p, 1), RIVER_SUCCESS);
   setenv("RIVER_PROGRESS", "1", 1);
   setenv("RIVER_PROGRESS_EVERY", "0", 1);
   mt_log_clear();
   MT_CHECK_RC(river_progress_create(MPI_COMM_WORLD, "x", 0, 0, &p),
-              RIVER_EINVAL);
-  MT_CHECK(mt_logged("RIVER_PROGRESS_EVERY=0", NULL, NULL) == (rank == 0));
+              RIVER_SUCCESS);
+  MT_CHECK(mt_logged("warn", "RIVER_PROGRESS_EVERY=0", NULL)
+           == (rank == 0));
+  if (p != NULL)
+    MT_CHECK_RC(river_progress_end(p, 1), RIVER_SUCCESS);
   unsetenv("RIVER_PROGRESS_EVERY");
 }
 
@@ -144,7 +184,7 @@ static void test_off(void)
     nap(0.005);
   }
   if (p != NULL)
-    MT_CHECK_RC(river_progress_end(p), RIVER_SUCCESS);
+    MT_CHECK_RC(river_progress_end(p, 1), RIVER_SUCCESS);
   restore();
   if (rank == 0) {
     text = slurp();
@@ -198,11 +238,11 @@ static void check_lines(const char *text, const char *label, uint64_t max,
             closing, text);
 }
 
-/* Every rank adds a record of 10 kB a millisecond for `seconds`;
- * the last stays out for `away` seconds after the first 0.1 s. Rank
- * 0's longest call goes to *worst. The records added here. */
-static uint64_t add_for(river_progress *p, double seconds, double away,
-                        double *worst)
+/* Every rank adds a record of 10 kB a millisecond for `seconds`; rank
+ * `who` stays out of River for `away` seconds after the first 0.1 s.
+ * Rank 0's longest call goes to *worst. The records added here. */
+static uint64_t add_for(river_progress *p, double seconds, int who,
+                        double away, double *worst)
 {
   double t0 = river_wtime(), t;
   uint64_t n = 0;
@@ -210,8 +250,7 @@ static uint64_t add_for(river_progress *p, double seconds, double away,
 
   *worst = 0.0;
   while (river_wtime() - t0 < seconds) {
-    if (rank == size - 1 && size > 1 && !slept && away > 0
-        && river_wtime() - t0 > 0.1) {
+    if (rank == who && !slept && away > 0 && river_wtime() - t0 > 0.1) {
       nap(away);   /* busy: no River call */
       slept = 1;
     }
@@ -225,34 +264,120 @@ static uint64_t add_for(river_progress *p, double seconds, double away,
   return n;
 }
 
-static void test_lines(void)
+/* Rank 0: the count of the last line before the closing one, or 0. */
+static unsigned long long last_count(const char *text, const char *label)
+{
+  char head[64];
+  const char *line = text;
+  unsigned long long n, last = 0;
+
+  snprintf(head, sizeof head, "%s: ", label);
+  while (line != NULL && *line) {
+    if (strncmp(line, head, strlen(head)) == 0
+        && sscanf(line + strlen(head), "%llu", &n) == 1)
+      last = n;
+    line = strchr(line, '\n');
+    line = line != NULL ? line + 1 : NULL;
+  }
+  return last;
+}
+
+/* One run of add_for in a progress named label (a line every 0.05 s),
+ * ended with ok on every rank but `fails`; rank 0 gets what was shown
+ * in *text (NULL elsewhere). The records added over the ranks. */
+static uint64_t run_lines(const char *label, double seconds, int who,
+                          double away, int fails, char **text)
 {
   river_progress *p = NULL;
-  uint64_t mine, all = 0;
+  uint64_t mine = 0, all = 0;
   double worst = 0;
-  char *text;
   int on = 0, rc;
 
-  setenv("RIVER_PROGRESS", "1", 1);
-  setenv("RIVER_PROGRESS_EVERY", "0.05", 1);
-  setenv("RIVER_PROGRESS_TTY", "0", 1);
+  *text = NULL;
   to_file();
-  rc = river_progress_create(MPI_COMM_WORLD, "busy", 0, 0, &p);
+  rc = river_progress_create(MPI_COMM_WORLD, label, 0, 0, &p);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS) {
     MT_CHECK_RC(river_progress_on(p, &on), RIVER_SUCCESS);
     MT_CHECK(on == 1);
-    mine = add_for(p, 1.0, 0.4, &worst);
-    MT_CHECK(rank != 0 || worst < 0.2);
-    if (rank == 0 && worst >= 0.2)
-      printf("rank 0 waited %.3f s in a call\n", worst);
+    mine = add_for(p, seconds, who, away, &worst);
+    /* Rank 0 never waits for a busy rank: a call that did would take
+     * the whole time it is away. */
+    MT_CHECK(rank != 0 || who == 0 || away == 0 || worst < away / 2);
+    if (rank == 0 && who != 0 && away > 0 && worst >= away / 2)
+      printf("%s: rank 0 waited %.3f s in a call\n", label, worst);
     MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MT_CHECK_RC(river_progress_end(p), RIVER_SUCCESS);
+    MT_CHECK_RC(river_progress_end(p, rank != fails), RIVER_SUCCESS);
+  }
+  restore();
+  if (rank == 0)
+    *text = slurp();
+  return all;
+}
+
+static void test_lines(void)
+{
+  river_progress *p = NULL;
+  uint64_t mine, all;
+  char *text;
+  int rc;
+
+  setenv("RIVER_PROGRESS", "1", 1);
+  setenv("RIVER_PROGRESS_EVERY", "0.05", 1);
+  setenv("RIVER_PROGRESS_TTY", "0", 1);
+
+  /* The last rank busy for 0.8 s: it is the slowest. */
+  all = run_lines("busy", 1.4, size - 1, 0.8, -1, &text);
+  if (rank == 0)
+    check_lines(text, "busy", all, 0, size - 1);
+  free(text);
+
+  /* Rank 0 busy for 1 s, then 1 s more: the last line is of the last
+   * few rounds (above 3/4 of the whole), not 1 s old (about half).
+   * Rounds are on a grid, and a rank behind it starts those it owes
+   * back to back, so rank 0 catches up even where the others' rounds
+   * complete without it and run ahead (on this Open MPI they did not:
+   * a start a round after the last passed as well). */
+  all = run_lines("late", 2.1, 0, 1.0, -1, &text);
+  if (rank == 0) {
+    check_lines(text, "late", all, 0, size > 1 ? 0 : -1);
+    MT_CHECK(last_count(text, "late") * 4 >= all * 3);
+    if (last_count(text, "late") * 4 < all * 3)
+      printf("late: the last line shows %llu of %llu\n",
+             last_count(text, "late"), (unsigned long long)all);
+  }
+  free(text);
+
+  /* A rank failed: lines while it ran, no closing line. */
+  all = run_lines("failed", 0.4, -1, 0, size > 1 ? 1 : 0, &text);
+  if (rank == 0) {
+    MT_CHECK(text != NULL && strstr(text, "failed: ") != NULL
+             && strstr(text, "failed: done") == NULL);
+  }
+  free(text);
+
+  /* Sampled: the counts come from the sampler, add is refused. */
+  to_file();
+  sampled = 0;
+  rc = river_progress_create_sampled(MPI_COMM_WORLD, "sampled", 0, 0,
+                                     sampler, &sampled, &p);
+  MT_CHECK_RC(rc, RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS) {
+    double t0 = river_wtime();
+    MT_CHECK_RC(river_progress_add(p, 1, 1), RIVER_EINVAL);
+    while (river_wtime() - t0 < 0.5) {
+      sampled++;
+      MT_CHECK_RC(river_progress_poll(p), RIVER_SUCCESS);
+      nap(0.001);
+    }
+    mine = sampled;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MT_CHECK_RC(river_progress_end(p, 1), RIVER_SUCCESS);
   }
   restore();
   if (rank == 0) {
     text = slurp();
-    check_lines(text, "busy", all, 0, size - 1);
+    check_lines(text, "sampled", all, 0, -1);
     free(text);
   }
 
@@ -267,7 +392,7 @@ static void test_lines(void)
       MT_CHECK_RC(river_progress_add(p, 1, 100), RIVER_SUCCESS);
       nap(0.002);
     }
-    MT_CHECK_RC(river_progress_end(p), RIVER_SUCCESS);
+    MT_CHECK_RC(river_progress_end(p, 1), RIVER_SUCCESS);
   }
   restore();
   if (rank == 0) {
