@@ -6,4 +6,6 @@ dist_doc_DATA += \
 	doc/collections.md \
 	doc/flowspec.md \
 	doc/modules.md \
-	doc/results.md
+	doc/results.md \
+	doc/stats.md \
+	doc/stats.schema.json

@@ -32,6 +32,7 @@
 #include "river/module.h"
 #include "river/flow.h"
 #include "river/progress.h"
+#include "river/stats.h"
 #include "river/valsort.h"
 
 #endif /* RIVER_H */

@@ -254,6 +254,9 @@ static void run_free(river_flow *f, struct river__run *r)
   free(r->parts);
   free(r->dqs);
   free(r->edge_path);
+  for (i = 0; r->edge_st != NULL && i < f->nedges; i++)
+    free(r->edge_st[i].msgs_to);
+  free(r->edge_st);
   free(r);
 }
 
@@ -357,7 +360,9 @@ int river_flow_go_async(river_flow *f)
     r->dqs = calloc((size_t)f->nedges + 1, sizeof *r->dqs);
     r->parts = calloc((size_t)f->nedges + 1, sizeof *r->parts);
     r->edge_path = calloc((size_t)f->nedges + 1, sizeof *r->edge_path);
+    r->edge_st = calloc((size_t)f->nedges + 1, sizeof *r->edge_st);
     rc = r->dqs == NULL || r->parts == NULL || r->edge_path == NULL
+         || r->edge_st == NULL
          ? RIVER_ENOMEM
          : river__sched_create(0, &r->sched);
   }
@@ -381,6 +386,31 @@ int river_flow_go_async(river_flow *f)
   return RIVER_SUCCESS;
 }
 
+/* Keep edge i's queue's counters on this rank (river__edge_stats);
+ * without memory for its messages per consumer, those are left out. */
+static void keep_edge_stats(struct river__run *r, int i)
+{
+  struct river__edge_stats *e = &r->edge_st[i];
+  river_dq_stats st;
+
+  if (r->dqs[i] == NULL || river_dq_stats_get(r->dqs[i], &st)
+                               != RIVER_SUCCESS)
+    return;
+  e->records_out = st.records_out;
+  e->messages_out = st.messages_out;
+  e->records_in = st.records_in;
+  e->messages_in = st.messages_in;
+  e->credit_stalls = st.credit_stalls;
+  e->put_wait_seconds = st.put_wait_seconds;
+  e->get_wait_seconds = st.get_wait_seconds;
+  if (st.msgs_to != NULL && st.producer_index >= 0 && st.nconsumers > 0
+      && (e->msgs_to = malloc((size_t)st.nconsumers * sizeof *e->msgs_to))
+             != NULL) {
+    memcpy(e->msgs_to, st.msgs_to, (size_t)st.nconsumers * sizeof *e->msgs_to);
+    e->nconsumers = st.nconsumers;
+  }
+}
+
 /* Every task here has returned: tear down (collective) and agree. */
 static int finish(river_flow *f, int local)
 {
@@ -397,6 +427,7 @@ static int finish(river_flow *f, int local)
     local = rc;
 
   for (i = 0; i < f->nedges; i++) {
+    keep_edge_stats(r, i);
     river_dq_destroy(r->dqs[i]);
     r->dqs[i] = NULL;
   }

@@ -114,6 +114,16 @@ struct river__end {
  * the first publishing step's failure, or RIVER_SUCCESS (src/flow_io.c). */
 int river__run_ends(struct river__run *r, int outcome);
 
+/* An edge's queue as this rank saw it, kept when the run finishes
+ * (the queue is gone after): what river_stats_add_flow gathers. */
+struct river__edge_stats {
+  uint64_t records_out, messages_out, records_in, messages_in;
+  uint64_t credit_stalls;
+  double put_wait_seconds, get_wait_seconds;
+  int nconsumers;          /* msgs_to's entries (0: not a producer) */
+  uint64_t *msgs_to;       /* messages sent to each consumer index */
+};
+
 /* A flow's run on this rank (river_flow.run). */
 struct river__run {
   river__sched *sched;
@@ -129,6 +139,7 @@ struct river__run {
   int done;                /* every task has returned */
   int outcome;             /* agreed outcome, once finished */
   int finished;            /* queues destroyed, outcome agreed */
+  struct river__edge_stats *edge_st; /* per edge, kept at the end */
   river_progress *progress; /* the progress line's (river_flow_progress),
                               NULL before the run starts and after */
   /* Abort notices: a rank whose instance fails tells every other rank

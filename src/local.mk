@@ -68,6 +68,7 @@ src_libriver_la_SOURCES = \
 	src/flow_emulate.c \
 	src/flow_partition.c \
 	src/flow_io.c \
+	src/flow_stats.c \
 	src/flowspec.c \
 	src/modules/modules.h \
 	src/modules/builtin.c \
@@ -83,9 +84,11 @@ src_libriver_la_SOURCES = \
 	src/modules/filter.c \
 	src/modules/join.c
 src_libriver_la_CPPFLAGS = $(AM_CPPFLAGS) -DRIVER_BUILDING_LIBRARY \
-	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS)
+	$(HDF5_CFLAGS) $(HWLOC_CFLAGS) $(ISAL_CFLAGS) $(YAML_CFLAGS) \
+	$(JANSSON_CFLAGS)
 src_libriver_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
 src_libriver_la_LIBADD = $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS) $(YAML_LIBS) \
+	$(JANSSON_LIBS) \
 	-lpthread
 src_libriver_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(RIVER_LT_VERSION) \
 	-no-undefined
@@ -108,5 +111,6 @@ riverinc_HEADERS = \
 	include/river/module.h \
 	include/river/flow.h \
 	include/river/progress.h \
+	include/river/stats.h \
 	include/river/valsort.h
 nodist_riverinc_HEADERS = include/river/version.h

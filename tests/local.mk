@@ -243,6 +243,7 @@ mpi_tests = \
 	tests/mpi/test_dq_coop_mpi.mpi \
 	tests/mpi/test_dq_msg_mpi.mpi \
 	tests/mpi/test_progress_mpi.mpi \
+	tests/mpi/test_stats_mpi.mpi \
 	tests/mpi/test_watchdog_mpi.mpi \
 	tests/mpi/test_dq_bounds_mpi.mpi \
 	tests/mpi/test_gd_mpi.mpi \
@@ -306,6 +307,10 @@ tests_mpi_test_dq_msg_mpi_mpi_LDADD = src/libriver.la
 tests_mpi_test_progress_mpi_mpi_SOURCES = tests/mpi/test_progress_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_progress_mpi_mpi_LDADD = src/libriver.la
+tests_mpi_test_stats_mpi_mpi_SOURCES = tests/mpi/test_stats_mpi.c \
+	tests/mpi/mpitest.h
+tests_mpi_test_stats_mpi_mpi_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_mpi_test_stats_mpi_mpi_LDADD = src/libriver.la $(JANSSON_LIBS) -lm
 tests_mpi_test_watchdog_mpi_mpi_SOURCES = tests/mpi/test_watchdog_mpi.c \
 	tests/mpi/mpitest.h
 tests_mpi_test_watchdog_mpi_mpi_LDADD = src/libriver.la
@@ -346,9 +351,10 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
 	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
-	tests/cli/test_slurm.sh tests/cli/test_progress.sh
+	tests/cli/test_slurm.sh tests/cli/test_progress.sh tests/cli/test_stats.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
+	tests/cli/check_stats.py \
 	tests/cli/meta_crash.river.h5 \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
 	tests/flows/run/gen_pull_small.yaml \

@@ -40,6 +40,11 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
  * RIVER_BIND_KEPT); 0 without --bind. Set by main. */
 extern int cli_bind_outcome;
 
+/* The run's stats file (river --stats FILE), or NULL: each flow a
+ * command runs is added to it (cli_run_flow), and the numbers of its
+ * report. Set by main. */
+extern river_stats *cli_stats;
+
 /* The job's topology report (river topo), printed by rank 0: each node's
  * machine once and its ranks' bindings and disk directories (opts: the
  * root and disk pattern, NULL for the defaults). Collective; returns the

@@ -11,8 +11,8 @@
  *   river flow check       validate a flow spec, print its plan
  *                          (apps/cli/flow.c)
  *
- * Every subcommand takes --help, and every one --timeout, --bind and
- * --quiet (taken out of argv by main). Each subcommand is a function in the
+ * Every subcommand takes --help, and every one --timeout, --bind,
+ * --quiet and --stats (taken out of argv by main). Each subcommand is a function in the
  * table below; main() initialises River, binds the ranks if asked,
  * dispatches, and turns the
  * subcommand's River error code into a message and a non-zero exit on
@@ -146,6 +146,8 @@ static void usage_all(FILE *out)
                "(spread over the\n"
                "                   cores) unless the launcher bound it; "
                "river topo shows it\n"
+               "  --stats FILE     write the run's stats, JSON "
+               "(doc/stats.md)\n"
                "  --quiet          no progress line (shown on stderr by "
                "rank 0 while a flow\n"
                "                   runs: redrawn on a terminal, a line "
@@ -333,38 +335,70 @@ static int cmd_version(int argc, char **argv)
 
 /* ------------------------------------------------------------------- main */
 
-/* Take --timeout SECONDS (or --timeout=SECONDS) out of argv, wherever
- * it is, into RIVER_TIMEOUT, which river_init reads (and checks) on
- * every rank: the job-wide watchdog (doc/design.md). 0 if none or
- * taken; 2 (printed) if it has no value. */
-static int take_timeout(int *argc, char **argv)
+/* Take option opt VALUE (or opt=VALUE) out of argv, wherever it is,
+ * into *val (NULL if absent). 0, or 2 (printed) if it has no value. */
+static int take_value(int *argc, char **argv, const char *opt,
+                      const char **val)
 {
-  const char *v = NULL;
+  size_t len = strlen(opt);
   int i, k, drop = 0;
 
-  for (i = 1; i < *argc && v == NULL; i++) {
-    if (strcmp(argv[i], "--timeout") == 0) {
+  *val = NULL;
+  for (i = 1; i < *argc && *val == NULL; i++) {
+    if (strcmp(argv[i], opt) == 0) {
       if (i + 1 >= *argc) {
-        fprintf(stderr, "river: --timeout needs a value (seconds)\n");
+        fprintf(stderr, "river: %s needs a value\n", opt);
         return 2;
       }
-      v = argv[i + 1];
+      *val = argv[i + 1];
       drop = 2;
-    } else if (strncmp(argv[i], "--timeout=", 10) == 0) {
-      v = argv[i] + 10;
+    } else if (strncmp(argv[i], opt, len) == 0 && argv[i][len] == '=') {
+      *val = argv[i] + len + 1;
       drop = 1;
     }
   }
-  if (v == NULL)
+  if (*val == NULL)
     return 0;
-  if (setenv("RIVER_TIMEOUT", v, 1) != 0) {
-    fprintf(stderr, "river: cannot set RIVER_TIMEOUT\n");
-    return 2;
-  }
   for (i--, k = i + drop; k <= *argc; i++, k++)  /* with argv's NULL */
     argv[i] = argv[k];
   *argc -= drop;
   return 0;
+}
+
+/* Take --timeout SECONDS out of argv into RIVER_TIMEOUT, which
+ * river_init reads (and checks) on every rank: the job-wide watchdog
+ * (doc/design.md). 0, or 2 (printed) if it has no value. */
+static int take_timeout(int *argc, char **argv)
+{
+  const char *v = NULL;
+
+  if (take_value(argc, argv, "--timeout", &v) != 0)
+    return 2;
+  if (v != NULL && setenv("RIVER_TIMEOUT", v, 1) != 0) {
+    fprintf(stderr, "river: cannot set RIVER_TIMEOUT\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* The command line as one string (malloc'd; NULL without memory). */
+static char *command_line(int argc, char **argv)
+{
+  size_t n = 1;
+  char *s;
+  int i;
+
+  for (i = 0; i < argc; i++)
+    n += strlen(argv[i]) + 1;
+  if ((s = malloc(n)) == NULL)
+    return NULL;
+  s[0] = '\0';
+  for (i = 0; i < argc; i++) {
+    if (i > 0)
+      strcat(s, " ");
+    strcat(s, argv[i]);
+  }
+  return s;
 }
 
 /* Take flag (--bind, --quiet) out of argv, wherever it is: 1 if it
@@ -403,14 +437,47 @@ static int agree_or_abort(const char *name, int rc)
   return all;
 }
 
+river_stats *cli_stats;
+
+/* --stats FILE: the run's stats file (river/stats.h), made on every
+ * rank; written whatever the command's outcome. */
+static int stats_begin(const char *path, const char *line)
+{
+  if (path == NULL)
+    return RIVER_SUCCESS;
+  if (*path == '\0') {
+    if (world_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "--stats: an empty path");
+    return RIVER_EINVAL;
+  }
+  return river_stats_create(MPI_COMM_WORLD, line, &cli_stats);
+}
+
+static int stats_end(const char *path, int rc)
+{
+  int wrc;
+
+  if (cli_stats == NULL)
+    return rc;
+  wrc = river_stats_write(cli_stats, path);
+  river_stats_destroy(cli_stats);
+  cli_stats = NULL;
+  return rc != RIVER_SUCCESS ? rc : wrc;
+}
+
 int main(int argc, char **argv)
 {
   const struct cmd *cmd = NULL;
+  const char *stats = NULL;
+  char *line = command_line(argc, argv);
   size_t i;
   int rc, all, bind;
 
-  if ((rc = take_timeout(&argc, argv)) != 0)
+  if ((rc = take_timeout(&argc, argv)) != 0
+      || (rc = take_value(&argc, argv, "--stats", &stats)) != 0) {
+    free(line);
     return rc;
+  }
   bind = take_flag(&argc, argv, "--bind");
   /* The progress line (river/progress.h): on unless --quiet, or
    * RIVER_PROGRESS says otherwise. */
@@ -426,12 +493,14 @@ int main(int argc, char **argv)
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     if (world_rank() == 0)
       usage_all(argc < 2 ? stderr : stdout);
+    free(line);
     river_finalize();
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "--version") == 0) {
     if (world_rank() == 0)
       printf("river %s\n", RIVER_VERSION_STRING);
+    free(line);
     river_finalize();
     return 0;
   }
@@ -442,6 +511,7 @@ int main(int argc, char **argv)
     if (world_rank() == 0)
       river_log(RIVER_LOG_ERROR, "unknown command '%s' (try river --help)",
                 argv[1]);
+    free(line);
     river_finalize();
     return 2;
   }
@@ -452,9 +522,10 @@ int main(int argc, char **argv)
              && (rc = river_topo_bind(MPI_COMM_WORLD, &cli_bind_outcome))
                     != RIVER_SUCCESS) {
     /* every rank has failed (river_topo_bind agrees), one has said why */
-  } else {
-    rc = cmd->fn(argc - 1, argv + 1);
+  } else if ((rc = stats_begin(stats, line)) == RIVER_SUCCESS) {
+    rc = stats_end(stats, cmd->fn(argc - 1, argv + 1));
   }
+  free(line);
 
   /* Every rank exits non-zero if any rank failed; a timeout aborts. */
   all = agree_or_abort(cmd->name, rc);

@@ -112,6 +112,10 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
   if (rc == RIVER_SUCCESS)
     rc = river_flow_go(f);
   t = river_wtime() - t0;
+  /* The stats file (collective: the run's outcome is agreed). A flow
+   * that failed is left out (v1: doc/stats.md). */
+  if (rc == RIVER_SUCCESS && cli_stats != NULL)
+    rc = river_stats_add_flow(cli_stats, f, label);
   if (seconds != NULL)
     *seconds = t;
   if (rc == RIVER_SUCCESS)

@@ -49,6 +49,14 @@ static void report(const struct args *a, const river_pcoll_info *in,
                            a->opts.replication > 0 ? a->opts.replication
                                                    : 1);
   river_perturb_destroy(p);
+  if (cli_stats != NULL) {   /* rank 0's numbers are the file's */
+    river_stats_add_number(cli_stats, "seconds", seconds);
+    if (ideal >= 0.001 && seconds > 0) {
+      river_stats_add_number(cli_stats, "fluid_ideal_seconds", ideal);
+      river_stats_add_number(cli_stats, "fluid_ideal_ratio",
+                             ideal / seconds);
+    }
+  }
   printf("sort: %s %s -> %s: %llu records, %.1f MB in %.3f s, %.1f MB/s",
          a->is_static ? "static" : "river", a->pos[0], a->pos[1],
          (unsigned long long)in->nrecords, mb, seconds,

@@ -1,0 +1,64 @@
+/*
+ * river/stats.h - a run's stats file: one JSON document (doc/stats.md,
+ * its JSON Schema doc/stats.schema.json) with the job and, for each
+ * flow run, every stage instance's records and bytes in and out and
+ * its time running and blocked, and every edge's queue as each rank saw
+ * it: its credit path, records and messages sent and received, credit
+ * stalls, and the messages each producer sent each consumer.
+ *
+ *   river_stats *s;
+ *   river_stats_create(MPI_COMM_WORLD, "my-job --n 4", &s);  (collective)
+ *   ... river_flow_go(f); river_stats_add_flow(s, f, "sort");  (collective)
+ *   river_stats_add_number(s, "seconds", t);
+ *   river_stats_write(s, "run.json");                        (collective)
+ *   river_stats_destroy(s);
+ *
+ * Rank 0 holds the document and writes it (a temporary beside PATH,
+ * renamed over it once complete). Part of the River API; include
+ * <river.h> rather than this file.
+ */
+#ifndef RIVER_STATS_H
+#define RIVER_STATS_H
+
+#include <mpi.h>
+#include "river/core.h"
+#include "river/flow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct river_stats river_stats;
+
+/* Collective over comm: a document for the job that comm's ranks run;
+ * command (may be NULL) is the command line it records. The job part:
+ * River's, MPI's and HDF5's versions, the ranks, the nodes (by
+ * river_node_name) and the command. */
+RIVER_API int river_stats_create(MPI_Comm comm, const char *command,
+                                 river_stats **out);
+
+/* Collective over the flow's ranks, which must be s's (the same
+ * communicator's group): add flow f, which has run (river_flow_go), as
+ * one entry of "flows", named label (may be NULL). RIVER_ESTATE if f
+ * has not run. */
+RIVER_API int river_stats_add_flow(river_stats *s, river_flow *f,
+                                   const char *label);
+
+/* Record a number of the job's ("seconds", "fluid_ideal_seconds", ...):
+ * key is letters, digits and '_' (at most 40), value finite; rank 0's
+ * is kept. Local. */
+RIVER_API int river_stats_add_number(river_stats *s, const char *key,
+                                     double value);
+
+/* Collective: write the document to path (rank 0's path is used). The
+ * outcome is agreed. */
+RIVER_API int river_stats_write(river_stats *s, const char *path);
+
+/* Free s (local); NULL is nothing. */
+RIVER_API int river_stats_destroy(river_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIVER_STATS_H */

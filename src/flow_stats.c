@@ -1,0 +1,498 @@
+/*
+ * flow_stats.c - a run's stats file (river/stats.h; the document is
+ * described in doc/stats.md, its JSON Schema in doc/stats.schema.json).
+ *
+ * Rank 0 builds the document with jansson, a well-kept JSON library
+ * that refuses NaN and infinities and keeps 64-bit integers exact (so a
+ * record count never turns into a rounded double). What a flow did is
+ * kept by the runtime when the run finishes (each instance's
+ * river_module_stats, each edge's queue counters: flow_run.c,
+ * keep_edge_stats); river_stats_add_flow gathers every rank's as one
+ * array of 64-bit words (doubles copied bit for bit) to rank 0, which
+ * names them: stages by name and module, instances by rank, edges by
+ * their stages, kind and credit path, and the messages each producer
+ * rank sent each consumer rank.
+ */
+#include "flow_run_internal.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NODE_MAX 64        /* a node's name, as gathered */
+#define KEY_MAX 40
+#define INST_WORDS 9       /* stage, instance, 4 counts, 3 times */
+#define EDGE_WORDS 8       /* 5 counts, 2 times, consumers (then those) */
+
+struct river_stats {
+  MPI_Comm comm;           /* a duplicate of the job's */
+  int rank, size;
+  json_t *doc;             /* rank 0: the document */
+};
+
+/* ------------------------------------------------------------- helpers */
+
+static uint64_t dword(double d)
+{
+  uint64_t w;
+
+  memcpy(&w, &d, sizeof w);
+  return w;
+}
+
+static double wdouble(uint64_t w)
+{
+  double d;
+
+  memcpy(&d, &w, sizeof d);
+  return isfinite(d) ? d : 0.0;
+}
+
+/* Set obj[key] to v (which it takes); 0 if jansson refused. */
+static int put(json_t *obj, const char *key, json_t *v)
+{
+  return v != NULL && json_object_set_new(obj, key, v) == 0;
+}
+
+static json_t *count(uint64_t v)
+{
+  /* json_int_t is long long: River's counts stay below 2^63. */
+  return json_integer((json_int_t)v);
+}
+
+/* ----------------------------------------------------------------- job */
+
+/* The job part (rank 0 builds it from every rank's node name). */
+static int job_part(river_stats *s, const char *command)
+{
+  char mine[NODE_MAX] = {0}, lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  char info[512] = {0}, *all = NULL, *nl;
+  size_t len = sizeof mine - 1;
+  json_t *job = NULL, *nodes = NULL, *where = NULL;
+  int i, k, n, rc, ok = 1;
+
+  if (river_node_name(mine, &len) != RIVER_SUCCESS)
+    snprintf(mine, sizeof mine, "?");
+  if (s->rank == 0 && (all = calloc((size_t)s->size, NODE_MAX)) == NULL)
+    return RIVER_ENOMEM;
+  rc = river__gather(mine, NODE_MAX, MPI_CHAR, all, 0, s->comm);
+  if (rc != RIVER_SUCCESS || s->rank != 0) {
+    free(all);
+    return rc;
+  }
+  len = sizeof info;
+  river_build_info(info, &len);
+  MPI_Get_library_version(lib, &n);
+  if ((nl = strchr(lib, '\n')) != NULL)
+    *nl = '\0';   /* its first line names it */
+  job = json_object();
+  nodes = json_array();
+  where = json_array();
+  ok = job != NULL && nodes != NULL && where != NULL;
+  /* Nodes in the order of their first rank; each rank's node by index. */
+  for (i = 0; ok && i < s->size; i++) {
+    const char *name = all + (size_t)i * NODE_MAX;
+    for (k = 0; k < (int)json_array_size(nodes); k++)
+      if (strcmp(json_string_value(json_array_get(nodes, (size_t)k)),
+                 name) == 0)
+        break;
+    if (k == (int)json_array_size(nodes))
+      ok = json_array_append_new(nodes, json_string(name)) == 0;
+    ok = ok && json_array_append_new(where, json_integer(k)) == 0;
+  }
+  free(all);
+  ok = ok && put(job, "river", json_string(info))
+       && put(job, "mpi", json_string(lib))
+       && put(job, "ranks", json_integer(s->size))
+       && put(job, "nodes", json_incref(nodes))
+       && put(job, "rank_node", json_incref(where))
+       && (command == NULL || put(job, "command", json_string(command)))
+       && put(job, "numbers", json_object())
+       && put(s->doc, "job", json_incref(job));
+  json_decref(nodes);
+  json_decref(where);
+  json_decref(job);
+  return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
+}
+
+int river_stats_create(MPI_Comm comm, const char *command,
+                       river_stats **out)
+{
+  river_stats *s = NULL;
+  int rc = RIVER_SUCCESS;
+
+  if (out != NULL)
+    *out = NULL;
+  if (out == NULL || comm == MPI_COMM_NULL) {
+    river__error("river_stats_create: %s", out == NULL ? "out is NULL"
+                 : "comm is MPI_COMM_NULL");
+    if (comm == MPI_COMM_NULL)
+      return RIVER_EINVAL;
+    rc = RIVER_EINVAL;
+  }
+  if (rc == RIVER_SUCCESS && (s = calloc(1, sizeof *s)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (s != NULL) {
+    s->comm = MPI_COMM_NULL;
+    MPI_Comm_rank(comm, &s->rank);
+    MPI_Comm_size(comm, &s->size);
+    if (s->rank == 0
+        && ((s->doc = json_object()) == NULL
+            || !put(s->doc, "format", json_string("river-stats/1"))))
+      rc = RIVER_ENOMEM;
+  }
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__comm_dup(comm, &s->comm);
+  rc = river__agree(comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = job_part(s, command);
+  if (rc == RIVER_SUCCESS && s->rank == 0
+      && !put(s->doc, "flows", json_array()))
+    rc = RIVER_ENOMEM;
+  rc = river__agree(comm, rc);
+  if (rc != RIVER_SUCCESS) {
+    river_stats_destroy(s);
+    return rc;
+  }
+  *out = s;
+  return RIVER_SUCCESS;
+}
+
+int river_stats_destroy(river_stats *s)
+{
+  if (s == NULL)
+    return RIVER_SUCCESS;
+  if (s->comm != MPI_COMM_NULL)
+    MPI_Comm_free(&s->comm);
+  json_decref(s->doc);
+  free(s);
+  return RIVER_SUCCESS;
+}
+
+int river_stats_add_number(river_stats *s, const char *key, double value)
+{
+  size_t i, n = key != NULL ? strlen(key) : 0;
+  json_t *nums;
+
+  if (s == NULL || n == 0 || n > KEY_MAX || !isfinite(value)) {
+    river__error("river_stats_add_number: %s", s == NULL ? "s is NULL"
+                 : n == 0 || n > KEY_MAX ? "key must be 1 to 40 characters"
+                 : "value is not finite");
+    return RIVER_EINVAL;
+  }
+  for (i = 0; i < n; i++)
+    if (!(key[i] == '_' || (key[i] >= 'a' && key[i] <= 'z')
+          || (key[i] >= 'A' && key[i] <= 'Z')
+          || (key[i] >= '0' && key[i] <= '9'))) {
+      river__error("river_stats_add_number: key '%s': letters, digits "
+                   "and '_' only", key);
+      return RIVER_EINVAL;
+    }
+  if (s->rank != 0)
+    return RIVER_SUCCESS;
+  nums = json_object_get(json_object_get(s->doc, "job"), "numbers");
+  return nums != NULL && put(nums, key, json_real(value)) ? RIVER_SUCCESS
+                                                          : RIVER_ENOMEM;
+}
+
+/* --------------------------------------------------------------- a flow */
+
+/* This rank's words (river__edge_stats and the instances' stats). */
+static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
+                            int *nwords)
+{
+  size_t n = 2 + (size_t)r->ninst * INST_WORDS, k = 0;
+  uint64_t *w;
+  int i;
+
+  for (i = 0; i < f->nedges; i++)
+    n += EDGE_WORDS + (size_t)r->edge_st[i].nconsumers;
+  if (n > (size_t)(INT32_MAX / 8) || (w = calloc(n, sizeof *w)) == NULL)
+    return NULL;
+  w[k++] = (uint64_t)r->ninst;
+  w[k++] = (uint64_t)f->nedges;
+  for (i = 0; i < r->ninst; i++) {
+    const struct river__inst *in = &r->inst[i];
+    w[k++] = (uint64_t)(in->ctx.stage - f->stages);
+    w[k++] = (uint64_t)in->ctx.instance;
+    w[k++] = in->st.records_in;
+    w[k++] = in->st.bytes_in;
+    w[k++] = in->st.records_out;
+    w[k++] = in->st.bytes_out;
+    w[k++] = dword(in->st.run_seconds);
+    w[k++] = dword(in->st.get_wait_seconds);
+    w[k++] = dword(in->st.put_wait_seconds);
+  }
+  for (i = 0; i < f->nedges; i++) {
+    const struct river__edge_stats *e = &r->edge_st[i];
+    w[k++] = e->records_out;
+    w[k++] = e->messages_out;
+    w[k++] = e->records_in;
+    w[k++] = e->messages_in;
+    w[k++] = e->credit_stalls;
+    w[k++] = dword(e->put_wait_seconds);
+    w[k++] = dword(e->get_wait_seconds);
+    w[k++] = (uint64_t)e->nconsumers;
+    if (e->nconsumers > 0)
+      memcpy(w + k, e->msgs_to, (size_t)e->nconsumers * sizeof *w);
+    k += (size_t)e->nconsumers;
+  }
+  *nwords = (int)n;
+  return w;
+}
+
+/* The stages, each with its instances from every rank's words. */
+static json_t *stages_part(const river_flow *f, uint64_t *const *words,
+                           int size)
+{
+  json_t *stages = json_array(), *st, *ranks, *insts, *o;
+  int s, q, i, k, ok = stages != NULL;
+
+  for (s = 0; ok && s < f->nstages; s++) {
+    st = json_object();
+    ranks = json_array();
+    insts = json_array();
+    ok = st != NULL && ranks != NULL && insts != NULL;
+    for (k = 0; ok && k < f->stages[s].nranks; k++)
+      ok = json_array_append_new(ranks, json_integer(f->stages[s].ranks[k]))
+           == 0;
+    for (q = 0; ok && q < size; q++) {
+      const uint64_t *w = words[q];
+      for (i = 0; ok && i < (int)w[0]; i++) {
+        const uint64_t *x = w + 2 + (size_t)i * INST_WORDS;
+        if ((int)x[0] != s)
+          continue;
+        o = json_object();
+        ok = o != NULL && put(o, "instance", json_integer((json_int_t)x[1]))
+             && put(o, "rank", json_integer(q))
+             && put(o, "records_in", count(x[2]))
+             && put(o, "bytes_in", count(x[3]))
+             && put(o, "records_out", count(x[4]))
+             && put(o, "bytes_out", count(x[5]))
+             && put(o, "run_seconds", json_real(wdouble(x[6])))
+             && put(o, "get_wait_seconds", json_real(wdouble(x[7])))
+             && put(o, "put_wait_seconds", json_real(wdouble(x[8])))
+             && json_array_append_new(insts, o) == 0;
+      }
+    }
+    ok = ok && put(st, "name", json_string(f->stages[s].name))
+         && put(st, "module", json_string(f->stages[s].mod->name))
+         && put(st, "ranks", json_incref(ranks))
+         && put(st, "instances", json_incref(insts))
+         && json_array_append(stages, st) == 0;
+    json_decref(ranks);
+    json_decref(insts);
+    json_decref(st);
+  }
+  if (!ok) {
+    json_decref(stages);
+    return NULL;
+  }
+  return stages;
+}
+
+/* Rank q's words for edge e (after its instances and the edges
+ * before). */
+static const uint64_t *edge_words(const uint64_t *w, int e)
+{
+  const uint64_t *x = w + 2 + (size_t)w[0] * INST_WORDS;
+  int i;
+
+  for (i = 0; i < e; i++)
+    x += EDGE_WORDS + x[7];
+  return x;
+}
+
+/* One edge: its stages, kind, credit path, producers and consumers. */
+static json_t *edge_part(const river_flow *f, const struct river__run *r,
+                         uint64_t *const *words, int e)
+{
+  const river__edge *ed = &f->edges[e];
+  const river__stage *from = &f->stages[ed->from], *to = &f->stages[ed->to];
+  json_t *o = json_object(), *prods = json_array(), *cons = json_array();
+  json_t *p, *c, *sent;
+  char kind[160];
+  int k, j, ok = o != NULL && prods != NULL && cons != NULL;
+
+  river__edge_describe(&ed->opts, kind, sizeof kind);
+  for (k = 0; ok && k < from->nranks; k++) {
+    const uint64_t *x = edge_words(words[from->ranks[k]], e);
+    p = json_object();
+    sent = json_array();
+    ok = p != NULL && sent != NULL;
+    for (j = 0; ok && j < (int)x[7] && j < to->nranks; j++) {
+      c = json_object();
+      ok = c != NULL && put(c, "rank", json_integer(to->ranks[j]))
+           && put(c, "messages", count(x[EDGE_WORDS + j]))
+           && json_array_append_new(sent, c) == 0;
+    }
+    ok = ok && put(p, "rank", json_integer(from->ranks[k]))
+         && put(p, "records_out", count(x[0]))
+         && put(p, "messages_out", count(x[1]))
+         && put(p, "credit_stalls", count(x[4]))
+         && put(p, "put_wait_seconds", json_real(wdouble(x[5])))
+         && put(p, "messages_to", json_incref(sent))
+         && json_array_append(prods, p) == 0;
+    json_decref(sent);
+    json_decref(p);
+  }
+  for (k = 0; ok && k < to->nranks; k++) {
+    const uint64_t *x = edge_words(words[to->ranks[k]], e);
+    c = json_object();
+    ok = c != NULL && put(c, "rank", json_integer(to->ranks[k]))
+         && put(c, "records_in", count(x[2]))
+         && put(c, "messages_in", count(x[3]))
+         && put(c, "get_wait_seconds", json_real(wdouble(x[6])))
+         && json_array_append_new(cons, c) == 0;
+  }
+  ok = ok && put(o, "from", json_string(from->name))
+       && put(o, "to", json_string(to->name))
+       && put(o, "kind", json_string(kind))
+       && put(o, "credit_path", json_string(
+              r->edge_path[e] == RIVER_DQ_CREDITS_MSG ? "msg" : "rma"))
+       && put(o, "producers", json_incref(prods))
+       && put(o, "consumers", json_incref(cons));
+  json_decref(prods);
+  json_decref(cons);
+  if (!ok) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* Rank 0: the flow's entry from every rank's words. */
+static int flow_part(river_stats *s, const river_flow *f,
+                     const struct river__run *r, const char *label,
+                     uint64_t *const *words)
+{
+  json_t *fl = json_object(), *edges = json_array(), *stages, *e;
+  int i, ok = fl != NULL && edges != NULL;
+
+  stages = ok ? stages_part(f, words, s->size) : NULL;
+  ok = ok && stages != NULL;
+  for (i = 0; ok && i < f->nedges; i++)
+    ok = (e = edge_part(f, r, words, i)) != NULL
+         && json_array_append_new(edges, e) == 0;
+  ok = ok && (label == NULL || put(fl, "label", json_string(label)))
+       && put(fl, "outcome", json_string(river_err_name(r->outcome)))
+       && put(fl, "stages", json_incref(stages))
+       && put(fl, "edges", json_incref(edges))
+       && json_array_append(json_object_get(s->doc, "flows"), fl) == 0;
+  json_decref(stages);
+  json_decref(edges);
+  json_decref(fl);
+  return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
+}
+
+int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
+{
+  struct river__run *r;
+  uint64_t *mine = NULL, *all = NULL, **words = NULL;
+  int n = 0, rc = RIVER_SUCCESS, q, fsize = 0, *counts = NULL, *displs;
+  size_t total = 0;
+
+  if (s == NULL || f == NULL) {
+    river__error("river_stats_add_flow: %s is NULL", s == NULL ? "s" : "f");
+    return RIVER_EINVAL;
+  }
+  if (f->comm != MPI_COMM_NULL)
+    MPI_Comm_size(f->comm, &fsize);
+  if (fsize != s->size) {
+    river__error("river_stats_add_flow: the flow runs on %d ranks, the "
+                 "stats' job on %d", fsize, s->size);
+    rc = RIVER_EINVAL;
+  }
+  r = f->run;
+  if (rc == RIVER_SUCCESS && (r == NULL || !r->finished)) {
+    river__error("river_stats_add_flow: the flow has not run");
+    rc = RIVER_ESTATE;
+  }
+  if (rc == RIVER_SUCCESS && (mine = flow_words(f, r, &n)) == NULL)
+    rc = RIVER_ENOMEM;
+  if (s->rank == 0 && (counts = calloc((size_t)s->size * 2, sizeof *counts))
+                          == NULL)
+    rc = RIVER_ENOMEM;
+  rc = river__agree(s->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gather(&n, 1, MPI_INT, counts, 0, s->comm);
+  if (rc == RIVER_SUCCESS && s->rank == 0) {
+    displs = counts + s->size;
+    for (q = 0; q < s->size; q++) {
+      displs[q] = (int)(total * sizeof *all);
+      total += (size_t)counts[q];
+      counts[q] *= (int)sizeof *all;
+    }
+    if (total > (size_t)(INT32_MAX / 8)
+        || (all = malloc(total * sizeof *all + 1)) == NULL
+        || (words = malloc((size_t)s->size * sizeof *words)) == NULL)
+      rc = RIVER_ENOMEM;
+  }
+  rc = river__agree(s->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gatherv(mine, n * (int)sizeof *mine, all, counts,
+                        counts != NULL ? counts + s->size : NULL, 0,
+                        s->comm);
+  if (rc == RIVER_SUCCESS && s->rank == 0) {
+    for (q = 0; q < s->size; q++)
+      words[q] = all + (size_t)counts[s->size + q] / sizeof *all;
+    rc = flow_part(s, f, r, label, words);
+  }
+  rc = river__agree(s->comm, rc);
+  free(words);
+  free(all);
+  free(counts);
+  free(mine);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- write */
+
+/* Rank 0: the document into a temporary beside path, then renamed over
+ * it: a reader never sees half a document. */
+static int write_doc(const river_stats *s, const char *path)
+{
+  char *tmp = malloc(strlen(path) + 16);
+  int fd = -1, ok;
+
+  if (tmp == NULL)
+    return RIVER_ENOMEM;
+  sprintf(tmp, "%s.tmp.XXXXXX", path);
+  fd = mkstemp(tmp);
+  ok = fd >= 0
+       && json_dumpfd(s->doc, fd, JSON_INDENT(1) | JSON_ENSURE_ASCII) == 0
+       && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+  if (fd >= 0 && close(fd) != 0)
+    ok = 0;
+  if (ok && rename(tmp, path) != 0)
+    ok = 0;
+  if (!ok) {
+    river__error("stats file %s: %s", path,
+                 fd < 0 ? strerror(errno) : "writing it failed");
+    if (fd >= 0)
+      unlink(tmp);
+  }
+  free(tmp);
+  return ok ? RIVER_SUCCESS : RIVER_EIO;
+}
+
+int river_stats_write(river_stats *s, const char *path)
+{
+  int rc = RIVER_SUCCESS;
+
+  if (s == NULL || path == NULL || *path == '\0') {
+    river__error("river_stats_write: %s", s == NULL ? "s is NULL"
+                 : "no path");
+    if (s == NULL)
+      return RIVER_EINVAL;
+    rc = RIVER_EINVAL;
+  }
+  if (rc == RIVER_SUCCESS && s->rank == 0)
+    rc = write_doc(s, path);
+  return river__agree(s->comm, rc);
+}

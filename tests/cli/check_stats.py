@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""check_stats.py STATS SCHEMA [--records N] [--flows K] [--nodes M]
+
+A River stats file (doc/stats.md) against its JSON Schema, and its
+totals against themselves: on every edge, what the producers sent is
+what the consumers got (records and messages), and each producer's
+messages to each consumer add up to what it sent; every stage has one
+instance per rank it runs on. With --records, every flow's first stage
+put out N records and its last stage took N in; --flows and --nodes
+check how many flows and nodes it names. Exit 0 if all holds, else 1
+with what did not, one line each."""
+import json
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("check_stats: python3-jsonschema is missing "
+          "(scripts/install-deps installs it)")
+    sys.exit(99)
+
+
+def main(argv):
+    path, schema_path = argv[1], argv[2]
+    opts = dict(zip(argv[3::2], argv[4::2]))
+    with open(path) as f:
+        doc = json.load(f)
+    with open(schema_path) as f:
+        schema = json.load(f)
+    bad = []
+    try:
+        jsonschema.validate(doc, schema)
+    except jsonschema.ValidationError as e:
+        bad.append("schema: %s at %s" % (e.message, list(e.absolute_path)))
+        return bad
+    job = doc["job"]
+    if len(job["rank_node"]) != job["ranks"]:
+        bad.append("rank_node has %d entries for %d ranks"
+                   % (len(job["rank_node"]), job["ranks"]))
+    if any(k >= len(job["nodes"]) for k in job["rank_node"]):
+        bad.append("rank_node names a node not in nodes")
+    if "--nodes" in opts and len(job["nodes"]) != int(opts["--nodes"]):
+        bad.append("%d nodes, not %s" % (len(job["nodes"]), opts["--nodes"]))
+    if "--flows" in opts and len(doc["flows"]) != int(opts["--flows"]):
+        bad.append("%d flows, not %s" % (len(doc["flows"]), opts["--flows"]))
+    for fl in doc["flows"]:
+        name = fl.get("label", "?")
+        for st in fl["stages"]:
+            got = sorted(i["rank"] for i in st["instances"])
+            if got != sorted(st["ranks"]):
+                bad.append("%s: stage %s has instances on %s, ranks %s"
+                           % (name, st["name"], got, st["ranks"]))
+        for e in fl["edges"]:
+            where = "%s: edge %s -> %s" % (name, e["from"], e["to"])
+            out = sum(p["records_out"] for p in e["producers"])
+            inn = sum(c["records_in"] for c in e["consumers"])
+            mout = sum(p["messages_out"] for p in e["producers"])
+            min_ = sum(c["messages_in"] for c in e["consumers"])
+            # A broadcast edge delivers each record to every consumer.
+            k = len(e["consumers"]) if e["kind"] == "broadcast" else 1
+            if out * k != inn:
+                bad.append("%s: %d records sent, %d got" % (where, out, inn))
+            if mout != min_ and k == 1:
+                bad.append("%s: %d messages sent, %d got"
+                           % (where, mout, min_))
+            for p in e["producers"]:
+                to = sum(m["messages"] for m in p["messages_to"])
+                if to != p["messages_out"] * k:
+                    bad.append("%s: rank %d sent %d messages, %d by "
+                               "consumer" % (where, p["rank"],
+                                             p["messages_out"], to))
+        if "--records" in opts:
+            n = int(opts["--records"])
+            first, last = fl["stages"][0], fl["stages"][-1]
+            put = sum(i["records_out"] for i in first["instances"])
+            took = sum(i["records_in"] for i in last["instances"])
+            if put != n or took != n:
+                bad.append("%s: stage %s put out %d, stage %s took in %d, "
+                           "not %d" % (name, first["name"], put,
+                                       last["name"], took, n))
+    return bad
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        print(__doc__)
+        sys.exit(2)
+    problems = main(sys.argv)
+    for p in problems:
+        print("check_stats: " + p)
+    sys.exit(1 if problems else 0)

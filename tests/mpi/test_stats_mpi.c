@@ -1,0 +1,187 @@
+/*
+ * test_stats_mpi - the stats file's API (river/stats.h), on any number
+ * of ranks (4 in the suite):
+ *
+ *   args    NULL and nonsense refused with RIVER_EINVAL (and said):
+ *           create with out NULL or comm MPI_COMM_NULL, add_flow of NULL
+ *           or of a flow on other ranks, add_number with no key, a key of
+ *           41 characters or with a '-', a NaN or an infinity, write with
+ *           no path; add_flow of a flow that has not run: RIVER_ESTATE,
+ *           on every rank
+ *   flow    gen (every rank, 1000 records in all) -> push DQ -> count (every
+ *           rank): the document rank 0 writes (read back with jansson,
+ *           which River links) has the format, the job's ranks, one flow
+ *           with its label, the gen stage's records out and the count
+ *           stage's records in both 1000, the edge's messages
+ *           sent and got equal, and the number set; a second write
+ *           replaces the file whole
+ */
+#define _GNU_SOURCE
+#include <river.h>
+#include "mpitest.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int rank, size;
+
+/* gen -> count on every rank, run. */
+static river_flow *run_flow(MPI_Comm comm, int go)
+{
+  river_edge_opts e = RIVER_EDGE_OPTS_INIT;
+  river_flow *f = NULL;
+  int *all, i, n;
+
+  MPI_Comm_size(comm, &n);
+  all = malloc((size_t)n * sizeof *all);
+  for (i = 0; all != NULL && i < n; i++)
+    all[i] = i;
+  MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "gen", "records", "1000"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_place(f, "count", "count", all, n), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_attach(f, "gen", "count", &e), RIVER_SUCCESS);
+  if (go)
+    MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);
+  free(all);
+  return f;
+}
+
+static void test_args(void)
+{
+  static int sentinel;
+  river_stats *s = (river_stats *)&sentinel;
+  river_flow *f;
+  MPI_Comm half;
+  char key[48];
+
+  mt_log_clear();
+  MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, NULL, NULL), RIVER_EINVAL);
+  MT_CHECK(mt_logged("river_stats_create", "out is NULL", NULL));
+  MT_CHECK_RC(river_stats_create(MPI_COMM_NULL, NULL, &s), RIVER_EINVAL);
+  MT_CHECK(s == NULL);
+  MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, "args", &s), RIVER_SUCCESS);
+  if (s == NULL)
+    return;
+  MT_CHECK_RC(river_stats_add_flow(NULL, NULL, NULL), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_flow(s, NULL, NULL), RIVER_EINVAL);
+  mt_log_clear();
+  MT_CHECK_RC(river_stats_add_number(s, "", 1.0), RIVER_EINVAL);
+  MT_CHECK(mt_logged("key must be 1 to 40 characters", NULL, NULL));
+  memset(key, 'k', 41);
+  key[41] = '\0';
+  MT_CHECK_RC(river_stats_add_number(s, key, 1.0), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_number(s, "a-b", 1.0), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_number(s, "x", NAN), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_number(s, "x", INFINITY), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_number(NULL, "x", 1.0), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_write(NULL, "x"), RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_write(s, NULL), RIVER_EINVAL);   /* agreed */
+  /* A flow that has not run. */
+  f = run_flow(MPI_COMM_WORLD, 0);
+  mt_log_clear();
+  MT_CHECK_RC(river_stats_add_flow(s, f, "not run"), RIVER_ESTATE);
+  MT_CHECK(mt_logged("has not run", NULL, NULL));
+  river_flow_destroy(f);
+  /* A flow on other ranks than the stats' (half of them). */
+  if (size > 1) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    f = run_flow(half, 1);
+    MT_CHECK_RC(river_stats_add_flow(s, f, "half"), RIVER_EINVAL);
+    river_flow_destroy(f);
+    MPI_Comm_free(&half);
+  }
+  MT_CHECK_RC(river_stats_destroy(s), RIVER_SUCCESS);
+  MT_CHECK_RC(river_stats_destroy(NULL), RIVER_SUCCESS);
+}
+
+/* The sum of field over an array of objects. */
+static long long sum_of(json_t *arr, const char *field)
+{
+  long long t = 0;
+  size_t i;
+
+  for (i = 0; i < json_array_size(arr); i++)
+    t += json_integer_value(json_object_get(json_array_get(arr, i), field));
+  return t;
+}
+
+static void test_flow(void)
+{
+  char path[64] = "/tmp/test_stats.XXXXXX";
+  river_stats *s = NULL;
+  river_flow *f;
+  json_t *doc, *fl, *st, *e;
+  json_error_t err;
+  int fd = -1, round;
+
+  if (rank == 0 && (fd = mkstemp(path)) >= 0)
+    close(fd);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (round = 0; round < 2; round++) {
+    MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, "test_stats_mpi", &s),
+                RIVER_SUCCESS);
+    if (s == NULL)
+      return;
+    f = run_flow(MPI_COMM_WORLD, 1);
+    MT_CHECK_RC(river_stats_add_flow(s, f, round ? "second" : "first"),
+                RIVER_SUCCESS);
+    MT_CHECK_RC(river_stats_add_number(s, "answer", 42.5), RIVER_SUCCESS);
+    MT_CHECK_RC(river_stats_write(s, path), RIVER_SUCCESS);
+    river_flow_destroy(f);
+    river_stats_destroy(s);
+    if (rank != 0)
+      continue;
+    doc = json_load_file(path, 0, &err);
+    MT_CHECK(doc != NULL);
+    if (doc == NULL) {
+      printf("%s: %s at line %d\n", path, err.text, err.line);
+      continue;
+    }
+    MT_CHECK(strcmp(json_string_value(json_object_get(doc, "format")),
+                    "river-stats/1") == 0);
+    MT_CHECK(json_integer_value(json_object_get(json_object_get(doc, "job"),
+                                                "ranks")) == size);
+    MT_CHECK(json_real_value(json_object_get(json_object_get(
+                 json_object_get(doc, "job"), "numbers"), "answer")) == 42.5);
+    MT_CHECK(json_array_size(json_object_get(doc, "flows")) == 1);
+    fl = json_array_get(json_object_get(doc, "flows"), 0);
+    MT_CHECK(strcmp(json_string_value(json_object_get(fl, "label")),
+                    round ? "second" : "first") == 0);
+    st = json_object_get(fl, "stages");
+    MT_CHECK(sum_of(json_object_get(json_array_get(st, 0), "instances"),
+                    "records_out") == 1000);
+    MT_CHECK(sum_of(json_object_get(json_array_get(st, 1), "instances"),
+                    "records_in") == 1000);
+    e = json_array_get(json_object_get(fl, "edges"), 0);
+    MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out")
+             == sum_of(json_object_get(e, "consumers"), "messages_in"));
+    MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out") > 0);
+    json_decref(doc);
+  }
+  if (rank == 0)
+    unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+  int rc;
+
+  if (river_init(&argc, &argv) != RIVER_SUCCESS) {
+    fprintf(stderr, "river_init failed\n");
+    return 1;
+  }
+  river_log_set_handler(mt_log_capture, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  test_args();
+  test_flow();
+  rc = mt_verdict(MPI_COMM_WORLD, "test_stats_mpi");
+  river_finalize();
+  return rc;
+}
