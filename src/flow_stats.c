@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NODE_MAX 64        /* a node's name, as gathered */
@@ -52,6 +53,24 @@ static double wdouble(uint64_t w)
   return isfinite(d) ? d : 0.0;
 }
 
+/* A JSON string of s, which jansson takes only as UTF-8: a text that
+ * is not (a command line naming a Latin-1 file) has its bytes above
+ * 0x7f written as '?' instead. NULL without memory. */
+static json_t *text(const char *s)
+{
+  json_t *v = json_string(s);
+  char *copy, *c;
+
+  if (v != NULL || s == NULL || (copy = strdup(s)) == NULL)
+    return v;
+  for (c = copy; *c; c++)
+    if ((unsigned char)*c > 0x7f)
+      *c = '?';
+  v = json_string(copy);
+  free(copy);
+  return v;
+}
+
 /* Set obj[key] to v (which it takes); 0 if jansson refused. */
 static int put(json_t *obj, const char *key, json_t *v)
 {
@@ -77,9 +96,12 @@ static int job_part(river_stats *s, const char *command)
 
   if (river_node_name(mine, &len) != RIVER_SUCCESS)
     snprintf(mine, sizeof mine, "?");
-  if (s->rank == 0 && (all = calloc((size_t)s->size, NODE_MAX)) == NULL)
-    return RIVER_ENOMEM;
-  rc = river__gather(mine, NODE_MAX, MPI_CHAR, all, 0, s->comm);
+  if (s->rank == 0)
+    all = calloc((size_t)s->size, NODE_MAX);
+  rc = river__agree(s->comm, s->rank == 0 && all == NULL ? RIVER_ENOMEM
+                                                         : RIVER_SUCCESS);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gather(mine, NODE_MAX, MPI_CHAR, all, 0, s->comm);
   if (rc != RIVER_SUCCESS || s->rank != 0) {
     free(all);
     return rc;
@@ -101,16 +123,16 @@ static int job_part(river_stats *s, const char *command)
                  name) == 0)
         break;
     if (k == (int)json_array_size(nodes))
-      ok = json_array_append_new(nodes, json_string(name)) == 0;
+      ok = json_array_append_new(nodes, text(name)) == 0;
     ok = ok && json_array_append_new(where, json_integer(k)) == 0;
   }
   free(all);
-  ok = ok && put(job, "river", json_string(info))
-       && put(job, "mpi", json_string(lib))
+  ok = ok && put(job, "river", text(info))
+       && put(job, "mpi", text(lib))
        && put(job, "ranks", json_integer(s->size))
        && put(job, "nodes", json_incref(nodes))
        && put(job, "rank_node", json_incref(where))
-       && (command == NULL || put(job, "command", json_string(command)))
+       && (command == NULL || put(job, "command", text(command)))
        && put(job, "numbers", json_object())
        && put(s->doc, "job", json_incref(job));
   json_decref(nodes);
@@ -352,7 +374,7 @@ static json_t *edge_part(const river_flow *f, const struct river__run *r,
   }
   ok = ok && put(o, "from", json_string(from->name))
        && put(o, "to", json_string(to->name))
-       && put(o, "kind", json_string(kind))
+       && put(o, "kind", text(kind))
        && put(o, "credit_path", json_string(
               r->edge_path[e] == RIVER_DQ_CREDITS_MSG ? "msg" : "rma"))
        && put(o, "producers", json_incref(prods))
@@ -379,7 +401,7 @@ static int flow_part(river_stats *s, const river_flow *f,
   for (i = 0; ok && i < f->nedges; i++)
     ok = (e = edge_part(f, r, words, i)) != NULL
          && json_array_append_new(edges, e) == 0;
-  ok = ok && (label == NULL || put(fl, "label", json_string(label)))
+  ok = ok && (label == NULL || put(fl, "label", text(label)))
        && put(fl, "outcome", json_string(river_err_name(r->outcome)))
        && put(fl, "stages", json_incref(stages))
        && put(fl, "edges", json_incref(edges))
@@ -394,18 +416,26 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
 {
   struct river__run *r;
   uint64_t *mine = NULL, *all = NULL, **words = NULL;
-  int n = 0, rc = RIVER_SUCCESS, q, fsize = 0, *counts = NULL, *displs;
+  int n = 0, rc = RIVER_SUCCESS, q, cmp = MPI_UNEQUAL, *counts = NULL;
+  int *displs;
   size_t total = 0;
 
-  if (s == NULL || f == NULL) {
-    river__error("river_stats_add_flow: %s is NULL", s == NULL ? "s" : "f");
+  if (s == NULL) {   /* no communicator to tell the others on */
+    river__error("river_stats_add_flow: s is NULL");
     return RIVER_EINVAL;
   }
-  if (f->comm != MPI_COMM_NULL)
-    MPI_Comm_size(f->comm, &fsize);
-  if (fsize != s->size) {
-    river__error("river_stats_add_flow: the flow runs on %d ranks, the "
-                 "stats' job on %d", fsize, s->size);
+  if (f == NULL) {
+    river__error("river_stats_add_flow: f is NULL");
+    return river__agree(s->comm, RIVER_EINVAL);
+  }
+  /* The gathered words are in s's rank order, the flow's stages name
+   * ranks of its own communicator: they must be the same ranks in the
+   * same order. */
+  if (f->comm == MPI_COMM_NULL
+      || MPI_Comm_compare(f->comm, s->comm, &cmp) != MPI_SUCCESS
+      || (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)) {
+    river__error("river_stats_add_flow: the flow does not run on the "
+                 "stats' communicator (the same ranks in the same order)");
     rc = RIVER_EINVAL;
   }
   r = f->run;
@@ -453,45 +483,110 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
 
 /* ---------------------------------------------------------------- write */
 
-/* Rank 0: the document into a temporary beside path, then renamed over
- * it: a reader never sees half a document. */
+/* Where a stats file may go (rank 0): a path whose directory exists
+ * and that names nothing but a regular file, so that a temporary beside
+ * it can be renamed over it. A symbolic link, a FIFO, a device or a
+ * directory there is refused, naming it: the file would replace the
+ * link (not what it names), and /dev/stdout has no directory to hold a
+ * temporary. RIVER_SUCCESS or RIVER_EINVAL (said). */
+static int path_ok(const char *path)
+{
+  struct stat st;
+  char *dir = strdup(path), *slash;
+  int rc = RIVER_SUCCESS;
+
+  if (dir == NULL)
+    return RIVER_ENOMEM;
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    river__error("stats file %s: %s, not a regular file", path,
+                 S_ISLNK(st.st_mode) ? "a symbolic link"
+                 : S_ISDIR(st.st_mode) ? "a directory"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
+    rc = RIVER_EINVAL;
+  }
+  slash = strrchr(dir, '/');
+  if (slash == dir)
+    slash[1] = '\0';          /* "/x": the root */
+  else if (slash != NULL)
+    *slash = '\0';
+  if (rc == RIVER_SUCCESS
+      && (stat(slash != NULL ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode))) {
+    river__error("stats file %s: no directory %s", path,
+                 slash != NULL ? dir : ".");
+    rc = RIVER_EINVAL;
+  }
+  free(dir);
+  return rc;
+}
+
+/* Rank 0: the document into a temporary beside path (mode 0666 less
+ * the umask, as a file the user made), then renamed over it: a reader
+ * never sees half a document. */
 static int write_doc(const river_stats *s, const char *path)
 {
   char *tmp = malloc(strlen(path) + 16);
-  int fd = -1, ok;
+  const char *step = "creating a temporary beside it";
+  mode_t mask;
+  int fd = -1, ok = 0, err = 0;
 
   if (tmp == NULL)
     return RIVER_ENOMEM;
   sprintf(tmp, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(tmp);
-  ok = fd >= 0
-       && json_dumpfd(s->doc, fd, JSON_INDENT(1) | JSON_ENSURE_ASCII) == 0
-       && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-  if (fd >= 0 && close(fd) != 0)
-    ok = 0;
-  if (ok && rename(tmp, path) != 0)
-    ok = 0;
-  if (!ok) {
-    river__error("stats file %s: %s", path,
-                 fd < 0 ? strerror(errno) : "writing it failed");
-    if (fd >= 0)
+  mask = umask(0);
+  umask(mask);
+  if ((fd = mkstemp(tmp)) >= 0) {
+    step = "writing it";
+    ok = fchmod(fd, 0666 & ~mask) == 0
+         && json_dumpfd(s->doc, fd, JSON_INDENT(1) | JSON_ENSURE_ASCII) == 0
+         && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    err = ok ? 0 : errno;
+    if (close(fd) != 0 && ok) {
+      ok = 0;
+      err = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+      ok = 0;
+      err = errno;
+      step = "renaming it into place";
+    }
+    if (!ok)
       unlink(tmp);
+  } else {
+    err = errno;
   }
+  if (!ok)
+    river__error("stats file %s: %s failed: %s", path, step,
+                 err != 0 ? strerror(err) : "an error jansson did not name");
   free(tmp);
   return ok ? RIVER_SUCCESS : RIVER_EIO;
 }
 
-int river_stats_write(river_stats *s, const char *path)
+int river_stats_check_path(river_stats *s, const char *path)
 {
   int rc = RIVER_SUCCESS;
 
-  if (s == NULL || path == NULL || *path == '\0') {
-    river__error("river_stats_write: %s", s == NULL ? "s is NULL"
-                 : "no path");
-    if (s == NULL)
-      return RIVER_EINVAL;
-    rc = RIVER_EINVAL;
+  if (s == NULL) {
+    river__error("river_stats_check_path: s is NULL");
+    return RIVER_EINVAL;
   }
+  if (s->rank == 0) {
+    rc = path == NULL || *path == '\0' ? RIVER_EINVAL : path_ok(path);
+    if (path == NULL || *path == '\0')
+      river__error("river_stats_check_path: no path");
+  }
+  return river__agree(s->comm, rc);
+}
+
+int river_stats_write(river_stats *s, const char *path)
+{
+  int rc;
+
+  if (s == NULL) {   /* no communicator to tell the others on */
+    river__error("river_stats_write: s is NULL");
+    return RIVER_EINVAL;
+  }
+  /* Rank 0's path is the one used; the others may pass NULL. */
+  rc = river_stats_check_path(s, path);
   if (rc == RIVER_SUCCESS && s->rank == 0)
     rc = write_doc(s, path);
   return river__agree(s->comm, rc);

@@ -346,7 +346,7 @@ static int take_value(int *argc, char **argv, const char *opt,
   *val = NULL;
   for (i = 1; i < *argc && *val == NULL; i++) {
     if (strcmp(argv[i], opt) == 0) {
-      if (i + 1 >= *argc) {
+      if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0) {
         fprintf(stderr, "river: %s needs a value\n", opt);
         return 2;
       }
@@ -362,6 +362,12 @@ static int take_value(int *argc, char **argv, const char *opt,
   for (i--, k = i + drop; k <= *argc; i++, k++)  /* with argv's NULL */
     argv[i] = argv[k];
   *argc -= drop;
+  for (i = 1; i < *argc; i++)
+    if (strcmp(argv[i], opt) == 0
+        || (strncmp(argv[i], opt, len) == 0 && argv[i][len] == '=')) {
+      fprintf(stderr, "river: %s given twice\n", opt);
+      return 2;
+    }
   return 0;
 }
 
@@ -443,6 +449,8 @@ river_stats *cli_stats;
  * rank; written whatever the command's outcome. */
 static int stats_begin(const char *path, const char *line)
 {
+  int rc;
+
   if (path == NULL)
     return RIVER_SUCCESS;
   if (*path == '\0') {
@@ -450,7 +458,15 @@ static int stats_begin(const char *path, const char *line)
       river_log(RIVER_LOG_ERROR, "--stats: an empty path");
     return RIVER_EINVAL;
   }
-  return river_stats_create(MPI_COMM_WORLD, line, &cli_stats);
+  rc = river_stats_create(MPI_COMM_WORLD, line, &cli_stats);
+  /* Where it goes, before the command runs: a mistyped directory is
+   * said now, not after a long sort. */
+  if (rc == RIVER_SUCCESS
+      && (rc = river_stats_check_path(cli_stats, path)) != RIVER_SUCCESS) {
+    river_stats_destroy(cli_stats);
+    cli_stats = NULL;
+  }
+  return rc;
 }
 
 static int stats_end(const char *path, int rc)
@@ -488,6 +504,7 @@ int main(int argc, char **argv)
   rc = river_init(&argc, &argv);
   if (rc != RIVER_SUCCESS) {
     fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));
+    free(line);
     return 1;
   }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -14,8 +14,9 @@
  *   river_stats_destroy(s);
  *
  * Rank 0 holds the document and writes it (a temporary beside PATH,
- * renamed over it once complete). Part of the River API; include
- * <river.h> rather than this file.
+ * renamed over it once complete). A rank cannot take part in a
+ * collective call with s NULL: pass the same, valid s on every rank.
+ * Part of the River API; include <river.h> rather than this file.
  */
 #ifndef RIVER_STATS_H
 #define RIVER_STATS_H
@@ -37,10 +38,10 @@ typedef struct river_stats river_stats;
 RIVER_API int river_stats_create(MPI_Comm comm, const char *command,
                                  river_stats **out);
 
-/* Collective over the flow's ranks, which must be s's (the same
- * communicator's group): add flow f, which has run (river_flow_go), as
- * one entry of "flows", named label (may be NULL). RIVER_ESTATE if f
- * has not run. */
+/* Collective over the flow's ranks, which must be s's, in the same
+ * order (the flow's communicator congruent with s's): add flow f, which
+ * has run (river_flow_go), as one entry of "flows", named label (may be
+ * NULL). RIVER_ESTATE if f has not run, RIVER_EINVAL on other ranks. */
 RIVER_API int river_stats_add_flow(river_stats *s, river_flow *f,
                                    const char *label);
 
@@ -50,8 +51,15 @@ RIVER_API int river_stats_add_flow(river_stats *s, river_flow *f,
 RIVER_API int river_stats_add_number(river_stats *s, const char *key,
                                      double value);
 
-/* Collective: write the document to path (rank 0's path is used). The
- * outcome is agreed. */
+/* Collective: whether path can take the document (rank 0's path is
+ * used; the others may pass NULL): its directory exists and nothing but
+ * a regular file is there (a symbolic link, FIFO, device or directory
+ * is refused, named). For a check before a long run. Agreed. */
+RIVER_API int river_stats_check_path(river_stats *s, const char *path);
+
+/* Collective: write the document to path (rank 0's; the others may pass
+ * NULL), checked as river_stats_check_path does, to a temporary beside
+ * it renamed over it (mode 0666 less the umask). The outcome is agreed. */
 RIVER_API int river_stats_write(river_stats *s, const char *path);
 
 /* Free s (local); NULL is nothing. */

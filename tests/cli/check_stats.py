@@ -56,16 +56,24 @@ def main(argv):
             inn = sum(c["records_in"] for c in e["consumers"])
             mout = sum(p["messages_out"] for p in e["producers"])
             min_ = sum(c["messages_in"] for c in e["consumers"])
-            # A broadcast edge delivers each record to every consumer.
+            # A broadcast edge delivers each record put to every
+            # consumer; its messages are counted once per consumer.
             k = len(e["consumers"]) if e["kind"] == "broadcast" else 1
             if out * k != inn:
                 bad.append("%s: %d records sent, %d got" % (where, out, inn))
-            if mout != min_ and k == 1:
+            if mout != min_:
                 bad.append("%s: %d messages sent, %d got"
                            % (where, mout, min_))
             for p in e["producers"]:
                 to = sum(m["messages"] for m in p["messages_to"])
-                if to != p["messages_out"] * k:
+                if [m["rank"] for m in p["messages_to"]] != \
+                        [c["rank"] for c in e["consumers"]]:
+                    bad.append("%s: rank %d's messages_to names ranks %s, "
+                               "the consumers are %s"
+                               % (where, p["rank"],
+                                  [m["rank"] for m in p["messages_to"]],
+                                  [c["rank"] for c in e["consumers"]]))
+                if to != p["messages_out"]:
                     bad.append("%s: rank %d sent %d messages, %d by "
                                "consumer" % (where, p["rank"],
                                              p["messages_out"], to))

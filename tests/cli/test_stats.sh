@@ -11,9 +11,12 @@
 #  - a two-pass sort: two flows, each of N records;
 #  - river run and river join: one flow each; a join on 2 emulated nodes
 #    names 2 nodes and gives every rank's node;
-#  - an existing stats file is replaced whole; --stats with no value, an
-#    empty one, or a path whose directory does not exist: a clear error,
-#    a non-zero exit, and nothing left beside the target.
+#  - a replicated join: its broadcast edge (records to every joiner);
+#  - an existing stats file is replaced whole, with the mode a new file
+#    gets; --stats with no value, an empty one, twice, a path whose
+#    directory does not exist, a symbolic link, a FIFO or a directory:
+#    a clear error naming it before the command runs (no output made,
+#    the link and what it names untouched) and a non-zero exit.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 check="python3 ${top_srcdir:-.}/tests/cli/check_stats.py"
@@ -68,13 +71,45 @@ RIVER_NODES=2 r 4 --stats "$tmp/join.json" join jr g j1 --key key \
   >"$tmp/out" 2>&1 || { fail "join --stats on 2 nodes"; cat "$tmp/out"; }
 stats_ok "$tmp/join.json" --flows 1 --nodes 2
 
-# --- bad paths and values
-ls "$tmp" >"$tmp/before"
-expect_fail 2 'stats file .*/no/such/dir/x.json' --stats "$tmp/no/such/dir/x.json" sort g s5
-expect_fail 2 '--stats: an empty path' --stats "" sort g s6
-"$run" -n 1 "$river" sort g s7 --stats >"$tmp/out" 2>&1 \
+# a replicated join: a broadcast edge (each record to every joiner)
+r 2 --stats "$tmp/rep.json" join jr g j2 --key key --replicate \
+  >"$tmp/out" 2>&1 || { fail "join --replicate --stats"; cat "$tmp/out"; }
+stats_ok "$tmp/rep.json" --flows 1
+grep -q '"kind": "broadcast"' "$tmp/rep.json" \
+  || fail "join --replicate: no broadcast edge in its stats"
+
+# --- where the file goes: checked before the command runs (a refused
+# path leaves no output collection), named in the message; a file
+# replaced keeps the mode a new one gets (0666 less the umask)
+expect_fail 2 'stats file .*/no/such/dir/x.json: no directory' \
+  --stats "$tmp/no/such/dir/x.json" sort g s5
+ln -s "$tmp/elsewhere.json" "$tmp/link.json"
+echo keep >"$tmp/elsewhere.json"
+expect_fail 2 'stats file .*/link.json: a symbolic link, not a regular file' \
+  --stats "$tmp/link.json" sort g s6
+[ -L "$tmp/link.json" ] && [ "$(cat "$tmp/elsewhere.json")" = keep ] \
+  || fail "a refused symbolic link or what it names was changed"
+mkfifo "$tmp/fifo.json"
+expect_fail 2 'stats file .*/fifo.json: a FIFO, not a regular file' \
+  --stats "$tmp/fifo.json" sort g s7
+mkdir "$tmp/adir"
+expect_fail 2 'stats file .*/adir: a directory' --stats "$tmp/adir" sort g s8
+expect_fail 2 '--stats: an empty path' --stats "" sort g s9
+r 2 ls >"$tmp/out" 2>&1
+grep -Eq '^s[5-9] ' "$tmp/out" && { fail "a refused --stats ran the command"; cat "$tmp/out"; }
+"$run" -n 1 "$river" sort g s10 --stats >"$tmp/out" 2>&1 \
   && fail "--stats with no value succeeded"
 grep -q -- '--stats needs a value' "$tmp/out" || fail "--stats with no value: no message"
-ls "$tmp" | grep -q '\.tmp\.' && fail "a temporary stats file was left"
+"$run" -n 1 "$river" --stats --quiet sort g s10 >"$tmp/out" 2>&1 \
+  && fail "--stats --quiet succeeded"
+grep -q -- '--stats needs a value' "$tmp/out" || fail "--stats --quiet: no message"
+"$run" -n 1 "$river" --stats "$tmp/a.json" --stats "$tmp/b.json" sort g s10 \
+  >"$tmp/out" 2>&1 && fail "--stats twice succeeded"
+grep -q -- '--stats given twice' "$tmp/out" || fail "--stats twice: no message"
+(umask 022; r 2 --stats "$tmp/mode.json" ls >/dev/null 2>&1) \
+  || fail "ls --stats"
+[ "$(stat -c %a "$tmp/mode.json")" = 644 ] \
+  || fail "a stats file with mode $(stat -c %a "$tmp/mode.json"), not 644"
+stats_ok "$tmp/mode.json" --flows 0
 
 clitest_end test_stats

@@ -7,14 +7,19 @@
  *           or of a flow on other ranks, add_number with no key, a key of
  *           41 characters or with a '-', a NaN or an infinity, write with
  *           no path; add_flow of a flow that has not run: RIVER_ESTATE,
- *           on every rank
+ *           on every rank; of a flow on other ranks, or on the same ranks
+ *           in another order (its ranks would name others), or of NULL:
+ *           RIVER_EINVAL on every rank; a path rank 0 cannot write to,
+ *           with NULL on the others: refused everywhere
  *   flow    gen (every rank, 1000 records in all) -> push DQ -> count (every
  *           rank): the document rank 0 writes (read back with jansson,
  *           which River links) has the format, the job's ranks, one flow
  *           with its label, the gen stage's records out and the count
- *           stage's records in both 1000, the edge's messages
- *           sent and got equal, and the number set; a second write
- *           replaces the file whole
+ *           stage's records in both 1000, instance i on rank i, each
+ *           producer's messages by consumer naming ranks 0..n-1 and
+ *           adding up to what it sent, the edge's messages sent and got
+ *           equal, and the number set; a second write replaces the file
+ *           whole
  */
 #define _GNU_SOURCE
 #include <river.h>
@@ -88,14 +93,28 @@ static void test_args(void)
   MT_CHECK_RC(river_stats_add_flow(s, f, "not run"), RIVER_ESTATE);
   MT_CHECK(mt_logged("has not run", NULL, NULL));
   river_flow_destroy(f);
-  /* A flow on other ranks than the stats' (half of them). */
+  /* A flow on other ranks than the stats' (half of them), and on the
+   * same ranks in another order: its ranks would name others. */
   if (size > 1) {
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     f = run_flow(half, 1);
     MT_CHECK_RC(river_stats_add_flow(s, f, "half"), RIVER_EINVAL);
     river_flow_destroy(f);
     MPI_Comm_free(&half);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &half);
+    f = run_flow(half, 1);
+    mt_log_clear();
+    MT_CHECK_RC(river_stats_add_flow(s, f, "reversed"), RIVER_EINVAL);
+    MT_CHECK(mt_logged("does not run on the stats' communicator", NULL,
+                       NULL));
+    river_flow_destroy(f);
+    MPI_Comm_free(&half);
   }
+  MT_CHECK_RC(river_stats_add_flow(s, NULL, "none"), RIVER_EINVAL);
+  /* rank 0's path is the one used: NULL elsewhere is fine (a path that
+   * cannot be one, on rank 0, is refused everywhere) */
+  MT_CHECK_RC(river_stats_check_path(s, rank == 0 ? "/nonexistent-dir/x"
+                                                  : NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_stats_destroy(s), RIVER_SUCCESS);
   MT_CHECK_RC(river_stats_destroy(NULL), RIVER_SUCCESS);
 }
@@ -109,6 +128,39 @@ static long long sum_of(json_t *arr, const char *field)
   for (i = 0; i < json_array_size(arr); i++)
     t += json_integer_value(json_object_get(json_array_get(arr, i), field));
   return t;
+}
+
+/* Instances i on rank i, one a rank. */
+static void check_ranks(json_t *insts)
+{
+  size_t i;
+
+  MT_CHECK(json_array_size(insts) == (size_t)size);
+  for (i = 0; i < json_array_size(insts); i++) {
+    json_t *o = json_array_get(insts, i);
+    MT_CHECK(json_integer_value(json_object_get(o, "rank"))
+             == json_integer_value(json_object_get(o, "instance")));
+  }
+}
+
+/* Each producer's messages_to: ranks 0..size-1 in order, adding up to
+ * its messages_out. */
+static void check_sent(json_t *prods)
+{
+  size_t i, j;
+
+  MT_CHECK(json_array_size(prods) == (size_t)size);
+  for (i = 0; i < json_array_size(prods); i++) {
+    json_t *p = json_array_get(prods, i), *to = json_object_get(p, "messages_to");
+    long long t = 0;
+    MT_CHECK(json_array_size(to) == (size_t)size);
+    for (j = 0; j < json_array_size(to); j++) {
+      json_t *m = json_array_get(to, j);
+      MT_CHECK(json_integer_value(json_object_get(m, "rank")) == (long long)j);
+      t += json_integer_value(json_object_get(m, "messages"));
+    }
+    MT_CHECK(t == json_integer_value(json_object_get(p, "messages_out")));
+  }
 }
 
 static void test_flow(void)
@@ -158,7 +210,13 @@ static void test_flow(void)
                     "records_out") == 1000);
     MT_CHECK(sum_of(json_object_get(json_array_get(st, 1), "instances"),
                     "records_in") == 1000);
+    /* Instance i on rank i (every rank, in order); each producer's
+     * messages by consumer name the ranks 0..size-1, in order, and add
+     * up to what it sent. */
+    check_ranks(json_object_get(json_array_get(st, 0), "instances"));
+    check_ranks(json_object_get(json_array_get(st, 1), "instances"));
     e = json_array_get(json_object_get(fl, "edges"), 0);
+    check_sent(json_object_get(e, "producers"));
     MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out")
              == sum_of(json_object_get(e, "consumers"), "messages_in"));
     MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out") > 0);
