@@ -1,7 +1,9 @@
 #!/bin/bash
 # test_demo.sh - scripts/river-demo, the README's main job, at a small
 # size: it exits 0, prints a row per policy with every column filled
-# and both outputs validated, and removes its data; a bad -n is refused.
+# and both outputs validated, and removes its data; with --keep and its
+# progress line on, the lines show and each sort's stats file passes
+# tests/cli/check_stats.py; a bad -n is refused.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 demo=${top_srcdir:-.}/scripts/river-demo
@@ -15,6 +17,20 @@ for p in river static; do
 done
 grep -q "as fast as the static baseline" "$tmp/out" || fail "no speed-up line"
 ls "$tmp" | grep -q river-demo && fail "river-demo left its data"
+# With its progress line on (tests turn it off) and --keep: the lines
+# show as it runs, and each sort's stats file holds its flow whole.
+RIVER_PROGRESS=1 RIVER_PROGRESS_EVERY=0.1 "$demo" -n 3 --records 20k --keep \
+  >"$tmp/out" 2>&1 || { fail "river-demo --keep failed"; cat "$tmp/out"; }
+grep -Eq '^sort: read [0-9]+, wrote [0-9]+ records of 20480' "$tmp/out" \
+  || { fail "river-demo: no progress line"; cat "$tmp/out"; }
+for p in river static; do
+  f=$(sed -n 's/^Stats files (doc\/stats.md): //p' "$tmp/out" | tr ' ' '\n' \
+      | grep "stats-$p.json")
+  [ -n "$f" ] && python3 "${top_srcdir:-.}/tests/cli/check_stats.py" "$f" \
+    "${top_srcdir:-.}/doc/stats.schema.json" --records 20480 --flows 1 \
+    >"$tmp/check" 2>&1 || { fail "river-demo: $p's stats file"; cat "$tmp/check"; }
+done
+rm -rf "$tmp"/river-demo.*
 "$demo" -n 1 >"$tmp/out" 2>&1 && fail "river-demo -n 1 succeeded"
 grep -q "needs at least 2 ranks" "$tmp/out" || fail "-n 1: no message"
 clitest_end test_demo
