@@ -720,6 +720,7 @@ static void emit_ready(struct copy_out *co, int rc, const void *ready,
     co->prog.records += n;
     co->prog.bytes += n * co->info.record_size;
   }
+  river_progress_poll(co->prog.p);   /* a round, if one is due */
 }
 
 /* Every rank: serve its disks; rank 0 also writes what arrives. */
