@@ -5,10 +5,12 @@
  * progress's own communicator: the sums of records, bytes and work
  * done; the fastest and slowest rank's rate as one MAXLOC over
  * {rate, rank} and {-rate, rank}) once round k - 1 has completed here
- * and a round's interval has passed since it started that one. So every
+ * and the grid's time for round k (t0 + k intervals) has come. So every
  * rank starts the same rounds in the same order, each when it can, and
- * none waits: a busy rank's round starts when it next calls in, and
- * rank 0 shows a round when every rank has joined it. Calls come from
+ * none waits: a busy rank's round starts when it next calls in (then
+ * the rounds it owes, back to back, so its numbers are soon fresh
+ * again), and rank 0 shows a round when every rank has joined it. A
+ * round in flight is tested every TEST_GAP at most. Calls come from
  * river_progress_add and _poll, from every River wait (a backoff hook)
  * and, in a flow, from every get and put (river__progress_tick).
  *
