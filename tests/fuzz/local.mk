@@ -29,8 +29,9 @@ FUZZ_BUILD = srcs=; for f in $(src_libriver_la_SOURCES) $$harness; do \
 	OMPI_CC=$(CLANG) $(MPICC) -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=undefined -DHAVE_CONFIG_H -I$(top_builddir) \
 	  $(AM_CPPFLAGS) -I$(srcdir)/src $(HDF5_CFLAGS) $(HWLOC_CFLAGS) \
-	  $(ISAL_CFLAGS) $(YAML_CFLAGS) $$srcs -o $@ $(HDF5_LIBS) \
-	  $(HWLOC_LIBS) $(ISAL_LIBS) $(YAML_LIBS) -lpthread -ldl -lm
+	  $(ISAL_CFLAGS) $(YAML_CFLAGS) $(JANSSON_CFLAGS) $$srcs -o $@ \
+	  $(HDF5_LIBS) $(HWLOC_LIBS) $(ISAL_LIBS) $(YAML_LIBS) $(JANSSON_LIBS) \
+	  -lpthread -ldl -lm
 
 tests/fuzz/fuzz_flowspec: $(src_libriver_la_SOURCES) tests/flow_modules.c \
 	  tests/fuzz/fuzz_flowspec.c
