@@ -301,7 +301,7 @@ static void progress_sample(void *arg, uint64_t *cnt)
   const struct river__run *r = arg;
   int i;
 
-  memset(cnt, 0, 5 * sizeof *cnt);
+  memset(cnt, 0, RIVER__PROGRESS_NCOUNT * sizeof *cnt);
   for (i = 0; i < r->ninst; i++) {
     const struct river__inst *in = &r->inst[i];
     const river__stage *s = in->ctx.stage;

@@ -42,6 +42,8 @@
 /* The sums a round reduces: records read (a flow's sources) and done
  * (its sinks; one count elsewhere), their bytes, and the work. */
 enum { S_RIN, S_ROUT, S_BIN, S_BOUT, S_WORK, S_N };
+_Static_assert(S_N == RIVER__PROGRESS_NCOUNT,
+               "the flow runtime's sampler fills S_N counts");
 
 struct dint {
   double v;

@@ -8,9 +8,10 @@
 
 #include "river/progress.h"
 
-/* Fills this rank's counts so far into cnt: records its sources read
- * and its sinks took in, their bytes, and its work in bytes (its rate):
- * cnt[0..4] in that order. */
+/* Fills this rank's counts so far into cnt (RIVER__PROGRESS_NCOUNT of
+ * them): records its sources read and its sinks took in, their bytes,
+ * and its work in bytes (its rate), in that order. */
+#define RIVER__PROGRESS_NCOUNT 5
 typedef void (*river__progress_sample_fn)(void *arg, uint64_t *cnt);
 
 /* river_progress_create, showing by default where dflt (RIVER_PROGRESS
