@@ -5,20 +5,26 @@
  *   args    NULL and nonsense refused with RIVER_EINVAL: create with out
  *           NULL, comm MPI_COMM_NULL, a label empty, over 40 characters
  *           or with a control character (said); add, poll, on and end of
- *           NULL; a bad RIVER_PROGRESS or RIVER_PROGRESS_EVERY refused on
- *           every rank and said by rank 0 only
+ *           NULL; a RIVER_PROGRESS or RIVER_PROGRESS_EVERY not
+ *           understood: warned about by rank 0 only and taken as unset
+ *           (a display setting never fails a job)
  *   off     RIVER_PROGRESS=0: every call works, and no line is shown
- *   lines   RIVER_PROGRESS=1, a line every 0.05 s (not a terminal):
- *           every rank adds records for 0.6 s, the last rank staying
- *           out of River for 0.4 s of it (busy): no call of rank 0's
- *           waits for it (each returns in under 0.2 s; one that waited
- *           would take 0.4), rank 0 shows at least 3 lines, their counts
- *           never fall and never pass what was added, and the closing
- *           line gives every record exactly and names the busy rank the
- *           slowest; with a total, the lines give the share of it; a
- *           sampled progress (river_progress_create_sampled) shows what
- *           its sampler gives, and refuses add; a NULL sampler on one
- *           rank only is refused on every rank
+ *   lines   RIVER_PROGRESS=1, a line every 0.05 s (not a terminal),
+ *           every rank adding records, at least 2 lines a run, their
+ *           counts never falling nor passing what was added, and one
+ *           closing line with every record:
+ *           - busy: the last rank out of River for 0.8 s of 1.4 s: no
+ *             call of rank 0's waits for it (each returns in under
+ *             0.4 s; one that waited would take 0.8), and the closing
+ *             line names it the slowest;
+ *           - late: rank 0 itself out for 1 s, then 1 s more: its last
+ *             line shows over 3/4 of the total (fresh), not about half
+ *             (1 s old), and it is the slowest;
+ *           - failed: one rank ends with ok 0: lines, no closing line;
+ *           - sampled (river_progress_create_sampled): what its sampler
+ *             gives, add refused; a NULL sampler on one rank only is
+ *             refused on every rank (args);
+ *           - total: the lines give the share of it
  *
  * Rank 0's stderr goes to a file while a progress runs, and is read back.
  */
@@ -195,7 +201,8 @@ static void test_off(void)
 }
 
 /* Check rank 0's lines of progress `label` in text: counts that never
- * fall nor pass max, at least 3 of them; the closing line's count is
+ * fall nor pass max, at least 2 of them (each run lasts 16 or more
+ * lines' intervals: 2 hold under a machine loaded twice over); the closing line's count is
  * max exactly and it names `slow` the slowest (if slow >= 0). */
 static void check_lines(const char *text, const char *label, uint64_t max,
                         uint64_t total, int slow)
@@ -232,7 +239,7 @@ static void check_lines(const char *text, const char *label, uint64_t max,
     line = strchr(line, '\n');
     line = line != NULL ? line + 1 : NULL;
   }
-  MT_CHECK(lines >= 3 && closing == 1);
+  MT_CHECK(lines >= 2 && closing == 1);
   if (mt_failures != failed)
     fprintf(stdout, "progress %s: %d lines, %d closing:\n%s", label, lines,
             closing, text);
@@ -349,7 +356,7 @@ static void test_lines(void)
   free(text);
 
   /* A rank failed: lines while it ran, no closing line. */
-  all = run_lines("failed", 0.4, -1, 0, size > 1 ? 1 : 0, &text);
+  all = run_lines("failed", 0.8, -1, 0, size > 1 ? 1 : 0, &text);
   if (rank == 0) {
     MT_CHECK(text != NULL && strstr(text, "failed: ") != NULL
              && strstr(text, "failed: done") == NULL);
@@ -365,7 +372,7 @@ static void test_lines(void)
   if (rc == RIVER_SUCCESS) {
     double t0 = river_wtime();
     MT_CHECK_RC(river_progress_add(p, 1, 1), RIVER_EINVAL);
-    while (river_wtime() - t0 < 0.5) {
+    while (river_wtime() - t0 < 1.0) {
       sampled++;
       MT_CHECK_RC(river_progress_poll(p), RIVER_SUCCESS);
       nap(0.001);
@@ -383,12 +390,12 @@ static void test_lines(void)
 
   /* With a total: the share of it. */
   to_file();
-  all = (uint64_t)size * 300;
+  all = (uint64_t)size * 400;
   rc = river_progress_create(MPI_COMM_WORLD, "total", all, all * 100, &p);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS) {
     int i;
-    for (i = 0; i < 300; i++) {
+    for (i = 0; i < 400; i++) {
       MT_CHECK_RC(river_progress_add(p, 1, 100), RIVER_SUCCESS);
       nap(0.002);
     }
