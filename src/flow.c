@@ -626,6 +626,10 @@ int river_flow_destroy(river_flow *f)
   free(f->stages);
   free(f->edges);
   free(f->origin);
+  for (i = 0; i < f->nspec_params; i++)
+    free(f->spec_params[i]);
+  free(f->spec_params);
+  free(f->spec_path);
   if (f->comm != MPI_COMM_NULL)
     MPI_Comm_free(&f->comm);
   free(f);

@@ -116,6 +116,9 @@ struct river_flow {
   char *origin;                /* river_flow_origin's current value */
   char progress_label[41];     /* river_flow_progress's, "" if not called */
   uint64_t progress_records;   /* ... its total (0: not known) */
+  char *spec_path;             /* river_flow_load's path, or NULL */
+  char **spec_params;          /* ... and its params (nspec_params) */
+  int nspec_params;
   river__flow_state state;
   void *run;                   /* the runtime's state */
   void (*run_free)(river_flow *f); /* frees it (set by the runtime: the

@@ -81,6 +81,7 @@ static int wait_a_turn(struct river__inst *in, double *wait)
   rc = river__sched_yield(1);
 
   *wait += river_wtime() - t0;
+  river__series_tick(in);
   return rc;
 }
 
@@ -172,6 +173,7 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
     inst->st.bytes_in += *n * p->record_size;
     p->got = 1;
     river__progress_tick();
+    river__series_tick(inst);
   } else if (rc == RIVER_EOS) {
     p->got = 0;
     p->ended = 1;
@@ -291,6 +293,7 @@ int river_put(river_ctx *ctx, int output, const void *records, size_t n)
     in->st.records_out += m;
     in->st.bytes_out += m * o->record_size;
     river__progress_tick();
+    river__series_tick(in);
     r += k * o->record_size;
     n -= k;
   }
@@ -343,6 +346,7 @@ int river_commit(river_ctx *ctx, int output, size_t n)
     in->st.records_out += n;
     in->st.bytes_out += n * in->out[output].record_size;
     river__progress_tick();
+    river__series_tick(in);
   }
   return rc;
 }

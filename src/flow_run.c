@@ -177,6 +177,7 @@ static int run_instance(void *arg)
   }
   frc = river__inst_finish(in);
   in->st.run_seconds = river_wtime() - t0;
+  river__series_end(in);
   in->status = rc != RIVER_SUCCESS ? rc : frc;
   return in->status;
 }
@@ -240,6 +241,7 @@ static void run_free(river_flow *f, struct river__run *r)
     free(r->inst[i].in);
     free(r->inst[i].out);
     river__emul_free(&r->inst[i].emul);
+    river__series_free(&r->inst[i]);
   }
   river__flow_abort_close(f, r, 0);
   for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)
@@ -375,6 +377,8 @@ int river_flow_go_async(river_flow *f)
     rc = river__flow_abort_open(f, r);
   if (rc == RIVER_SUCCESS)
     rc = spawn_instances(f, r);
+  if (rc == RIVER_SUCCESS)
+    river__series_start(r);
   rc = river__agree(f->comm, rc);
   if (rc == RIVER_SUCCESS)
     rc = progress_start(f, r);   /* collective; agreed within */

@@ -85,6 +85,17 @@ void river__emul_charge_cpu(struct river__emul *e, int instance,
 /* bytes moved to or from disk `disk`: waits as that disk would. */
 int river__emul_charge_disk(struct river__emul *e, int disk, size_t bytes);
 
+/* An instance's counters over time, for the stats file: rows of
+ * RIVER__SERIES_COLS doubles (seconds since the run began on this rank,
+ * records in, bytes in, records out, bytes out, seconds blocked in get,
+ * in put), one a grid step (src/flow_series.c), the last at its return. */
+#define RIVER__SERIES_COLS 7
+struct river__series {
+  double *v;
+  int n, cap;              /* rows held, rows of room */
+  int ended;               /* the row at its return is taken */
+};
+
 /* A module instance on this rank: its context, task and ports. */
 struct river__inst {
   river_ctx ctx;           /* ctx.run points back here */
@@ -99,6 +110,7 @@ struct river__inst {
   struct river__end *ends; /* its end steps (river_ctx_at_end), run in
                               order once the flow's outcome is agreed */
   int nends, ends_cap;
+  struct river__series series;
 };
 
 struct river__run;
@@ -113,6 +125,15 @@ struct river__end {
  * instance's in registration order) with the agreed outcome, once:
  * the first publishing step's failure, or RIVER_SUCCESS (src/flow_io.c). */
 int river__run_ends(struct river__run *r, int outcome);
+
+/* The instances' series (src/flow_series.c): start the grid; take a row
+ * of every running instance of r's where one is due (from every get,
+ * put and wait: cheap when none is); take in's row at its return; free
+ * in's rows. */
+void river__series_start(struct river__run *r);
+void river__series_tick(struct river__inst *in);
+void river__series_end(struct river__inst *in);
+void river__series_free(struct river__inst *in);
 
 /* An edge's queue as this rank saw it, kept when the run finishes
  * (the queue is gone after): what river_stats_add_flow gathers. */
@@ -142,6 +163,9 @@ struct river__run {
   struct river__edge_stats *edge_st; /* per edge, kept at the end */
   river_progress *progress; /* the progress line's (river_flow_progress),
                               NULL before the run starts and after */
+  double series_t0;        /* river_wtime() when the run began here */
+  double series_every;     /* seconds between rows (doubles when full) */
+  double series_due;       /* river_wtime() of the next row */
   /* Abort notices: a rank whose instance fails tells every other rank
    * along a binomial tree rooted at it (each rank forwards the notice
    * to its children in that tree, then acknowledges to its parent once

@@ -29,10 +29,20 @@
 #define INST_WORDS 9       /* stage, instance, 4 counts, 3 times */
 #define EDGE_WORDS 8       /* 5 counts, 2 times, consumers (then those) */
 
+/* A GD read's words on this rank (river_stats_add_gd), gathered when
+ * the document is written. */
+struct stats_gd {
+  char label[KEY_MAX + 1];
+  uint64_t *words;
+  int nwords;
+};
+
 struct river_stats {
   MPI_Comm comm;           /* a duplicate of the job's */
   int rank, size;
   json_t *doc;             /* rank 0: the document */
+  struct stats_gd *gd;     /* GD reads not yet gathered */
+  int ngd;
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -191,6 +201,9 @@ int river_stats_destroy(river_stats *s)
     return RIVER_SUCCESS;
   if (s->comm != MPI_COMM_NULL)
     MPI_Comm_free(&s->comm);
+  while (s->ngd > 0)
+    free(s->gd[--s->ngd].words);
+  free(s->gd);
   json_decref(s->doc);
   free(s);
   return RIVER_SUCCESS;
@@ -224,14 +237,18 @@ int river_stats_add_number(river_stats *s, const char *key, double value)
 
 /* --------------------------------------------------------------- a flow */
 
-/* This rank's words (river__edge_stats and the instances' stats). */
+/* This rank's words: the instances' (INST_WORDS, then their series:
+ * a count of rows and the rows, doubles bit for bit), then the edges'
+ * (river__edge_stats). */
 static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
                             int *nwords)
 {
-  size_t n = 2 + (size_t)r->ninst * INST_WORDS, k = 0;
+  size_t n = 2, k = 0, c;
   uint64_t *w;
   int i;
 
+  for (i = 0; i < r->ninst; i++)
+    n += INST_WORDS + 1 + (size_t)r->inst[i].series.n * RIVER__SERIES_COLS;
   for (i = 0; i < f->nedges; i++)
     n += EDGE_WORDS + (size_t)r->edge_st[i].nconsumers;
   if (n > (size_t)(INT32_MAX / 8) || (w = calloc(n, sizeof *w)) == NULL)
@@ -249,6 +266,9 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
     w[k++] = dword(in->st.run_seconds);
     w[k++] = dword(in->st.get_wait_seconds);
     w[k++] = dword(in->st.put_wait_seconds);
+    w[k++] = (uint64_t)in->series.n;
+    for (c = 0; c < (size_t)in->series.n * RIVER__SERIES_COLS; c++)
+      w[k++] = dword(in->series.v[c]);
   }
   for (i = 0; i < f->nedges; i++) {
     const struct river__edge_stats *e = &r->edge_st[i];
@@ -268,6 +288,57 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
   return w;
 }
 
+/* The instance after x's words. */
+static const uint64_t *next_inst(const uint64_t *x)
+{
+  return x + INST_WORDS + 1 + (size_t)x[INST_WORDS] * RIVER__SERIES_COLS;
+}
+
+/* An instance's series from its words x: one array a column, counts as
+ * integers (exact below 2^53, as the doubles held them). */
+static json_t *series_part(const uint64_t *x)
+{
+  static const char *const col[RIVER__SERIES_COLS] = {
+    "t", "records_in", "bytes_in", "records_out", "bytes_out",
+    "get_wait_seconds", "put_wait_seconds"};
+  const uint64_t *rows = x + INST_WORDS + 1;
+  size_t n = (size_t)x[INST_WORDS], i;
+  json_t *o = json_object(), *a;
+  int c, ok = o != NULL;
+
+  for (c = 0; ok && c < RIVER__SERIES_COLS; c++) {
+    ok = (a = json_array()) != NULL && put(o, col[c], a);
+    for (i = 0; ok && i < n; i++) {
+      double v = wdouble(rows[i * RIVER__SERIES_COLS + (size_t)c]);
+      ok = json_array_append_new(a, c == 0 || c >= 5
+                                    ? json_real(v)
+                                    : count((uint64_t)(v > 0 ? v : 0)))
+           == 0;
+    }
+  }
+  if (!ok) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* The arguments given to stage st, as given (text), by name. */
+static json_t *args_part(const river__stage *st)
+{
+  json_t *o = json_object();
+  int k, ok = o != NULL;
+
+  for (k = 0; ok && k < st->mod->nargs; k++)
+    if (st->args[k].value != NULL)
+      ok = put(o, st->mod->args[k].name, text(st->args[k].value));
+  if (!ok) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
 /* The stages, each with its instances from every rank's words. */
 static json_t *stages_part(const river_flow *f, uint64_t *const *words,
                            int size)
@@ -284,9 +355,8 @@ static json_t *stages_part(const river_flow *f, uint64_t *const *words,
       ok = json_array_append_new(ranks, json_integer(f->stages[s].ranks[k]))
            == 0;
     for (q = 0; ok && q < size; q++) {
-      const uint64_t *w = words[q];
-      for (i = 0; ok && i < (int)w[0]; i++) {
-        const uint64_t *x = w + 2 + (size_t)i * INST_WORDS;
+      const uint64_t *w = words[q], *x = w + 2;
+      for (i = 0; ok && i < (int)w[0]; i++, x = next_inst(x)) {
         if ((int)x[0] != s)
           continue;
         o = json_object();
@@ -299,11 +369,13 @@ static json_t *stages_part(const river_flow *f, uint64_t *const *words,
              && put(o, "run_seconds", json_real(wdouble(x[6])))
              && put(o, "get_wait_seconds", json_real(wdouble(x[7])))
              && put(o, "put_wait_seconds", json_real(wdouble(x[8])))
+             && put(o, "series", series_part(x))
              && json_array_append_new(insts, o) == 0;
       }
     }
     ok = ok && put(st, "name", json_string(f->stages[s].name))
          && put(st, "module", json_string(f->stages[s].mod->name))
+         && put(st, "args", args_part(&f->stages[s]))
          && put(st, "ranks", json_incref(ranks))
          && put(st, "instances", json_incref(insts))
          && json_array_append(stages, st) == 0;
@@ -322,9 +394,11 @@ static json_t *stages_part(const river_flow *f, uint64_t *const *words,
  * before). */
 static const uint64_t *edge_words(const uint64_t *w, int e)
 {
-  const uint64_t *x = w + 2 + (size_t)w[0] * INST_WORDS;
+  const uint64_t *x = w + 2;
   int i;
 
+  for (i = 0; i < (int)w[0]; i++)
+    x = next_inst(x);
   for (i = 0; i < e; i++)
     x += EDGE_WORDS + x[7];
   return x;
@@ -388,6 +462,23 @@ static json_t *edge_part(const river_flow *f, const struct river__run *r,
   return o;
 }
 
+/* Where a flow loaded from a spec came from: its path and params. */
+static json_t *spec_part(const river_flow *f)
+{
+  json_t *o = json_object(), *params = json_array();
+  int i, ok = o != NULL && params != NULL && put(o, "path", text(f->spec_path))
+              && put(o, "params", json_incref(params));
+
+  for (i = 0; ok && i < f->nspec_params; i++)
+    ok = json_array_append_new(params, text(f->spec_params[i])) == 0;
+  json_decref(params);
+  if (!ok) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
 /* Rank 0: the flow's entry from every rank's words. */
 static int flow_part(river_stats *s, const river_flow *f,
                      const struct river__run *r, const char *label,
@@ -402,6 +493,7 @@ static int flow_part(river_stats *s, const river_flow *f,
     ok = (e = edge_part(f, r, words, i)) != NULL
          && json_array_append_new(edges, e) == 0;
   ok = ok && (label == NULL || put(fl, "label", text(label)))
+       && (f->spec_path == NULL || put(fl, "spec", spec_part(f)))
        && put(fl, "outcome", json_string(river_err_name(r->outcome)))
        && put(fl, "stages", json_incref(stages))
        && put(fl, "edges", json_incref(edges))
@@ -412,13 +504,60 @@ static int flow_part(river_stats *s, const river_flow *f,
   return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
 }
 
+/* Collective: every rank's words (mine, n of them; mine NULL where
+ * the rank failed: rc says so) to rank 0, as words[q] for rank q
+ * (*all holds them; the caller frees *all and *words). Agreed. */
+static int gather_words(river_stats *s, int rc, const uint64_t *mine, int n,
+                        uint64_t **all_out, uint64_t ***words_out)
+{
+  uint64_t *all = NULL, **words = NULL;
+  int q, *counts = NULL, *displs;
+  size_t total = 0;
+
+  *all_out = NULL;
+  *words_out = NULL;
+  if (s->rank == 0 && (counts = calloc((size_t)s->size * 2, sizeof *counts))
+                          == NULL)
+    rc = RIVER_ENOMEM;
+  rc = river__agree(s->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gather(&n, 1, MPI_INT, counts, 0, s->comm);
+  if (rc == RIVER_SUCCESS && s->rank == 0) {
+    displs = counts + s->size;
+    for (q = 0; q < s->size; q++) {
+      displs[q] = (int)(total * sizeof *all);
+      total += (size_t)counts[q];
+      counts[q] *= (int)sizeof *all;
+    }
+    if (total > (size_t)(INT32_MAX / 8)
+        || (all = malloc(total * sizeof *all + 1)) == NULL
+        || (words = malloc((size_t)s->size * sizeof *words)) == NULL)
+      rc = RIVER_ENOMEM;
+  }
+  rc = river__agree(s->comm, rc);
+  if (rc == RIVER_SUCCESS)
+    rc = river__gatherv(mine, n * (int)sizeof *mine, all, counts,
+                        counts != NULL ? counts + s->size : NULL, 0,
+                        s->comm);
+  if (rc == RIVER_SUCCESS && s->rank == 0)
+    for (q = 0; q < s->size; q++)
+      words[q] = all + (size_t)counts[s->size + q] / sizeof *all;
+  free(counts);
+  if (rc != RIVER_SUCCESS) {
+    free(all);
+    free(words);
+    return rc;
+  }
+  *all_out = all;
+  *words_out = words;
+  return RIVER_SUCCESS;
+}
+
 int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
 {
   struct river__run *r;
   uint64_t *mine = NULL, *all = NULL, **words = NULL;
-  int n = 0, rc = RIVER_SUCCESS, q, cmp = MPI_UNEQUAL, *counts = NULL;
-  int *displs;
-  size_t total = 0;
+  int n = 0, rc = RIVER_SUCCESS, cmp = MPI_UNEQUAL;
 
   if (s == NULL) {   /* no communicator to tell the others on */
     river__error("river_stats_add_flow: s is NULL");
@@ -445,39 +584,167 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
   }
   if (rc == RIVER_SUCCESS && (mine = flow_words(f, r, &n)) == NULL)
     rc = RIVER_ENOMEM;
-  if (s->rank == 0 && (counts = calloc((size_t)s->size * 2, sizeof *counts))
-                          == NULL)
-    rc = RIVER_ENOMEM;
-  rc = river__agree(s->comm, rc);
-  if (rc == RIVER_SUCCESS)
-    rc = river__gather(&n, 1, MPI_INT, counts, 0, s->comm);
-  if (rc == RIVER_SUCCESS && s->rank == 0) {
-    displs = counts + s->size;
-    for (q = 0; q < s->size; q++) {
-      displs[q] = (int)(total * sizeof *all);
-      total += (size_t)counts[q];
-      counts[q] *= (int)sizeof *all;
-    }
-    if (total > (size_t)(INT32_MAX / 8)
-        || (all = malloc(total * sizeof *all + 1)) == NULL
-        || (words = malloc((size_t)s->size * sizeof *words)) == NULL)
-      rc = RIVER_ENOMEM;
-  }
-  rc = river__agree(s->comm, rc);
-  if (rc == RIVER_SUCCESS)
-    rc = river__gatherv(mine, n * (int)sizeof *mine, all, counts,
-                        counts != NULL ? counts + s->size : NULL, 0,
-                        s->comm);
-  if (rc == RIVER_SUCCESS && s->rank == 0) {
-    for (q = 0; q < s->size; q++)
-      words[q] = all + (size_t)counts[s->size + q] / sizeof *all;
+  rc = gather_words(s, rc, mine, n, &all, &words);
+  if (rc == RIVER_SUCCESS && s->rank == 0)
     rc = flow_part(s, f, r, label, words);
-  }
   rc = river__agree(s->comm, rc);
   free(words);
   free(all);
-  free(counts);
   free(mine);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ GD */
+
+#define GD_WORDS 6         /* river_gd_stats' client counts, then rows */
+#define GD_ROW 6           /* disk, partition, copy, client, blocks, bytes */
+
+/* This rank's words of gd: its client counters and its disks' rows. */
+static uint64_t *gd_words(const river_gd *gd, int *nwords)
+{
+  river_gd_stats st;
+  river_gd_served *rows = NULL;
+  uint64_t *w = NULL;
+  size_t nrows = 0, i, k = 0;
+
+  if (river_gd_stats_get(gd, &st) != RIVER_SUCCESS
+      || river_gd_served_get(gd, NULL, 0, &nrows) != RIVER_SUCCESS
+      || nrows > (size_t)(INT32_MAX / 8 / GD_ROW) - GD_WORDS
+      || (rows = calloc(nrows + 1, sizeof *rows)) == NULL
+      || river_gd_served_get(gd, rows, nrows, &nrows) != RIVER_SUCCESS
+      || (w = calloc(GD_WORDS + nrows * GD_ROW, sizeof *w)) == NULL) {
+    free(rows);
+    return NULL;
+  }
+  w[k++] = st.blocks_received;
+  w[k++] = st.bytes_received;
+  w[k++] = st.failovers;
+  w[k++] = dword(st.seconds);
+  w[k++] = st.seeks;
+  w[k++] = (uint64_t)nrows;
+  for (i = 0; i < nrows; i++) {
+    w[k++] = (uint64_t)rows[i].disk;
+    w[k++] = (uint64_t)rows[i].partition;
+    w[k++] = (uint64_t)rows[i].copy;
+    w[k++] = (uint64_t)rows[i].client;
+    w[k++] = rows[i].blocks;
+    w[k++] = rows[i].bytes;
+  }
+  free(rows);
+  *nwords = (int)k;
+  return w;
+}
+
+/* Rank 0: GD's entry. A disk's rows are one after another in its
+ * rank's words (river_gd_served_get's order). */
+static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
+{
+  json_t *g = json_object(), *disks = json_array(), *clients = json_array();
+  json_t *dk = NULL, *served = NULL, *o;
+  int q, ok = g != NULL && disks != NULL && clients != NULL;
+  uint64_t i, blocks = 0, bytes = 0;
+
+  for (q = 0; ok && q < s->size; q++) {
+    const uint64_t *w = words[q];
+    o = json_object();
+    ok = o != NULL && put(o, "rank", json_integer(q))
+         && put(o, "blocks_received", count(w[0]))
+         && put(o, "bytes_received", count(w[1]))
+         && put(o, "failovers", count(w[2]))
+         && put(o, "seconds", json_real(wdouble(w[3])))
+         && json_array_append_new(clients, o) == 0;
+    for (i = 0; ok && i < w[5]; i++) {
+      const uint64_t *x = w + GD_WORDS + i * GD_ROW;
+      if (i == 0 || x[0] != x[-GD_ROW]) {   /* a disk's first row */
+        dk = json_object();
+        served = json_array();
+        blocks = bytes = 0;
+        ok = dk != NULL && served != NULL
+             && put(dk, "disk", count(x[0])) && put(dk, "rank", json_integer(q))
+             && put(dk, "served", served)
+             && json_array_append_new(disks, dk) == 0;
+        if (!ok)
+          break;
+      }
+      blocks += x[4];
+      bytes += x[5];
+      o = json_object();
+      ok = o != NULL && put(o, "partition", count(x[1]))
+           && put(o, "copy", count(x[2])) && put(o, "client", count(x[3]))
+           && put(o, "blocks", count(x[4])) && put(o, "bytes", count(x[5]))
+           && json_array_append_new(served, o) == 0
+           && put(dk, "blocks_served", count(blocks))
+           && put(dk, "bytes_served", count(bytes));
+    }
+  }
+  ok = ok && (label == NULL || put(g, "label", text(label)))
+       && put(g, "disks", json_incref(disks))
+       && put(g, "clients", json_incref(clients));
+  if (ok && json_object_get(s->doc, "gd") == NULL)
+    ok = put(s->doc, "gd", json_array());
+  ok = ok && json_array_append(json_object_get(s->doc, "gd"), g) == 0;
+  json_decref(disks);
+  json_decref(clients);
+  json_decref(g);
+  return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
+}
+
+int river_stats_add_gd(river_stats *s, river_gd *gd, const char *label)
+{
+  struct stats_gd *g;
+  int n = 0;
+
+  if (s == NULL || gd == NULL) {
+    river__error("river_stats_add_gd: %s is NULL", s == NULL ? "s" : "gd");
+    return RIVER_EINVAL;
+  }
+  g = realloc(s->gd, ((size_t)s->ngd + 1) * sizeof *g);
+  if (g == NULL)
+    return RIVER_ENOMEM;
+  s->gd = g;
+  g += s->ngd;
+  memset(g, 0, sizeof *g);
+  snprintf(g->label, sizeof g->label, "%s", label != NULL ? label : "");
+  if ((g->words = gd_words(gd, &n)) == NULL)
+    return RIVER_ENOMEM;
+  g->nwords = n;
+  s->ngd++;
+  return RIVER_SUCCESS;
+}
+
+/* Collective: the GD entries every rank kept, gathered into the
+ * document; every rank must have kept as many. */
+static int gather_gd(river_stats *s)
+{
+  uint64_t *all = NULL, **words = NULL;
+  int i, lo = s->ngd, hi = s->ngd, rc;
+
+  rc = MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, s->comm)
+               == MPI_SUCCESS
+           && MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, s->comm)
+                  == MPI_SUCCESS
+       ? RIVER_SUCCESS : RIVER_EMPI;
+  if (rc == RIVER_SUCCESS && lo != hi) {
+    if (s->rank == 0)
+      river__error("river_stats_write: the ranks added %d to %d GD "
+                   "reads (river_stats_add_gd): every rank adds each", lo,
+                   hi);
+    return RIVER_EINVAL;
+  }
+  for (i = 0; rc == RIVER_SUCCESS && i < s->ngd; i++) {
+    rc = gather_words(s, RIVER_SUCCESS, s->gd[i].words, s->gd[i].nwords,
+                      &all, &words);
+    if (rc == RIVER_SUCCESS && s->rank == 0)
+      rc = gd_part(s, s->gd[i].label[0] ? s->gd[i].label : NULL, words);
+    rc = river__agree(s->comm, rc);
+    free(words);
+    free(all);
+  }
+  for (i = 0; i < s->ngd; i++)
+    free(s->gd[i].words);
+  free(s->gd);
+  s->gd = NULL;
+  s->ngd = 0;
   return rc;
 }
 
@@ -586,7 +853,9 @@ int river_stats_write(river_stats *s, const char *path)
     return RIVER_EINVAL;
   }
   /* Rank 0's path is the one used; the others may pass NULL. */
-  rc = river_stats_check_path(s, path);
+  rc = gather_gd(s);
+  if (rc == RIVER_SUCCESS)
+    rc = river_stats_check_path(s, path);
   if (rc == RIVER_SUCCESS && s->rank == 0)
     rc = write_doc(s, path);
   return river__agree(s->comm, rc);

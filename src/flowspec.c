@@ -838,6 +838,26 @@ static void spec_free(struct spec *sp)
   yaml_document_delete(&sp->doc);
 }
 
+/* Keep the spec's path and the params given with it in f (for the
+ * stats file). */
+static int keep_source(river_flow *f, const char *path,
+                       const char *const *kv, int nkv)
+{
+  int i;
+
+  if ((f->spec_path = strdup(path)) == NULL
+      || (nkv > 0
+          && (f->spec_params = calloc((size_t)nkv, sizeof *f->spec_params))
+                 == NULL))
+    return RIVER_ENOMEM;
+  for (i = 0; i < nkv; i++) {
+    if ((f->spec_params[i] = strdup(kv[i])) == NULL)
+      return RIVER_ENOMEM;
+    f->nspec_params = i + 1;
+  }
+  return RIVER_SUCCESS;
+}
+
 /* Load path into the new flow f for nranks ranks; f is destroyed on
  * failure. */
 static int load(river_flow *f, int nranks, const char *path,
@@ -859,6 +879,8 @@ static int load(river_flow *f, int nranks, const char *path,
   free(buf);
   if (rc == RIVER_SUCCESS)
     rc = river_flow_origin(f, NULL);
+  if (rc == RIVER_SUCCESS)
+    rc = keep_source(f, path, kv, nkv);
   if (rc != RIVER_SUCCESS) {
     river_flow_destroy(f);
     return rc;

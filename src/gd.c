@@ -41,6 +41,33 @@ int river_gd_stats_get(const river_gd *gd, river_gd_stats *stats)
   return RIVER_SUCCESS;
 }
 
+int river_gd_served_get(const river_gd *gd, river_gd_served *rows,
+                        size_t max, size_t *n)
+{
+  size_t k = 0;
+  int i, j;
+
+  if (gd == NULL || n == NULL || (rows == NULL && max > 0)) {
+    river__error("river_gd_served_get: %s", gd == NULL ? "gd is NULL"
+                 : n == NULL ? "n is NULL" : "rows is NULL");
+    return RIVER_EINVAL;
+  }
+  for (i = 0; i < gd->nlocal; i++)
+    for (j = 0; j < gd->disks[i].nstreams; j++, k++) {
+      const struct gd_stream *st = &gd->disks[i].streams[j];
+      if (k < max) {
+        rows[k].disk = gd->disks[i].d;
+        rows[k].partition = st->partition;
+        rows[k].copy = st->copy;
+        rows[k].client = gd->client_rank[st->partition];
+        rows[k].blocks = st->served_blocks;
+        rows[k].bytes = st->served_bytes;
+      }
+    }
+  *n = k;
+  return RIVER_SUCCESS;
+}
+
 static void gd_free(river_gd *gd)
 {
   int i;

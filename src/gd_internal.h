@@ -375,6 +375,8 @@ struct gd_stream {
                               `outstanding` (the client counts them out
                               until the reply comes) */
   int ncq;
+  uint64_t served_blocks;  /* blocks sent from it (river_gd_served_get) */
+  uint64_t served_bytes;
 };
 
 struct gd_disk {

@@ -426,6 +426,8 @@ static int serve_one(river_gd *gd, struct gd_disk *dk, int *busy)
   if (h.status == RIVER_SUCCESS) {
     gd->stats.blocks_served++;
     gd->stats.bytes_served += bytes;
+    st->served_blocks++;
+    st->served_bytes += bytes;
     if (sl->send_at - gd->t0 > gd->stats.served_seconds)
       gd->stats.served_seconds = sl->send_at - gd->t0;
   }

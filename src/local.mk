@@ -68,6 +68,7 @@ src_libriver_la_SOURCES = \
 	src/flow_emulate.c \
 	src/flow_partition.c \
 	src/flow_io.c \
+	src/flow_series.c \
 	src/flow_stats.c \
 	src/flowspec.c \
 	src/modules/modules.h \

@@ -286,6 +286,7 @@ int gd_progress_begin(struct gd_progress *g, const char *label,
                       const river_pcoll_info *info, int rc)
 {
   memset(g, 0, sizeof *g);
+  g->label = label;
   rc = cli_agree(rc);
   if (rc == RIVER_SUCCESS)
     rc = river_progress_create_sampled(MPI_COMM_WORLD, label,
@@ -297,6 +298,10 @@ int gd_progress_begin(struct gd_progress *g, const char *label,
 
 void gd_progress_closing(struct gd_progress *g)
 {
+  /* A failure here shows when the file is written: the ranks then hold
+   * different numbers of reads, which river_stats_write refuses. */
+  if (cli_stats != NULL && g->gd != NULL)
+    (void)river_stats_add_gd(cli_stats, g->gd, g->label);
   g->base = gd_work(g);
   g->gd = NULL;
 }

@@ -60,6 +60,7 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
  * reads did). */
 struct gd_progress {
   river_progress *p;
+  const char *label;       /* the command's name (a string literal) */
   river_gd *gd;
   uint64_t records, bytes, base;
 };
@@ -69,7 +70,8 @@ struct gd_progress {
 int gd_progress_begin(struct gd_progress *g, const char *label,
                       const river_pcoll_info *info, int rc);
 
-/* Before river_gd_close(g->gd): keep what it did. */
+/* Before river_gd_close(g->gd), on every rank: keep what it did (and
+ * with --stats, add it to the stats file: river_stats_add_gd). */
 void gd_progress_closing(struct gd_progress *g);
 
 /* End it (collective; every rank has one, or none has) into rc. */

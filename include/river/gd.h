@@ -203,6 +203,21 @@ RIVER_API int river_gd_next(river_gd *gd, const void **records,
 
 RIVER_API int river_gd_stats_get(const river_gd *gd, river_gd_stats *stats);
 
+/* What one of this rank's disks served from one partition copy it
+ * stores, and to whom: the rank of the GD's communicator that reads the
+ * partition. */
+typedef struct river_gd_served {
+  int disk, partition, copy;
+  int client;
+  uint64_t blocks, bytes;  /* sent (as river_gd_stats' blocks_served) */
+} river_gd_served;
+
+/* This rank's rows, one per (local disk, partition copy on it), into
+ * rows[0..max-1] (rows may be NULL with max 0); *n is how many there
+ * are, also where more than max: call with max 0 to size rows. Local. */
+RIVER_API int river_gd_served_get(const river_gd *gd, river_gd_served *rows,
+                                  size_t max, size_t *n);
+
 /* Finish: collective. Returns the first error any rank met (the same on
  * every rank), so every rank fails together. Frees gd; NULL is a no-op
  * (but then the call is not collective). A rank that stops calling

@@ -1,10 +1,13 @@
 /*
  * river/stats.h - a run's stats file: one JSON document (doc/stats.md,
  * its JSON Schema doc/stats.schema.json) with the job and, for each
- * flow run, every stage instance's records and bytes in and out and
- * its time running and blocked, and every edge's queue as each rank saw
- * it: its credit path, records and messages sent and received, credit
- * stalls, and the messages each producer sent each consumer.
+ * flow run, every stage instance's records and bytes in and out, its
+ * time running and blocked, and the same over time (a row a second);
+ * the stages' arguments and the spec a flow was loaded from; every
+ * edge's queue as each rank saw it: its credit path, records and
+ * messages sent and received, credit stalls, and the messages each
+ * producer sent each consumer; and for each GD read, what each disk
+ * served each client.
  *
  *   river_stats *s;
  *   river_stats_create(MPI_COMM_WORLD, "my-job --n 4", &s);  (collective)
@@ -24,6 +27,7 @@
 #include <mpi.h>
 #include "river/core.h"
 #include "river/flow.h"
+#include "river/gd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +48,21 @@ RIVER_API int river_stats_create(MPI_Comm comm, const char *command,
  * NULL). RIVER_ESTATE if f has not run, RIVER_EINVAL on other ranks. */
 RIVER_API int river_stats_add_flow(river_stats *s, river_flow *f,
                                    const char *label);
+
+/* Local: keep what GD read gd (river_gd_open or _create over s's
+ * communicator: the same ranks in the same order) did on this rank so
+ * far, for one entry of "gd" named label (may be NULL; at most 40
+ * characters kept): the rank's blocks received, bytes, failovers and
+ * seconds as a client, and its disks' blocks and bytes served from
+ * each partition copy, with the rank reading it (who served whom).
+ * Call it once the read is done (or failed), before river_gd_close.
+ * Every rank adds each read (also one that failed there):
+ * river_stats_write gathers them, and refuses (RIVER_EINVAL on every
+ * rank) where the ranks added different numbers. Local, so that no
+ * rank waits in a collective while another still reads from its
+ * disks. */
+RIVER_API int river_stats_add_gd(river_stats *s, river_gd *gd,
+                                 const char *label);
 
 /* Record a number of the job's ("seconds", "fluid_ideal_seconds", ...):
  * key is letters, digits and '_' (at most 40), value finite; rank 0's

@@ -7,7 +7,13 @@ what the consumers got (records and messages), and each producer's
 messages to each consumer add up to what it sent; every stage has one
 instance per rank it runs on. With --records, every flow's first stage
 put out N records and its last stage took N in; --flows and --nodes
-check how many flows and nodes it names. Exit 0 if all holds, else 1
+check how many flows and nodes it names. Every instance's series has
+columns of one length, times and counts that never go back, and a last
+row equal to the instance's totals. GD's entries: each disk's blocks
+and bytes are its rows' sums, and each client was served at least the
+bytes it received (a block withdrawn in the end game is never sent;
+one read again after a failure may be); with --gd-bytes B every GD
+entry's clients received B bytes in all. Exit 0 if all holds, else 1
 with what did not, one line each."""
 import json
 import sys
@@ -18,6 +24,56 @@ except ImportError:
     print("check_stats: python3-jsonschema is missing "
           "(scripts/install-deps installs it)")
     sys.exit(99)
+
+
+COUNTS = ("records_in", "bytes_in", "records_out", "bytes_out")
+WAITS = ("get_wait_seconds", "put_wait_seconds")
+
+
+def check_series(flow, stage, inst):
+    """An instance's series against itself and its totals."""
+    where = "%s: stage %s instance %d" % (flow, stage, inst["instance"])
+    se = inst["series"]
+    n = len(se["t"])
+    if any(len(se[c]) != n for c in COUNTS + WAITS):
+        return ["%s: series columns of different lengths" % where]
+    bad = []
+    for c in ("t",) + COUNTS + WAITS:
+        if any(b < a for a, b in zip(se[c], se[c][1:])):
+            bad.append("%s: series %s goes back" % (where, c))
+    for c in COUNTS:
+        if se[c][-1] != inst[c]:
+            bad.append("%s: series ends at %s %d, the total is %d"
+                       % (where, c, se[c][-1], inst[c]))
+    for c in WAITS:
+        if abs(se[c][-1] - inst[c]) > 1e-9:
+            bad.append("%s: series ends at %s %g, the total is %g"
+                       % (where, c, se[c][-1], inst[c]))
+    return bad
+
+
+def check_gd(g, opts):
+    """A GD entry's sums."""
+    where = "gd %s" % g.get("label", "?")
+    bad = []
+    to = {}
+    for d in g["disks"]:
+        for c in ("blocks", "bytes"):
+            if sum(s[c] for s in d["served"]) != d[c + "_served"]:
+                bad.append("%s: disk %d's %s_served is not its rows' sum"
+                           % (where, d["disk"], c))
+        for s in d["served"]:
+            to[s["client"]] = to.get(s["client"], 0) + s["bytes"]
+    for c in g["clients"]:
+        if to.get(c["rank"], 0) < c["bytes_received"]:
+            bad.append("%s: rank %d received %d bytes, was served %d"
+                       % (where, c["rank"], c["bytes_received"],
+                          to.get(c["rank"], 0)))
+    got = sum(c["bytes_received"] for c in g["clients"])
+    if "--gd-bytes" in opts and got != int(opts["--gd-bytes"]):
+        bad.append("%s: %d bytes received, not %s"
+                   % (where, got, opts["--gd-bytes"]))
+    return bad
 
 
 def main(argv):
@@ -43,9 +99,13 @@ def main(argv):
         bad.append("%d nodes, not %s" % (len(job["nodes"]), opts["--nodes"]))
     if "--flows" in opts and len(doc["flows"]) != int(opts["--flows"]):
         bad.append("%d flows, not %s" % (len(doc["flows"]), opts["--flows"]))
+    for g in doc.get("gd", []):
+        bad += check_gd(g, opts)
     for fl in doc["flows"]:
         name = fl.get("label", "?")
         for st in fl["stages"]:
+            for i in st["instances"]:
+                bad += check_series(name, st["name"], i)
             got = sorted(i["rank"] for i in st["instances"])
             if got != sorted(st["ranks"]):
                 bad.append("%s: stage %s has instances on %s, ranks %s"

@@ -162,6 +162,14 @@ for d in 0 1 2 3; do
 done
 ns=$(find "$nodes" -name 'S.p*.rdat' | wc -l) nu=$(find "$nodes" -name 'U.p*.rdat' | wc -l)
 [ "$ns" -gt 0 ] && [ "$ns" = $((2 * nu)) ] || fail "sort: $ns files of S for $nu of U"
+# valsort's stats file: its GD read, each client's bytes served to it
+rn 2 3 --stats "$tmp/vs.json" valsort S >"$tmp/vs" 2>&1 \
+  || fail "valsort S --stats on 2 nodes: $(tail -n 1 "$tmp/vs")"
+python3 "${top_srcdir:-.}/tests/cli/check_stats.py" "$tmp/vs.json" \
+  "${top_srcdir:-.}/doc/stats.schema.json" --flows 0 --nodes 2 \
+  --gd-bytes $((N * 100)) >"$tmp/check" 2>&1 \
+  || fail "valsort S --stats: $(head -n 3 "$tmp/check")"
+grep -q '"label": "valsort"' "$tmp/vs.json" || fail "valsort S: no gd entry"
 for c in S U; do
   rn 2 3 valsort $c --input X >"$tmp/vs" 2>&1 || fail "valsort $c --input X on 2 nodes"
   grep -q "^$c: SUCCESS - all records are in order, the records of X" "$tmp/vs" \

@@ -12,6 +12,12 @@
 #  - river run and river join: one flow each; a join on 2 emulated nodes
 #    names 2 nodes and gives every rank's node;
 #  - a replicated join: its broadcast edge (records to every joiner);
+#  - river run records the spec's path and its params, and each stage's
+#    arguments as given;
+#  - copy-out (a GD read): one "gd" entry, whose clients received the
+#    collection's bytes in all, each disk's rows adding up (valsort of
+#    node-local data, also GD: tests/cli/test_coll_nodes.sh); valsort of
+#    shared data: no GD entry;
 #  - an existing stats file is replaced whole, with the mode a new file
 #    gets; --stats with no value, an empty one, twice, a path whose
 #    directory does not exist, a symbolic link, a FIFO or a directory:
@@ -66,6 +72,25 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit([f['label'
 r 2 --stats "$tmp/run.json" run "${top_srcdir:-.}/flows/sort.yaml" in=g \
   out=s4 >"$tmp/out" 2>&1 || { fail "run --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/run.json" --records $N --flows 1
+python3 - "$tmp/run.json" "${top_srcdir:-.}/flows/sort.yaml" <<'PY' || fail "run --stats: the spec or the stages' arguments"
+import json, os, sys
+f = json.load(open(sys.argv[1]))["flows"][0]
+args = {s["name"]: s["args"] for s in f["stages"]}
+sys.exit(not (os.path.samefile(f["spec"]["path"], sys.argv[2])
+              and "in=g" in f["spec"]["params"]
+              and "out=s4" in f["spec"]["params"]
+              and args["read"]["coll"] == "g" and args["write"]["coll"] == "s4"))
+PY
+
+# --- GD reads: copy-out; valsort of a collection on shared disks reads
+# it without GD
+r 2 --stats "$tmp/out.json" copy-out g -o "$tmp/g.bin" >"$tmp/out" 2>&1 \
+  || { fail "copy-out --stats"; cat "$tmp/out"; }
+stats_ok "$tmp/out.json" --flows 0 --gd-bytes $((N * 100))
+r 2 --stats "$tmp/val.json" valsort s1 >"$tmp/out" 2>&1 \
+  || { fail "valsort --stats"; cat "$tmp/out"; }
+stats_ok "$tmp/val.json" --flows 0
+grep -q '"gd"' "$tmp/val.json" && fail "valsort of shared data: a gd entry"
 r 2 gen --records 2000 --seed 5 jr >/dev/null 2>&1 || fail "gen jr"
 RIVER_NODES=2 r 4 --stats "$tmp/join.json" join jr g j1 --key key \
   >"$tmp/out" 2>&1 || { fail "join --stats on 2 nodes"; cat "$tmp/out"; }

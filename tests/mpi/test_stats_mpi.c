@@ -19,7 +19,17 @@
  *           producer's messages by consumer naming ranks 0..n-1 and
  *           adding up to what it sent, the edge's messages sent and got
  *           equal, and the number set; a second write replaces the file
- *           whole
+ *           whole; each instance's series starts at t 0 with nothing
+ *           counted and ends at its totals; a stage's arguments as given
+ *   gd      a GD read of a mirrored source of 8 partitions x 60 records on
+ *           every rank's disk (2 copies): river_gd_served_get's rows
+ *           (NULL refused; max 0 sizes), river_stats_add_gd's entry:
+ *           every partition's client received its 60 records' bytes once
+ *           (480 records in all), each disk's blocks_served the sum of
+ *           its rows and the rows' bytes at least what their clients
+ *           received; add_gd with NULL refused (said); ranks that added
+ *           different numbers of reads: write refuses on every rank,
+ *           saying so, and writes nothing
  */
 #define _GNU_SOURCE
 #include <river.h>
@@ -49,6 +59,7 @@ static river_flow *run_flow(MPI_Comm comm, int go)
   MT_CHECK_RC(river_flow_create(comm, &f), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "gen", "gen", all, n), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_arg(f, "gen", "records", "1000"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "gen", "seed", "7"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "count", "count", all, n), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_attach(f, "gen", "count", &e), RIVER_SUCCESS);
   if (go)
@@ -130,7 +141,28 @@ static long long sum_of(json_t *arr, const char *field)
   return t;
 }
 
-/* Instances i on rank i, one a rank. */
+/* An instance's series: from t 0 with nothing counted to its totals. */
+static void check_series(json_t *inst)
+{
+  static const char *const col[] = {"records_in", "bytes_in",
+                                    "records_out", "bytes_out"};
+  json_t *se = json_object_get(inst, "series"), *t = json_object_get(se, "t");
+  size_t n = json_array_size(t), c;
+
+  MT_CHECK(n >= 2);
+  if (n < 2)
+    return;
+  MT_CHECK(json_real_value(json_array_get(t, 0)) == 0.0);
+  for (c = 0; c < 4; c++) {
+    json_t *a = json_object_get(se, col[c]);
+    MT_CHECK(json_array_size(a) == n);
+    MT_CHECK(json_integer_value(json_array_get(a, 0)) == 0);
+    MT_CHECK(json_integer_value(json_array_get(a, n - 1))
+             == json_integer_value(json_object_get(inst, col[c])));
+  }
+}
+
+/* Instances i on rank i, one a rank, each with its series. */
 static void check_ranks(json_t *insts)
 {
   size_t i;
@@ -140,6 +172,7 @@ static void check_ranks(json_t *insts)
     json_t *o = json_array_get(insts, i);
     MT_CHECK(json_integer_value(json_object_get(o, "rank"))
              == json_integer_value(json_object_get(o, "instance")));
+    check_series(o);
   }
 }
 
@@ -215,6 +248,8 @@ static void test_flow(void)
      * up to what it sent. */
     check_ranks(json_object_get(json_array_get(st, 0), "instances"));
     check_ranks(json_object_get(json_array_get(st, 1), "instances"));
+    MT_CHECK(strcmp(json_string_value(json_object_get(json_object_get(
+                        json_array_get(st, 0), "args"), "seed")), "7") == 0);
     e = json_array_get(json_object_get(fl, "edges"), 0);
     check_sent(json_object_get(e, "producers"));
     MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out")
@@ -222,6 +257,169 @@ static void test_flow(void)
     MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out") > 0);
     json_decref(doc);
   }
+  if (rank == 0)
+    unlink(path);
+}
+
+/* ------------------------------------------------------------------ gd */
+
+#define GD_PARTS 8
+#define GD_RECS 60         /* a partition's records */
+#define GD_RPB 16          /* records a block */
+#define GD_RS 24           /* a record's bytes */
+
+static int gd_read(void *ctx, int p, int c, int disk, uint64_t block,
+                   void *buf, size_t bufsize, size_t *nrecords)
+{
+  uint64_t first = block * GD_RPB, n;
+
+  (void)ctx;
+  (void)c;
+  (void)disk;
+  if (bufsize < GD_RPB * GD_RS || first >= GD_RECS)
+    return RIVER_EINVAL;
+  n = GD_RECS - first < GD_RPB ? GD_RECS - first : GD_RPB;
+  memset(buf, p, (size_t)n * GD_RS);
+  *nrecords = (size_t)n;
+  return RIVER_SUCCESS;
+}
+
+/* A GD read of every partition to its end; *gd left open. */
+static void gd_read_all(river_gd **gd)
+{
+  static const uint64_t nrec[GD_PARTS] = {
+    GD_RECS, GD_RECS, GD_RECS, GD_RECS, GD_RECS, GD_RECS, GD_RECS, GD_RECS};
+  river_gd_layout l = {0};
+  const void *recs;
+  size_t n;
+  int rc;
+
+  l.npartitions = GD_PARTS;
+  l.ndisks = size;
+  l.replication = size > 1 ? 2 : 1;
+  l.record_size = GD_RS;
+  l.records_per_block = GD_RPB;
+  l.nrecords = nrec;
+  *gd = NULL;
+  MT_CHECK_RC(river_gd_create(MPI_COMM_WORLD, &l, gd_read, NULL, NULL, gd),
+              RIVER_SUCCESS);
+  if (*gd == NULL)
+    return;
+  while ((rc = river_gd_next(*gd, &recs, &n, NULL, NULL)) == RIVER_SUCCESS)
+    ;
+  MT_CHECK_RC(rc, RIVER_EOS);
+}
+
+/* Rank 0: the gd entry of the document at path. */
+static void check_gd_doc(const char *path)
+{
+  json_error_t err;
+  json_t *doc = json_load_file(path, 0, &err), *g, *disks, *clients, *d;
+  long long served[64] = {0}, got = 0;
+  size_t i, j;
+
+  MT_CHECK(doc != NULL);
+  if (doc == NULL)
+    return;
+  MT_CHECK(json_array_size(json_object_get(doc, "gd")) == 1);
+  g = json_array_get(json_object_get(doc, "gd"), 0);
+  MT_CHECK(strcmp(json_string_value(json_object_get(g, "label")), "read")
+           == 0);
+  disks = json_object_get(g, "disks");
+  clients = json_object_get(g, "clients");
+  MT_CHECK(json_array_size(disks) == (size_t)size);
+  MT_CHECK(json_array_size(clients) == (size_t)size);
+  for (i = 0; i < json_array_size(disks); i++) {
+    json_t *rows = json_object_get(json_array_get(disks, i), "served");
+    d = json_array_get(disks, i);
+    MT_CHECK(sum_of(rows, "blocks")
+             == json_integer_value(json_object_get(d, "blocks_served")));
+    for (j = 0; j < json_array_size(rows); j++) {
+      json_t *row = json_array_get(rows, j);
+      long long c = json_integer_value(json_object_get(row, "client"));
+      MT_CHECK(c >= 0 && c < size);
+      if (c >= 0 && c < 64)
+        served[c] += json_integer_value(json_object_get(row, "bytes"));
+    }
+  }
+  for (i = 0; i < json_array_size(clients); i++) {
+    json_t *c = json_array_get(clients, i);
+    long long b = json_integer_value(json_object_get(c, "bytes_received"));
+    MT_CHECK(i >= 64 || served[i] >= b);
+    got += b;
+  }
+  MT_CHECK(got == (long long)GD_PARTS * GD_RECS * GD_RS);
+  json_decref(doc);
+}
+
+static void test_gd(void)
+{
+  char path[64] = "/tmp/test_stats_gd.XXXXXX";
+  river_gd_served rows[GD_PARTS * 2];
+  river_stats *s = NULL;
+  river_gd *gd;
+  size_t n = 99, k;
+  uint64_t blocks = 0;
+  river_gd_stats st;
+  int fd = -1;
+
+  if (rank == 0 && (fd = mkstemp(path)) >= 0)
+    close(fd);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, "gd", &s), RIVER_SUCCESS);
+  if (s == NULL)
+    return;
+  gd_read_all(&gd);
+  if (gd != NULL) {
+    mt_log_clear();
+    MT_CHECK_RC(river_gd_served_get(NULL, rows, 1, &n), RIVER_EINVAL);
+    MT_CHECK(mt_logged("river_gd_served_get", "gd is NULL", NULL));
+    MT_CHECK_RC(river_gd_served_get(gd, NULL, 1, &n), RIVER_EINVAL);
+    MT_CHECK_RC(river_gd_served_get(gd, rows, 1, NULL), RIVER_EINVAL);
+    MT_CHECK_RC(river_gd_served_get(gd, NULL, 0, &n), RIVER_SUCCESS);
+    MT_CHECK(n <= GD_PARTS * 2);
+    MT_CHECK_RC(river_gd_served_get(gd, rows, GD_PARTS * 2, &n),
+                RIVER_SUCCESS);
+    for (k = 0; k < n && k < GD_PARTS * 2; k++) {
+      blocks += rows[k].blocks;
+      MT_CHECK(rows[k].partition >= 0 && rows[k].partition < GD_PARTS);
+      MT_CHECK(rows[k].client == rows[k].partition % size);
+    }
+    MT_CHECK_RC(river_gd_stats_get(gd, &st), RIVER_SUCCESS);
+    MT_CHECK(blocks == st.blocks_served);
+    mt_log_clear();
+    MT_CHECK_RC(river_stats_add_gd(NULL, gd, "x"), RIVER_EINVAL);
+    MT_CHECK(mt_logged("river_stats_add_gd", "s is NULL", NULL));
+    MT_CHECK_RC(river_stats_add_gd(s, NULL, "x"), RIVER_EINVAL);
+    MT_CHECK_RC(river_stats_add_gd(s, gd, "read"), RIVER_SUCCESS);
+    MT_CHECK_RC(river_gd_close(gd), RIVER_SUCCESS);
+  }
+  MT_CHECK_RC(river_stats_write(s, path), RIVER_SUCCESS);
+  if (rank == 0)
+    check_gd_doc(path);
+  river_stats_destroy(s);
+
+  /* Rank 0 adds the read twice, the others once: refused everywhere,
+   * and the file from before stays as it was. */
+  MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, "gd twice", &s),
+              RIVER_SUCCESS);
+  if (s == NULL)
+    return;
+  gd_read_all(&gd);
+  if (gd != NULL) {
+    MT_CHECK_RC(river_stats_add_gd(s, gd, "read"), RIVER_SUCCESS);
+    if (rank == 0)
+      MT_CHECK_RC(river_stats_add_gd(s, gd, "again"), RIVER_SUCCESS);
+    MT_CHECK_RC(river_gd_close(gd), RIVER_SUCCESS);
+  }
+  mt_log_clear();
+  MT_CHECK_RC(river_stats_write(s, path),
+              size > 1 ? RIVER_EINVAL : RIVER_SUCCESS);
+  if (size > 1 && rank == 0)
+    MT_CHECK(mt_logged("river_stats_write", "added 1 to 2 GD reads", NULL));
+  river_stats_destroy(s);
+  if (size > 1 && rank == 0)
+    check_gd_doc(path);   /* the first file, untouched */
   if (rank == 0)
     unlink(path);
 }
@@ -239,6 +437,7 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_args();
   test_flow();
+  test_gd();
   rc = mt_verdict(MPI_COMM_WORLD, "test_stats_mpi");
   river_finalize();
   return rc;
