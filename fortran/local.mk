@@ -27,7 +27,7 @@ CLEANFILES += fortran/river_constants.inc *.mod *.smod
 fortran_libriverf_la_SOURCES = fortran/river.F90 fortran/river_core.F90 \
 	fortran/river_coll.F90 fortran/river_pcoll.F90 fortran/river_dq.F90 \
 	fortran/river_gd.F90 fortran/river_emul.F90 fortran/river_flow.F90 \
-	fortran/river_module.F90 fortran/river_shim.c
+	fortran/river_module.F90 fortran/river_stats.F90 fortran/river_shim.c
 fortran_libriverf_la_FCFLAGS = $(AM_FCFLAGS) -I$(top_builddir)/fortran
 fortran_libriverf_la_CFLAGS = $(AM_CFLAGS) $(RIVER_VISIBILITY_CFLAGS)
 fortran_libriverf_la_LIBADD = src/libriver.la
@@ -44,13 +44,14 @@ fortran_river_submodule_objects = fortran/libriverf_la-river_core.lo \
 	fortran/libriverf_la-river_coll.lo fortran/libriverf_la-river_pcoll.lo \
 	fortran/libriverf_la-river_dq.lo fortran/libriverf_la-river_gd.lo \
 	fortran/libriverf_la-river_emul.lo fortran/libriverf_la-river_flow.lo \
-	fortran/libriverf_la-river_module.lo
+	fortran/libriverf_la-river_module.lo fortran/libriverf_la-river_stats.lo
 $(fortran_libriverf_la_OBJECTS): fortran/river_constants.inc
 # Each concept's interfaces, included by river.F90 (Automake does not
 # scan Fortran includes).
 fortran_river_interfaces = fortran/river_core.inc fortran/river_coll.inc \
 	fortran/river_pcoll.inc fortran/river_dq.inc fortran/river_gd.inc \
-	fortran/river_emul.inc fortran/river_flow.inc fortran/river_module.inc
+	fortran/river_emul.inc fortran/river_flow.inc fortran/river_module.inc \
+	fortran/river_stats.inc
 EXTRA_DIST += $(fortran_river_interfaces)
 # (Named through a variable: a rule that names an object Automake builds
 # would replace Automake's own rule for it.)

@@ -3,7 +3,8 @@
 ! This file is the module's public face: its constants, types and
 ! generics; the interface of every procedure is in one include file per
 ! concept (river_core.inc, river_coll.inc, river_pcoll.inc, river_dq.inc,
-! river_gd.inc, river_emul.inc, river_flow.inc, river_module.inc),
+! river_gd.inc, river_emul.inc, river_flow.inc, river_stats.inc,
+! river_module.inc),
 ! included below. The bodies, with the
 ! private bind(C) interfaces they call (named *_c), are in one submodule
 ! per concept: river_core.F90 (init, errors, logging, version, timers,
@@ -12,7 +13,8 @@
 ! (parallel collections: writing, reading, where they live, layout),
 ! river_dq.F90 (distributed queues), river_gd.F90 (graduated
 ! declustering), river_emul.F90 (throttles, perturbations, the CPU
-! hog), river_flow.F90 (flows: building, running, loading specs) and
+! hog), river_flow.F90 (flows: building, running, loading specs),
+! river_stats.F90 (the stats file) and
 ! river_module.F90 (modules written in Fortran: registering them, and
 ! what they call on their context).
 !
@@ -255,6 +257,13 @@ module river
     type(c_ptr) :: ptr = c_null_ptr
   end type river_flow
 
+  !> A stats file being built (river/stats.h, doc/stats.md), from
+  !> river_stats_create; freed with river_stats_destroy.
+  type, public :: river_stats
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+  end type river_stats
+
   !> A stage's totals after a run (river_flow_stage_stats), laid out as
   !> C's river_stage_stats (uint64_t as integer(c_int64_t)): sums over
   !> its instances; seconds, the slowest instance's run time; slowest,
@@ -375,6 +384,9 @@ module river
   public :: river_flow_wait, river_flow_stage_stats, river_flow_nstages
   public :: river_flow_stage, river_flow_dot, river_flow_load
   public :: river_flow_destroy
+  ! river/stats.h
+  public :: river_stats_create, river_stats_add_flow, river_stats_add_gd
+  public :: river_stats_add_number, river_stats_write, river_stats_destroy
   ! river/module.h
   public :: river_module_register, river_ctx_user, river_ctx_instance
   public :: river_ctx_stage, river_ctx_ports, river_ctx_log
@@ -548,6 +560,9 @@ module river
 
   ! ----------------------------------------------------------------- flows
   include 'river_flow.inc'
+
+  ! ------------------------------------------------------ the stats file
+  include 'river_stats.inc'
 
   ! --------------------------------------------------------------- modules
   include 'river_module.inc'

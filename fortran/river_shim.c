@@ -20,6 +20,8 @@ int river__f_pcoll_disk_ranks(MPI_Fint comm, const river_pcoll *pc,
 int river__f_pcoll_remove_all(MPI_Fint comm, const char *name,
                               const river_pcoll_opts *opts);
 int river__f_flow_create(MPI_Fint comm, river_flow **out);
+int river__f_stats_create(MPI_Fint comm, const char *command,
+                          river_stats **out);
 int river__f_flow_load(MPI_Fint comm, const char *path,
                        const char *const *params, int nparams,
                        river_flow **out);
@@ -100,6 +102,14 @@ int river__f_gd_open(MPI_Fint comm, river_pcoll *pc,
 int river__f_flow_create(MPI_Fint comm, river_flow **out)
 {
   return river_flow_create(MPI_Comm_f2c(comm), out);
+}
+
+/* river_stats_create: MPI_Comm is opaque in C (see
+ * river__f_pcoll_create). */
+int river__f_stats_create(MPI_Fint comm, const char *command,
+                          river_stats **out)
+{
+  return river_stats_create(MPI_Comm_f2c(comm), command, out);
 }
 
 /* river_flow_load: MPI_Comm is opaque in C (see river__f_pcoll_create). */

@@ -19,7 +19,11 @@
 !   failure   a Fortran module failing on one instance: the same error on
 !             every rank
 !   filtered  an edge filter at the sink, the flow's progress line asked
-!             for (river_flow_progress; refused without a label)
+!             for (river_flow_progress; refused without a label), and
+!             its stats file (river_stats_*): written, read back on rank
+!             0 (the format, the label, the command, the number, the
+!             filter's stage arguments); a key with a '-' and a path in
+!             no directory refused with RIVER_EINVAL
 !   bad       bad arguments: the exact codes (RIVER_ENOTFOUND,
 !             RIVER_EINVAL, RIVER_EEXIST, RIVER_ESTATE, ...)
 !
@@ -467,6 +471,7 @@ contains
     call check(ierr == RIVER_SUCCESS, 'filtered: progress')
     call river_flow_go(f, ierr)
     call check(ierr == RIVER_SUCCESS, 'filtered: go')
+    call stats_file(f)
     call river_flow_destroy(f, ierr)
     i = 0
     do while (i < 5003)
@@ -482,6 +487,46 @@ contains
                'filtered: the filter keeps about half')
     call check_want(want, 'filtered')
   end subroutine filtered
+
+  ! The stats file of flow f (filtered's, which has run).
+  subroutine stats_file(f)
+    type(river_flow), intent(in) :: f
+    character(len=*), parameter :: path = 'test_flow_f.stats.json'
+    character(len=:), allocatable :: text
+    type(river_stats) :: s
+    integer :: rank, u, n
+
+    call river_stats_create(MPI_COMM_WORLD, s, 'test_flow_f filtered', ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: create')
+    call river_stats_add_flow(s, f, 'filtered', ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: add_flow')
+    call river_stats_add_number(s, 'answer', 42.5_c_double, ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: add_number')
+    call river_stats_add_number(s, 'a-b', 1.0_c_double, ierr)
+    call check(ierr == RIVER_EINVAL, 'stats: a key with a - refused')
+    call river_stats_write(s, '/nonexistent-dir/x.json', ierr)
+    call check(ierr == RIVER_EINVAL, 'stats: a path in no directory refused')
+    call river_stats_write(s, path, ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: write')
+    call river_stats_destroy(s, ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: destroy')
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+    if (rank /= 0) return
+    open(newunit=u, file=path, access='stream', form='unformatted', &
+         status='old', iostat=ierr)
+    call check(ierr == 0, 'stats: the file is there')
+    if (ierr /= 0) return
+    inquire(unit=u, size=n)
+    allocate(character(len=n) :: text)
+    read(u) text
+    close(u, status='delete')
+    call check(index(text, '"format": "river-stats/1"') > 0, 'stats: format')
+    call check(index(text, '"label": "filtered"') > 0, 'stats: label')
+    call check(index(text, '"command": "test_flow_f filtered"') > 0, &
+               'stats: command')
+    call check(index(text, '"answer": 42.5') > 0, 'stats: number')
+    call check(index(text, '"records": "5003"') > 0, 'stats: gen''s args')
+  end subroutine stats_file
 
   ! gen on 0-1 -> fcopy on 2-3 -> fsink on 0-3.
   subroutine built()

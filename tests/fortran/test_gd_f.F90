@@ -12,7 +12,9 @@
 ! partitions ascending, or stripe by stripe for the interleaved layout),
 ! the stats, river_gd_fluid_ideal, bad arguments giving RIVER_EINVAL on
 ! every rank, and failover when a copy is missing or a block is corrupt
-! (and the errors when no mirror may be used).
+! (and the errors when no mirror may be used). A read's stats file
+! (river_stats_add_gd, river_stats_write): its GD entry, named, with
+! every rank's disk and every byte of the collection received.
 module test_gd_f_util
   use, intrinsic :: iso_c_binding
   implicit none
@@ -165,6 +167,7 @@ program test_gd_f
   end do
 
   ! ---- healthy reads
+  call stats_file()
   call gd_round('balanced unordered ptr', RIVER_GD_BALANCED, &
                 RIVER_GD_UNORDERED, .true.)
   call gd_round('balanced stream bytes', RIVER_GD_BALANCED, &
@@ -265,6 +268,67 @@ program test_gd_f
   call ftest_finish('test_gd_f')
 
 contains
+
+  ! A whole read with its stats file: rank 0 reads it back and finds the
+  ! GD entry, a disk row for every rank and all_bytes received in all.
+  subroutine stats_file()
+    character(len=:), allocatable :: path, text
+    type(river_stats) :: sf
+    type(river_gd) :: gd
+    type(c_ptr) :: ptr
+    integer(c_size_t) :: n
+    integer :: u, length, k, at, disks
+    integer(c_int64_t) :: got, b
+
+    path = root // '/gd.stats.json'
+    call river_stats_create(MPI_COMM_WORLD, sf, ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: create')
+    call river_gd_open(MPI_COMM_WORLD, pc, gd, ierr=ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: gd open')
+    do
+      call river_gd_next(gd, ptr, n, ierr=ierr)
+      if (ierr /= RIVER_SUCCESS) exit
+    end do
+    call check(ierr == RIVER_EOS, 'stats: the read to its end')
+    call river_stats_add_gd(sf, gd, 'fread', ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: add_gd')
+    call river_gd_close(gd, ierr)
+    call river_stats_write(sf, path, ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: write')
+    call river_stats_destroy(sf, ierr)
+    if (rank /= 0) return
+    open(newunit=u, file=path, access='stream', form='unformatted', &
+         status='old', iostat=ierr)
+    call check(ierr == 0, 'stats: the file is there')
+    if (ierr /= 0) return
+    inquire(unit=u, size=length)
+    allocate(character(len=length) :: text)
+    read(u) text
+    close(u, status='delete')
+    call check(index(text, '"label": "fread"') > 0, 'stats: the gd entry')
+    ! Each disk's entry has "served"; each client's "bytes_received".
+    disks = 0
+    got = 0
+    at = 1
+    do
+      k = index(text(at:), '"served": [')
+      if (k == 0) exit
+      disks = disks + 1
+      at = at + k
+    end do
+    at = 1
+    do
+      k = index(text(at:), '"bytes_received": ')
+      if (k == 0) exit
+      at = at + k + len('"bytes_received": ') - 1
+      read(text(at:at + scan(text(at:), ',}' // new_line('a')) - 2), *) b
+      got = got + b
+    end do
+    call check(disks == NPART, 'stats: a disk row for every disk, ' // &
+               itoa(int(disks, c_int64_t)))
+    call check(got == all_bytes, 'stats: every byte received, ' // &
+               itoa(got) // ' of ' // itoa(all_bytes))
+  end subroutine stats_file
 
   ! Count, sum of ids and sum of hashes of partition p, added to sums.
   subroutine add_expected(pp, sums)
