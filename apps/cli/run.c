@@ -112,10 +112,16 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
   if (rc == RIVER_SUCCESS)
     rc = river_flow_go(f);
   t = river_wtime() - t0;
-  /* The stats file (collective: the run's outcome is agreed). A flow
-   * that failed is left out (v1: doc/stats.md). */
-  if (rc == RIVER_SUCCESS && cli_stats != NULL)
-    rc = river_stats_add_flow(cli_stats, f, label);
+  /* The stats file (collective: the run's outcome is agreed), also of a
+   * flow that failed once running (its outcome says so); one that never
+   * ran (river_flow_test: RIVER_ESTATE on every rank alike) has none. */
+  if (cli_stats != NULL && f != NULL) {
+    int done = 0, src = RIVER_SUCCESS;
+    if (river_flow_test(f, &done) != RIVER_ESTATE && done)
+      src = river_stats_add_flow(cli_stats, f, label);
+    if (rc == RIVER_SUCCESS)
+      rc = src;
+  }
   if (seconds != NULL)
     *seconds = t;
   if (rc == RIVER_SUCCESS)

@@ -9,7 +9,8 @@ instance per rank it runs on. With --records, every flow's first stage
 put out N records and its last stage took N in; --flows and --nodes
 check how many flows and nodes it names. Every instance's series has
 columns of one length, times and counts that never go back, and a last
-row equal to the instance's totals. GD's entries: each disk's blocks
+row equal to the instance's totals; the edges' and --records' sums are
+checked only in flows that succeeded. GD's entries: each disk's blocks
 and bytes are its rows' sums, and each client was served at least the
 bytes it received (a block withdrawn in the end game is never sent;
 one read again after a failure may be); with --gd-bytes B every GD
@@ -110,6 +111,8 @@ def main(argv):
             if got != sorted(st["ranks"]):
                 bad.append("%s: stage %s has instances on %s, ranks %s"
                            % (name, st["name"], got, st["ranks"]))
+        if fl["outcome"] != "RIVER_SUCCESS":
+            continue   # a failed flow's records may be anywhere
         for e in fl["edges"]:
             where = "%s: edge %s -> %s" % (name, e["from"], e["to"])
             out = sum(p["records_out"] for p in e["producers"])

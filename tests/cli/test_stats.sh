@@ -12,6 +12,8 @@
 #  - river run and river join: one flow each; a join on 2 emulated nodes
 #    names 2 nodes and gives every rank's node;
 #  - a replicated join: its broadcast edge (records to every joiner);
+#  - a sort whose output fails to commit (RIVER_TEST_FAULT): the command
+#    fails, and its stats file holds the flow with that outcome;
 #  - river run records the spec's path and its params, and each stage's
 #    arguments as given;
 #  - copy-out (a GD read): one "gd" entry, whose clients received the
@@ -60,6 +62,13 @@ stats_ok "$tmp/emul.json" --records $N --flows 1
 awk -v t="$(number "$tmp/emul.json" fluid_ideal_ratio)" \
   'BEGIN { exit !(t > 0 && t <= 1.5) }' \
   || fail "sort --disk-rate: no fluid ideal ratio"
+
+# --- a flow that failed once running: in the file, with its outcome
+RIVER_TEST_FAULT=commit-files:fail r 2 --stats "$tmp/fail.json" sort g sf \
+  >"$tmp/out" 2>&1 && fail "sort with its commit failing succeeded"
+stats_ok "$tmp/fail.json" --flows 1
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['flows'][0]['outcome'] != 'RIVER_EIO')" "$tmp/fail.json" \
+  || fail "a failed sort's stats: not its outcome RIVER_EIO"
 
 # --- two passes: two flows, and the file replaced whole
 r 2 --stats "$tmp/sort.json" sort --memory 1M g s3 >"$tmp/out" 2>&1 \
