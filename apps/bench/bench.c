@@ -86,6 +86,8 @@ static const struct bench_opt shared_opts[] = {
    bench_opt_int, &state.repeats, 1, 63},
   {"bind", NULL, "bind unbound ranks to their node's cores (river "
    "--bind)", bench_opt_flag, &state.bind, 0, 0},
+  {"quiet", NULL, "no progress line (river/progress.h) on stderr",
+   bench_opt_flag, &state.quiet, 0, 0},
 };
 
 #define NSHARED (sizeof shared_opts / sizeof shared_opts[0])
@@ -147,6 +149,8 @@ void bench_row(struct bench *b, const char *experiment, const char *policy,
 
   if (b->rank != 0)
     return;
+  b->done_records += r->records;
+  b->done_bytes += (uint64_t)(r->measured * r->seconds);
   printf("%-9s %-11s %3d x %-3d k=%-2d f=%-5.2f %9.2f MB/s  ideal %9.2f  "
          "ratio %.3f  (%.2f s, %llu records", experiment, policy, n1, n2, k,
          factor, r->measured / MB, r->ideal / MB, ratio, r->seconds,
@@ -528,9 +532,24 @@ static const struct bench_suite *find_suite(const char *name)
   return NULL;
 }
 
+/* The progress line's counts: what the runs so far moved, as rank 0's
+ * rows say (one run's records arrive at its end; the line shows the
+ * experiment going, with its rate over all of it). */
+static void progress_sample(void *arg, uint64_t *records, uint64_t *bytes,
+                            uint64_t *work)
+{
+  const struct bench *b = arg;
+
+  *records = b->done_records;
+  *bytes = b->done_bytes;
+  *work = b->done_bytes;
+}
+
 int main(int argc, char **argv)
 {
   struct bench *b = &state;
+  river_progress *prog = NULL;
+  char label[41];
   const struct bench_suite *s = NULL;
   const struct bench_experiment *e = NULL;
   int rc;
@@ -558,9 +577,23 @@ int main(int argc, char **argv)
     int outcome = 0;   /* river topo shows where each rank ended up */
     rc = river_topo_bind(MPI_COMM_WORLD, &outcome);
   }
+  /* The progress line, unless --quiet (RIVER_PROGRESS decides too):
+   * the experiment's records so far, its rate and time. Rank 0 alone
+   * counts them (its rows), so the progress is rank 0's alone: no
+   * slowest and fastest rank that would mean nothing. */
+  snprintf(label, sizeof label, "river-bench %s %s", argv[1], argv[2]);
+  if (rc == RIVER_SUCCESS && !b->quiet && b->rank == 0)
+    rc = river_progress_create_sampled(MPI_COMM_SELF, label, 0, 0,
+                                       progress_sample, b, &prog);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);   /* only rank 0 fails */
   if (rc == RIVER_SUCCESS)
     rc = e->fn(b);
   abort_if_timed_out(rc);
+  if (prog != NULL) {
+    int prc = river_progress_end(prog, rc == RIVER_SUCCESS);
+    if (rc == RIVER_SUCCESS)
+      rc = prc;
+  }
   if (b->csv)
     fclose(b->csv);
   river_perturb_destroy(b->perturb);

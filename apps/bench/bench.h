@@ -35,6 +35,9 @@ struct bench {
   int repeats;             /* --repeats: runs of each policy */
   int failures;            /* runs whose data check failed */
   int bind;                /* --bind: river_topo_bind before the runs */
+  int quiet;               /* --quiet: no progress line */
+  uint64_t done_records;   /* rank 0: what the runs so far moved (the */
+  uint64_t done_bytes;     /* progress line's counts; bench_row) */
 };
 
 /* One measured configuration. */

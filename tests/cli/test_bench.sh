@@ -13,6 +13,9 @@
 # before let an ideal half the true one through); LO = 0.02, a run that
 # made almost no progress (a static run with a slow consumer is at 0.4
 # here, and a join under the sanitizers beside a build went below 0.1).
+# Its progress line (RIVER_PROGRESS=1, a line every 0.05 s): rank 0's
+# lines on stderr, the records counted never falling, the closing line
+# with every run's records (the CSV's sum); --quiet: none.
 set -u
 run=${RIVER_MPIRUN:?run me through scripts/mpi-test-launch}
 bench=${top_builddir:-.}/apps/river-bench
@@ -37,6 +40,21 @@ head -n 1 "$tmp/r.csv" | grep -qx \
 awk -F, -v lo=$LO -v hi=$HI 'NR > 1 && !($9 > lo && $9 <= hi && $11 > 0) { bad = 1 } END { exit bad }' \
   "$tmp/r.csv" || fail "ratio or record count out of range"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "exactly-once check failed"
+
+# --- the progress line (stderr, apart from the rows on stdout)
+RIVER_PROGRESS=1 RIVER_PROGRESS_EVERY=0.05 "$run" -n 4 "$bench" dq read \
+  --seconds 0.2 --rate 5 --repeats 1 --csv "$tmp/p.csv" >/dev/null \
+  2>"$tmp/err" || { fail "dq read with its progress line failed"; cat "$tmp/err"; }
+total=$(awk -F, 'NR > 1 { t += $11 } END { print t }' "$tmp/p.csv")
+grep -E '^river-bench dq read: [0-9]+ records, ' "$tmp/err" \
+  | awk '{ n = $4 + 0; if (n < last) bad = 1; last = n } END { exit bad || NR < 1 }' \
+  || { fail "bench progress: no lines, or counts that fall"; cat "$tmp/err"; }
+grep -qx "river-bench dq read: done: $total records, .*" "$tmp/err" \
+  || { fail "bench progress: no closing line of $total records"; cat "$tmp/err"; }
+RIVER_PROGRESS=1 RIVER_PROGRESS_EVERY=0.05 "$run" -n 4 "$bench" dq read \
+  --seconds 0.2 --rate 5 --repeats 1 --quiet >/dev/null 2>"$tmp/err" \
+  || fail "dq read --quiet failed"
+grep -q '^river-bench' "$tmp/err" && fail "bench --quiet: a progress line"
 # One configuration with --perturb: two rows, k = 1, labelled with the
 # spec's factor (not the sweep's 0.5); with --bind (river_topo_bind
 # first: test_topo_bind_mpi checks where it puts ranks).
