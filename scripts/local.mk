@@ -8,7 +8,6 @@ riverscriptsdir = $(pkgdatadir)/scripts
 dist_riverscripts_SCRIPTS = \
 	scripts/install-deps \
 	scripts/mpi-test-launch \
-	scripts/plot-bench.py \
 	scripts/scale-fit \
 	scripts/bench-bundle \
 	scripts/bench-chroot
