@@ -40,15 +40,6 @@ struct river_cpu_hog {
   int go;                 /* HOG_WAIT until the caller has bound us */
 };
 
-/* Seconds of CPU the calling thread has used. */
-static double thread_cpu(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Spin until this thread has used fraction x HOG_PERIOD of CPU,
  * sleep out the rest of the period (if any is left), until stopped. */
 static void *hog_main(void *arg)
@@ -65,9 +56,9 @@ static void *hog_main(void *arg)
   if (go != HOG_RUN)
     return NULL;
   while (!atomic_load(&h->stop)) {
-    double t0 = river_wtime(), c0 = thread_cpu();
+    double t0 = river_wtime(), c0 = river__thread_cpu();
 
-    while (thread_cpu() - c0 < spin && !atomic_load(&h->stop))
+    while (river__thread_cpu() - c0 < spin && !atomic_load(&h->stop))
       ;
     river__sleep_until(t0 + HOG_PERIOD);
   }

@@ -430,6 +430,7 @@ static int finish(river_flow *f, int local)
   if (rc != RIVER_SUCCESS && local == RIVER_SUCCESS)
     local = rc;
 
+  river__series_report(r);
   for (i = 0; i < f->nedges; i++) {
     keep_edge_stats(r, i);
     river_dq_destroy(r->dqs[i]);

@@ -129,11 +129,13 @@ int river__run_ends(struct river__run *r, int outcome);
 /* The instances' series (src/flow_series.c): start the grid; take a row
  * of every running instance of r's where one is due (from every get,
  * put and wait: cheap when none is); take in's row at its return; free
- * in's rows. */
+ * in's rows; report their cost. */
 void river__series_start(struct river__run *r);
 void river__series_tick(struct river__inst *in);
 void river__series_end(struct river__inst *in);
 void river__series_free(struct river__inst *in);
+/* Log (debug) what the series cost this rank: ticks and rows' time. */
+void river__series_report(const struct river__run *r);
 
 /* An edge's queue as this rank saw it, kept when the run finishes
  * (the queue is gone after): what river_stats_add_flow gathers. */
@@ -166,6 +168,8 @@ struct river__run {
   double series_t0;        /* river_wtime() when the run began here */
   double series_every;     /* seconds between rows (doubles when full) */
   double series_due;       /* river_wtime() of the next row */
+  uint64_t series_ticks;   /* river__series_tick calls (a clock read) */
+  double series_spent;     /* CPU time taking rows */
   /* Abort notices: a rank whose instance fails tells every other rank
    * along a binomial tree rooted at it (each rank forwards the notice
    * to its children in that tree, then acknowledges to its parent once

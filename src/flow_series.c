@@ -80,14 +80,16 @@ static void halve(struct river__series *s)
 void river__series_tick(struct river__inst *in)
 {
   struct river__run *r = in->ctx.flow->run;
-  double now;
+  double now, cpu;
   int i, full = 0;
 
   if (r == NULL || r->series_every <= 0)
     return;
   now = river_wtime();
+  r->series_ticks++;
   if (now < r->series_due)
     return;
+  cpu = river__thread_cpu();
   for (i = 0; i < r->ninst; i++)
     if (!r->inst[i].series.ended) {
       take_row(&r->inst[i], r->series_t0, now);
@@ -104,6 +106,14 @@ void river__series_tick(struct river__inst *in)
   r->series_due = r->series_t0 + r->series_every
                   * (double)((long long)((now - r->series_t0)
                                          / r->series_every) + 1);
+  r->series_spent += river__thread_cpu() - cpu;
+}
+
+void river__series_report(const struct river__run *r)
+{
+  river_log(RIVER_LOG_DEBUG, "flow series: %llu ticks, rows took %.3f ms "
+            "of CPU in %.3f s", (unsigned long long)r->series_ticks,
+            1e3 * r->series_spent, river_wtime() - r->series_t0);
 }
 
 void river__series_end(struct river__inst *in)

@@ -558,6 +558,7 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
   struct river__run *r;
   uint64_t *mine = NULL, *all = NULL, **words = NULL;
   int n = 0, rc = RIVER_SUCCESS, cmp = MPI_UNEQUAL;
+  double t0;
 
   if (s == NULL) {   /* no communicator to tell the others on */
     river__error("river_stats_add_flow: s is NULL");
@@ -582,12 +583,16 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
     river__error("river_stats_add_flow: the flow has not run");
     rc = RIVER_ESTATE;
   }
+  t0 = river_wtime();
   if (rc == RIVER_SUCCESS && (mine = flow_words(f, r, &n)) == NULL)
     rc = RIVER_ENOMEM;
   rc = gather_words(s, rc, mine, n, &all, &words);
   if (rc == RIVER_SUCCESS && s->rank == 0)
     rc = flow_part(s, f, r, label, words);
   rc = river__agree(s->comm, rc);
+  river_log(RIVER_LOG_DEBUG, "stats: flow %s added in %.3f ms (%d words "
+            "here)", label != NULL ? label : "", 1e3 * (river_wtime() - t0),
+            n);
   free(words);
   free(all);
   free(mine);
@@ -846,6 +851,7 @@ int river_stats_check_path(river_stats *s, const char *path)
 
 int river_stats_write(river_stats *s, const char *path)
 {
+  double t0;
   int rc;
 
   if (s == NULL) {   /* no communicator to tell the others on */
@@ -853,10 +859,14 @@ int river_stats_write(river_stats *s, const char *path)
     return RIVER_EINVAL;
   }
   /* Rank 0's path is the one used; the others may pass NULL. */
+  t0 = river_wtime();
   rc = gather_gd(s);
   if (rc == RIVER_SUCCESS)
     rc = river_stats_check_path(s, path);
   if (rc == RIVER_SUCCESS && s->rank == 0)
     rc = write_doc(s, path);
-  return river__agree(s->comm, rc);
+  rc = river__agree(s->comm, rc);
+  river_log(RIVER_LOG_DEBUG, "stats: written in %.3f ms",
+            1e3 * (river_wtime() - t0));
+  return rc;
 }

@@ -78,7 +78,16 @@ struct river_progress {
   int lines;
   struct river__hook hook;
   river_progress *next;     /* the active ones (river__progress_tick) */
+  /* Its cost on this rank (logged at debug level at the end): the
+   * steps that had work (a round to start or test) and their CPU time
+   * (not the wall clock's: a step the OS preempted would count the
+   * other process's time). */
+  uint64_t steps;
+  double spent;
 };
+
+static uint64_t ticks;      /* river__progress_tick calls (its cost is a
+                               clock read each; logged at the end) */
 
 static river_progress *active;
 static double next_due = 1e300;   /* the soonest round of any active */
@@ -235,16 +244,29 @@ static void round_done(river_progress *p, double now)
 
 /* One step: take in the round in flight (tested every TEST_GAP at
  * most), or start the next when the grid says it is due. */
+static int step_work(river_progress *p, double now);
+
 static int step(river_progress *p)
 {
-  double now;
-  int done = 0;
+  double now, cpu;
+  int rc;
 
   if (p == NULL || !p->on)
     return RIVER_SUCCESS;
   now = river_wtime();
   if (now < p->due)
     return RIVER_SUCCESS;
+  cpu = river__thread_cpu();
+  rc = step_work(p, now);
+  p->steps++;
+  p->spent += river__thread_cpu() - cpu;
+  return rc;
+}
+
+static int step_work(river_progress *p, double now)
+{
+  int done = 0;
+
   if (p->inflight) {
     if (MPI_Testall(2, p->req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
       return RIVER_EMPI;
@@ -273,6 +295,7 @@ void river__progress_tick(void)
 {
   river_progress *p;
 
+  ticks++;
   if (active == NULL || river_wtime() < next_due)
     return;
   for (p = active; p != NULL; p = p->next)
@@ -566,6 +589,11 @@ int river_progress_end(river_progress *p, int ok)
     river__backoff_hook_remove(&p->hook);
     unlink_active(p);
     rc = finish(p, ok);
+    river_log(RIVER_LOG_DEBUG, "progress %s: %llu rounds; %llu steps with "
+              "work took %.3f ms of CPU in %.3f s; %llu ticks so far", p->label,
+              (unsigned long long)p->rounds, (unsigned long long)p->steps,
+              1e3 * p->spent, river_wtime() - p->t0,
+              (unsigned long long)ticks);
     if (rc != RIVER_SUCCESS && p->inflight)
       return rc;  /* a round may still land in p: it stays */
     MPI_Comm_free(&p->comm);

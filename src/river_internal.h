@@ -91,6 +91,10 @@ void river__run_hooks(void);
  * infinite target sleeps forever. */
 void river__sleep_until(double target);
 
+/* Seconds of CPU the calling thread has used (src/timing.c): a cost
+ * measured with it leaves out the time the OS ran something else. */
+double river__thread_cpu(void);
+
 /* 1 if x is a finite number > 0 (NaN fails every comparison). */
 static inline int river__positive_finite(double x)
 {

@@ -1,6 +1,7 @@
 /*
- * timing.c - wall-clock helpers: a monotonic clock and an accumulating
- * stopwatch (river_timer), usable before river_init and without MPI.
+ * timing.c - clock helpers: a monotonic clock and an accumulating
+ * stopwatch (river_timer), usable before river_init and without MPI,
+ * and a thread's CPU time (river__thread_cpu).
  */
 #include "river_internal.h"
 
@@ -11,6 +12,14 @@ double river_wtime(void)
   struct timespec ts;
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double river__thread_cpu(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
