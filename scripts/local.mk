@@ -1,9 +1,10 @@
-# Scripts: the launcher users run River apps with goes to bin; the
-# dependency installer, the MPI test launcher and the benchmark tools
-# (plots; a chroot bundle for a machine without Open MPI) to
-# $(pkgdatadir)/scripts.
+# Scripts: the launcher users run River apps with, the demo and the
+# plots of a stats file or a benchmark CSV go to bin; the dependency
+# installer, the MPI test launcher and the benchmark tools (a chroot
+# bundle for a machine without Open MPI) to $(pkgdatadir)/scripts.
 
-dist_bin_SCRIPTS = scripts/river-mpirun scripts/river-node-agent scripts/river-demo
+dist_bin_SCRIPTS = scripts/river-mpirun scripts/river-node-agent \
+	scripts/river-demo scripts/river-plot
 riverscriptsdir = $(pkgdatadir)/scripts
 dist_riverscripts_SCRIPTS = \
 	scripts/install-deps \

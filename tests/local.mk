@@ -351,10 +351,11 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_coll_symlink.sh tests/cli/test_waits.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
 	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
-	tests/cli/test_slurm.sh tests/cli/test_progress.sh tests/cli/test_stats.sh
+	tests/cli/test_slurm.sh tests/cli/test_progress.sh tests/cli/test_stats.sh \
+	tests/cli/test_plot.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
-	tests/cli/check_stats.py \
+	tests/cli/check_stats.py tests/cli/stats-example.json \
 	tests/cli/meta_crash.river.h5 \
 	tests/flows/run/gen_count.yaml tests/flows/run/gen_kind.yaml \
 	tests/flows/run/gen_pull_small.yaml \
