@@ -242,6 +242,7 @@ static void run_free(river_flow *f, struct river__run *r)
     free(r->inst[i].out);
     river__emul_free(&r->inst[i].emul);
     river__series_free(&r->inst[i]);
+    free(r->inst[i].gd_words);
   }
   river__flow_abort_close(f, r, 0);
   for (i = 0; r->stage_comm != NULL && i < f->nstages; i++)

@@ -111,6 +111,8 @@ struct river__inst {
                               order once the flow's outcome is agreed */
   int nends, ends_cap;
   struct river__series series;
+  uint64_t *gd_words;      /* the GD read it kept (river_ctx_keep_gd), */
+  int gd_nwords;           /* as the stats file gathers it */
 };
 
 struct river__run;

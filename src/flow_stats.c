@@ -238,8 +238,9 @@ int river_stats_add_number(river_stats *s, const char *key, double value)
 /* --------------------------------------------------------------- a flow */
 
 /* This rank's words: the instances' (INST_WORDS, then their series:
- * a count of rows and the rows, doubles bit for bit), then the edges'
- * (river__edge_stats). */
+ * a count of rows and the rows, doubles bit for bit; then the words of
+ * the GD read each kept, river_ctx_keep_gd: a count and gd_words'),
+ * then the edges' (river__edge_stats). */
 static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
                             int *nwords)
 {
@@ -248,7 +249,8 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
   int i;
 
   for (i = 0; i < r->ninst; i++)
-    n += INST_WORDS + 1 + (size_t)r->inst[i].series.n * RIVER__SERIES_COLS;
+    n += INST_WORDS + 2 + (size_t)r->inst[i].series.n * RIVER__SERIES_COLS
+         + (size_t)r->inst[i].gd_nwords;
   for (i = 0; i < f->nedges; i++)
     n += EDGE_WORDS + (size_t)r->edge_st[i].nconsumers;
   if (n > (size_t)(INT32_MAX / 8) || (w = calloc(n, sizeof *w)) == NULL)
@@ -269,6 +271,10 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
     w[k++] = (uint64_t)in->series.n;
     for (c = 0; c < (size_t)in->series.n * RIVER__SERIES_COLS; c++)
       w[k++] = dword(in->series.v[c]);
+    w[k++] = (uint64_t)in->gd_nwords;
+    if (in->gd_nwords > 0)
+      memcpy(w + k, in->gd_words, (size_t)in->gd_nwords * sizeof *w);
+    k += (size_t)in->gd_nwords;
   }
   for (i = 0; i < f->nedges; i++) {
     const struct river__edge_stats *e = &r->edge_st[i];
@@ -288,10 +294,18 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
   return w;
 }
 
+/* Instance x's GD words (a count, then the words). */
+static const uint64_t *inst_gd(const uint64_t *x)
+{
+  return x + INST_WORDS + 1 + (size_t)x[INST_WORDS] * RIVER__SERIES_COLS;
+}
+
 /* The instance after x's words. */
 static const uint64_t *next_inst(const uint64_t *x)
 {
-  return x + INST_WORDS + 1 + (size_t)x[INST_WORDS] * RIVER__SERIES_COLS;
+  const uint64_t *g = inst_gd(x);
+
+  return g + 1 + g[0];
 }
 
 /* An instance's series from its words x: one array a column, counts as
@@ -480,11 +494,63 @@ static json_t *spec_part(const river_flow *f)
 }
 
 /* Rank 0: the flow's entry from every rank's words. */
+static json_t *gd_entry(const char *label, const uint64_t *const *words,
+                        int n, const int *ranks);
+
+/* The GD reads the flow's stages kept (river_ctx_keep_gd), one entry
+ * each, named by its stage: an array, empty where none did. */
+static json_t *flow_gd_part(const river_flow *f, uint64_t *const *words,
+                            int size)
+{
+  json_t *all = json_array(), *g;
+  const uint64_t **mine = NULL;
+  int st, q, i, k, kept, ok = all != NULL;
+
+  for (st = 0; ok && st < f->nstages; st++) {
+    const river__stage *stage = &f->stages[st];
+    free(mine);
+    if ((mine = calloc((size_t)stage->nranks + 1, sizeof *mine)) == NULL) {
+      ok = 0;
+      break;
+    }
+    kept = 0;
+    for (k = 0; k < stage->nranks; k++) {
+      const uint64_t *w, *x;
+      q = stage->ranks[k];
+      if (q < 0 || q >= size)
+        continue;
+      w = words[q];
+      for (i = 0, x = w + 2; i < (int)w[0]; i++, x = next_inst(x))
+        if ((int)x[0] == st && inst_gd(x)[0] > 0) {
+          mine[k] = inst_gd(x) + 1;
+          kept++;
+        }
+    }
+    if (kept == 0)
+      continue;
+    if (kept != stage->nranks) {   /* an instance that kept none: none */
+      river__error("stats: stage %s: %d of its %d instances kept their "
+                   "GD read (river_ctx_keep_gd); left out", stage->name,
+                   kept, stage->nranks);
+      continue;
+    }
+    ok = (g = gd_entry(stage->name, mine, stage->nranks, stage->ranks))
+             != NULL
+         && json_array_append_new(all, g) == 0;
+  }
+  free(mine);
+  if (!ok) {
+    json_decref(all);
+    return NULL;
+  }
+  return all;
+}
+
 static int flow_part(river_stats *s, const river_flow *f,
                      const struct river__run *r, const char *label,
                      uint64_t *const *words)
 {
-  json_t *fl = json_object(), *edges = json_array(), *stages, *e;
+  json_t *fl = json_object(), *edges = json_array(), *stages, *e, *gd;
   int i, ok = fl != NULL && edges != NULL;
 
   stages = ok ? stages_part(f, words, s->size) : NULL;
@@ -492,6 +558,11 @@ static int flow_part(river_stats *s, const river_flow *f,
   for (i = 0; ok && i < f->nedges; i++)
     ok = (e = edge_part(f, r, words, i)) != NULL
          && json_array_append_new(edges, e) == 0;
+  gd = ok ? flow_gd_part(f, words, s->size) : NULL;
+  ok = ok && gd != NULL;
+  if (ok && json_array_size(gd) > 0)
+    ok = put(fl, "gd", json_incref(gd));
+  json_decref(gd);
   ok = ok && (label == NULL || put(fl, "label", text(label)))
        && (f->spec_path == NULL || put(fl, "spec", spec_part(f)))
        && put(fl, "outcome", json_string(river_err_name(r->outcome)))
@@ -640,19 +711,24 @@ static uint64_t *gd_words(const river_gd *gd, int *nwords)
   return w;
 }
 
-/* Rank 0: GD's entry. A disk's rows are one after another in its
- * rank's words (river_gd_served_get's order). */
-static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
+/* GD's entry from n ranks' words (words[q]: rank q of the read's
+ * communicator, ranks[q] of the job's; ranks NULL: the same), named
+ * label. A disk's rows are one after another in its rank's words
+ * (river_gd_served_get's order); a client is a rank of the read's
+ * communicator (-1 if the words name none). NULL without memory. */
+#define RANK(q) (ranks != NULL ? ranks[q] : (q))
+static json_t *gd_entry(const char *label, const uint64_t *const *words,
+                        int n, const int *ranks)
 {
   json_t *g = json_object(), *disks = json_array(), *clients = json_array();
   json_t *dk = NULL, *served = NULL, *o;
   int q, ok = g != NULL && disks != NULL && clients != NULL;
   uint64_t i, blocks = 0, bytes = 0;
 
-  for (q = 0; ok && q < s->size; q++) {
+  for (q = 0; ok && q < n; q++) {
     const uint64_t *w = words[q];
     o = json_object();
-    ok = o != NULL && put(o, "rank", json_integer(q))
+    ok = o != NULL && put(o, "rank", json_integer(RANK(q)))
          && put(o, "blocks_received", count(w[0]))
          && put(o, "bytes_received", count(w[1]))
          && put(o, "failovers", count(w[2]))
@@ -665,7 +741,8 @@ static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
         served = json_array();
         blocks = bytes = 0;
         ok = dk != NULL && served != NULL
-             && put(dk, "disk", count(x[0])) && put(dk, "rank", json_integer(q))
+             && put(dk, "disk", count(x[0]))
+             && put(dk, "rank", json_integer(RANK(q)))
              && put(dk, "served", served)
              && json_array_append_new(disks, dk) == 0;
         if (!ok)
@@ -675,7 +752,9 @@ static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
       bytes += x[5];
       o = json_object();
       ok = o != NULL && put(o, "partition", count(x[1]))
-           && put(o, "copy", count(x[2])) && put(o, "client", count(x[3]))
+           && put(o, "copy", count(x[2]))
+           && put(o, "client", json_integer(x[3] < (uint64_t)n
+                                            ? RANK((int)x[3]) : -1))
            && put(o, "blocks", count(x[4])) && put(o, "bytes", count(x[5]))
            && json_array_append_new(served, o) == 0
            && put(dk, "blocks_served", count(blocks))
@@ -685,13 +764,47 @@ static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
   ok = ok && (label == NULL || put(g, "label", text(label)))
        && put(g, "disks", json_incref(disks))
        && put(g, "clients", json_incref(clients));
+  json_decref(disks);
+  json_decref(clients);
+  if (!ok) {
+    json_decref(g);
+    return NULL;
+  }
+  return g;
+}
+
+/* Rank 0: a GD read of the whole job as an entry of the document's
+ * "gd". */
+static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
+{
+  json_t *g = gd_entry(label, (const uint64_t *const *)words, s->size, NULL);
+  int ok = g != NULL;
+
   if (ok && json_object_get(s->doc, "gd") == NULL)
     ok = put(s->doc, "gd", json_array());
   ok = ok && json_array_append(json_object_get(s->doc, "gd"), g) == 0;
-  json_decref(disks);
-  json_decref(clients);
   json_decref(g);
   return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
+}
+
+int river_ctx_keep_gd(river_ctx *ctx, river_gd *gd)
+{
+  struct river__inst *in;
+  uint64_t *w;
+  int n = 0;
+
+  if (ctx == NULL || gd == NULL || ctx->run == NULL) {
+    river__error("river_ctx_keep_gd: %s", ctx == NULL ? "ctx is NULL"
+                 : gd == NULL ? "gd is NULL" : "not in a running flow");
+    return RIVER_EINVAL;
+  }
+  in = ctx->run;
+  if ((w = gd_words(gd, &n)) == NULL)
+    return RIVER_ENOMEM;
+  free(in->gd_words);
+  in->gd_words = w;
+  in->gd_nwords = n;
+  return RIVER_SUCCESS;
 }
 
 int river_stats_add_gd(river_stats *s, river_gd *gd, const char *label)

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "river/core.h"
+#include "river/gd.h"
 #include "river/perturb.h"
 #include "river/schema.h"
 
@@ -401,6 +402,13 @@ typedef struct river_module_stats {
 
 /* This instance's counters so far. */
 RIVER_API int river_ctx_stats(const river_ctx *ctx, river_module_stats *st);
+
+/* Keep what GD read gd (over this stage's communicator, river_ctx_comm)
+ * did on this instance, for the flow's stats file (river/stats.h: the
+ * flow's "gd", named by the stage; only where every instance of the
+ * stage kept one). Call it once the read is done, before
+ * river_gd_close; a second call replaces the first. Local. */
+RIVER_API int river_ctx_keep_gd(river_ctx *ctx, river_gd *gd);
 
 #ifdef __cplusplus
 }

@@ -233,6 +233,7 @@ static int read_gd(river_ctx *ctx, river_pcoll *pc, int stream,
     rc = RIVER_SUCCESS;
     finish(&r);
   }
+  (void)river_ctx_keep_gd(ctx, gd);   /* for the stats file; a report */
   p = river_gd_close(gd);  /* the same outcome on every instance */
   river_pcoll_order_destroy(r.order);
   if (rc == RIVER_SUCCESS)

@@ -15,7 +15,9 @@ and bytes are its rows' sums, and each client was served at least the
 bytes it received (a block withdrawn in the end game is never sent;
 one read again after a failure may be); with --gd-bytes B every GD
 entry's clients received B bytes in all. Exit 0 if all holds, else 1
-with what did not, one line each."""
+with what did not, one line each. A flow's own GD entries (a stage's
+read, river_ctx_keep_gd) are checked as the command's are, without
+--gd-bytes."""
 import json
 import sys
 
@@ -53,9 +55,10 @@ def check_series(flow, stage, inst):
     return bad
 
 
-def check_gd(g, opts):
-    """A GD entry's sums."""
-    where = "gd %s" % g.get("label", "?")
+def check_gd(g, opts, flow=""):
+    """A GD entry's sums (flow: the flow's name, for one of its
+    stages')."""
+    where = "%sgd %s" % (flow, g.get("label", "?"))
     bad = []
     to = {}
     for d in g["disks"]:
@@ -104,6 +107,8 @@ def main(argv):
         bad += check_gd(g, opts)
     for fl in doc["flows"]:
         name = fl.get("label", "?")
+        for g in fl.get("gd", []):
+            bad += check_gd(g, {}, name + ": ")
         for st in fl["stages"]:
             for i in st["instances"]:
                 bad += check_series(name, st["name"], i)

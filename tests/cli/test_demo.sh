@@ -3,11 +3,15 @@
 # size: it exits 0, prints a row per policy with every column filled
 # and both outputs validated, and removes its data; with --keep and its
 # progress line on, the lines show and each sort's stats file passes
-# tests/cli/check_stats.py; a bad -n is refused.
+# tests/cli/check_stats.py; it leaves in --out DIR its log, both stats
+# files and their plots (PNGs, the paths it prints: River and static side
+# by side, then each run's); an --out that is a file is refused; a bad
+# -n is refused.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 demo=${top_srcdir:-.}/scripts/river-demo
 export TMPDIR=$tmp RIVER=$river
+cd "$tmp" || exit 1   # its default --out: river-demo-out, here
 "$demo" -n 3 --records 20k >"$tmp/out" 2>&1 \
   || { fail "river-demo failed"; cat "$tmp/out"; }
 for p in river static; do
@@ -16,7 +20,26 @@ for p in river static; do
     "$tmp/out" || { fail "no validated row for $p"; cat "$tmp/out"; }
 done
 grep -q "as fast as the static baseline" "$tmp/out" || fail "no speed-up line"
-ls "$tmp" | grep -q river-demo && fail "river-demo left its data"
+ls "$tmp" | grep -q 'river-demo\.' && fail "river-demo left its data"
+# What it leaves: the log, the stats files, and the plots it names.
+for f in demo.log stats-river.json stats-static.json; do
+  [ -s "$tmp/river-demo-out/$f" ] || fail "river-demo-out/$f missing"
+done
+plots=$(sed -n 's/^  \(.*\.png\)$/\1/p' "$tmp/out")
+for name in river-vs-static-throughput river-vs-static-timeline \
+            stats-river-throughput stats-river-gd stats-static-edges; do
+  echo "$plots" | grep -qx "$tmp/river-demo-out/$name.png" \
+    || fail "river-demo: plot $name not named"
+done
+for png in $plots; do
+  [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+    || fail "river-demo: $png is not a PNG"
+done
+[ "$(echo "$plots" | wc -l)" -ge 8 ] || fail "river-demo: fewer than 8 plots"
+echo x >"$tmp/afile"
+"$demo" -n 2 --records 1k --out "$tmp/afile" >"$tmp/out2" 2>&1 \
+  && fail "river-demo --out a file succeeded"
+grep -q -- "--out .*afile: not a directory" "$tmp/out2" || fail "--out a file: no message"
 # With its progress line on (tests turn it off) and --keep: the lines
 # show as it runs, and each sort's stats file holds its flow whole.
 RIVER_PROGRESS=1 RIVER_PROGRESS_EVERY=0.1 "$demo" -n 3 --records 20k --keep \

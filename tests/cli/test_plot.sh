@@ -16,9 +16,9 @@
 #    install it;
 #  - a river-bench CSV (doc/results/dq-read.csv): one PNG, to -o's name
 #    or beside it;
-#  - where apps/river is built: a sort's and a copy-out's stats files
-#    on 2 ranks plotted (their throughput and timeline where the file
-#    has series, GD's where it has a GD read).
+#  - river's own: a two-pass sort's stats file on 2 ranks gives all 4
+#    plots (series, edges, its read stage's GD read), a copy-out's the
+#    GD one.
 # Skipped (77) only where python3 cannot import matplotlib
 # (scripts/install-deps installs it).
 set -u
@@ -51,7 +51,8 @@ plots_ok() {
     || { fail "$stem: stdout is not the PNGs' paths"; cat "$tmp/out"; }
 }
 
-# has KEY FILE: FILE (a stats file) has KEY (series: in any instance).
+# has KEY FILE: FILE (a stats file) has KEY (series: in any instance;
+# gd: the command's or a flow's).
 has() {
   python3 - "$1" "$2" <<'EOF'
 import json, sys
@@ -59,6 +60,8 @@ doc = json.load(open(sys.argv[2]))
 if sys.argv[1] == "series":
     sys.exit(not any("series" in i for f in doc["flows"]
                      for s in f["stages"] for i in s["instances"]))
+if sys.argv[1] == "gd":
+    sys.exit(not ("gd" in doc or any("gd" in f for f in doc["flows"])))
 sys.exit(sys.argv[1] not in doc)
 EOF
 }
@@ -171,24 +174,23 @@ cp "${top_srcdir:-.}/doc/results/gd-scaling.csv" "$tmp/gds.csv"
   || { fail "river-plot CSV: exit $?"; cat "$tmp/err"; }
 png_ok "$tmp/gds.png"
 
-# --- river's own stats files, where it is built (make check builds it)
-if [ -x "$river" ]; then
-  r 2 gen --records 30000 g >/dev/null 2>&1 || fail "gen g"
-  r 2 --stats "$tmp/sort.json" sort --memory 1M g s >"$tmp/log" 2>&1 \
-    || { fail "sort --stats"; cat "$tmp/log"; }
-  want=edges
-  has series "$tmp/sort.json" && want="throughput timeline edges"
-  has gd "$tmp/sort.json" && want="$want gd"
-  "$plot" "$tmp/sort.json" >"$tmp/out" 2>"$tmp/err" \
-    || { fail "river-plot sort.json: exit $?"; cat "$tmp/err"; }
-  plots_ok "$tmp" sort $want
-  r 2 --stats "$tmp/copy.json" copy-out g >/dev/null 2>"$tmp/log" \
-    || { fail "copy-out --stats"; cat "$tmp/log"; }
-  if has gd "$tmp/copy.json"; then
-    "$plot" "$tmp/copy.json" >"$tmp/out" 2>"$tmp/err" \
-      || { fail "river-plot copy.json: exit $?"; cat "$tmp/err"; }
-    plots_ok "$tmp" copy gd
-  fi
-fi
+# --- river's own stats files (make check builds river): a two-pass
+# sort's (its series, its edges, its read stage's GD read) and a
+# copy-out's (its GD read)
+[ -x "$river" ] || fail "no river program at $river"
+r 2 gen --records 30000 g >/dev/null 2>&1 || fail "gen g"
+r 2 --stats "$tmp/sort.json" sort --memory 1M g s >"$tmp/log" 2>&1 \
+  || { fail "sort --stats"; cat "$tmp/log"; }
+has series "$tmp/sort.json" || fail "sort.json: no series"
+has gd "$tmp/sort.json" || fail "sort.json: no GD read"
+"$plot" "$tmp/sort.json" >"$tmp/out" 2>"$tmp/err" \
+  || { fail "river-plot sort.json: exit $?"; cat "$tmp/err"; }
+plots_ok "$tmp" sort $PLOTS
+r 2 --stats "$tmp/copy.json" copy-out g >/dev/null 2>"$tmp/log" \
+  || { fail "copy-out --stats"; cat "$tmp/log"; }
+has gd "$tmp/copy.json" || fail "copy.json: no GD read"
+"$plot" "$tmp/copy.json" >"$tmp/out" 2>"$tmp/err" \
+  || { fail "river-plot copy.json: exit $?"; cat "$tmp/err"; }
+plots_ok "$tmp" copy gd
 
 clitest_end test_plot

@@ -7,7 +7,8 @@
 # every stage):
 #  - river sort on 2 ranks: one flow, N records from the first stage to
 #    the last, its time in the numbers, and with emulated disks the
-#    fluid ideal and the ratio; the output still validates;
+#    fluid ideal and the ratio, and its read stage's GD read (who served
+#    whom, every byte once); the output still validates;
 #  - a two-pass sort: two flows, each of N records;
 #  - river run and river join: one flow each; a join on 2 emulated nodes
 #    names 2 nodes and gives every rank's node;
@@ -59,6 +60,17 @@ r 2 valsort s1 --input g >"$tmp/out" 2>&1 || { fail "valsort s1"; cat "$tmp/out"
 r 2 --stats "$tmp/emul.json" sort --disk-rate 4M g s2 >"$tmp/out" 2>&1 \
   || { fail "sort --disk-rate --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/emul.json" --records $N --flows 1
+# The sort's read stage keeps its GD read (river_ctx_keep_gd): one entry
+# named read, a disk a rank, every byte of g received once.
+python3 - "$tmp/emul.json" $((N * 100)) <<'PY' || fail "sort: the read stage's GD entry"
+import json, sys
+f = json.load(open(sys.argv[1]))["flows"][0]
+g = f["gd"]
+sys.exit(not (len(g) == 1 and g[0]["label"] == "read"
+              and sorted(d["rank"] for d in g[0]["disks"]) == [0, 1]
+              and sum(c["bytes_received"] for c in g[0]["clients"])
+                  == int(sys.argv[2])))
+PY
 awk -v t="$(number "$tmp/emul.json" fluid_ideal_ratio)" \
   'BEGIN { exit !(t > 0 && t <= 1.5) }' \
   || fail "sort --disk-rate: no fluid ideal ratio"

@@ -165,6 +165,7 @@ static void test_badparam_module(void **state)
     assert_int_equal(river_ctx_wait(NULL, &req, MPI_STATUS_IGNORE),
                      RIVER_EINVAL);
     assert_int_equal(river_ctx_stats(NULL, &ms), RIVER_EINVAL);
+    assert_int_equal(river_ctx_keep_gd(NULL, NULL), RIVER_EINVAL);
     assert_true(recs == NULL && buf == NULL && n == 7 && in == 7 && c == 7);
     assert_true(comm == MPI_COMM_NULL && req == MPI_REQUEST_NULL);
   }
