@@ -396,6 +396,7 @@ module river
   public :: river_get, river_try_get, river_select, river_put
   public :: river_reserve, river_commit, river_end_unit
   public :: river_ctx_comm, river_ctx_wait, river_ctx_stats
+  public :: river_ctx_keep_gd
 
   !> The text of a NUL-terminated C string: at a c_ptr, or in a
   !> character(kind=c_char) array (such as river_pcoll_info%name).

@@ -211,6 +211,11 @@ submodule (river) river_module_impl
       type(river_module_stats), intent(inout) :: st
       integer(c_int) :: river_ctx_stats_c
     end function river_ctx_stats_c
+    function river_ctx_keep_gd_c(ctx, gd) bind(C, name='river_ctx_keep_gd')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx, gd
+      integer(c_int) :: river_ctx_keep_gd_c
+    end function river_ctx_keep_gd_c
   end interface
 
 contains
@@ -505,5 +510,10 @@ contains
     if (rc == RIVER_SUCCESS) stats = s
     call river_check(rc, 'river_ctx_stats', ierr)
   end procedure river_ctx_stats
+
+  module procedure river_ctx_keep_gd
+    call river_check(river_ctx_keep_gd_c(ctx, gd%ptr), 'river_ctx_keep_gd', &
+                     ierr)
+  end procedure river_ctx_keep_gd
 
 end submodule river_module_impl

@@ -109,6 +109,7 @@ contains
     type(c_ptr), value :: ctx
     type(river_schema) :: s
     type(river_module_stats) :: st
+    type(river_gd) :: nogd             ! never opened
     type(row), pointer :: rows(:)
     type(row) :: one
     type(c_ptr) :: recs
@@ -171,6 +172,8 @@ contains
       call expect(rc, RIVER_SUCCESS)
       call river_ctx_stats(ctx, st, rc)
       call expect(rc, RIVER_SUCCESS)
+      call river_ctx_keep_gd(ctx, nogd, rc)   ! no GD read: refused
+      call expect(rc, RIVER_EINVAL)
       if (st%records_in /= mine .or. st%records_out /= mine .or. &
           st%bytes_in /= mine * 100 .or. st%bytes_out /= mine * 100) &
         call expect(-4, 0)
