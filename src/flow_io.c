@@ -141,6 +141,21 @@ static int cpu_busy(const struct river__inst *inst)
          && !river__flow_aborted(inst->ctx.flow);
 }
 
+/* A PULL edge's message just taken: a unit's first counts one unit
+ * taken from its producer (for the stats file). */
+static void count_unit(struct river__in *p)
+{
+  uint64_t u, k;
+  int first, last;
+
+  if (p->units_from == NULL
+      || river_dq_unit(p->q, &u, &first, &last) != RIVER_SUCCESS || !first)
+    return;
+  k = u >> RIVER_DQ_UNIT_SHIFT;
+  if (k < (uint64_t)p->nproducers)
+    p->units_from[k]++;
+}
+
 /* One try at input i's next message: a pending one from select, or the
  * queue's (releasing the message lent before). A message that the
  * edge's filter empties is skipped. */
@@ -163,8 +178,10 @@ static int fetch(struct river__inst *inst, int i, const void **recs,
       river_dq_release(p->q);  /* the module is done with it */
     p->holding = 0;
     rc = river_dq_try_get(p->q, recs, n, NULL);
-    if (rc == RIVER_SUCCESS)
+    if (rc == RIVER_SUCCESS) {
       p->holding = 1;
+      count_unit(p);
+    }
     if (rc == RIVER_SUCCESS && p->pred != NULL)
       rc = sink_filter(p, recs, n);
   } while (rc == RIVER_SUCCESS && p->pred != NULL && *n == 0);

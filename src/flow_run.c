@@ -122,6 +122,13 @@ static int wire(river_flow *f, struct river__run *r, river__stage *s,
     if ((rc = edge_pred(f, e, RIVER_FILTER_AT_SINK, &in->in[p].pred))
         != RIVER_SUCCESS)
       return rc;
+    if (e->opts.kind == RIVER_EDGE_DQ && e->opts.policy == RIVER_DQ_PULL) {
+      in->in[p].nproducers = f->stages[e->from].nranks;
+      in->in[p].units_from = calloc((size_t)in->in[p].nproducers,
+                                    sizeof *in->in[p].units_from);
+      if (in->in[p].units_from == NULL)
+        return RIVER_ENOMEM;
+    }
   }
   for (p = 0; p < s->noutputs; p++) {
     const river__edge *e = &f->edges[s->out_edge[p]];
@@ -236,6 +243,7 @@ static void run_free(river_flow *f, struct river__run *r)
     }
     for (p = 0; r->inst[i].in != NULL && p < s->ninputs; p++) {
       free(r->inst[i].in[p].fbuf);
+      free(r->inst[i].in[p].units_from);
       river_pred_destroy(r->inst[i].in[p].pred);
     }
     free(r->inst[i].in);
@@ -257,8 +265,10 @@ static void run_free(river_flow *f, struct river__run *r)
   free(r->parts);
   free(r->dqs);
   free(r->edge_path);
-  for (i = 0; r->edge_st != NULL && i < f->nedges; i++)
+  for (i = 0; r->edge_st != NULL && i < f->nedges; i++) {
     free(r->edge_st[i].msgs_to);
+    free(r->edge_st[i].units_from);
+  }
   free(r->edge_st);
   free(r);
 }
@@ -393,10 +403,11 @@ int river_flow_go_async(river_flow *f)
 
 /* Keep edge i's queue's counters on this rank (river__edge_stats);
  * without memory for its messages per consumer, those are left out. */
-static void keep_edge_stats(struct river__run *r, int i)
+static void keep_edge_stats(const river_flow *f, struct river__run *r, int i)
 {
   struct river__edge_stats *e = &r->edge_st[i];
   river_dq_stats st;
+  int k, n;
 
   if (r->dqs[i] == NULL || river_dq_stats_get(r->dqs[i], &st)
                                != RIVER_SUCCESS)
@@ -413,6 +424,22 @@ static void keep_edge_stats(struct river__run *r, int i)
              != NULL) {
     memcpy(e->msgs_to, st.msgs_to, (size_t)st.nconsumers * sizeof *e->msgs_to);
     e->nconsumers = st.nconsumers;
+  }
+  /* The units this rank's instance took from each producer (a PULL
+   * edge's consumer), counted by the flow as they came (flow_io.c). */
+  for (k = 0; k < r->ninst; k++) {
+    const struct river__inst *in = &r->inst[k];
+    const river__edge *ed = &f->edges[i];
+    if (in->ctx.stage != &f->stages[ed->to]
+        || in->in[ed->opts.to_input].units_from == NULL)
+      continue;
+    n = in->in[ed->opts.to_input].nproducers;
+    if ((e->units_from = malloc((size_t)n * sizeof *e->units_from))
+        != NULL) {
+      memcpy(e->units_from, in->in[ed->opts.to_input].units_from,
+             (size_t)n * sizeof *e->units_from);
+      e->nproducers = n;
+    }
   }
 }
 
@@ -433,7 +460,7 @@ static int finish(river_flow *f, int local)
 
   river__series_report(r);
   for (i = 0; i < f->nedges; i++) {
-    keep_edge_stats(r, i);
+    keep_edge_stats(f, r, i);
     river_dq_destroy(r->dqs[i]);
     r->dqs[i] = NULL;
   }

@@ -38,6 +38,9 @@ struct river__in {
                               passes is copied to fbuf (fcap records) */
   unsigned char *fbuf;
   size_t fcap;
+  uint64_t *units_from;    /* a PULL edge's: units taken from each
+                              producer (nproducers; for the stats file) */
+  int nproducers;
 };
 
 /* One output of an instance. */
@@ -147,6 +150,9 @@ struct river__edge_stats {
   double put_wait_seconds, get_wait_seconds;
   int nconsumers;          /* msgs_to's entries (0: not a producer) */
   uint64_t *msgs_to;       /* messages sent to each consumer index */
+  int nproducers;          /* units_from's entries (0: not a consumer of
+                              a PULL edge) */
+  uint64_t *units_from;    /* units taken from each producer index */
 };
 
 /* A flow's run on this rank (river_flow.run). */

@@ -27,7 +27,9 @@
 #define NODE_MAX 64        /* a node's name, as gathered */
 #define KEY_MAX 40
 #define INST_WORDS 9       /* stage, instance, 4 counts, 3 times */
-#define EDGE_WORDS 8       /* 5 counts, 2 times, consumers (then those) */
+#define EDGE_WORDS 8       /* 5 counts, 2 times, consumers (then those,
+                              then producers and a PULL consumer's units
+                              from each) */
 
 /* A GD read's words on this rank (river_stats_add_gd), gathered when
  * the document is written. */
@@ -252,7 +254,8 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
     n += INST_WORDS + 2 + (size_t)r->inst[i].series.n * RIVER__SERIES_COLS
          + (size_t)r->inst[i].gd_nwords;
   for (i = 0; i < f->nedges; i++)
-    n += EDGE_WORDS + (size_t)r->edge_st[i].nconsumers;
+    n += EDGE_WORDS + 1 + (size_t)r->edge_st[i].nconsumers
+         + (size_t)r->edge_st[i].nproducers;
   if (n > (size_t)(INT32_MAX / 8) || (w = calloc(n, sizeof *w)) == NULL)
     return NULL;
   w[k++] = (uint64_t)r->ninst;
@@ -289,6 +292,10 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
     if (e->nconsumers > 0)
       memcpy(w + k, e->msgs_to, (size_t)e->nconsumers * sizeof *w);
     k += (size_t)e->nconsumers;
+    w[k++] = (uint64_t)e->nproducers;
+    if (e->nproducers > 0)
+      memcpy(w + k, e->units_from, (size_t)e->nproducers * sizeof *w);
+    k += (size_t)e->nproducers;
   }
   *nwords = (int)n;
   return w;
@@ -414,8 +421,28 @@ static const uint64_t *edge_words(const uint64_t *w, int e)
   for (i = 0; i < (int)w[0]; i++)
     x = next_inst(x);
   for (i = 0; i < e; i++)
-    x += EDGE_WORDS + x[7];
+    x += EDGE_WORDS + x[7] + 1 + x[EDGE_WORDS + x[7]];
   return x;
+}
+
+/* A PULL edge's consumer's units taken from each producer (u: a count,
+ * then the units by producer index, the from stage's instance). */
+static json_t *units_part(const river__stage *from, const uint64_t *u)
+{
+  json_t *a = json_array(), *o;
+  uint64_t j;
+  int ok = a != NULL;
+
+  for (j = 0; ok && j < u[0] && j < (uint64_t)from->nranks; j++)
+    ok = (o = json_object()) != NULL
+         && put(o, "rank", json_integer(from->ranks[j]))
+         && put(o, "units", count(u[1 + j]))
+         && json_array_append_new(a, o) == 0;
+  if (!ok) {
+    json_decref(a);
+    return NULL;
+  }
+  return a;
 }
 
 /* One edge: its stages, kind, credit path, producers and consumers. */
@@ -453,12 +480,15 @@ static json_t *edge_part(const river_flow *f, const struct river__run *r,
   }
   for (k = 0; ok && k < to->nranks; k++) {
     const uint64_t *x = edge_words(words[to->ranks[k]], e);
+    const uint64_t *u = x + EDGE_WORDS + x[7];   /* count, units_from */
     c = json_object();
     ok = c != NULL && put(c, "rank", json_integer(to->ranks[k]))
          && put(c, "records_in", count(x[2]))
          && put(c, "messages_in", count(x[3]))
-         && put(c, "get_wait_seconds", json_real(wdouble(x[6])))
-         && json_array_append_new(cons, c) == 0;
+         && put(c, "get_wait_seconds", json_real(wdouble(x[6])));
+    if (ok && u[0] > 0)   /* a PULL edge: the units it took, by producer */
+      ok = put(c, "units_from", units_part(from, u));
+    ok = ok && json_array_append_new(cons, c) == 0;
   }
   ok = ok && put(o, "from", json_string(from->name))
        && put(o, "to", json_string(to->name))

@@ -4,8 +4,10 @@
 A River stats file (doc/stats.md) against its JSON Schema, and its
 totals against themselves: on every edge, what the producers sent is
 what the consumers got (records and messages), and each producer's
-messages to each consumer add up to what it sent; every stage has one
-instance per rank it runs on. With --records, every flow's first stage
+messages to each consumer add up to what it sent (on a PULL edge, each
+producer that sent records had at least one unit and at most its
+messages taken, by consumers that name every producer); every stage has
+one instance per rank it runs on. With --records, every flow's first stage
 put out N records and its last stage took N in; --flows and --nodes
 check how many flows and nodes it names. Every instance's series has
 columns of one length, times and counts that never go back, and a last
@@ -52,6 +54,33 @@ def check_series(flow, stage, inst):
         if abs(se[c][-1] - inst[c]) > 1e-9:
             bad.append("%s: series ends at %s %g, the total is %g"
                        % (where, c, se[c][-1], inst[c]))
+    return bad
+
+
+def check_units(where, e):
+    """A PULL edge's units: every consumer names the producers in order;
+    a producer that sent records had at least one unit taken, and no
+    more than its messages (a unit is never empty)."""
+    bad = []
+    prods = [p["rank"] for p in e["producers"]]
+    taken = dict.fromkeys(prods, 0)
+    for c in e["consumers"]:
+        if [u["rank"] for u in c.get("units_from", [])] != prods:
+            bad.append("%s: consumer %d's units_from names %s, the "
+                       "producers are %s" % (where, c["rank"],
+                                             [u["rank"] for u in
+                                              c.get("units_from", [])],
+                                             prods))
+            continue
+        for u in c["units_from"]:
+            taken[u["rank"]] += u["units"]
+    for p in e["producers"]:
+        if (p["records_out"] > 0) != (taken[p["rank"]] > 0) \
+                or taken[p["rank"]] > p["messages_out"]:
+            bad.append("%s: producer %d: %d units taken of %d messages "
+                       "(%d records)" % (where, p["rank"], taken[p["rank"]],
+                                         p["messages_out"],
+                                         p["records_out"]))
     return bad
 
 
@@ -132,6 +161,8 @@ def main(argv):
             if mout != min_:
                 bad.append("%s: %d messages sent, %d got"
                            % (where, mout, min_))
+            if e["kind"] == "dq pull":
+                bad += check_units(where, e)
             for p in e["producers"]:
                 to = sum(m["messages"] for m in p["messages_to"])
                 if [m["rank"] for m in p["messages_to"]] != \
