@@ -22,3 +22,8 @@ dist_riverslurm_SCRIPTS = \
 	scripts/slurm/river-bench.sbatch \
 	scripts/slurm/river-flow.sbatch
 dist_riverslurm_DATA = scripts/slurm/river-slurm.sh
+
+# The experiments' runner (doc/results.md's report): it works in a
+# source tree (apps/river-bench, doc/results/), so it ships in the
+# tarball, not installed.
+EXTRA_DIST += scripts/run-experiments
