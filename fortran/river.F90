@@ -386,7 +386,8 @@ module river
   public :: river_flow_destroy
   ! river/stats.h
   public :: river_stats_create, river_stats_add_flow, river_stats_add_gd
-  public :: river_stats_add_number, river_stats_write, river_stats_destroy
+  public :: river_stats_add_number, river_stats_add_work, river_stats_write
+  public :: river_stats_destroy
   ! river/module.h
   public :: river_module_register, river_ctx_user, river_ctx_instance
   public :: river_ctx_stage, river_ctx_ports, river_ctx_log

@@ -26,6 +26,15 @@ submodule (river) river_stats_impl
       type(c_ptr), value :: s, gd, label
       integer(c_int) :: river_stats_add_gd_c
     end function river_stats_add_gd_c
+    function river_stats_add_work_c(s, label, records, bytes, seconds) &
+        bind(C, name='river_stats_add_work')
+      import :: c_char, c_double, c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: s
+      character(kind=c_char), intent(in) :: label(*)
+      integer(c_int64_t), value :: records, bytes
+      real(c_double), value :: seconds
+      integer(c_int) :: river_stats_add_work_c
+    end function river_stats_add_work_c
     function river_stats_add_number_c(s, key, value) &
         bind(C, name='river_stats_add_number')
       import :: c_char, c_double, c_int, c_ptr
@@ -78,6 +87,12 @@ contains
     call river_check(river_stats_add_gd_c(stats%ptr, gd%ptr, p), &
                      'river_stats_add_gd', ierr)
   end procedure river_stats_add_gd
+
+  module procedure river_stats_add_work
+    call river_check(river_stats_add_work_c(stats%ptr, c_str(label), &
+                                            records, bytes, seconds), &
+                     'river_stats_add_work', ierr)
+  end procedure river_stats_add_work
 
   module procedure river_stats_add_number
     call river_check(river_stats_add_number_c(stats%ptr, c_str(key), value), &

@@ -896,6 +896,53 @@ static int gather_gd(river_stats *s)
   return rc;
 }
 
+/* ---------------------------------------------------------------- work */
+
+int river_stats_add_work(river_stats *s, const char *label, uint64_t records,
+                         uint64_t bytes, double seconds)
+{
+  uint64_t mine[3], *all = NULL, **words = NULL;
+  json_t *w = NULL, *ranks = NULL, *o;
+  int q, ok, rc = RIVER_SUCCESS;
+
+  if (s == NULL) {   /* no communicator to tell the others on */
+    river__error("river_stats_add_work: s is NULL");
+    return RIVER_EINVAL;
+  }
+  if (!isfinite(seconds) || seconds < 0) {
+    river__error("river_stats_add_work: seconds is not a finite number "
+                 ">= 0");
+    rc = RIVER_EINVAL;
+  }
+  mine[0] = records;
+  mine[1] = bytes;
+  mine[2] = dword(seconds);
+  rc = gather_words(s, rc, mine, 3, &all, &words);
+  if (rc == RIVER_SUCCESS && s->rank == 0) {
+    w = json_object();
+    ranks = json_array();
+    ok = w != NULL && ranks != NULL;
+    for (q = 0; ok && q < s->size; q++)
+      ok = (o = json_object()) != NULL && put(o, "rank", json_integer(q))
+           && put(o, "records", count(words[q][0]))
+           && put(o, "bytes", count(words[q][1]))
+           && put(o, "seconds", json_real(wdouble(words[q][2])))
+           && json_array_append_new(ranks, o) == 0;
+    ok = ok && (label == NULL || put(w, "label", text(label)))
+         && put(w, "ranks", json_incref(ranks));
+    if (ok && json_object_get(s->doc, "work") == NULL)
+      ok = put(s->doc, "work", json_array());
+    ok = ok && json_array_append(json_object_get(s->doc, "work"), w) == 0;
+    rc = ok ? RIVER_SUCCESS : RIVER_ENOMEM;
+    json_decref(ranks);
+    json_decref(w);
+  }
+  rc = river__agree(s->comm, rc);
+  free(words);
+  free(all);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- write */
 
 /* Where a stats file may go (rank 0): a path whose directory exists

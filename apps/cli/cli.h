@@ -45,6 +45,13 @@ extern int cli_bind_outcome;
  * report. Set by main. */
 extern river_stats *cli_stats;
 
+/* With --stats: add this rank's records and bytes done since t0
+ * (river_wtime) as the stats file's work named label (collective: every
+ * rank calls it; river_stats_add_work). Returns rc, or the stats' error
+ * where rc is RIVER_SUCCESS; nothing without --stats. */
+int cli_stats_work(const char *label, uint64_t records, uint64_t bytes,
+                   double t0, int rc);
+
 /* The job's topology report (river topo), printed by rank 0: each node's
  * machine once and its ranks' bindings and disk directories (opts: the
  * root and disk pattern, NULL for the defaults). Collective; returns the

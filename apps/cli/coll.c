@@ -337,8 +337,9 @@ int cmd_gen(int argc, char **argv)
   river_pcoll *pc = NULL;
   river_progress *pr = NULL;
   unsigned char *buf = NULL;
-  uint64_t first = 0, stride = 1, count = 0, done;
+  uint64_t first = 0, stride = 1, count = 0, done, wrote = 0;
   size_t chunk = 8192, n;
+  double t0;
   int rank = cli_rank(), size = cli_size(), rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_RECORDS | OPT_ASCII | OPT_SKEW
@@ -357,16 +358,21 @@ int cmd_gen(int argc, char **argv)
     rc = river_pcoll_split(a.opts.layout, a.records, size, rank, &first,
                            &stride, &count);
   pr = progress_begin("gen", a.records, RIVER_GENSORT_RECORD_SIZE, &rc);
+  t0 = river_wtime();
   for (done = 0; done < count && rc == RIVER_SUCCESS; done += n) {
     n = count - done < chunk ? (size_t)(count - done) : chunk;
     rc = gen_rows(&a, first + done * stride, stride, n, buf);
     if (rc == RIVER_SUCCESS)
       rc = river_pcoll_write(pc, buf, n);
-    if (rc == RIVER_SUCCESS)
+    if (rc == RIVER_SUCCESS) {
+      wrote += n;
       rc = river_progress_add(pr, n, n * RIVER_GENSORT_RECORD_SIZE);
+    }
   }
   rc = progress_finish(pr, rc);
   rc = finish_write(pc, rc);
+  rc = cli_stats_work("gen", wrote, wrote * RIVER_GENSORT_RECORD_SIZE, t0,
+                      rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("gen: %s: %llu records on %d partitions%s\n", a.pos[0],
            (unsigned long long)a.records, size,
@@ -404,7 +410,7 @@ static int write_all(int fd, const unsigned char *p, size_t len)
  * stride > 1 takes every stride-th record (interleaved layouts). */
 static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
                          uint64_t count, uint64_t stride, river_pcoll *pc,
-                         river_progress *pr)
+                         river_progress *pr, uint64_t *wrote)
 {
   size_t chunk = ((size_t)8 << 20) / rs + 1, n, i;
   unsigned char *buf = malloc(chunk * rs);
@@ -430,8 +436,10 @@ static int copy_in_range(int fd, const char *file, size_t rs, uint64_t first,
     for (i = 1; i < span; i++)
       memmove(buf + i * rs, buf + i * stride * rs, rs);
     rc = river_pcoll_write(pc, buf, (size_t)span);
-    if (rc == RIVER_SUCCESS)
+    if (rc == RIVER_SUCCESS) {
+      *wrote += span;
       rc = river_progress_add(pr, span, span * rs);
+    }
     done += span;
   }
   free(buf);
@@ -643,8 +651,9 @@ int cmd_copy_in(int argc, char **argv)
   river_schema *schema = NULL;
   river_pcoll *pc = NULL;
   river_progress *pr = NULL;
-  uint64_t nrec, first = 0, stride = 1, count = 0;
+  uint64_t nrec, first = 0, stride = 1, count = 0, wrote = 0;
   int rank = cli_rank(), size = cli_size(), stream = 0, rc;
+  double t0;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_SCHEMA | OPT_MIRROR
                   | OPT_LAYOUT | OPT_BLOCK, 2, "FILE and COLL", &a);
@@ -673,10 +682,13 @@ int cmd_copy_in(int argc, char **argv)
     rc = river_pcoll_split(a.opts.layout, nrec, size, rank, &first, &stride,
                            &count);
   pr = progress_begin("copy-in", nrec, ci.rs, &rc);
+  t0 = river_wtime();
   if (rc == RIVER_SUCCESS)
-    rc = copy_in_range(ci.fd, a.pos[0], ci.rs, first, count, stride, pc, pr);
+    rc = copy_in_range(ci.fd, a.pos[0], ci.rs, first, count, stride, pc, pr,
+                       &wrote);
   rc = progress_finish(pr, rc);
   rc = finish_write(pc, rc);
+  rc = cli_stats_work("copy-in", wrote, wrote * ci.rs, t0, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
     printf("copy-in: %s -> %s: %llu records of %zu bytes on %d partitions\n",
            a.pos[0], a.pos[1], (unsigned long long)nrec, ci.rs, size);

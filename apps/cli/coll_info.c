@@ -306,7 +306,7 @@ static int alloc_verdicts(river_pcoll *pc, const river_pcoll_info *in,
  * could not run. */
 static int verify_mine(river_pcoll *pc, const river_pcoll_info *in,
                        const int *ranks, struct verdicts *v,
-                       river_progress *pr)
+                       river_progress *pr, uint64_t *verified)
 {
   river_pcoll_part part;
   int p, c, d, rc;
@@ -322,9 +322,11 @@ static int verify_mine(river_pcoll *pc, const river_pcoll_info *in,
       if (rc == RIVER_ENOMEM || rc == RIVER_EINVAL)
         return rc;
       v[p].rcs[c] = rc;
-      if (river_pcoll_partition(pc, p, &part) == RIVER_SUCCESS)
+      if (river_pcoll_partition(pc, p, &part) == RIVER_SUCCESS) {
+        *verified += part.nrecords;
         river_progress_add(pr, part.nrecords,
                            part.nrecords * in->record_size);
+      }
     }
   return RIVER_SUCCESS;
 }
@@ -423,11 +425,16 @@ static int check_all(river_pcoll *pc, const river_pcoll_info *in,
                                in->nrecords * (uint64_t)in->replication
                                    * in->record_size, &pr);
   if (rc == RIVER_SUCCESS) {
+    uint64_t verified = 0;
+    double t0 = river_wtime();
     int prc;
 
-    rc = cli_agree(verify_mine(pc, in, ranks, v, pr));
+    rc = cli_agree(verify_mine(pc, in, ranks, v, pr, &verified));
     prc = river_progress_end(pr, rc == RIVER_SUCCESS);   /* collective */
     rc = rc == RIVER_SUCCESS ? prc : rc;
+    /* With --stats: the copies' records each rank verified. */
+    rc = cli_stats_work("fsck", verified, verified * in->record_size, t0,
+                        rc);
   }
   for (p = 0; rc == RIVER_SUCCESS && p < in->npartitions; p++) {
     rc = cli_agree(gather_verdicts(in, p, &v[p]));

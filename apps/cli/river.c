@@ -445,6 +445,18 @@ static int agree_or_abort(const char *name, int rc)
 
 river_stats *cli_stats;
 
+int cli_stats_work(const char *label, uint64_t records, uint64_t bytes,
+                   double t0, int rc)
+{
+  int src;
+
+  if (cli_stats == NULL)
+    return rc;
+  src = river_stats_add_work(cli_stats, label, records, bytes,
+                             river_wtime() - t0);
+  return rc != RIVER_SUCCESS ? rc : src;
+}
+
 /* --stats FILE: the run's stats file (river/stats.h), made on every
  * rank; written whatever the command's outcome. */
 static int stats_begin(const char *path, const char *line)

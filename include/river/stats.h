@@ -6,8 +6,9 @@
  * the stages' arguments and the spec a flow was loaded from; every
  * edge's queue as each rank saw it: its credit path, records and
  * messages sent and received, credit stalls, and the messages each
- * producer sent each consumer; and for each GD read, what each disk
- * served each client.
+ * producer sent each consumer; for each GD read, what each disk
+ * served each client; and for other work (river gen, copy-in, fsck)
+ * each rank's records, bytes and seconds.
  *
  *   river_stats *s;
  *   river_stats_create(MPI_COMM_WORLD, "my-job --n 4", &s);  (collective)
@@ -63,6 +64,15 @@ RIVER_API int river_stats_add_flow(river_stats *s, river_flow *f,
  * disks. */
 RIVER_API int river_stats_add_gd(river_stats *s, river_gd *gd,
                                  const char *label);
+
+/* Collective over s's ranks: add an entry of "work" named label (may be
+ * NULL): each rank's records and bytes done and its seconds, for work
+ * that is no flow and no GD read (river gen, copy-in, fsck: what each
+ * rank wrote or verified). seconds must be finite and >= 0 (else
+ * RIVER_EINVAL on every rank). */
+RIVER_API int river_stats_add_work(river_stats *s, const char *label,
+                                   uint64_t records, uint64_t bytes,
+                                   double seconds);
 
 /* Record a number of the job's ("seconds", "fluid_ideal_seconds", ...):
  * key is letters, digits and '_' (at most 40), value finite; rank 0's

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """check_stats.py STATS SCHEMA [--records N] [--flows K] [--nodes M]
+                [--gd-bytes B] [--work-records R]
 
 A River stats file (doc/stats.md) against its JSON Schema, and its
 totals against themselves: on every edge, what the producers sent is
@@ -16,7 +17,9 @@ checked only in flows that succeeded. GD's entries: each disk's blocks
 and bytes are its rows' sums, and each client was served at least the
 bytes it received (a block withdrawn in the end game is never sent;
 one read again after a failure may be); with --gd-bytes B every GD
-entry's clients received B bytes in all. Exit 0 if all holds, else 1
+entry's clients received B bytes in all. Work entries (gen, copy-in,
+fsck) name every rank once; with --work-records R each adds up to R
+records. Exit 0 if all holds, else 1
 with what did not, one line each. A flow's own GD entries (a stage's
 read, river_ctx_keep_gd) are checked as the command's are, without
 --gd-bytes."""
@@ -134,6 +137,14 @@ def main(argv):
         bad.append("%d flows, not %s" % (len(doc["flows"]), opts["--flows"]))
     for g in doc.get("gd", []):
         bad += check_gd(g, opts)
+    for w in doc.get("work", []):
+        ranks = sorted(r["rank"] for r in w["ranks"])
+        if ranks != list(range(job["ranks"])):
+            bad.append("work %s: ranks %s" % (w.get("label", "?"), ranks))
+        got = sum(r["records"] for r in w["ranks"])
+        if "--work-records" in opts and got != int(opts["--work-records"]):
+            bad.append("work %s: %d records, not %s"
+                       % (w.get("label", "?"), got, opts["--work-records"]))
     for fl in doc["flows"]:
         name = fl.get("label", "?")
         for g in fl.get("gd", []):

@@ -17,6 +17,8 @@
 #    fails, and its stats file holds the flow with that outcome;
 #  - river run records the spec's path and its params, and each stage's
 #    arguments as given;
+#  - gen, copy-in and fsck: a work entry each, every rank's records
+#    adding up to what was written (fsck: every copy's);
 #  - copy-out (a GD read): one "gd" entry, whose clients received the
 #    collection's bytes in all, each disk's rows adding up (valsort of
 #    node-local data, also GD: tests/cli/test_coll_nodes.sh); valsort of
@@ -44,7 +46,9 @@ number() {
   python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['job']['numbers'].get(sys.argv[2], 'none'))" "$1" "$2"
 }
 
-r 2 gen --records $N g >/dev/null 2>&1 || fail "gen g"
+r 2 --stats "$tmp/gen.json" gen --records $N g >/dev/null 2>&1 || fail "gen g"
+stats_ok "$tmp/gen.json" --flows 0 --work-records $N
+grep -q '"label": "gen"' "$tmp/gen.json" || fail "gen: no work entry"
 
 # --- sort: one flow
 r 2 --stats "$tmp/sort.json" sort g s1 >"$tmp/out" 2>&1 \
@@ -102,6 +106,16 @@ sys.exit(not (os.path.samefile(f["spec"]["path"], sys.argv[2])
               and "out=s4" in f["spec"]["params"]
               and args["read"]["coll"] == "g" and args["write"]["coll"] == "s4"))
 PY
+
+# --- copy-in and fsck: their work, each rank's records (fsck: every
+# copy's, 2 mirrors)
+r 2 copy-out g -o "$tmp/g2.bin" >/dev/null 2>&1 || fail "copy-out g"
+r 2 --stats "$tmp/ci.json" copy-in "$tmp/g2.bin" ci --mirror 2 >/dev/null 2>&1 \
+  || fail "copy-in --stats"
+stats_ok "$tmp/ci.json" --flows 0 --work-records $N
+r 2 --stats "$tmp/fsck.json" fsck ci >/dev/null 2>&1 || fail "fsck --stats"
+stats_ok "$tmp/fsck.json" --flows 0 --work-records $((2 * N))
+grep -q '"label": "fsck"' "$tmp/fsck.json" || fail "fsck: no work entry"
 
 # --- GD reads: copy-out; valsort of a collection on shared disks reads
 # it without GD

@@ -22,7 +22,8 @@
 !             for (river_flow_progress; refused without a label), and
 !             its stats file (river_stats_*): written, read back on rank
 !             0 (the format, the label, the command, the number, the
-!             filter's stage arguments); a key with a '-' and a path in
+!             filter's stage arguments, a work entry; add_work with
+!             seconds < 0 refused); a key with a '-' and a path in
 !             no directory refused with RIVER_EINVAL
 !   bad       bad arguments: the exact codes (RIVER_ENOTFOUND,
 !             RIVER_EINVAL, RIVER_EEXIST, RIVER_ESTATE, ...)
@@ -505,6 +506,12 @@ contains
     call check(ierr == RIVER_SUCCESS, 'stats: add_flow')
     call river_stats_add_number(s, 'answer', 42.5_c_double, ierr)
     call check(ierr == RIVER_SUCCESS, 'stats: add_number')
+    call river_stats_add_work(s, 'fwork', 7_c_int64_t, 700_c_int64_t, &
+                              0.25_c_double, ierr)
+    call check(ierr == RIVER_SUCCESS, 'stats: add_work')
+    call river_stats_add_work(s, 'fwork', 7_c_int64_t, 700_c_int64_t, &
+                              -1.0_c_double, ierr)
+    call check(ierr == RIVER_EINVAL, 'stats: add_work with seconds < 0')
     call river_stats_add_number(s, 'a-b', 1.0_c_double, ierr)
     call check(ierr == RIVER_EINVAL, 'stats: a key with a - refused')
     call river_stats_write(s, '/nonexistent-dir/x.json', ierr)
@@ -529,6 +536,8 @@ contains
                'stats: command')
     call check(index(text, '"answer": 42.5') > 0, 'stats: number')
     call check(index(text, '"records": "5003"') > 0, 'stats: gen''s args')
+    call check(index(text, '"label": "fwork"') > 0 .and. &
+               index(text, '"records": 7,') > 0, 'stats: the work entry')
   end subroutine stats_file
 
   ! gen on 0-1 -> fcopy on 2-3 -> fsink on 0-3.

@@ -30,6 +30,10 @@
  *           received; add_gd with NULL refused (said); ranks that added
  *           different numbers of reads: write refuses on every rank,
  *           saying so, and writes nothing
+ *   work    river_stats_add_work: each rank's records (100 + rank), bytes
+ *           and seconds, in rank order, under its label; NULL s refused
+ *           (said); seconds NaN or below 0 on one rank: RIVER_EINVAL on
+ *           every rank
  */
 #define _GNU_SOURCE
 #include <river.h>
@@ -424,6 +428,60 @@ static void test_gd(void)
     unlink(path);
 }
 
+static void test_work(void)
+{
+  char path[64] = "/tmp/test_stats_work.XXXXXX";
+  river_stats *s = NULL;
+  json_error_t err;
+  json_t *doc, *ranks;
+  size_t i;
+  int fd = -1;
+
+  if (rank == 0 && (fd = mkstemp(path)) >= 0)
+    close(fd);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  mt_log_clear();
+  MT_CHECK_RC(river_stats_add_work(NULL, "x", 1, 1, 1.0), RIVER_EINVAL);
+  MT_CHECK(mt_logged("river_stats_add_work", "s is NULL", NULL));
+  MT_CHECK_RC(river_stats_create(MPI_COMM_WORLD, "work", &s), RIVER_SUCCESS);
+  if (s == NULL)
+    return;
+  MT_CHECK_RC(river_stats_add_work(s, "bad", 1, 1, rank == size - 1 ? NAN
+                                                                   : 1.0),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_work(s, "bad", 1, 1, rank == 0 ? -1.0 : 1.0),
+              RIVER_EINVAL);
+  MT_CHECK_RC(river_stats_add_work(s, "gen", 100 + (uint64_t)rank,
+                                   100 * (100 + (uint64_t)rank), 0.5),
+              RIVER_SUCCESS);
+  MT_CHECK_RC(river_stats_write(s, path), RIVER_SUCCESS);
+  river_stats_destroy(s);
+  if (rank != 0)
+    return;
+  doc = json_load_file(path, 0, &err);
+  unlink(path);
+  MT_CHECK(doc != NULL);
+  if (doc == NULL)
+    return;
+  MT_CHECK(json_array_size(json_object_get(doc, "work")) == 1);
+  ranks = json_object_get(json_array_get(json_object_get(doc, "work"), 0),
+                          "ranks");
+  MT_CHECK(strcmp(json_string_value(json_object_get(json_array_get(
+                      json_object_get(doc, "work"), 0), "label")), "gen")
+           == 0);
+  MT_CHECK(json_array_size(ranks) == (size_t)size);
+  for (i = 0; i < json_array_size(ranks); i++) {
+    json_t *r = json_array_get(ranks, i);
+    MT_CHECK(json_integer_value(json_object_get(r, "rank")) == (long long)i);
+    MT_CHECK(json_integer_value(json_object_get(r, "records"))
+             == 100 + (long long)i);
+    MT_CHECK(json_integer_value(json_object_get(r, "bytes"))
+             == 100 * (100 + (long long)i));
+    MT_CHECK(json_real_value(json_object_get(r, "seconds")) == 0.5);
+  }
+  json_decref(doc);
+}
+
 int main(int argc, char **argv)
 {
   int rc;
@@ -438,6 +496,7 @@ int main(int argc, char **argv)
   test_args();
   test_flow();
   test_gd();
+  test_work();
   rc = mt_verdict(MPI_COMM_WORLD, "test_stats_mpi");
   river_finalize();
   return rc;
