@@ -49,10 +49,16 @@ static void take_row(struct river__inst *in, double t0, double now)
   if (s->n == s->cap) {
     int cap = s->cap > 0 ? 2 * s->cap : 16;
     double *v = realloc(s->v, (size_t)cap * RIVER__SERIES_COLS * sizeof *v);
-    if (v == NULL)
-      return;
-    s->v = v;
-    s->cap = cap;
+    if (v != NULL) {
+      s->v = v;
+      s->cap = cap;
+    } else if (s->n > 0) {
+      s->n--;   /* no room: this row replaces the last (so the last row
+                   still gives the totals at the end) */
+    } else {
+      return;   /* none at all: the stats file gives a row of the
+                   totals (flow_stats.c) */
+    }
   }
   row = s->v + (size_t)s->n * RIVER__SERIES_COLS;
   row[0] = now - t0;

@@ -243,15 +243,56 @@ int river_stats_add_number(river_stats *s, const char *key, double value)
  * a count of rows and the rows, doubles bit for bit; then the words of
  * the GD read each kept, river_ctx_keep_gd: a count and gd_words'),
  * then the edges' (river__edge_stats). */
+/* How many of an instance's n rows the file holds (a job of size ranks:
+ * at most SERIES_JOB_ROWS / size, at least SERIES_MIN_ROWS, so that rank
+ * 0's memory for them stays bounded at any scale), and which: rows
+ * spread evenly from the first to the last (the totals). An instance
+ * with none (no memory for them) gives one, of its totals. */
+#define SERIES_JOB_ROWS 262144
+#define SERIES_MIN_ROWS 16
+static int series_kept(int n, int size)
+{
+  int cap = SERIES_JOB_ROWS / (size > 0 ? size : 1);
+
+  if (cap < SERIES_MIN_ROWS)
+    cap = SERIES_MIN_ROWS;
+  return n == 0 ? 1 : n < cap ? n : cap;
+}
+
+/* Row j of the m kept of in's: its values into row[]. */
+static void series_row(const struct river__inst *in, int m, int j,
+                       double *row)
+{
+  const struct river__series *se = &in->series;
+  long long k;
+
+  if (se->n == 0) {   /* the totals, at the instance's run time */
+    row[0] = in->st.run_seconds;
+    row[1] = (double)in->st.records_in;
+    row[2] = (double)in->st.bytes_in;
+    row[3] = (double)in->st.records_out;
+    row[4] = (double)in->st.bytes_out;
+    row[5] = in->st.get_wait_seconds;
+    row[6] = in->st.put_wait_seconds;
+    return;
+  }
+  k = m > 1 ? (long long)j * (se->n - 1) / (m - 1) : se->n - 1;
+  memcpy(row, se->v + (size_t)k * RIVER__SERIES_COLS,
+         RIVER__SERIES_COLS * sizeof *row);
+}
+
 static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
                             int *nwords)
 {
   size_t n = 2, k = 0, c;
   uint64_t *w;
-  int i;
+  double row[RIVER__SERIES_COLS];
+  int i, j, m;
 
   for (i = 0; i < r->ninst; i++)
-    n += INST_WORDS + 2 + (size_t)r->inst[i].series.n * RIVER__SERIES_COLS
+    n += INST_WORDS + 2
+         + (size_t)series_kept(r->inst[i].series.n, f->size)
+               * RIVER__SERIES_COLS
          + (size_t)r->inst[i].gd_nwords;
   for (i = 0; i < f->nedges; i++)
     n += EDGE_WORDS + 1 + (size_t)r->edge_st[i].nconsumers
@@ -271,9 +312,13 @@ static uint64_t *flow_words(const river_flow *f, const struct river__run *r,
     w[k++] = dword(in->st.run_seconds);
     w[k++] = dword(in->st.get_wait_seconds);
     w[k++] = dword(in->st.put_wait_seconds);
-    w[k++] = (uint64_t)in->series.n;
-    for (c = 0; c < (size_t)in->series.n * RIVER__SERIES_COLS; c++)
-      w[k++] = dword(in->series.v[c]);
+    m = series_kept(in->series.n, f->size);
+    w[k++] = (uint64_t)m;
+    for (j = 0; j < m; j++) {
+      series_row(in, m, j, row);
+      for (c = 0; c < RIVER__SERIES_COLS; c++)
+        w[k++] = dword(row[c]);
+    }
     w[k++] = (uint64_t)in->gd_nwords;
     if (in->gd_nwords > 0)
       memcpy(w + k, in->gd_words, (size_t)in->gd_nwords * sizeof *w);
@@ -665,21 +710,21 @@ int river_stats_add_flow(river_stats *s, river_flow *f, const char *label)
     river__error("river_stats_add_flow: s is NULL");
     return RIVER_EINVAL;
   }
-  if (f == NULL) {
-    river__error("river_stats_add_flow: f is NULL");
-    return river__agree(s->comm, RIVER_EINVAL);
-  }
   /* The gathered words are in s's rank order, the flow's stages name
    * ranks of its own communicator: they must be the same ranks in the
-   * same order. */
-  if (f->comm == MPI_COMM_NULL
-      || MPI_Comm_compare(f->comm, s->comm, &cmp) != MPI_SUCCESS
-      || (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)) {
+   * same order. A rank that fails here still takes part in the gather
+   * below (its failure agreed there), so no rank waits for it. */
+  if (f == NULL) {
+    river__error("river_stats_add_flow: f is NULL");
+    rc = RIVER_EINVAL;
+  } else if (f->comm == MPI_COMM_NULL
+             || MPI_Comm_compare(f->comm, s->comm, &cmp) != MPI_SUCCESS
+             || (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)) {
     river__error("river_stats_add_flow: the flow does not run on the "
                  "stats' communicator (the same ranks in the same order)");
     rc = RIVER_EINVAL;
   }
-  r = f->run;
+  r = f != NULL ? f->run : NULL;
   if (rc == RIVER_SUCCESS && (r == NULL || !r->finished)) {
     river__error("river_stats_add_flow: the flow has not run");
     rc = RIVER_ESTATE;
@@ -745,7 +790,7 @@ static uint64_t *gd_words(const river_gd *gd, int *nwords)
  * communicator, ranks[q] of the job's; ranks NULL: the same), named
  * label. A disk's rows are one after another in its rank's words
  * (river_gd_served_get's order); a client is a rank of the read's
- * communicator (-1 if the words name none). NULL without memory. */
+ * communicator (a row naming none is left out). NULL without memory. */
 #define RANK(q) (ranks != NULL ? ranks[q] : (q))
 static json_t *gd_entry(const char *label, const uint64_t *const *words,
                         int n, const int *ranks)
@@ -774,17 +819,21 @@ static json_t *gd_entry(const char *label, const uint64_t *const *words,
              && put(dk, "disk", count(x[0]))
              && put(dk, "rank", json_integer(RANK(q)))
              && put(dk, "served", served)
+             && put(dk, "blocks_served", count(0))
+             && put(dk, "bytes_served", count(0))
              && json_array_append_new(disks, dk) == 0;
         if (!ok)
           break;
       }
+      if (x[3] >= (uint64_t)n)   /* no rank of the read (cannot be,
+                                    once gd_over held): left out */
+        continue;
       blocks += x[4];
       bytes += x[5];
       o = json_object();
       ok = o != NULL && put(o, "partition", count(x[1]))
            && put(o, "copy", count(x[2]))
-           && put(o, "client", json_integer(x[3] < (uint64_t)n
-                                            ? RANK((int)x[3]) : -1))
+           && put(o, "client", json_integer(RANK((int)x[3])))
            && put(o, "blocks", count(x[4])) && put(o, "bytes", count(x[5]))
            && json_array_append_new(served, o) == 0
            && put(dk, "blocks_served", count(blocks))
@@ -817,6 +866,24 @@ static int gd_part(river_stats *s, const char *label, uint64_t *const *words)
   return ok ? RIVER_SUCCESS : RIVER_ENOMEM;
 }
 
+/* 1 if gd reads over comm's ranks, in comm's order (its clients and
+ * disks are named by rank of comm); else said, naming who. */
+static int gd_over(const river_gd *gd, MPI_Comm comm, const char *who)
+{
+  MPI_Comm gc = MPI_COMM_NULL;
+  int cmp = MPI_UNEQUAL;
+
+  if (river_gd_comm(gd, &gc) != RIVER_SUCCESS || comm == MPI_COMM_NULL
+      || MPI_Comm_compare(gc, comm, &cmp) != MPI_SUCCESS
+      || (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)) {
+    river__error("%s: the GD read is not over %s (the same ranks in the "
+                 "same order)", who, strcmp(who, "river_ctx_keep_gd") == 0
+                 ? "the stage's communicator" : "the stats' communicator");
+    return 0;
+  }
+  return 1;
+}
+
 int river_ctx_keep_gd(river_ctx *ctx, river_gd *gd)
 {
   struct river__inst *in;
@@ -829,6 +896,8 @@ int river_ctx_keep_gd(river_ctx *ctx, river_gd *gd)
     return RIVER_EINVAL;
   }
   in = ctx->run;
+  if (!gd_over(gd, in->comm, "river_ctx_keep_gd"))
+    return RIVER_EINVAL;
   if ((w = gd_words(gd, &n)) == NULL)
     return RIVER_ENOMEM;
   free(in->gd_words);
@@ -846,6 +915,8 @@ int river_stats_add_gd(river_stats *s, river_gd *gd, const char *label)
     river__error("river_stats_add_gd: %s is NULL", s == NULL ? "s" : "gd");
     return RIVER_EINVAL;
   }
+  if (!gd_over(gd, s->comm, "river_stats_add_gd"))
+    return RIVER_EINVAL;
   g = realloc(s->gd, ((size_t)s->ngd + 1) * sizeof *g);
   if (g == NULL)
     return RIVER_ENOMEM;
@@ -865,13 +936,13 @@ int river_stats_add_gd(river_stats *s, river_gd *gd, const char *label)
 static int gather_gd(river_stats *s)
 {
   uint64_t *all = NULL, **words = NULL;
-  int i, lo = s->ngd, hi = s->ngd, rc;
+  int i, mine[2] = {s->ngd, -s->ngd}, both[2] = {0, 0}, lo, hi, rc;
 
-  rc = MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, s->comm)
-               == MPI_SUCCESS
-           && MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, s->comm)
-                  == MPI_SUCCESS
-       ? RIVER_SUCCESS : RIVER_EMPI;
+  /* The fewest and (negated) the most any rank added, in one reduction
+   * that the watchdog can end (RIVER_TIMEOUT). */
+  rc = river__allreduce(mine, both, 2, MPI_INT, MPI_MIN, s->comm);
+  lo = both[0];
+  hi = -both[1];
   if (rc == RIVER_SUCCESS && lo != hi) {
     if (s->rank == 0)
       river__error("river_stats_write: the ranks added %d to %d GD "

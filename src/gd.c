@@ -41,6 +41,16 @@ int river_gd_stats_get(const river_gd *gd, river_gd_stats *stats)
   return RIVER_SUCCESS;
 }
 
+int river_gd_comm(const river_gd *gd, MPI_Comm *comm)
+{
+  if (gd == NULL || comm == NULL) {
+    river__error("river_gd_comm: %s is NULL", gd == NULL ? "gd" : "comm");
+    return RIVER_EINVAL;
+  }
+  *comm = gd->comm;
+  return RIVER_SUCCESS;
+}
+
 int river_gd_served_get(const river_gd *gd, river_gd_served *rows,
                         size_t max, size_t *n)
 {

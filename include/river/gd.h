@@ -203,6 +203,10 @@ RIVER_API int river_gd_next(river_gd *gd, const void **records,
 
 RIVER_API int river_gd_stats_get(const river_gd *gd, river_gd_stats *stats);
 
+/* The read's communicator: River's duplicate of the one gd was opened
+ * over (same ranks, same order; gd's own: do not free it). Local. */
+RIVER_API int river_gd_comm(const river_gd *gd, MPI_Comm *comm);
+
 /* What one of this rank's disks served from one partition copy it
  * stores, and to whom: the rank of the GD's communicator that reads the
  * partition. */

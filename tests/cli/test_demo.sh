@@ -5,13 +5,16 @@
 # progress line on, the lines show and each sort's stats file passes
 # tests/cli/check_stats.py; it leaves in --out DIR its log, both stats
 # files and their plots (PNGs, the paths it prints: River and static side
-# by side, then each run's); an --out that is a file is refused; a bad
+# by side, then each run's), leaving a file of the user's there alone;
+# an --out that is a file is refused; a bad
 # -n is refused.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 demo=${top_srcdir:-.}/scripts/river-demo
 export TMPDIR=$tmp RIVER=$river
 cd "$tmp" || exit 1   # its default --out: river-demo-out, here
+mkdir river-demo-out
+echo mine >river-demo-out/plots.txt   # a user's file there: left alone
 "$demo" -n 3 --records 20k >"$tmp/out" 2>&1 \
   || { fail "river-demo failed"; cat "$tmp/out"; }
 for p in river static; do
@@ -36,6 +39,8 @@ for png in $plots; do
     || fail "river-demo: $png is not a PNG"
 done
 [ "$(echo "$plots" | wc -l)" -ge 8 ] || fail "river-demo: fewer than 8 plots"
+[ "$(cat "$tmp/river-demo-out/plots.txt")" = mine ] \
+  || fail "river-demo: a file of the user's in --out changed"
 echo x >"$tmp/afile"
 "$demo" -n 2 --records 1k --out "$tmp/afile" >"$tmp/out2" 2>&1 \
   && fail "river-demo --out a file succeeded"

@@ -10,10 +10,14 @@
 #  - a file from before series, spec, args and gd: edges only, and one
 #    line on stderr for each plot skipped;
 #  - bad input (not JSON, not a stats file, another format version, a
-#    key missing, series of unequal lengths, an empty CSV, a CSV with no
-#    rows, text, no such file): exit 1, one message naming the file, no
-#    PNG; without matplotlib, exit 2 and the line saying how to
-#    install it;
+#    key missing, series of unequal lengths, a command that is no text,
+#    a NaN, an empty CSV, a CSV with no rows or a cut last row, text, no
+#    such file): exit 1, one message naming the file, no PNG; a CSV
+#    whose plot would replace it: refused; one in a directory with a dot
+#    in its name: its PNG beside it; two inputs of one name into one
+#    directory (or --compare): refused (2), nothing written; -o where
+#    nothing can be written: one line, exit 1; without matplotlib,
+#    exit 2 and the line saying how to install it;
 #  - a river-bench CSV (doc/results/dq-read.csv): one PNG, to -o's name
 #    or beside it;
 #  - river's own: a two-pass sort's stats file on 2 ranks gives all 4
@@ -122,7 +126,13 @@ broken("norank.json",
 broken("short.json", lambda d: d["flows"][0]["stages"][1]["instances"][0]
        ["series"]["t"].pop())
 broken("noflows.json", lambda d: d.pop("flows"))
+broken("cmdnum.json", lambda d: d["job"].__setitem__("command", 42))
 EOF
+# NaN, which Python's json takes and JSON (and jansson) does not
+sed '0,/"t": \[0\.0/s//"t": [NaN/' "$example" >"$tmp/bad/nan.json"
+grep -q NaN "$tmp/bad/nan.json" || fail "test setup: no NaN planted"
+# a CSV whose last row a killed benchmark cut short
+head -c -20 "${top_srcdir:-.}/doc/results/dq-read.csv" >"$tmp/bad/cutrow.csv"
 : >"$tmp/bad/empty.csv"
 head -n 1 "${top_srcdir:-.}/doc/results/dq-read.csv" >"$tmp/bad/header.csv"
 echo "some text" >"$tmp/bad/notes.txt"
@@ -149,6 +159,45 @@ bad empty.csv 'empty'
 bad header.csv 'has no rows'
 bad notes.txt 'neither a River stats file (JSON) nor a river-bench CSV'
 bad missing.json 'No such file'
+bad cmdnum.json 'job: command is not a string'
+bad nan.json 'not JSON (NaN is not a JSON number)'
+bad cutrow.csv 'row [0-9]* has not the header.s 11 fields (a row cut short?)'
+# a CSV's plot never replaces it, nor lands outside its directory
+mkdir -p "$tmp/same"
+cp "${top_srcdir:-.}/doc/results/dq-read.csv" "$tmp/same/same.png"
+rc=0
+"$plot" "$tmp/same/same.png" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "same.png: its plot would replace it" "$tmp/err" \
+  || { fail "a CSV named same.png: exit $rc"; cat "$tmp/err"; }
+cmp -s "$tmp/same/same.png" "${top_srcdir:-.}/doc/results/dq-read.csv" \
+  || fail "a CSV named same.png was replaced"
+mkdir -p "$tmp/my.dir"
+cp "${top_srcdir:-.}/doc/results/dq-read.csv" "$tmp/my.dir/bench"
+"$plot" "$tmp/my.dir/bench" >"$tmp/out" 2>"$tmp/err" \
+  || { fail "river-plot my.dir/bench: exit $?"; cat "$tmp/err"; }
+[ "$(cat "$tmp/out")" = "$tmp/my.dir/bench.png" ] && png_ok "$tmp/my.dir/bench.png" \
+  || { fail "a CSV without an extension in my.dir: not my.dir/bench.png"; cat "$tmp/out"; }
+[ -e "$tmp/my.png" ] && fail "a CSV in my.dir: a PNG outside it"
+# two inputs of one name into one directory: refused before any PNG
+mkdir -p "$tmp/twin/a" "$tmp/twin/b" "$tmp/twin/o"
+cp "$example" "$tmp/twin/a/s.json"
+cp "$example" "$tmp/twin/b/s.json"
+rc=0
+"$plot" -o "$tmp/twin/o" "$tmp/twin/a/s.json" "$tmp/twin/b/s.json" \
+  >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "would have the same names" "$tmp/err" \
+  || { fail "two inputs of one name: exit $rc"; cat "$tmp/err"; }
+[ -z "$(ls -A "$tmp/twin/o")" ] || fail "two inputs of one name: a PNG written"
+rc=0
+"$plot" --compare -o "$tmp/twin/o" "$tmp/twin/a/s.json" "$tmp/twin/b/s.json" \
+  >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "two files named s" "$tmp/err" \
+  || { fail "--compare of two files of one name: exit $rc"; cat "$tmp/err"; }
+# -o where nothing can be written: one line, exit 1, no traceback
+rc=0
+"$plot" -o /proc/self "$example" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "cannot write" "$tmp/err" && ! grep -q Traceback "$tmp/err" \
+  || { fail "-o /proc/self: exit $rc"; cat "$tmp/err"; }
 # one bad input of two: nothing written for the good one either
 "$plot" "$tmp/bad/cut.json" "$example" -o "$tmp/bad" >"$tmp/out" 2>&1 \
   && fail "a good and a bad input: exit 0"

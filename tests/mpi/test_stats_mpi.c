@@ -9,7 +9,9 @@
  *           no path; add_flow of a flow that has not run: RIVER_ESTATE,
  *           on every rank; of a flow on other ranks, or on the same ranks
  *           in another order (its ranks would name others), or of NULL:
- *           RIVER_EINVAL on every rank; a path rank 0 cannot write to,
+ *           RIVER_EINVAL on every rank, also where only the last rank
+ *           passes NULL (no rank left waiting); a path rank 0 cannot
+ *           write to,
  *           with NULL on the others: refused everywhere
  *   flow    gen (every rank, 1000 records in all) -> push DQ -> count (every
  *           rank): the document rank 0 writes (read back with jansson,
@@ -27,7 +29,9 @@
  *           every partition's client received its 60 records' bytes once
  *           (480 records in all), each disk's blocks_served the sum of
  *           its rows and the rows' bytes at least what their clients
- *           received; add_gd with NULL refused (said); ranks that added
+ *           received; add_gd with NULL, or of a read over other ranks
+ *           (the world reversed), refused (said); river_gd_comm's
+ *           NULLs refused; ranks that added
  *           different numbers of reads: write refuses on every rank,
  *           saying so, and writes nothing
  *   work    river_stats_add_work: each rank's records (100 + rank), bytes
@@ -126,6 +130,12 @@ static void test_args(void)
     MPI_Comm_free(&half);
   }
   MT_CHECK_RC(river_stats_add_flow(s, NULL, "none"), RIVER_EINVAL);
+  /* NULL on one rank only, a flow that ran on the others: refused on
+   * every rank, none left waiting for it. */
+  f = run_flow(MPI_COMM_WORLD, 1);
+  MT_CHECK_RC(river_stats_add_flow(s, rank == size - 1 ? NULL : f, "one"),
+              RIVER_EINVAL);
+  river_flow_destroy(f);
   /* rank 0's path is the one used: NULL elsewhere is fine (a path that
    * cannot be one, on rank 0, is refused everywhere) */
   MT_CHECK_RC(river_stats_check_path(s, rank == 0 ? "/nonexistent-dir/x"
@@ -402,6 +412,30 @@ static void test_gd(void)
   if (rank == 0)
     check_gd_doc(path);
   river_stats_destroy(s);
+
+  /* A read over another communicator than the stats' (the same ranks
+   * reversed; or half of them): refused, said, never gathered. */
+  if (size > 1) {
+    MPI_Comm other;
+    river_stats *so = NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &other);
+    MT_CHECK_RC(river_stats_create(other, "other", &so), RIVER_SUCCESS);
+    gd_read_all(&gd);
+    if (gd != NULL && so != NULL) {
+      MPI_Comm c = MPI_COMM_NULL;
+      MT_CHECK_RC(river_gd_comm(NULL, &c), RIVER_EINVAL);
+      MT_CHECK_RC(river_gd_comm(gd, NULL), RIVER_EINVAL);
+      MT_CHECK_RC(river_gd_comm(gd, &c), RIVER_SUCCESS);
+      MT_CHECK(c != MPI_COMM_NULL);
+      mt_log_clear();
+      MT_CHECK_RC(river_stats_add_gd(so, gd, "reversed"), RIVER_EINVAL);
+      MT_CHECK(mt_logged("river_stats_add_gd", "not over the stats' "
+                         "communicator", NULL));
+      MT_CHECK_RC(river_gd_close(gd), RIVER_SUCCESS);
+    }
+    river_stats_destroy(so);
+    MPI_Comm_free(&other);
+  }
 
   /* Rank 0 adds the read twice, the others once: refused everywhere,
    * and the file from before stays as it was. */
