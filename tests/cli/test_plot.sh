@@ -230,6 +230,9 @@ png_ok "$tmp/gds.png"
 r 2 gen --records 30000 g >/dev/null 2>&1 || fail "gen g"
 r 2 --stats "$tmp/sort.json" sort --memory 1M g s >"$tmp/log" 2>&1 \
   || { fail "sort --stats"; cat "$tmp/log"; }
+python3 "${top_srcdir:-.}/tests/cli/check_stats.py" "$tmp/sort.json" \
+  "${top_srcdir:-.}/doc/stats.schema.json" --records 30000 --flows 2 \
+  >"$tmp/check" 2>&1 || { fail "sort.json: check_stats"; cat "$tmp/check"; }
 has series "$tmp/sort.json" || fail "sort.json: no series"
 has gd "$tmp/sort.json" || fail "sort.json: no GD read"
 "$plot" "$tmp/sort.json" >"$tmp/out" 2>"$tmp/err" \
@@ -237,6 +240,9 @@ has gd "$tmp/sort.json" || fail "sort.json: no GD read"
 plots_ok "$tmp" sort $PLOTS
 r 2 --stats "$tmp/copy.json" copy-out g >/dev/null 2>"$tmp/log" \
   || { fail "copy-out --stats"; cat "$tmp/log"; }
+python3 "${top_srcdir:-.}/tests/cli/check_stats.py" "$tmp/copy.json" \
+  "${top_srcdir:-.}/doc/stats.schema.json" --flows 0 --gd-bytes 3000000 \
+  >"$tmp/check" 2>&1 || { fail "copy.json: check_stats"; cat "$tmp/check"; }
 has gd "$tmp/copy.json" || fail "copy.json: no GD read"
 "$plot" "$tmp/copy.json" >"$tmp/out" 2>"$tmp/err" \
   || { fail "river-plot copy.json: exit $?"; cat "$tmp/err"; }

@@ -11,6 +11,7 @@ module ftest
   implicit none
   private
   public :: ftest_init, check, ftest_finish, ftest_mkdtemp
+  public :: ftest_stats_ok
   public :: capture, cstr, itoa, c_mkdtemp, c_rmdir, c_unlink
 
   ! What capture saw since a test last reset it: the number of messages,
@@ -125,6 +126,21 @@ contains
   end function ftest_mkdtemp
 
   ! NUL-terminated copy of s for the libc calls above.
+  ! A stats file against doc/stats.schema.json and its own totals
+  ! (tests/cli/check_stats.py, under $top_srcdir, which make check sets,
+  ! with opts): a check that fails where it does not pass.
+  subroutine ftest_stats_ok(path, opts)
+    character(len=*), intent(in) :: path, opts
+    character(len=4096) :: top
+    integer :: n, st, es
+    call get_environment_variable('top_srcdir', top, n, st)
+    if (st /= 0 .or. n == 0) top = '.'
+    call execute_command_line("python3 '" // trim(top) // &
+        "/tests/cli/check_stats.py' '" // path // "' '" // trim(top) // &
+        "/doc/stats.schema.json' " // opts, exitstat=es, cmdstat=st)
+    call check(st == 0 .and. es == 0, 'check_stats.py on ' // path)
+  end subroutine ftest_stats_ok
+
   pure function cstr(s) result(cs)
     character(len=*), intent(in) :: s
     character(kind=c_char) :: cs(len(s) + 1)

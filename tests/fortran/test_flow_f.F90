@@ -522,6 +522,7 @@ contains
     call check(ierr == RIVER_SUCCESS, 'stats: destroy')
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
     if (rank /= 0) return
+    call ftest_stats_ok(path, '--flows 1 --work-records 28')
     open(newunit=u, file=path, access='stream', form='unformatted', &
          status='old', iostat=ierr)
     call check(ierr == 0, 'stats: the file is there')

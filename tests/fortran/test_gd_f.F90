@@ -297,6 +297,7 @@ contains
     call check(ierr == RIVER_SUCCESS, 'stats: write')
     call river_stats_destroy(sf, ierr)
     if (rank /= 0) return
+    call ftest_stats_ok(path, '--flows 0 --gd-bytes ' // itoa(all_bytes))
     open(newunit=u, file=path, access='stream', form='unformatted', &
          status='old', iostat=ierr)
     call check(ierr == 0, 'stats: the file is there')

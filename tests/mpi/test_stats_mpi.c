@@ -1,6 +1,7 @@
 /*
  * test_stats_mpi - the stats file's API (river/stats.h), on any number
- * of ranks (4 in the suite):
+ * of ranks (4 in the suite). Every file it writes also passes
+ * tests/cli/check_stats.py (the JSON Schema, and its totals):
  *
  *   args    NULL and nonsense refused with RIVER_EINVAL (and said):
  *           create with out NULL or comm MPI_COMM_NULL, add_flow of NULL
@@ -52,6 +53,25 @@
 #include <unistd.h>
 
 static int rank, size;
+
+/* Rank 0: path passes tests/cli/check_stats.py against the schema
+ * doc/stats.schema.json (under $top_srcdir, which make check sets) with
+ * opts; said where not. */
+static void schema_ok(const char *path, const char *opts)
+{
+  const char *top = getenv("top_srcdir");
+  char cmd[1024];
+  int rc;
+
+  if (top == NULL || *top == '\0')
+    top = ".";
+  snprintf(cmd, sizeof cmd, "python3 '%s/tests/cli/check_stats.py' '%s' "
+           "'%s/doc/stats.schema.json' %s", top, path, top, opts);
+  rc = system(cmd);
+  MT_CHECK(rc == 0);
+  if (rc != 0)
+    printf("check_stats failed (%d) on %s\n", rc, path);
+}
 
 /* gen -> count on every rank, run. */
 static river_flow *run_flow(MPI_Comm comm, int go)
@@ -270,6 +290,7 @@ static void test_flow(void)
              == sum_of(json_object_get(e, "consumers"), "messages_in"));
     MT_CHECK(sum_of(json_object_get(e, "producers"), "messages_out") > 0);
     json_decref(doc);
+    schema_ok(path, "--records 1000 --flows 1");
   }
   if (rank == 0)
     unlink(path);
@@ -409,8 +430,13 @@ static void test_gd(void)
     MT_CHECK_RC(river_gd_close(gd), RIVER_SUCCESS);
   }
   MT_CHECK_RC(river_stats_write(s, path), RIVER_SUCCESS);
-  if (rank == 0)
+  if (rank == 0) {
+    char opts[64];
     check_gd_doc(path);
+    snprintf(opts, sizeof opts, "--flows 0 --gd-bytes %d",
+             GD_PARTS * GD_RECS * GD_RS);
+    schema_ok(path, opts);
+  }
   river_stats_destroy(s);
 
   /* A read over another communicator than the stats' (the same ranks
@@ -492,6 +518,12 @@ static void test_work(void)
   river_stats_destroy(s);
   if (rank != 0)
     return;
+  {
+    char opts[64];
+    snprintf(opts, sizeof opts, "--flows 0 --work-records %d",
+             100 * size + size * (size - 1) / 2);
+    schema_ok(path, opts);
+  }
   doc = json_load_file(path, 0, &err);
   unlink(path);
   MT_CHECK(doc != NULL);
