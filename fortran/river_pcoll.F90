@@ -20,6 +20,7 @@ submodule (river) river_pcoll_impl
     integer(c_int) :: ordered = 0
     integer(c_int) :: direct_io = 0
     integer(c_int) :: hold = RIVER_PCOLL_HOLD_SERVED
+    integer(c_int) :: exclusive = 0
   end type pcoll_opts_c
 
   ! pcoll_opts_c must be the size of C's river_pcoll_opts (see layout_ok
@@ -357,6 +358,7 @@ contains
     if (present(block_size)) opts%block_size = block_size
     if (present(ordered)) opts%ordered = merge(1, 0, ordered)
     if (present(direct_io)) opts%direct_io = merge(1, 0, direct_io)
+    if (present(exclusive)) opts%exclusive = merge(1, 0, exclusive)
     out = c_null_ptr
     rc = river_pcoll_create_c(int(comm%MPI_VAL, c_int), c_str(name), &
                               schema%ptr, opts, out)

@@ -114,6 +114,7 @@ static river_pcoll *pcoll_alloc(MPI_Comm comm, const char *name,
     return NULL;
   }
   pc->direct_io = opts ? opts->direct_io : 0;
+  pc->exclusive = opts ? opts->exclusive != 0 : 0;
   return pc;
 }
 
@@ -325,6 +326,14 @@ static int lock_for_write(river_pcoll *pc)
                                 sizeof path);
   if (rc == RIVER_SUCCESS)
     pc->prev = river__pcoll_file_id(path);
+  /* Never replace: refused before any work (under the lock, so that a
+   * write of the name cannot commit between this look and ours; where
+   * the lock cannot be taken, the commit's check refuses it). */
+  if (rc == RIVER_SUCCESS && pc->exclusive && pc->prev.exists) {
+    river__error("collection %s exists in %s: not replaced (this write "
+                 "may not replace one)", pc->info.name, pc->root);
+    rc = RIVER_EEXIST;
+  }
   if (rc == RIVER_SUCCESS)
     rc = river__pcoll_record_create(pc);
   return rc;

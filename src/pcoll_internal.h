@@ -86,6 +86,7 @@ struct river_pcoll {
   river_pcoll_part *parts;      /* npartitions entries (reader; a writer's
                                    rank 0 fills them at commit) */
   int direct_io;
+  int exclusive;           /* writer: never replace (river_pcoll_opts) */
   int meta_level;               /* what a metadata read that fails says
                                    it at: RIVER_LOG_ERROR (0, the
                                    default), or RIVER_LOG_WARN where the

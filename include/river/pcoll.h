@@ -111,10 +111,15 @@ typedef struct river_pcoll_opts {
   river_pcoll_hold hold; /* open: which copies' files the open holds (the
                            same on every rank); 0 =
                            RIVER_PCOLL_HOLD_SERVED */
+  int exclusive;        /* create: 1 = never replace a collection of this
+                           name: refused at create (RIVER_EEXIST, said) if
+                           one exists then, and at commit (RIVER_EBUSY)
+                           if another job committed one meanwhile. 0 (the
+                           default) replaces it at the commit */
 } river_pcoll_opts;
 
 #define RIVER_PCOLL_OPTS_INIT {NULL, NULL, 0, 0, RIVER_LAYOUT_PARTITIONED, 0, 0, 0, \
-                               RIVER_PCOLL_HOLD_SERVED}
+                               RIVER_PCOLL_HOLD_SERVED, 0}
 
 /* Facts about a collection (from its metadata). */
 typedef struct river_pcoll_info {

@@ -3,7 +3,8 @@
 ! 4 ranks: records of a bind(C) derived type go in through type(*) and
 ! come back exactly once (order-independent checksums reduced over the
 ! ranks), read by all 4 ranks and by a 3-rank sub-communicator, with a
-! mirror covering a lost copy; error codes come back through ierr. The
+! mirror covering a lost copy; error codes come back through ierr (an
+! exclusive create of an existing name: RIVER_EEXIST). The
 ! layout and place calls (split, copy_disk, the reorderer on a partitioned
 ! and an interleaved collection, root, list) are checked in
 ! test_pcoll_f_layout.inc, included below.
@@ -367,6 +368,11 @@ program test_pcoll_f
   call river_pcoll_create(MPI_COMM_WORLD, 'bad-disks', s, pc, root=root, &
                           disks='../d%d', ierr=ierr)
   call check(ierr == RIVER_EINVAL, 'disks climbing out of root: EINVAL')
+  ! exclusive: NAME exists, so a write that may not replace it is refused
+  call river_pcoll_create(MPI_COMM_WORLD, NAME, s, pc, root=root, &
+                          ierr=ierr, exclusive=.true.)
+  call check(ierr == RIVER_EEXIST, 'exclusive create of an existing name: ' &
+             // 'EEXIST')
   call river_log_reset_handler()
 
   ! Remove on rank 0; then the name is gone for everyone.
