@@ -176,6 +176,37 @@ static int bad_opt(const char *cmd, int opt, int longindex, char **argv)
   return RIVER_EINVAL;
 }
 
+/* The positional arguments still missing when `given` of posnames
+ * ("IN and OUT (COLL or file:PATH)", "R, S and OUT COLL") came: the
+ * names after the first `given` (split at ", " and " and "), with the
+ * note in parentheses kept ("OUT (COLL or file:PATH)"). A static
+ * buffer (said once, at once). */
+static const char *missing_names(const char *posnames, int given)
+{
+  static char out[256];
+  char names[256], *note, *p, *next;
+  int k = 0;
+  size_t o = 0;
+
+  snprintf(names, sizeof names, "%s", posnames);
+  out[0] = '\0';
+  if ((note = strstr(names, " (")) != NULL)
+    *note++ = '\0';   /* " (...)": after the names */
+  for (p = names; p != NULL; p = next, k++) {
+    char *comma = strstr(p, ", "), *and = strstr(p, " and ");
+    char *cut = comma != NULL && (and == NULL || comma < and) ? comma : and;
+    next = cut != NULL ? cut + (cut == comma ? 2 : 5) : NULL;
+    if (cut != NULL)
+      *cut = '\0';
+    if (k >= given && o < sizeof out)
+      o += (size_t)snprintf(out + o, sizeof out - o, "%s%s",
+                            o > 0 ? (next != NULL ? ", " : " and ") : "", p);
+  }
+  if (note != NULL && o < sizeof out)
+    snprintf(out + o, sizeof out - o, " %s", note);
+  return out[0] != '\0' ? out : posnames;
+}
+
 int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
                         const char *posnames, struct args *a)
 {
@@ -207,7 +238,7 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
   }
   if (a->npos < npos) {
     river_log(RIVER_LOG_ERROR, "%s: missing %s (see river %s --help)", a->cmd,
-              posnames, a->cmd);
+              missing_names(posnames, a->npos), a->cmd);
     return RIVER_EINVAL;
   }
   /* COLL is always the last argument; only "--" or a lone "-" gets a

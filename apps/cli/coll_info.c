@@ -56,8 +56,10 @@ static int print_ls(const struct args *a)
                : RIVER_ENOMEM;
   }
   if (rc == RIVER_ENOTFOUND) {
-    printf("no collections (no %s)\n", root);
-    rc = RIVER_SUCCESS;
+    /* A root that is not there is a mistyped --root or $RIVER_ROOT
+     * more often than an empty one: said, and a failure. */
+    river_log(RIVER_LOG_ERROR, "ls: no root %s (--root DIR, $RIVER_ROOT "
+              "or ./river-data)", root);
   } else if (rc == RIVER_SUCCESS) {
     printf("%-24s %14s %14s %6s %6s %s\n", "NAME", "RECORDS", "BYTES",
            "PARTS", "COPIES", "LAYOUT");
@@ -98,14 +100,22 @@ static void print_info(river_pcoll *pc)
   printf("schema      %s (%zu-byte records)\n", text, in.record_size);
   printf("records     %llu (%llu bytes)\n", (unsigned long long)in.nrecords,
          (unsigned long long)(in.nrecords * in.record_size));
-  printf("layout      %s%s, %d partitions on %d disks, %d cop%s each\n",
+  printf("layout      %s%s, %d partition%s on %d disk%s, %d cop%s each\n",
          in.layout == RIVER_LAYOUT_INTERLEAVED ? "interleaved" : "partitioned",
-         in.ordered ? " (ordered by key)" : "", in.npartitions, in.ndisks,
+         in.ordered ? " (ordered by key)" : "", in.npartitions,
+         in.npartitions == 1 ? "" : "s", in.ndisks, in.ndisks == 1 ? "" : "s",
          in.replication, in.replication == 1 ? "y" : "ies");
   printf("blocks      %zu bytes (%zu records)\n", in.block_size,
          in.block_size / in.record_size);
   printf("generation  %s\n", in.generation);
-  printf("disk 0      %s\n", dir);
+  /* Every disk's directory, as this rank's node sees it (a node-local
+   * pattern expands with the node's name). */
+  for (d = 0; d < in.ndisks; d++) {
+    len = sizeof dir;
+    if (river_pcoll_disk_path(pc, d, dir, &len) != RIVER_SUCCESS)
+      snprintf(dir, sizeof dir, "?");
+    printf("disk %-6d %s\n", d, dir);
+  }
   printf("%9s %14s %14s %8s %8s  %-12s %s\n", "PARTITION", "RECORDS", "BYTES",
          "BLOCKS", "CHECKSUM", "DISKS", "FILE");
   for (p = 0; p < in.npartitions; p++) {

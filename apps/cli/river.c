@@ -493,6 +493,52 @@ static int stats_end(const char *path, int rc)
   return rc != RIVER_SUCCESS ? rc : wrc;
 }
 
+/* The edit distance (insertions, deletions, substitutions) between a
+ * and b, counted up to 9 (more: 9): for "did you mean". Names are
+ * short, so the one row of the table is on the stack. */
+static int edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), i, j;
+  int row[33], diag, up;
+
+  if (la > 32 || lb > 32)
+    return 9;
+  for (j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (i = 1; i <= la; i++) {
+    diag = row[0];
+    row[0] = (int)i;
+    for (j = 1; j <= lb; j++) {
+      up = row[j];
+      row[j] = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < row[j])
+        row[j] = up + 1;
+      if (row[j - 1] + 1 < row[j])
+        row[j] = row[j - 1] + 1;
+      diag = up;
+    }
+  }
+  return row[lb] < 9 ? row[lb] : 9;
+}
+
+/* The command a mistyped word most likely meant: the nearest by edit
+ * distance, if within 2 (and less than the word's length), else NULL. */
+static const char *nearest_command(const char *word)
+{
+  const char *best = NULL;
+  int d, bestd = 3;
+  size_t i;
+
+  for (i = 0; i < NCMDS; i++) {
+    d = edit_distance(word, cmds[i].name);
+    if (d < bestd && d < (int)strlen(word)) {
+      bestd = d;
+      best = cmds[i].name;
+    }
+  }
+  return best;
+}
+
 int main(int argc, char **argv)
 {
   const struct cmd *cmd = NULL;
@@ -537,7 +583,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], cmds[i].name) == 0)
       cmd = &cmds[i];
   if (cmd == NULL) {
-    if (world_rank() == 0)
+    const char *near = nearest_command(argv[1]);
+    if (world_rank() == 0 && near != NULL)
+      river_log(RIVER_LOG_ERROR, "unknown command '%s': did you mean '%s'? "
+                "(river --help lists them)", argv[1], near);
+    else if (world_rank() == 0)
       river_log(RIVER_LOG_ERROR, "unknown command '%s' (try river --help)",
                 argv[1]);
     free(line);

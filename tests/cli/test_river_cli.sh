@@ -2,7 +2,8 @@
 # test_river_cli - the river command under mpirun: `river hello` reports
 # the build, river topo's report (every rank once, under its node) and a
 # ring measurement; bad arguments fail on every rank with
-# a message naming the argument. Run by scripts/mpi-test-launch, which
+# a message naming the argument; a mistyped command gets the one it
+# probably meant; ls of a missing root fails; info names every disk. Run by scripts/mpi-test-launch, which
 # sets RIVER_MPIRUN and RIVER_TEST_RANKS.
 set -u
 n=${RIVER_TEST_RANKS:-4}
@@ -40,10 +41,41 @@ fi
 [ "$(grep -c "river\[[0-9]*\] error: --laps zero: expected an integer" "$tmp/err")" -eq 1 ] \
   || { fail "hello --laps zero: not said once"; cat "$tmp/err"; }
 
-# Unknown command: exit 2, named.
+# Unknown command: exit 2, named, said once; a near miss gets the
+# command it probably meant (within 2 edits), a far one none.
 "$run" -n "$n" "$river" frobnicate >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ "$rc" -ne 0 ] || fail "unknown command succeeded"
-grep -q "unknown command 'frobnicate'" "$tmp/err" || fail "unknown command not named"
+[ "$(grep -c "unknown command 'frobnicate' (try river --help)" "$tmp/err")" -eq 1 ] \
+  || { fail "unknown command not named once, or a guess for it"; cat "$tmp/err"; }
+for typo in sortt srot valsrot copyout; do
+  "$run" -n "$n" "$river" $typo >"$tmp/out" 2>"$tmp/err" && fail "$typo succeeded"
+  [ "$(grep -c "unknown command '$typo': did you mean '[a-z-]*'?" "$tmp/err")" -eq 1 ] \
+    || { fail "$typo: no guess, or more than one line"; cat "$tmp/err"; }
+done
+grep -q "did you mean 'copy-out'" "$tmp/err" || fail "copyout: not copy-out"
+"$run" -n 1 "$river" srot >"$tmp/out" 2>"$tmp/err"
+grep -q "did you mean 'sort'" "$tmp/err" || fail "srot: not sort"
+
+# ls of a root that is not there: an error naming it (a mistyped --root),
+# not an empty listing; info names every disk's directory, in words of
+# the right number.
+"$run" -n "$n" "$river" ls --root "$tmp/nowhere" >"$tmp/out" 2>"$tmp/err" \
+  && fail "ls of a missing root succeeded"
+[ "$(grep -c "ls: no root $tmp/nowhere" "$tmp/err")" -eq 1 ] \
+  || { fail "ls of a missing root: not said once"; cat "$tmp/err"; }
+"$run" -n 3 "$river" gen --root "$tmp/r" three --records 30 --mirror 2 \
+  >/dev/null 2>&1 || fail "gen three"
+"$run" -n 1 "$river" gen --root "$tmp/r" one --records 3 >/dev/null 2>&1 \
+  || fail "gen one"
+"$run" -n 1 "$river" info --root "$tmp/r" three >"$tmp/out" 2>&1 || fail "info three"
+for d in 0 1 2; do
+  grep -q "^disk $d  *$tmp/r/disk$d\$" "$tmp/out" || fail "info: disk $d's directory not shown"
+done
+grep -q "^layout .* 3 partitions on 3 disks, 2 copies each" "$tmp/out" \
+  || fail "info three: layout line"
+"$run" -n 1 "$river" info --root "$tmp/r" one >"$tmp/out" 2>&1 || fail "info one"
+grep -q "^layout .* 1 partition on 1 disk, 1 copy each" "$tmp/out" \
+  || { fail "info one: layout line in the singular"; grep layout "$tmp/out"; }
 
 # --help on the tool and on each subcommand.
 "$run" -n 1 "$river" --help >"$tmp/out" 2>&1 || fail "river --help failed"

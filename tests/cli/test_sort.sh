@@ -72,7 +72,8 @@ expect_fail 3 "sort: --memory 1024 bytes is too small to make progress" \
   sort raw out9 --memory 1K
 expect_fail 3 "stage 'sort' instance [0-9]+: sort: its input does not fit in memory=1024 bytes" \
   run "${top_srcdir:-.}/flows/sort.yaml" in=raw out=out9 memory=1K
-expect_fail 1 "missing IN and OUT \\(COLL or file:PATH\\)" sort raw
+expect_fail 1 "sort: missing OUT \\(COLL or file:PATH\\)" sort raw
+expect_fail 1 "sort: missing IN and OUT \\(COLL or file:PATH\\)" sort
 r 1 ls 2>/dev/null | grep -qw out9 && fail "a failed sort left collection out9"
 r 1 gc >"$tmp/gc" 2>&1
 grep -q "out9" "$tmp/gc" && { fail "a failed sort left files: $(cat "$tmp/gc")"; }
