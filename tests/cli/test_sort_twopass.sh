@@ -14,7 +14,8 @@
 #    collection is listed by river ls and by river gc, which removes it
 #    with --remove; gc --remove leaves a live sort's runs alone;
 #  - --memory too small to make progress, and --static when IN does not
-#    fit, are refused naming why.
+#    fit, are refused naming why;
+#  - sort --help says when it takes two passes.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 N=40000
@@ -122,5 +123,10 @@ expect_fail 2 "sort: --memory 512000 bytes is too small to make progress: a sort
 expect_fail 2 "sort: --static sorts in one pass, and u does not fit" \
   sort u bad2 --memory $M --static
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a refused sort left OUT"
+
+# --help says when it takes two passes
+"$run" -n 1 "$river" sort --help >"$tmp/help" 2>&1 || fail "sort --help"
+grep -q "in one pass when" "$tmp/help" && grep -q "else in two" "$tmp/help" \
+  || { fail "sort --help does not say when it takes two passes"; cat "$tmp/help"; }
 
 clitest_end test_sort_twopass
