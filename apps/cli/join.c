@@ -18,19 +18,37 @@
 
 #define NKV 20
 
-/* A collection's description (collective: every rank opens it). */
-static int info_of(const struct args *a, const char *name,
+/* A collection's description (collective: every rank opens it), and
+ * that it has the join's key (else said once, in the words of the
+ * command line: which relation, which option, the fields it has, not
+ * a line of the shipped spec). */
+static int info_of(const struct args *a, const char *role, const char *name,
                    river_pcoll_info *info)
 {
   river_pcoll_opts o = a->opts;
   river_pcoll *pc = NULL;
-  int rc;
+  const river_schema *s = NULL;
+  char text[1024];
+  size_t len = sizeof text;
+  int rc, field;
 
   o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only: the flow reads it */
   rc = river_pcoll_open(MPI_COMM_WORLD, name, &o, &pc);
 
   if (rc == RIVER_SUCCESS)
     rc = river_pcoll_info_get(pc, info);
+  if (rc == RIVER_SUCCESS)
+    rc = river_pcoll_schema(pc, &s);
+  if (rc == RIVER_SUCCESS && river_schema_find(s, a->key, &field)
+                                 != RIVER_SUCCESS) {
+    if (cli_rank() == 0) {
+      if (river_schema_format(s, text, &len) != RIVER_SUCCESS)
+        snprintf(text, sizeof text, "?");
+      river_log(RIVER_LOG_ERROR, "join: --key %s: %s (%s) has no field %s "
+                "(its schema: %s)", a->key, role, name, a->key, text);
+    }
+    rc = RIVER_EINVAL;   /* the same schema on every rank */
+  }
   river_pcoll_close(pc);
   return rc;
 }
@@ -116,9 +134,9 @@ int cmd_join(int argc, char **argv)
   if (rc == RIVER_SUCCESS && !a.force)
     rc = app_refuse_existing("join", a.pos[2], &a.opts);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, a.pos[0], &r);
+    rc = info_of(&a, "R", a.pos[0], &r);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, a.pos[1], &s);
+    rc = info_of(&a, "S", a.pos[1], &s);
   if (rc != RIVER_SUCCESS)
     return rc;
   /* Build on the smaller relation (S on a tie). */
@@ -152,7 +170,7 @@ int cmd_join(int argc, char **argv)
     params[i] = kv[i];
   rc = cli_run_flow(spec, params, n, "join", 0, &seconds);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, a.pos[2], &out);
+    rc = info_of(&a, "OUT", a.pos[2], &out);
   if (rc == RIVER_SUCCESS)
     report(&a, &r, &s, &out, seconds, cpu);
   return rc;

@@ -6,8 +6,9 @@
 #    with an emulated joiner CPU and one joiner slowed, the report gives
 #    the fluid ideal;
 #  - bad input, each with a clear message, a non-zero exit on every rank
-#    and no OUT: an unknown key field, key types that differ between R
-#    and S, a file: relation whose size is not whole records of its
+#    and no OUT: an unknown key field (said in the command's words:
+#    --key, R, its schema), key types that differ between R and S, a
+#    file: relation whose size is not whole records of its
 #    schema, --memory too small for the build side, OUT existing without
 #    --force (the old OUT stays; --force replaces it), --static with
 #    --replicate, OUT the same as R, no --key.
@@ -39,8 +40,11 @@ grep -q "fluid ideal" "$tmp/out" || fail "emulated join: no fluid ideal"
 
 # Bad input.
 head -c 1600 /dev/zero >"$tmp/t16.bin"
-expect_fail 2 "flows/join.yaml:[0-9]+:[0-9]+: stage 'join': join: R \\(input 0\\) has no field 'nokey'" \
+# a key R lacks: said in the command's words (the option, the relation,
+# its schema), not a line of the shipped spec
+expect_fail 2 "join: --key nokey: R \\(r\\) has no field nokey \\(its schema: " \
   join r s bad1 --key nokey
+grep -q "join.yaml" "$tmp/err" && fail "--key nokey: the spec's lines in the message"
 r 1 copy-in "$tmp/t16.bin" k8 --schema "key:uint64,v:uint64" >/dev/null 2>&1 \
   || fail "copy-in k8"
 expect_fail 2 "key 'key' is bytes\\[10\\] in R \\(input 0\\) but uint64 in S \\(input 1\\)" \
@@ -66,6 +70,7 @@ expect_fail 2 "join: --static and --replicate are different joins" \
   join r s bad5 --key key --static --replicate
 expect_fail 2 "join: OUT is R or S" join r s r --key key --force
 expect_fail 2 "join: --key FIELD is required" join r s bad6
+
 expect_fail 2 "join: --perturb scales emulated rates" \
   join r s bad7 --key key --perturb "cpu:0=0.5"
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed join left a collection"
