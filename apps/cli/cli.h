@@ -15,6 +15,9 @@
 typedef int (*cli_fn)(int argc, char **argv);
 
 int cli_rank(void);
+
+/* "s" where a count n is other than one: "%d partition%s". */
+#define CLI_S(n) ((n) == 1 ? "" : "s")
 int cli_size(void);
 
 

@@ -405,9 +405,9 @@ int cmd_gen(int argc, char **argv)
   rc = cli_stats_work("gen", wrote, wrote * RIVER_GENSORT_RECORD_SIZE, t0,
                       rc);
   if (rc == RIVER_SUCCESS && rank == 0)
-    printf("gen: %s: %llu records on %d partitions%s\n", a.pos[0],
-           (unsigned long long)a.records, size,
-           a.opts.replication > 1 ? " (mirrored)" : "");
+    printf("gen: %s: %llu record%s on %d partition%s%s\n", a.pos[0],
+           (unsigned long long)a.records, CLI_S(a.records), size,
+           CLI_S(size), a.opts.replication > 1 ? " (mirrored)" : "");
 out:
   free(buf);
   river_schema_destroy(schema);
@@ -721,8 +721,9 @@ int cmd_copy_in(int argc, char **argv)
   rc = finish_write(pc, rc);
   rc = cli_stats_work("copy-in", wrote, wrote * ci.rs, t0, rc);
   if (rc == RIVER_SUCCESS && rank == 0)
-    printf("copy-in: %s -> %s: %llu records of %zu bytes on %d partitions\n",
-           a.pos[0], a.pos[1], (unsigned long long)nrec, ci.rs, size);
+    printf("copy-in: %s -> %s: %llu record%s of %zu bytes on %d "
+           "partition%s\n", a.pos[0], a.pos[1], (unsigned long long)nrec,
+           CLI_S(nrec), ci.rs, size, CLI_S(size));
 out:
   if (ci.fd >= 0)
     close(ci.fd);

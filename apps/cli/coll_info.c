@@ -542,9 +542,10 @@ int cmd_fsck(int argc, char **argv)
   }
   if (rc == RIVER_SUCCESS && cli_rank() == 0) {
     if (counts[F_DAMAGED] == 0)
-      printf("fsck %s: OK: %d partitions, %llu copies, every block "
-             "verified\n", in.name, in.npartitions,
-             (unsigned long long)counts[F_COPIES]);
+      printf("fsck %s: OK: %d partition%s, %llu cop%s, every block "
+             "verified\n", in.name, in.npartitions, CLI_S(in.npartitions),
+             (unsigned long long)counts[F_COPIES],
+             counts[F_COPIES] == 1 ? "y" : "ies");
     else if (counts[F_LOST_BLOCKS] == 0 && counts[F_DENIED_BLOCKS] > 0)
       printf("fsck %s: UNREADABLE: %llu block%s could not be read for lack "
              "of permission (not known to be damaged)\n", in.name,

@@ -129,8 +129,8 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
   if (rc == RIVER_SUCCESS)
     rc = print_totals(f, totals_stream(f));
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
-    fprintf(totals_stream(f), "run: %s: done in %.3f s on %d ranks\n",
-            path, t, cli_size());
+    fprintf(totals_stream(f), "run: %s: done in %.3f s on %d rank%s\n",
+            path, t, cli_size(), CLI_S(cli_size()));
   river_flow_destroy(f);
   return rc;
 }

@@ -65,8 +65,13 @@ grep -q "did you mean 'sort'" "$tmp/err" || fail "srot: not sort"
   || { fail "ls of a missing root: not said once"; cat "$tmp/err"; }
 "$run" -n 3 "$river" gen --root "$tmp/r" three --records 30 --mirror 2 \
   >/dev/null 2>&1 || fail "gen three"
-"$run" -n 1 "$river" gen --root "$tmp/r" one --records 3 >/dev/null 2>&1 \
+"$run" -n 1 "$river" gen --root "$tmp/r" one --records 1 >"$tmp/out" 2>&1 \
   || fail "gen one"
+grep -q "^gen: one: 1 record on 1 partition$" "$tmp/out" \
+  || { fail "gen of 1 record on 1 rank: not in the singular"; cat "$tmp/out"; }
+"$run" -n 1 "$river" fsck --root "$tmp/r" one >"$tmp/out" 2>&1 || fail "fsck one"
+grep -q "^fsck one: OK: 1 partition, 1 copy, every block verified$" "$tmp/out" \
+  || { fail "fsck one: not in the singular"; cat "$tmp/out"; }
 "$run" -n 1 "$river" info --root "$tmp/r" three >"$tmp/out" 2>&1 || fail "info three"
 for d in 0 1 2; do
   grep -q "^disk $d  *$tmp/r/disk$d\$" "$tmp/out" || fail "info: disk $d's directory not shown"
