@@ -16,6 +16,11 @@ typedef int (*cli_fn)(int argc, char **argv);
 
 int cli_rank(void);
 
+/* The edit distance (insertions, deletions, substitutions) between a
+ * and b, counted up to 9 (more: 9), for "did you mean" (names are
+ * short: the table's one row is on the stack). */
+int cli_edit_distance(const char *a, const char *b);
+
 /* "s" where a count n is other than one: "%d partition%s". */
 #define CLI_S(n) ((n) == 1 ? "" : "s")
 int cli_size(void);

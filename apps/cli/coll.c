@@ -146,9 +146,34 @@ static const char *opt_name(int val, int longindex)
   return name;
 }
 
+/* The long option (of those the command allows) a mistyped --word most
+ * likely meant: the nearest by edit distance, within 2 (the word before
+ * any '='), else NULL. */
+static const char *nearest_opt(const char *word, unsigned allowed)
+{
+  char name[64];
+  const char *best = NULL;
+  int d, bestd = 3;
+  size_t i;
+
+  snprintf(name, sizeof name, "%s", word);
+  name[strcspn(name, "=")] = '\0';
+  for (i = 0; long_opts[i].name != NULL; i++) {
+    if (!(allowed & (unsigned)long_opts[i].val))
+      continue;
+    d = cli_edit_distance(name, long_opts[i].name);
+    if (d < bestd && d < (int)strlen(name)) {
+      bestd = d;
+      best = long_opts[i].name;
+    }
+  }
+  return best;
+}
+
 /* Log what is wrong with the option getopt_long returned as opt (for
  * '?' and ':', optopt says which); always RIVER_EINVAL. */
-static int bad_opt(const char *cmd, int opt, int longindex, char **argv)
+static int bad_opt(const char *cmd, int opt, int longindex, char **argv,
+                   unsigned allowed)
 {
   const char *arg = argv[optind - 1];
   char see[64];
@@ -164,6 +189,9 @@ static int bad_opt(const char *cmd, int opt, int longindex, char **argv)
     /* A known option without a value, given one (--direct-io=1). */
     river_log(RIVER_LOG_ERROR, "%s: option %s takes no value (given '%s') "
               "%s", cmd, opt_name(optopt, -1), strchr(arg, '=') + 1, see);
+  } else if (opt == '?' && nearest_opt(arg + 2, allowed) != NULL) {
+    river_log(RIVER_LOG_ERROR, "%s: unknown option '%s': did you mean "
+              "'--%s'? %s", cmd, arg, nearest_opt(arg + 2, allowed), see);
   } else if (opt == '?') {
     river_log(RIVER_LOG_ERROR, "%s: unknown option '%s' %s", cmd, arg, see);
   } else if (optarg != NULL) {
@@ -222,7 +250,7 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
   while ((opt = getopt_long(argc, argv, ":o:", long_opts, &li)) != -1) {
     if (opt == '?' || opt == ':' || !(allowed & (unsigned)
                                       (opt == 'o' ? OPT_OUT : opt)))
-      return bad_opt(a->cmd, opt, li, argv);
+      return bad_opt(a->cmd, opt, li, argv, allowed);
     rc = set_opt(a, opt == 'o' ? OPT_OUT : opt, optarg);
     if (rc != RIVER_SUCCESS)
       return rc;

@@ -498,10 +498,7 @@ static int stats_end(const char *path, int rc)
   return rc != RIVER_SUCCESS ? rc : wrc;
 }
 
-/* The edit distance (insertions, deletions, substitutions) between a
- * and b, counted up to 9 (more: 9): for "did you mean". Names are
- * short, so the one row of the table is on the stack. */
-static int edit_distance(const char *a, const char *b)
+int cli_edit_distance(const char *a, const char *b)
 {
   size_t la = strlen(a), lb = strlen(b), i, j;
   int row[33], diag, up;
@@ -535,7 +532,7 @@ static const char *nearest_command(const char *word)
   size_t i;
 
   for (i = 0; i < NCMDS; i++) {
-    d = edit_distance(word, cmds[i].name);
+    d = cli_edit_distance(word, cmds[i].name);
     if (d < bestd && d < (int)strlen(word)) {
       bestd = d;
       best = cmds[i].name;

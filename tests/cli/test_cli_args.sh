@@ -3,7 +3,8 @@
 # misread, with a message naming the option, on every rank: numbers with
 # a sign or leading blanks, an empty --root, a --root too long for River's
 # paths (it used to be cut silently), and no collection is written.
-# Options a command does not take, unknown options and a missing value
+# Options a command does not take, unknown options (a near miss of one
+# it takes named: "did you mean") and a missing value
 # are each named as typed, with the value given (it used to name the
 # value: "option 'a:int32' not accepted"); a collection name starting
 # with '-' (after "--") is refused, naming the argument; a reader that
@@ -54,6 +55,13 @@ for n in 1 2; do
   expect_msg $n "gen: unknown option '--bogus' $see" gen a --records 5 --bogus
   expect_msg $n "gen: unknown option '--bogus=1' $see" gen a --records 5 --bogus=1
   expect_msg $n "gen: unknown option '-x' $see" gen a --records 5 -x
+  # a near miss of an option the command takes: the one it meant (within
+  # 2 edits), not one it does not take (--memory is sort's)
+  expect_msg $n "gen: unknown option '--mirorr': did you mean '--mirror'? $see" \
+    gen a --records 5 --mirorr 2
+  expect_msg $n "sort: unknown option '--memroy=1G': did you mean '--memory'? (see river sort --help)" \
+    sort a b --memroy=1G
+  expect_msg $n "gen: unknown option '--memroy' $see" gen a --records 5 --memroy 1G
   expect_msg $n "gen: option --records needs a value $see" gen a --records
   expect_msg $n "copy-out: option -o needs a value (see river copy-out --help)" \
     copy-out a -o
