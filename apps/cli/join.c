@@ -23,13 +23,14 @@
  * command line: which relation, which option, the fields it has, not
  * a line of the shipped spec). */
 static int info_of(const struct args *a, const char *role, const char *name,
-                   river_pcoll_info *info)
+                   river_pcoll_info *info, char *keytype, size_t keylen)
 {
   river_pcoll_opts o = a->opts;
   river_pcoll *pc = NULL;
   const river_schema *s = NULL;
   char text[1024];
-  size_t len = sizeof text;
+  size_t len = sizeof text, count = 1;
+  river_type type;
   int rc, field;
 
   o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only: the flow reads it */
@@ -49,6 +50,14 @@ static int info_of(const struct args *a, const char *role, const char *name,
     }
     rc = RIVER_EINVAL;   /* the same schema on every rank */
   }
+  /* The key's type, "uint64" or "bytes[10]", for R and S to compare. */
+  if (rc == RIVER_SUCCESS && keytype != NULL
+      && river_schema_field(s, field, NULL, &type, &count, NULL)
+             == RIVER_SUCCESS)
+    snprintf(keytype, keylen, count > 1 || type == RIVER_TYPE_BYTES
+                              || type == RIVER_TYPE_CHAR
+                              ? "%s[%zu]" : "%s", river_type_name(type),
+             count);
   river_pcoll_close(pc);
   return rc;
 }
@@ -114,6 +123,7 @@ int cmd_join(int argc, char **argv)
   struct args a;
   char spec[4096], kv[NKV][4200];
   const char *params[NKV];
+  char rtype[64] = "", stype[64] = "";
   double cpu = 0, seconds = 0;
   int n = 0, i, build, rc;
 
@@ -134,9 +144,16 @@ int cmd_join(int argc, char **argv)
   if (rc == RIVER_SUCCESS && !a.force)
     rc = app_refuse_existing("join", a.pos[2], &a.opts);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, "R", a.pos[0], &r);
+    rc = info_of(&a, "R", a.pos[0], &r, rtype, sizeof rtype);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, "S", a.pos[1], &s);
+    rc = info_of(&a, "S", a.pos[1], &s, stype, sizeof stype);
+  if (rc == RIVER_SUCCESS && strcmp(rtype, stype) != 0) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "join: --key %s is %s in R (%s) but %s in "
+                "S (%s): the key must be of one type in both", a.key,
+                rtype, a.pos[0], stype, a.pos[1]);
+    rc = RIVER_EINVAL;
+  }
   if (rc != RIVER_SUCCESS)
     return rc;
   /* Build on the smaller relation (S on a tie). */
@@ -170,7 +187,7 @@ int cmd_join(int argc, char **argv)
     params[i] = kv[i];
   rc = cli_run_flow(spec, params, n, "join", 0, &seconds);
   if (rc == RIVER_SUCCESS)
-    rc = info_of(&a, "OUT", a.pos[2], &out);
+    rc = info_of(&a, "OUT", a.pos[2], &out, NULL, 0);
   if (rc == RIVER_SUCCESS)
     report(&a, &r, &s, &out, seconds, cpu);
   return rc;

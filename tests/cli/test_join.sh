@@ -47,8 +47,9 @@ expect_fail 2 "join: --key nokey: R \\(r\\) has no field nokey \\(its schema: " 
 grep -q "join.yaml" "$tmp/err" && fail "--key nokey: the spec's lines in the message"
 r 1 copy-in "$tmp/t16.bin" k8 --schema "key:uint64,v:uint64" >/dev/null 2>&1 \
   || fail "copy-in k8"
-expect_fail 2 "key 'key' is bytes\\[10\\] in R \\(input 0\\) but uint64 in S \\(input 1\\)" \
+expect_fail 2 "join: --key key is bytes\\[10\\] in R \\(r\\) but uint64 in S \\(k8\\): the key must be of one type in both" \
   join r k8 bad2 --key key
+grep -q "join.yaml" "$tmp/err" && fail "--key of two types: the spec's lines in the message"
 head -c 1050 /dev/zero >"$tmp/torn"
 expect_fail 2 "$tmp/torn: 1050 bytes are not a whole number of 16-byte records" \
   run "$flows/join.yaml" r=file:$tmp/torn "r_schema=key:uint64,v:uint64" \
