@@ -139,6 +139,8 @@ void river__series_start(struct river__run *r);
 void river__series_tick(struct river__inst *in);
 void river__series_end(struct river__inst *in);
 void river__series_free(struct river__inst *in);
+/* A row of in's counters now, at time t (seconds since the run began). */
+void river__series_fill(const struct river__inst *in, double t, double *row);
 /* Log (debug) what the series cost this rank: ticks and rows' time. */
 void river__series_report(const struct river__run *r);
 

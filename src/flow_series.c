@@ -61,14 +61,19 @@ static void take_row(struct river__inst *in, double t0, double now)
     }
   }
   row = s->v + (size_t)s->n * RIVER__SERIES_COLS;
-  row[0] = now - t0;
+  river__series_fill(in, now - t0, row);
+  s->n++;
+}
+
+void river__series_fill(const struct river__inst *in, double t, double *row)
+{
+  row[0] = t;
   row[1] = (double)in->st.records_in;
   row[2] = (double)in->st.bytes_in;
   row[3] = (double)in->st.records_out;
   row[4] = (double)in->st.bytes_out;
   row[5] = in->st.get_wait_seconds;
   row[6] = in->st.put_wait_seconds;
-  s->n++;
 }
 
 /* Keep rows 0, 2, 4, ... of in's. */

@@ -267,13 +267,7 @@ static void series_row(const struct river__inst *in, int m, int j,
   long long k;
 
   if (se->n == 0) {   /* the totals, at the instance's run time */
-    row[0] = in->st.run_seconds;
-    row[1] = (double)in->st.records_in;
-    row[2] = (double)in->st.bytes_in;
-    row[3] = (double)in->st.records_out;
-    row[4] = (double)in->st.bytes_out;
-    row[5] = in->st.get_wait_seconds;
-    row[6] = in->st.put_wait_seconds;
+    river__series_fill(in, in->st.run_seconds, row);
     return;
   }
   k = m > 1 ? (long long)j * (se->n - 1) / (m - 1) : se->n - 1;

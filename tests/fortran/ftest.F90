@@ -11,7 +11,7 @@ module ftest
   implicit none
   private
   public :: ftest_init, check, ftest_finish, ftest_mkdtemp
-  public :: ftest_stats_ok
+  public :: ftest_stats_ok, ftest_take_file
   public :: capture, cstr, itoa, c_mkdtemp, c_rmdir, c_unlink
 
   ! What capture saw since a test last reset it: the number of messages,
@@ -140,6 +140,24 @@ contains
         "/doc/stats.schema.json' " // opts, exitstat=es, cmdstat=st)
     call check(st == 0 .and. es == 0, 'check_stats.py on ' // path)
   end subroutine ftest_stats_ok
+
+  ! The whole of the file at path in text, and the file removed: .false.
+  ! (a failed check) if it cannot be opened.
+  function ftest_take_file(path, text) result(ok)
+    character(len=*), intent(in) :: path
+    character(len=:), allocatable, intent(out) :: text
+    logical :: ok
+    integer :: u, n, st
+    open(newunit=u, file=path, access='stream', form='unformatted', &
+         status='old', iostat=st)
+    ok = st == 0
+    call check(ok, 'the file ' // path // ' is there')
+    if (.not. ok) return
+    inquire(unit=u, size=n)
+    allocate(character(len=n) :: text)
+    read(u) text
+    close(u, status='delete')
+  end function ftest_take_file
 
   pure function cstr(s) result(cs)
     character(len=*), intent(in) :: s

@@ -277,7 +277,7 @@ contains
     type(river_gd) :: gd
     type(c_ptr) :: ptr
     integer(c_size_t) :: n
-    integer :: u, length, k, at, disks
+    integer :: k, at, disks
     integer(c_int64_t) :: got, b
 
     path = root // '/gd.stats.json'
@@ -298,14 +298,7 @@ contains
     call river_stats_destroy(sf, ierr)
     if (rank /= 0) return
     call ftest_stats_ok(path, '--flows 0 --gd-bytes ' // itoa(all_bytes))
-    open(newunit=u, file=path, access='stream', form='unformatted', &
-         status='old', iostat=ierr)
-    call check(ierr == 0, 'stats: the file is there')
-    if (ierr /= 0) return
-    inquire(unit=u, size=length)
-    allocate(character(len=length) :: text)
-    read(u) text
-    close(u, status='delete')
+    if (.not. ftest_take_file(path, text)) return
     call check(index(text, '"label": "fread"') > 0, 'stats: the gd entry')
     ! Each disk's entry has "served"; each client's "bytes_received".
     disks = 0
