@@ -328,6 +328,8 @@ module river
   public :: river_timer_elapsed
   public :: river_topo_describe, river_node_name, river_topo_bind
   public :: river_c_string
+  ! river/units.h
+  public :: river_parse_size, river_format_size
   ! river/schema.h
   public :: river_schema_parse, river_schema_create_default
   public :: river_schema_clone, river_schema_destroy

@@ -128,6 +128,21 @@ submodule (river) river_core_impl
       real(c_double), intent(out) :: seconds
       integer(c_int) :: river_timer_elapsed_c
     end function river_timer_elapsed_c
+    function river_parse_size_c(text, value) &
+        bind(C, name='river_parse_size')
+      import :: c_int, c_char, c_int64_t
+      character(kind=c_char), intent(in) :: text(*)
+      integer(c_int64_t), intent(out) :: value   ! C's uint64_t
+      integer(c_int) :: river_parse_size_c
+    end function river_parse_size_c
+    function river_format_size_c(bytes, buf, len) &
+        bind(C, name='river_format_size')
+      import :: c_int, c_char, c_int64_t, c_size_t
+      integer(c_int64_t), value :: bytes   ! C's uint64_t
+      character(kind=c_char), intent(out) :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_int) :: river_format_size_c
+    end function river_format_size_c
     function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -358,6 +373,27 @@ contains
     call river_check(river_log_set_handler_c(c_null_funptr, c_null_ptr), &
                      'river_log_reset_handler', ierr)
   end procedure river_log_reset_handler
+
+  module procedure river_parse_size
+    integer(c_int64_t) :: v
+    integer(c_int) :: rc
+    v = 0
+    rc = river_parse_size_c(c_str(text), v)
+    ! C's uint64_t from 2**63 reads negative here: too large for value
+    if (rc == RIVER_SUCCESS .and. v < 0) rc = RIVER_EOVERFLOW
+    if (rc == RIVER_SUCCESS) value = v
+    call river_check(rc, 'river_parse_size', ierr)
+  end procedure river_parse_size
+
+  module procedure river_format_size
+    character(kind=c_char) :: buf(32)   ! RIVER_SIZE_TEXT_MAX is less
+    if (river_format_size_c(max(bytes, 0_c_int64_t), buf, &
+                            int(size(buf), c_size_t)) == RIVER_SUCCESS) then
+      text = river_c_string(buf)
+    else
+      text = ''
+    end if
+  end procedure river_format_size
 
   module procedure river_wtime
     t = river_wtime_c()

@@ -16,6 +16,7 @@
 
 #include "river/version.h"
 #include "river/core.h"
+#include "river/units.h"
 #include "river/topo.h"
 #include "river/checksum.h"
 #include "river/schema.h"

@@ -148,7 +148,9 @@ int river__name_ok(const char *name, size_t max);
 /* Parse text as an argument of type t; on success (RIVER_SUCCESS) the
  * value is stored in whichever of *i, *u, *d fits the type (any may be
  * NULL; bool goes to *i). RIVER_EINVAL otherwise, logging nothing:
- * river__arg_expect(t) says what was expected ("a size (e.g. 10M)"). */
+ * river__arg_expect(t) says what was expected ("a size (suffixes k, M,
+ * G, T: ...)", with RIVER_SIZE_SUFFIXES). A size is river_parse_size's
+ * (river/units.h); a uint its digits alone. */
 int river__arg_parse(river__arg_type t, const char *text, int64_t *i,
                      uint64_t *u, double *d);
 const char *river__arg_expect(river__arg_type t);

@@ -171,7 +171,7 @@ static int number(struct spec *sp, const yaml_node_t *n, const char *what,
   if (river__arg_parse(size ? RIVER__ARG_SIZE : RIVER__ARG_UINT, s, NULL, v,
                        NULL) != RIVER_SUCCESS || *v > max)
     rc = err(sp, n, "%s: expected %s up to %llu, got '%.80s'", what,
-             size ? "a size (e.g. 64K)" : "a non-negative integer",
+             river__arg_expect(size ? RIVER__ARG_SIZE : RIVER__ARG_UINT),
              (unsigned long long)max, s);
   free(s);
   return rc;

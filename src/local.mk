@@ -7,6 +7,7 @@ src_libriver_la_SOURCES = \
 	src/file_internal.h \
 	src/file.c \
 	src/core.c \
+	src/units.c \
 	src/agree.c \
 	src/log.c \
 	src/timing.c \
@@ -98,6 +99,7 @@ include_HEADERS = include/river.h
 riverincdir = $(includedir)/river
 riverinc_HEADERS = \
 	include/river/core.h \
+	include/river/units.h \
 	include/river/topo.h \
 	include/river/checksum.h \
 	include/river/schema.h \

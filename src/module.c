@@ -67,29 +67,13 @@ static int parse_int(const char *s, int64_t *v)
   return RIVER_SUCCESS;
 }
 
-/* Digits, and for a size an optional K, M, G or T (powers of 1024). */
+/* Digits; for a size, digits and a suffix: river_parse_size's rule
+ * (river/units.h), the same as the river command's. */
 static int parse_uint(const char *s, int suffix, uint64_t *v)
 {
-  unsigned long long x;
-  char *end;
-  int shift = 0;
-  const char *sfx = "KMGT", *p;
-
-  if (!isdigit((unsigned char)s[0]))
+  if (!suffix && (s[0] == '\0' || s[strspn(s, "0123456789")] != '\0'))
     return RIVER_EINVAL;
-  errno = 0;
-  x = strtoull(s, &end, 10);
-  if (errno != 0)
-    return RIVER_EINVAL;
-  if (suffix && *end != '\0' && end[1] == '\0'
-      && (p = strchr(sfx, toupper((unsigned char)*end))) != NULL) {
-    shift = 10 * (int)(p - sfx + 1);
-    end++;
-  }
-  if (*end != '\0' || (shift > 0 && x > (UINT64_MAX >> shift)))
-    return RIVER_EINVAL;
-  *v = (uint64_t)x << shift;
-  return RIVER_SUCCESS;
+  return river_parse_size(s, v);
 }
 
 static int parse_double(const char *s, double *v)
@@ -164,7 +148,7 @@ const char *river__arg_expect(river__arg_type t)
   switch (t) {
   case RIVER__ARG_INT: return "an integer";
   case RIVER__ARG_UINT: return "a non-negative integer";
-  case RIVER__ARG_SIZE: return "a size (e.g. 10M)";
+  case RIVER__ARG_SIZE: return "a size (" RIVER_SIZE_SUFFIXES ")";
   case RIVER__ARG_DOUBLE: return "a number";
   case RIVER__ARG_BOOL: return "a boolean (true or false)";
   case RIVER__ARG_FIELD: return "a field name";

@@ -113,6 +113,16 @@ static void clock_text(double s, char *buf, size_t len)
     snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
+/* A size (or, rate, a rate in bytes/s: "/s" after it) as every River
+ * command prints one (river_format_size), in buf of SIZE_TEXT bytes. */
+#define SIZE_TEXT (RIVER_SIZE_TEXT_MAX + 2)
+static void size_text(double v, char *buf, int rate)
+{
+  river_format_size(v > 0 ? (uint64_t)(v + 0.5) : 0, buf, SIZE_TEXT);
+  if (rate)
+    strcat(buf, "/s");
+}
+
 /* Rank 0's line from reduced sums (S_*) and the slowest and fastest
  * rank (mm[0] the fastest, mm[1] the slowest, negated); final: the
  * closing line. A flow's (two) counts what its sources read and what
@@ -120,28 +130,35 @@ static void clock_text(double s, char *buf, size_t len)
 static void show(river_progress *p, const uint64_t *sum,
                  const struct dint *mm, double now, int final)
 {
-  char line[512], el[32], eta[32];
-  double t = now - p->t0, mbin = (double)sum[S_BIN] / 1e6,
-         mbout = (double)sum[S_BOUT] / 1e6, f = 0.0;
+  char line[512], el[32], eta[32], in[SIZE_TEXT], out[SIZE_TEXT],
+       total[SIZE_TEXT], rin[SIZE_TEXT], rout[SIZE_TEXT], slow[SIZE_TEXT],
+       fast[SIZE_TEXT];
+  double t = now - p->t0, f = 0.0;
   size_t n = 0, len = sizeof line;
   int size = 1;
 
   MPI_Comm_size(p->comm, &size);
   clock_text(t, el, sizeof el);
+  size_text((double)sum[S_BIN], in, 0);
+  size_text((double)sum[S_BOUT], out, 0);
+  size_text((double)p->total_bytes, total, 0);
+  size_text(t > 0 ? (double)sum[S_BIN] / t : 0.0, rin, 1);
+  size_text(t > 0 ? (double)sum[S_BOUT] / t : 0.0, rout, 1);
+  size_text(-mm[1].v, slow, 1);
+  size_text(mm[0].v, fast, 1);
   if (p->total_records > 0)
     f = p->two ? (double)(sum[S_RIN] + sum[S_ROUT])
                      / (2.0 * (double)p->total_records)
                : (double)sum[S_ROUT] / (double)p->total_records;
   if (final && p->two)
     n += (size_t)snprintf(line + n, len - n, "%s: done: read %llu records "
-                          "(%.1f MB), wrote %llu (%.1f MB) in %s",
-                          p->label, (unsigned long long)sum[S_RIN], mbin,
-                          (unsigned long long)sum[S_ROUT], mbout, el);
+                          "(%s), wrote %llu (%s) in %s",
+                          p->label, (unsigned long long)sum[S_RIN], in,
+                          (unsigned long long)sum[S_ROUT], out, el);
   else if (final)
     n += (size_t)snprintf(line + n, len - n, "%s: done: %llu records, "
-                          "%.1f MB in %s (%.1f MB/s)", p->label,
-                          (unsigned long long)sum[S_ROUT], mbout, el,
-                          t > 0 ? mbout / t : 0.0);
+                          "%s in %s (%s)", p->label,
+                          (unsigned long long)sum[S_ROUT], out, el, rout);
   else if (p->two)
     n += (size_t)snprintf(line + n, len - n, "%s: read %llu, wrote %llu "
                           "records", p->label,
@@ -156,16 +173,12 @@ static void show(river_progress *p, const uint64_t *sum,
                           (unsigned long long)p->total_records,
                           p->two ? "" : " records", 100.0 * f);
   if (!final && n < len && p->two)
-    n += (size_t)snprintf(line + n, len - n, ", %.1f MB/s in, %.1f MB/s "
-                          "out", t > 0 ? mbin / t : 0.0,
-                          t > 0 ? mbout / t : 0.0);
+    n += (size_t)snprintf(line + n, len - n, ", %s in, %s out", rin, rout);
   else if (!final && n < len && p->total_bytes > 0)
-    n += (size_t)snprintf(line + n, len - n, ", %.1f of %.1f MB, %.1f MB/s",
-                          mbout, (double)p->total_bytes / 1e6,
-                          t > 0 ? mbout / t : 0.0);
+    n += (size_t)snprintf(line + n, len - n, ", %s of %s, %s", out, total,
+                          rout);
   else if (!final && n < len)
-    n += (size_t)snprintf(line + n, len - n, ", %.1f MB, %.1f MB/s", mbout,
-                          t > 0 ? mbout / t : 0.0);
+    n += (size_t)snprintf(line + n, len - n, ", %s, %s", out, rout);
   if (!final && n < len)
     n += (size_t)snprintf(line + n, len - n, ", %s", el);
   if (!final && n < len && f > 0.0 && f < 1.0) {
@@ -173,9 +186,9 @@ static void show(river_progress *p, const uint64_t *sum,
     n += (size_t)snprintf(line + n, len - n, ", ETA %s", eta);
   }
   if (size > 1 && n < len)
-    n += (size_t)snprintf(line + n, len - n, "; slowest rank %d (%.1f "
-                          "MB/s), fastest rank %d (%.1f MB/s)", mm[1].r,
-                          -mm[1].v / 1e6, mm[0].r, mm[0].v / 1e6);
+    n += (size_t)snprintf(line + n, len - n, "; slowest rank %d (%s), "
+                          "fastest rank %d (%s)", mm[1].r, slow, mm[0].r,
+                          fast);
   if (p->tty)
     fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
   else

@@ -142,6 +142,7 @@ unit_tests = \
 	tests/unit/test_stage_throttle \
 	tests/unit/test_sort \
 	tests/unit/test_timing \
+	tests/unit/test_units \
 	tests/unit/test_topo \
 	tests/unit/test_flowspec \
 	tests/unit/test_badparam_flow
@@ -352,7 +353,7 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
 	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
 	tests/cli/test_slurm.sh tests/cli/test_progress.sh tests/cli/test_stats.sh \
-	tests/cli/test_plot.sh
+	tests/cli/test_plot.sh tests/cli/test_units.sh
 TESTS += $(cli_tests)
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/check_stats.py tests/cli/stats-example.json \

@@ -78,7 +78,7 @@ static const struct bench_opt shared_opts[] = {
    bench_opt_string, &csv_path, 0, 0},
   {"perturb", "SPEC", "slow disks or CPUs: \"disk:1=0.5;cpu:3=0.25\" "
    "(perturb.h)", bench_opt_string, &state.perturb_text, 0, 0},
-  {"rate", "MBPS", "(40): the emulated disk rate", bench_opt_positive,
+  {"rate", "MBPS", "(40): the emulated disk rate, MB/s", bench_opt_positive,
    &state.rate_mbps, 0, 0},
   {"seconds", "S", "(1.5): about how long a run takes", bench_opt_positive,
    &state.seconds, 0, 0},
@@ -113,6 +113,9 @@ void bench_usage(const char *msg)
     return;
   fprintf(stderr, "river-bench: %s\n"
           "usage: river-bench SUITE EXPERIMENT [OPTION]...\n"
+          "  BYTES, N and LIST: digits, then k, M, G, T (\xc3\x97" "1000) or "
+          "Ki, Mi, Gi, Ti\n  (\xc3\x97" "1024): 64Ki is 65536, 10M 10000000 "
+          "(as river's options); MBPS:\n  MB/s, 1 MB = 1000000 bytes\n"
           "  options of every suite:\n", msg);
   for (i = 0; i < NSHARED; i++)
     usage_opt(&shared_opts[i]);
@@ -310,8 +313,8 @@ int bench_end_run(struct bench *b, struct bench_result *res, int rc)
 
 /* ------------------------------------------------------------- options */
 
-/* val as an integer of o's range (sizes: k/M/G suffixes taken), said
- * once with "--NAME" if it is not one. */
+/* val as an integer of o's range (sizes: river_parse_size's suffixes
+ * taken), said once with "--NAME" if it is not one. */
 static int parse_u64(const struct bench_opt *o, const char *val, int sizes,
                      uint64_t *v)
 {

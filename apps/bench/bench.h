@@ -119,8 +119,9 @@ struct bench_opt {
 
 /* The parsers for bench_opt.parse, each refusing a value outside [min,
  * max] or not wholly a number as --NAME VALUE (said once):
- * an int (no suffix); a size_t and a uint64_t (suffixes k, M, G, as the
- * river command's: apps/common/number.c); a double > 0, a double >= 0
+ * an int (no suffix); a size_t and a uint64_t (river_parse_size's
+ * suffixes, k x1000 and Ki x1024, as the river command's:
+ * apps/common/number.c); a double > 0, a double >= 0
  * (min and max unused); a string (a const char *, pointing into argv);
  * a flag (an int set to 1). */
 int bench_opt_int(const struct bench_opt *o, const char *val);

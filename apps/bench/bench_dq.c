@@ -957,7 +957,7 @@ static const struct bench_experiment experiments[] = {
 static const struct bench_opt opts[] = {
   {"credits", "N", "(2): each producer-consumer pair's (0: the "
    "queue's)", bench_opt_int, &dq_opt.credits, 0, INT_MAX},
-  {"message-size", "BYTES", "(65536): the messages; overhead: that size "
+  {"message-size", "BYTES", "(64Ki): the messages; overhead: that size "
    "only", bench_opt_size, &dq_opt.message_size, 1, SIZE_MAX},
 };
 

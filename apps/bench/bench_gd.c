@@ -717,7 +717,7 @@ static const struct bench_experiment experiments[] = {
 static const struct bench_opt opts[] = {
   {"outstanding", "K", "(2): requests out per mirror", bench_opt_int,
    &gd_opt.outstanding, 1, INT_MAX},
-  {"block-size", "BYTES", "(262144, >= 100): the blocks read", bench_opt_size,
+  {"block-size", "BYTES", "(256Ki, >= 100): the blocks read", bench_opt_size,
    &gd_opt.block_size, 100, SIZE_MAX},
   {"seek-ms", "MS", "(0.5): a disk's seek cost (scaling-seek)",
    bench_opt_nonnegative, &gd_opt.seek_ms, 0, 0},

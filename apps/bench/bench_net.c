@@ -290,12 +290,14 @@ static int run(const struct net_layout *g, struct net_bufs *u, size_t m,
   return RIVER_SUCCESS;
 }
 
-/* --bytes: a comma list of piece sizes (1 .. 16 MiB each). */
+/* --bytes: a comma list of piece sizes (1 .. 16 MiB each), each as
+ * every size River takes (river_parse_size: 4Ki is 4096). */
 static int sizes_of(size_t *out, int *n)
 {
   const char *p = net_opt.bytes;
-  char *end;
-  unsigned long long v;
+  char piece[32];
+  uint64_t v = 0;
+  size_t k;
   int rank;
 
   if (p == NULL) {
@@ -305,16 +307,21 @@ static int sizes_of(size_t *out, int *n)
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (*n = 0; *p != '\0' && *n < NET_MAX_SIZES; (*n)++) {
-    v = strtoull(p, &end, 10);
-    if (end == p || v == 0 || v > (16ULL << 20)
-        || (*end != ',' && *end != '\0')) {
+    k = strcspn(p, ",");
+    if (k < sizeof piece) {
+      memcpy(piece, p, k);
+      piece[k] = '\0';
+    }
+    if (k >= sizeof piece || river_parse_size(piece, &v) != RIVER_SUCCESS
+        || v == 0 || v > (16ULL << 20)) {
       if (rank == 0)
         river_log(RIVER_LOG_ERROR, "--bytes %s: expected a comma list of "
-                  "sizes from 1 to 16777216", net_opt.bytes);
+                  "sizes from 1 to 16Mi (" RIVER_SIZE_SUFFIXES ")",
+                  net_opt.bytes);
       return RIVER_EINVAL;
     }
     out[*n] = (size_t)v;
-    p = *end == ',' ? end + 1 : end;
+    p += k + (p[k] == ',');
   }
   return RIVER_SUCCESS;
 }
@@ -407,7 +414,7 @@ static const struct bench_experiment experiments[] = {
 };
 
 static const struct bench_opt opts[] = {
-  {"bytes", "LIST", "(64,512,4096,8192,32768,262144): the piece sizes m",
+  {"bytes", "LIST", "(64,512,4Ki,8Ki,32Ki,256Ki): the piece sizes m",
    bench_opt_string, &net_opt.bytes, 0, 0},
 };
 

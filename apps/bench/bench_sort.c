@@ -33,6 +33,7 @@
  */
 #include "bench.h"
 #include "../common/ideal.h"
+#include "../common/number.h"   /* app_size */
 #include "../common/shipped.h"
 
 #include <fcntl.h>
@@ -629,10 +630,11 @@ static int exp_real(struct bench *b)
       double ur = bench_median(up[sync][0], nrep);
       double us = bench_median(up[sync][1], nrep);
       double ut = bench_median(up[sync][2], nrep);
-      printf("real%s n=%d %.0f MB, median of %d: GNU sort %.2f s, River "
+      char size[APP_SIZE_TEXT];
+      printf("real%s n=%d %s, median of %d: GNU sort %.2f s, River "
              "%.2f s (%.2fx, %.2f..%.2f), static %.2f s (%.2fx), two-pass "
              "%.2f s (%.2fx); target 4x\n", sync ? " --sync" : "", b->size,
-             (double)sort_opt.records * 100 / MB, nrep, g, r, ur,
+             app_size(sort_opt.records * 100, size), nrep, g, r, ur,
              up[sync][0][0], up[sync][0][nrep - 1], st, us, tp, ut);
       fflush(stdout);
     }
@@ -652,11 +654,11 @@ static const struct bench_experiment experiments[] = {
 };
 
 static const struct bench_opt opts[] = {
-  {"cpu-rate", "MBPS", "(2 x rate): each partitioner", bench_opt_nonnegative,
-   &sort_opt.cpu_rate_mbps, 0, 0},
-  {"block-size", "BYTES", "(262144, >= 100): the input's blocks",
+  {"cpu-rate", "MBPS", "(2 x rate): each partitioner, MB/s",
+   bench_opt_nonnegative, &sort_opt.cpu_rate_mbps, 0, 0},
+  {"block-size", "BYTES", "(256Ki, >= 100): the input's blocks",
    bench_opt_size, &sort_opt.block_size, 100, SIZE_MAX},
-  {"records", "N", "(10000000, 1..2^40): real's gensort input",
+  {"records", "N", "(10M, 1..1Ti): real's gensort input",
    bench_opt_u64, &sort_opt.records, 1, (uint64_t)1 << 40},
 };
 

@@ -25,9 +25,10 @@ int app_refuse_existing(const char *who, const char *out,
 int app_param(const char *who, char *buf, size_t len, const char *key,
               const char *value);
 
-/* An emulated rate option `opt` (bytes/s, suffixes k, M, G; at least
- * the flows' least emulated rate, 1k) as a number of bytes/s into *rate
- * and the param key=value into buf; 0 if val is NULL (absent). */
+/* An emulated rate option `opt` (bytes/s, river_parse_size's suffixes:
+ * 40M is 40,000,000; at least the flows' least emulated rate, 1024
+ * bytes/s) as a number of bytes/s into *rate and the param key=value
+ * into buf; 0 if val is NULL (absent). */
 int app_rate_param(const char *opt, const char *val, const char *key,
                    double *rate, char *buf, size_t len);
 

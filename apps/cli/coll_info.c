@@ -20,6 +20,7 @@ static void print_ls_line(const struct args *a, const char *name)
   river_pcoll_opts o = a->opts;
   river_pcoll_info in;
   river_pcoll *pc;
+  char size[APP_SIZE_TEXT];
 
   o.hold = RIVER_PCOLL_HOLD_NONE;   /* its facts only */
   if (river_pcoll_open(MPI_COMM_SELF, name, &o, &pc) != RIVER_SUCCESS) {
@@ -27,9 +28,9 @@ static void print_ls_line(const struct args *a, const char *name)
     return;
   }
   river_pcoll_info_get(pc, &in);
-  printf("%-24s %14llu %14llu %6d %6d %s\n", name,
+  printf("%-24s %14llu %9s %6d %6d %s\n", name,
          (unsigned long long)in.nrecords,
-         (unsigned long long)(in.nrecords * in.record_size), in.npartitions,
+         app_size(in.nrecords * in.record_size, size), in.npartitions,
          in.replication,
          in.layout == RIVER_LAYOUT_INTERLEAVED ? "interleaved"
                                                : "partitioned");
@@ -61,7 +62,7 @@ static int print_ls(const struct args *a)
     river_log(RIVER_LOG_ERROR, "ls: no root %s (--root DIR, $RIVER_ROOT "
               "or ./river-data)", root);
   } else if (rc == RIVER_SUCCESS) {
-    printf("%-24s %14s %14s %6s %6s %s\n", "NAME", "RECORDS", "BYTES",
+    printf("%-24s %14s %9s %6s %6s %s\n", "NAME", "RECORDS", "SIZE",
            "PARTS", "COPIES", "LAYOUT");
     for (name = strtok_r(names, "\n", &save); name != NULL;
          name = strtok_r(NULL, "\n", &save))
@@ -87,7 +88,7 @@ static void print_info(river_pcoll *pc)
   const river_schema *s;
   river_pcoll_info in;
   river_pcoll_part part;
-  char text[4096], dir[4200];
+  char text[4096], dir[4200], size[APP_SIZE_TEXT];
   size_t len = sizeof text;
   int p, c, d;
 
@@ -98,15 +99,17 @@ static void print_info(river_pcoll *pc)
   river_pcoll_disk_path(pc, 0, dir, &len);
   printf("collection  %s\n", in.name);
   printf("schema      %s (%zu-byte records)\n", text, in.record_size);
-  printf("records     %llu (%llu bytes)\n", (unsigned long long)in.nrecords,
-         (unsigned long long)(in.nrecords * in.record_size));
+  printf("records     %llu (%llu bytes, %s)\n",
+         (unsigned long long)in.nrecords,
+         (unsigned long long)(in.nrecords * in.record_size),
+         app_size(in.nrecords * in.record_size, size));
   printf("layout      %s%s, %d partition%s on %d disk%s, %d cop%s each\n",
          in.layout == RIVER_LAYOUT_INTERLEAVED ? "interleaved" : "partitioned",
          in.ordered ? " (ordered by key)" : "", in.npartitions,
          in.npartitions == 1 ? "" : "s", in.ndisks, in.ndisks == 1 ? "" : "s",
          in.replication, in.replication == 1 ? "y" : "ies");
-  printf("blocks      %zu bytes (%zu records)\n", in.block_size,
-         in.block_size / in.record_size);
+  printf("blocks      %zu bytes (%s, %zu records)\n", in.block_size,
+         app_size(in.block_size, size), in.block_size / in.record_size);
   printf("generation  %s\n", in.generation);
   /* Every disk's directory, as this rank's node sees it (a node-local
    * pattern expands with the node's name). */

@@ -12,23 +12,22 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-/* Print one leftover: "  PATH  BYTES  WHAT[, removed]". */
+/* Print one leftover: "  PATH  SIZE  WHAT[, removed]". */
 static void print_leftover(const river_pcoll_leftover *l, void *arg)
 {
+  char size[APP_SIZE_TEXT];
+
   (void)arg;
-  printf("  %s  %" PRIu64 " bytes  %s%s\n", l->path, l->bytes, l->what,
+  printf("  %s  %s  %s%s\n", l->path, app_size(l->bytes, size), l->what,
          l->removed ? ", removed" : "");
 }
 
-/* Size in the unit a person reads best. */
+/* A total as every command prints a size (river_format_size). */
 static void print_size(uint64_t bytes)
 {
-  if (bytes >= (uint64_t)1 << 30)
-    printf("%.1f GiB", (double)bytes / (1 << 30));
-  else if (bytes >= (uint64_t)1 << 20)
-    printf("%.1f MiB", (double)bytes / (1 << 20));
-  else
-    printf("%" PRIu64 " bytes", bytes);
+  char size[APP_SIZE_TEXT];
+
+  printf("%s", app_size(bytes, size));
 }
 
 int cmd_rm(int argc, char **argv)

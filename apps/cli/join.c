@@ -71,6 +71,7 @@ static void report(const struct args *a, const river_pcoll_info *r,
               + (double)s->nrecords * (double)s->record_size, ideal = 0;
   struct app_machine m = {0, cpu, NULL};
   river_perturb *p = NULL;
+  char size[APP_SIZE_TEXT], rate[APP_SIZE_TEXT];
 
   if (cli_rank() != 0)
     return;
@@ -81,12 +82,12 @@ static void report(const struct args *a, const river_pcoll_info *r,
     ideal = app_join_ideal(&m, in, cli_size());
   river_perturb_destroy(p);
   printf("join: %s %s x %s on %s -> %s: %llu x %llu records -> %llu, "
-         "%.1f MB in %.3f s, %.1f MB/s",
+         "%s in %.3f s, %s",
          a->is_static ? "static" : a->replicate ? "replicated" : "river",
          a->pos[0], a->pos[1], a->key, a->pos[2],
          (unsigned long long)r->nrecords, (unsigned long long)s->nrecords,
-         (unsigned long long)out->nrecords, in / 1e6, seconds,
-         seconds > 0 ? in / 1e6 / seconds : 0.0);
+         (unsigned long long)out->nrecords, app_size((uint64_t)in, size),
+         seconds, app_rate(seconds > 0 ? in / seconds : 0.0, rate));
   if (ideal >= 0.001 && seconds > 0)
     printf("; fluid ideal %.3f s, %.1f%% of it", ideal,
            100.0 * ideal / seconds);

@@ -89,7 +89,7 @@ static const struct cmd cmds[] = {
    "             default gensort's; OUT is fsynced before it replaces\n"
    "             one, --sync is that default, RIVER_SYNC=0 skips it);\n"
    "             --static: the static baseline; --disk-rate, --cpu-rate\n"
-   "             (bytes/s, k M G) emulate disks and partitioners, which\n"
+   "             (bytes/s) emulate disks and partitioners, which\n"
    "             --perturb slows (\"disk:1=0.5;cpu:2=0.25\"), and the\n"
    "             time is reported against the fluid ideal"},
   {"join", cmd_join,
@@ -118,6 +118,17 @@ static const struct cmd cmds[] = {
    "             graph (--dot); key=value overrides the spec's params"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
+
+/* The rule of every size, count and rate the commands take (their
+ * options and a flow's size params: river_parse_size), said by the help
+ * of each command that takes one and by river --help. */
+#define SIZE_RULE \
+  "Sizes, counts and rates: digits, then k, M, G, T (\xc3\x97" "1000) or " \
+  "Ki, Mi, Gi, Ti\n(\xc3\x97" "1024): --records 1M is 1000000 records, " \
+  "--block-size 64Ki 65536 bytes;\nrates are bytes/s (--disk-rate 40M: " \
+  "40 MB/s). Sizes print as 1.05 MB.\n"
+static const char *const size_cmds[] = {"hello", "gen", "copy-in", "sort",
+                                        "join", "run", "flow"};
 
 static int world_rank(void)
 {
@@ -159,7 +170,8 @@ static void usage_all(FILE *out)
                "every 5 s otherwise)\n"
                "Environment: RIVER_LOG=error|warn|info|debug, RIVER_ROOT, "
                "RIVER_DISKS,\n  RIVER_TIMEOUT, RIVER_NODE_NAME, "
-               "RIVER_PROGRESS=0|1, RIVER_PROGRESS_EVERY=SECS\n",
+               "RIVER_PROGRESS=0|1, RIVER_PROGRESS_EVERY=SECS\n"
+               SIZE_RULE,
           RIVER_PCOLL_DEFAULT_ROOT, RIVER_PCOLL_DEFAULT_DISKS);
 }
 
@@ -174,6 +186,9 @@ static void usage_cmd(const char *name)
     if (strcmp(cmds[i].name, name) == 0)
       printf("usage: river %s %s\n%s\n", name, cmds[i].usage,
              cmds[i].summary);
+  for (i = 0; i < sizeof size_cmds / sizeof size_cmds[0]; i++)
+    if (strcmp(size_cmds[i], name) == 0)
+      printf("%s", SIZE_RULE);
 }
 
 static int wants_help(int argc, char **argv)
@@ -305,10 +320,11 @@ static int cmd_hello(int argc, char **argv)
   if (rank == 0) {
     if (size > 1) {
       double hops = (double)laps * size;
-      printf("ring: a %llu-byte token went %llu times round %d ranks in "
-             "%.3f s: %.1f us and %.2f GB/s per hop\n",
-             (unsigned long long)bytes, (unsigned long long)laps, size, secs, 1e6 * secs / hops,
-             (double)bytes * hops / secs / 1e9);
+      char tok[APP_SIZE_TEXT], rate[APP_SIZE_TEXT];
+      printf("ring: a %s token went %llu times round %d ranks in %.3f s: "
+             "%.1f us and %s per hop\n", app_size(bytes, tok),
+             (unsigned long long)laps, size, secs, 1e6 * secs / hops,
+             app_rate((double)bytes * hops / secs, rate));
       printf("queue: credits by %s\n", path == RIVER_DQ_CREDITS_RMA
              ? "rma (an RMA window spans the ranks)"
              : "msg (two-sided messages: no RMA window spans the ranks, "

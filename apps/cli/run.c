@@ -56,19 +56,20 @@ static int print_totals(river_flow *f, FILE *out)
   int i, n = 0, nranks, rc = river_flow_nstages(f, &n);
 
   for (i = 0; i < n && rc == RIVER_SUCCESS; i++) {
-    double mb;
+    char size[APP_SIZE_TEXT], rate[APP_SIZE_TEXT];
+    uint64_t bytes;
     river_flow_stage(f, i, &name, &module, &ranks, &nranks);
     rc = river_flow_stage_stats(f, name, &st);  /* collective */
     if (rc != RIVER_SUCCESS || cli_rank() != 0)
       continue;
-    mb = (double)(st.bytes_in > st.bytes_out ? st.bytes_in : st.bytes_out)
-         / 1e6;
+    bytes = st.bytes_in > st.bytes_out ? st.bytes_in : st.bytes_out;
     fprintf(out, "run: stage %-12s %-10s x%-3d %12llu records in %12llu "
-            "out  %10.1f MB  %8.1f MB/s  slowest #%d %.3f s%s\n", name,
+            "out  %7s  %9s  slowest #%d %.3f s%s\n", name,
             module, st.ninstances, (unsigned long long)st.records_in,
-            (unsigned long long)st.records_out, mb,
-            st.seconds > 0 ? mb / st.seconds : 0.0, st.slowest, st.seconds,
-            credits_text(st.in_credits));
+            (unsigned long long)st.records_out, app_size(bytes, size),
+            app_rate(st.seconds > 0 ? (double)bytes / st.seconds : 0.0,
+                     rate),
+            st.slowest, st.seconds, credits_text(st.in_credits));
   }
   return rc;
 }

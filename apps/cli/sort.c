@@ -31,7 +31,9 @@
 static void report(const struct args *a, const river_pcoll_info *in,
                    double seconds, double disk, double cpu)
 {
-  double mb = (double)in->nrecords * (double)in->record_size / 1e6, ideal;
+  uint64_t bytes = in->nrecords * in->record_size;
+  char size[APP_SIZE_TEXT], rate[APP_SIZE_TEXT];
+  double ideal;
   struct app_machine m;
   river_perturb *p = NULL;
 
@@ -44,7 +46,7 @@ static void report(const struct args *a, const river_pcoll_info *in,
   m.perturb = p;
   /* A timed perturbation has no ideal from the factors at the start. */
   ideal = a->perturb && strchr(a->perturb, '@') ? 0
-          : app_sort_ideal(&m, mb * 1e6, cli_size(), in->ndisks,
+          : app_sort_ideal(&m, (double)bytes, cli_size(), in->ndisks,
                            in->npartitions, in->replication,
                            a->opts.replication > 0 ? a->opts.replication
                                                    : 1);
@@ -57,10 +59,10 @@ static void report(const struct args *a, const river_pcoll_info *in,
                              ideal / seconds);
     }
   }
-  printf("sort: %s %s -> %s: %llu records, %.1f MB in %.3f s, %.1f MB/s",
+  printf("sort: %s %s -> %s: %llu records, %s in %.3f s, %s",
          a->is_static ? "static" : "river", a->pos[0], a->pos[1],
-         (unsigned long long)in->nrecords, mb, seconds,
-         seconds > 0 ? mb / seconds : 0.0);
+         (unsigned long long)in->nrecords, app_size(bytes, size), seconds,
+         app_rate(seconds > 0 ? (double)bytes / seconds : 0.0, rate));
   if (ideal >= 0.001 && seconds > 0)
     printf("; fluid ideal %.3f s, %.1f%% of it", ideal,
            100.0 * ideal / seconds);
@@ -196,7 +198,7 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
                     size_t key_size, char (*kv)[4200], int n,
                     const char *spec, uint64_t mem, double *seconds)
 {
-  char merge[4096], runs[96], mkv[8][4200];
+  char merge[4096], runs[96], mkv[8][4200], size[APP_SIZE_TEXT];
   river_pcoll_scratch *claim = NULL;
   const char *params[24];
   double t1 = 0, t2 = 0;
@@ -266,8 +268,8 @@ static int two_pass(const struct args *a, const river_pcoll_info *in,
   }
   *seconds = t1 + t2;
   if (rc == RIVER_SUCCESS && cli_rank() == 0)
-    printf("sort: two passes, %.3f s + %.3f s, runs of at most %llu bytes "
-           "a rank\n", t1, t2, (unsigned long long)mem);
+    printf("sort: two passes, %.3f s + %.3f s, runs of at most %s a "
+           "rank\n", t1, t2, app_size(mem, size));
   return cli_agree(rc);
 }
 

@@ -1,12 +1,11 @@
 /*
  * number.c - integer option values for the river command and
- * river-bench (number.h).
+ * river-bench, and the sizes and rates they print (number.h).
  */
 #include "number.h"
 
-#include <errno.h>
 #include <mpi.h>
-#include <stdlib.h>
+#include <string.h>
 
 /* Every rank parses the same arguments and fails alike: rank 0 says so
  * (all of them, before MPI is up). */
@@ -23,33 +22,39 @@ static int says(void)
 int app_parse_u64(const char *opt, const char *val, uint64_t min,
                   uint64_t max, int allow_suffix, uint64_t *out)
 {
-  unsigned long long v;
-  char *end;
-  int shift = 0;
+  uint64_t v = 0;
 
   if (val == NULL) {
     if (says())
       river_log(RIVER_LOG_ERROR, "%s needs a value", opt);
     return RIVER_EINVAL;
   }
-  errno = 0;
-  v = strtoull(val, &end, 10);
-  if (allow_suffix && end != val && end[0] != '\0' && end[1] == '\0') {
-    shift = end[0] == 'k' || end[0] == 'K' ? 10
-          : end[0] == 'M' ? 20 : end[0] == 'G' ? 30 : -1;
-    if (shift > 0)
-      end++;
-  }
-  /* strtoull would take blanks and a sign: a number starts with a digit. */
-  if (val[0] < '0' || val[0] > '9' || end == val || *end != '\0'
-      || errno != 0 || shift < 0 || (shift > 0 && v > (max >> shift))
-      || (v << shift) < min || (v << shift) > max) {
+  /* Digits alone unless suffixes are allowed; then the library's one
+   * rule (river/units.h), as flow specs take it. */
+  if ((!allow_suffix && (val[0] == '\0'
+                         || val[strspn(val, "0123456789")] != '\0'))
+      || river_parse_size(val, &v) != RIVER_SUCCESS || v < min || v > max) {
     if (says())
       river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in %llu..%llu%s",
                 opt, val, (unsigned long long)min, (unsigned long long)max,
-                allow_suffix ? " (suffixes k, M, G allowed)" : "");
+                allow_suffix ? " (" RIVER_SIZE_SUFFIXES ")" : "");
     return RIVER_EINVAL;
   }
-  *out = (uint64_t)v << shift;
+  *out = v;
   return RIVER_SUCCESS;
+}
+
+const char *app_size(uint64_t bytes, char *buf)
+{
+  if (river_format_size(bytes, buf, APP_SIZE_TEXT) != RIVER_SUCCESS)
+    buf[0] = '\0';   /* not with APP_SIZE_TEXT bytes */
+  return buf;
+}
+
+const char *app_rate(double bytes_per_s, char *buf)
+{
+  uint64_t b = bytes_per_s > 0 ? (uint64_t)(bytes_per_s + 0.5) : 0;
+
+  strcat((char *)app_size(b, buf), "/s");
+  return buf;
 }

@@ -1,7 +1,9 @@
 /*
  * number.h - the one parser of integer option values that the river
- * command (apps/cli/) and river-bench (apps/bench/) share, so that
- * `--records 1M` means the same in both.
+ * command (apps/cli/) and river-bench (apps/bench/) share, over the
+ * library's river_parse_size (river/units.h), so that `--records 1M`
+ * means the same in both and in a flow spec: 1,000,000 (`1Mi`:
+ * 1,048,576).
  */
 #ifndef RIVER_APPS_NUMBER_H
 #define RIVER_APPS_NUMBER_H
@@ -13,8 +15,17 @@
 /* Parse an integer option value in [min, max]; on failure rank 0 logs
  * "OPT VALUE: expected an integer in MIN..MAX" (every rank parses the
  * same arguments: said once) and it returns RIVER_EINVAL.
- * Accepts suffixes k, M, G (powers of 1024) when allow_suffix. */
+ * When allow_suffix, takes river_parse_size's suffixes (k, M, G, T:
+ * x1000; Ki, Mi, Gi, Ti: x1024) and the message ends with them,
+ * " (" RIVER_SIZE_SUFFIXES ")"; else digits alone. */
 int app_parse_u64(const char *opt, const char *val, uint64_t min,
                   uint64_t max, int allow_suffix, uint64_t *out);
+
+/* Sizes and rates as every command prints them (river_format_size):
+ * bytes as "105 MB", a rate in bytes/s as "105 MB/s", written in buf
+ * (APP_SIZE_TEXT bytes), which is returned, for printf's arguments. */
+#define APP_SIZE_TEXT (RIVER_SIZE_TEXT_MAX + 2)
+const char *app_size(uint64_t bytes, char *buf);
+const char *app_rate(double bytes_per_s, char *buf);
 
 #endif /* RIVER_APPS_NUMBER_H */

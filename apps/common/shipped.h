@@ -29,7 +29,7 @@ int app_find_flow(const char *who, const char *name, char *buf, size_t len);
  * partitioner then holds little at the end of the run (sort.yaml's own
  * defaults, larger, suit real hardware, where per-message cost counts). */
 #define APP_SORT_EMUL_CREDITS "1"
-#define APP_SORT_EMUL_MSG "64K"
+#define APP_SORT_EMUL_MSG "64Ki"
 
 /* The params that make sort.yaml the static baseline (river sort
  * --static): fixed readers, reader i -> partitioner i, sorter i's one

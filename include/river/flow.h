@@ -139,7 +139,8 @@ RIVER_API int river_flow_place(river_flow *f, const char *stage,
 
 /* Give stage `stage` argument name=value (text; checked against the
  * module's declared type now: "stage S: argument 'records': expected a
- * size (e.g. 10M), got 'lots'", RIVER_EINVAL). Giving one twice replaces
+ * size (suffixes k, M, G, T: ...), got 'lots'", RIVER_EINVAL; a size
+ * is river_parse_size's, river/units.h). Giving one twice replaces
  * it. RIVER_ENOTFOUND for an unknown stage or argument. */
 RIVER_API int river_flow_arg(river_flow *f, const char *stage,
                              const char *name, const char *value);

@@ -71,7 +71,8 @@ typedef struct river_module_decl {
   const char *args;    /* its arguments, comma-separated, each
                           NAME:TYPE or NAME:TYPE=DEFAULT (no default:
                           required); TYPE is str, int, uint, size
-                          (a byte count, K/M/G/T suffixes), double, bool
+                          (a count or byte count: river_parse_size's
+                          k/M/G/T x1000, Ki/Mi/Gi/Ti x1024), double, bool
                           (true/false/yes/no/1/0) or field (a field of
                           input 0's schema). NULL: none */
   river_schema_fn schema;  /* NULL: every output carries input 0's

@@ -284,7 +284,7 @@ void river__module_partition(void)
   d.min_inputs = d.max_inputs = 1;
   d.min_outputs = d.max_outputs = 1;
   d.shares_rank = 1;
-  d.args = "by:str=range,sample:uint=1000,buffer:size=64M";
+  d.args = "by:str=range,sample:uint=1000,buffer:size=64Mi";
   d.schema = partition_schema;
   d.doc = "place records on the partitions of an exchange edge: by range "
           "splitters from a sample of the data agreed by the stage, or "

@@ -71,7 +71,7 @@ grep -q "^wait-trickle,river,1,1,0,1.000,[0-9.]*,0,0,[0-9.]*,1500$" "$tmp/wait.c
   || fail "wait trickle row (1500 records, every one got)"
 # GD: a read sweep on 4 ranks (2 disks, 2 clients): k = 0..2, gd and
 # mirror-nogd, the DQ columns plus finish_spread.
-"$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 65536 --repeats 1 \
+"$run" -n 4 "$bench" gd read --seconds 0.2 --rate 5 --block-size 64Ki --repeats 1 \
   --csv "$tmp/g.csv" >"$tmp/out" 2>&1 || { fail "gd read failed"; cat "$tmp/out"; }
 head -n 1 "$tmp/g.csv" | grep -qx \
   "experiment,policy,n_producers,n_consumers,k_perturbed,factor,measured_MBps,ideal_MBps,ratio,seconds,records,finish_spread" \
@@ -86,13 +86,13 @@ grep -q "DATA CHECK FAILED" "$tmp/out" && fail "gd exactly-once check failed"
 grep -q "^read .*k=1 .*f=0.50 median of 1: gd [0-9.]*% ([0-9.]*\.\.[0-9.]*), mirror-nogd" "$tmp/out" \
   || fail "gd read: no median line"
 # scaling: gd and nomirror, without and with seeks, n = 2 only on 4 ranks.
-"$run" -n 4 "$bench" gd scaling --seconds 0.2 --rate 5 --block-size 65536 --repeats 1 \
+"$run" -n 4 "$bench" gd scaling --seconds 0.2 --rate 5 --block-size 64Ki --repeats 1 \
   --csv "$tmp/s.csv" >"$tmp/out" 2>&1 || { fail "gd scaling failed"; cat "$tmp/out"; }
 [ "$(grep -c '^scaling,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling rows"
 [ "$(grep -c '^scaling-seek,\(gd\|nomirror\),2,2,' "$tmp/s.csv")" -eq 2 ] || fail "scaling-seek rows"
 grep -q "scaling: n=4 skipped (needs 8 ranks, have 4)" "$tmp/out" || fail "skipped sizes not said"
 # lost: a real collection, disk 0 deleted, every record verified.
-TMPDIR=$tmp "$run" -n 6 "$bench" gd lost --seconds 0.2 --rate 5 --block-size 65536 --repeats 2 \
+TMPDIR=$tmp "$run" -n 6 "$bench" gd lost --seconds 0.2 --rate 5 --block-size 64Ki --repeats 2 \
   --csv "$tmp/l.csv" >"$tmp/out" 2>&1 || { fail "gd lost failed"; cat "$tmp/out"; }
 [ "$(grep -c '^lost,gd,3,3,' "$tmp/l.csv")" -eq 4 ] || fail "lost rows"
 grep -q "every record delivered once and verified" "$tmp/out" || fail "lost: records not verified"
@@ -105,7 +105,7 @@ grep -q "names disk 5, but there are only 2 disks" "$tmp/out" || fail "gd: bad d
 # every output validated; the ideal for k = 1 is the fluid ideal of 2
 # disks at 5 and 2.5 MB/s (read through GD, written at their sum).
 TMPDIR=$tmp "$run" -n 2 "$bench" sort writers --seconds 0.4 --rate 5 \
-  --repeats 1 --block-size 65536 --csv "$tmp/so.csv" >"$tmp/out" 2>&1 \
+  --repeats 1 --block-size 64Ki --csv "$tmp/so.csv" >"$tmp/out" 2>&1 \
   || { fail "sort writers failed"; cat "$tmp/out"; }
 [ "$(grep -c '^writers,river,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort river rows"
 [ "$(grep -c '^writers,static,2,2,' "$tmp/so.csv")" -eq 3 ] || fail "sort static rows"
@@ -138,7 +138,7 @@ TMPDIR=$tmp "$run" -n 2 "$bench" sort real --records 20000 --repeats 1 \
   || { fail "sort real failed"; cat "$tmp/out"; }
 [ "$(grep -c '^real,' "$tmp/re.csv")" -eq 8 ] || fail "sort real rows"
 grep -q "DATA CHECK FAILED" "$tmp/out" && fail "sort real: not GNU sort's bytes"
-grep -Eq '^real n=2 2 MB, median of 1: GNU sort [0-9.]+ s, River [0-9.]+ s' \
+grep -Eq '^real n=2 2.00 MB, median of 1: GNU sort [0-9.]+ s, River [0-9.]+ s' \
   "$tmp/out" || fail "sort real: no summary line"
 ls "$tmp"/river-bench-real-* >/dev/null 2>&1 && fail "sort real left its data behind"
 # Bad input.
@@ -146,10 +146,11 @@ ls "$tmp"/river-bench-real-* >/dev/null 2>&1 && fail "sort real left its data be
 "$run" -n 2 "$bench" dq nosuch >/dev/null 2>&1 && fail "unknown experiment accepted"
 "$run" -n 2 "$bench" dq read --perturb 'gpu:1=2' >"$tmp/out" 2>&1 && fail "bad --perturb accepted"
 grep -q 'unknown kind "gpu"' "$tmp/out" || fail "bad --perturb not named"
-# Sizes are parsed as the river command parses them (k, M, G), and a bad
-# one is refused, said once (every rank parses the same arguments).
+# Sizes are parsed as the river command parses them (river_parse_size:
+# k x1000, Ki x1024), and a bad one is refused, said once (every rank
+# parses the same arguments); tests/cli/test_units.sh has the table.
 "$run" -n 2 "$bench" sort real --records 12q >"$tmp/out" 2>&1 && fail "--records 12q accepted"
-[ "$(grep -c -- '--records 12q: expected an integer in 1\.\.1099511627776 (suffixes k, M, G allowed)' "$tmp/out")" -eq 1 ] \
+[ "$(grep -c -- '--records 12q: expected an integer in 1\.\.1099511627776 (suffixes k, M, G, T: ×1000; Ki, Mi, Gi, Ti: ×1024)' "$tmp/out")" -eq 1 ] \
   || { fail "--records 12q: not refused once"; cat "$tmp/out"; }
 "$run" -n 2 "$bench" dq read --message-size 64Q >"$tmp/out" 2>&1 && fail "--message-size 64Q accepted"
 grep -q -- '--message-size 64Q: expected an integer' "$tmp/out" || fail "--message-size 64Q not named"

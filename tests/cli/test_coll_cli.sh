@@ -20,7 +20,7 @@ for fmt in binary ascii; do
     for lay in partitioned interleaved; do
       c="c_${fmt}_${m}_$lay"
       r 4 copy-in "$tmp/$fmt.dat" "$c" --mirror $m --layout $lay \
-        --block-size 64k >/dev/null || fail "copy-in $c"
+        --block-size 64Ki >/dev/null || fail "copy-in $c"
       for readers in 3 1; do
         rm -f "$tmp/back"
         r $readers copy-out "$c" -o "$tmp/back" || fail "copy-out $c ($readers)"
@@ -64,7 +64,7 @@ else
 fi
 
 # -------------------------------------------------------------------- fsck
-r 4 gen f --records 20000 --block-size 64k >/dev/null || fail "gen f"
+r 4 gen f --records 20000 --block-size 64Ki >/dev/null || fail "gen f"
 r 3 fsck f >"$tmp/out" 2>&1 || fail "fsck of an intact collection failed"
 grep -q "fsck f: OK" "$tmp/out" || fail "fsck: no OK line"
 pf=$(part_file f 1 1)
@@ -92,7 +92,7 @@ r 2 fsck f >/dev/null 2>&1 || fail "fsck after repair"
 
 # ------------------------------------------------ mirrors cover a lost disk
 # (m2 has disk directories of its own: losing its disk 2 harms nothing else)
-r 4 copy-in "$tmp/binary.dat" m2 --mirror 2 --block-size 64k --disks 'm2disk%d' \
+r 4 copy-in "$tmp/binary.dat" m2 --mirror 2 --block-size 64Ki --disks 'm2disk%d' \
   >/dev/null || fail "copy-in m2"
 [ "$(ls "$root"/m2disk*/m2.p*.rdat | wc -l)" -eq 8 ] || fail "m2: not 2 copies of 4 partitions"
 rm -rf "$root/m2disk2"
@@ -113,7 +113,7 @@ expect_fail 3 "collection m2: partition 2 block 0: no readable copy \(missing on
   copy-out m2 -o "$tmp/m2n" --read-policy nomirror
 [ ! -e "$tmp/m2n" ] || fail "a failed nomirror copy-out left an output file"
 # Interleaved, mirrored, a disk lost: stripes still come out in order.
-r 4 copy-in "$tmp/binary.dat" m2i --mirror 2 --layout interleaved --block-size 8k \
+r 4 copy-in "$tmp/binary.dat" m2i --mirror 2 --layout interleaved --block-size 8Ki \
   --disks 'm2idisk%d' >/dev/null || fail "copy-in m2i"
 rm -rf "$root/m2idisk1"
 for ranks in 1 3; do
@@ -165,7 +165,7 @@ r 4 copy-in "$tmp/ascii.dat" c_binary_1_partitioned >/dev/null || fail "replace"
 
 # Truncated data file (no mirror): the read fails naming partition and
 # block, and no output file appears.
-r 4 copy-in "$tmp/binary.dat" t1 --block-size 64k >/dev/null || fail "copy-in t1"
+r 4 copy-in "$tmp/binary.dat" t1 --block-size 64Ki >/dev/null || fail "copy-in t1"
 pf=$(part_file t1 2 2)
 truncate -s $((4096 + 3 * 65536 + 10)) "$pf"
 rm -f "$tmp/t1.out"
@@ -174,7 +174,7 @@ grep -q "block 3" "$tmp/err" || fail "truncation: first missing block (3) not na
 [ ! -e "$tmp/t1.out" ] || fail "a failed copy-out left an output file"
 ls "$tmp"/t1.out.river-tmp.* >/dev/null 2>&1 && fail "a failed copy-out left a temporary file"
 # Checksum mismatch (no mirror).
-r 4 copy-in "$tmp/binary.dat" t2 --block-size 64k >/dev/null
+r 4 copy-in "$tmp/binary.dat" t2 --block-size 64Ki >/dev/null
 flip "$(part_file t2 1 1)" $((4096 + 65536 + 5))
 expect_fail 2 "partition 1 block 1: no readable copy" copy-out t2 -o "$tmp/t2.out"
 grep -q "block 1: checksum mismatch" "$tmp/err" || fail "checksum mismatch not named"

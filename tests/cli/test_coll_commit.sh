@@ -262,7 +262,7 @@ clean "rm --force beside a write"
 # staged stream, listed, not taken for a lock file.
 head -c 1000 /dev/zero >"$root/.lock.foo.copy-in.Ab12Cd"
 r 1 gc >"$tmp/gc.out" 2>&1
-grep -q 'lock.foo.copy-in.Ab12Cd  1000 bytes  staged copy-in stream' "$tmp/gc.out" \
+grep -q 'lock.foo.copy-in.Ab12Cd  1.00 kB  staged copy-in stream' "$tmp/gc.out" \
   || fail "a staged stream of 'lock.foo' is not listed"
 [ -e "$root/.lock.foo.copy-in.Ab12Cd" ] || fail "listing removed a file"
 r 1 gc --remove >/dev/null 2>&1

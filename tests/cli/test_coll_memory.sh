@@ -25,9 +25,9 @@ peak() {
 }
 
 for n in $(ranks 2 3 4); do
-  peak $n "$tmp/small" gen small$n --records 100 --block-size 4k --mirror 2 \
+  peak $n "$tmp/small" gen small$n --records 100 --block-size 4Ki --mirror 2 \
     --disks "$root/d%d"
-  peak $n "$tmp/big" gen big$n --records 100 --block-size 1G --mirror 2 \
+  peak $n "$tmp/big" gen big$n --records 100 --block-size 1Gi --mirror 2 \
     --disks "$root/d%d"
   small=$(cat "$tmp/small") big=$(cat "$tmp/big")
   echo "$n ranks: peak $small KiB with 4 KiB blocks, $big KiB with 1 GiB blocks"

@@ -189,7 +189,7 @@ rn 2 2 rm S >/dev/null || fail "rm S on 2 nodes"
 # are refused, clearly, and the runs are removed from both nodes.
 RIVER_DISKS="$pat" RIVER_NODES=2 expect_fail 2 \
   "coll_merge: collection sort-runs-[0-9a-f-]+ is on node-local disks \(its disk pattern has %n\)" \
-  sort X S2 --memory 800k
+  sort X S2 --memory 800Ki
 [ -z "$(find "$nodes" "$root" -name 'sort-runs-*')" ] || fail "two-pass sort left its runs"
 
 # --- A write that fails once its copies are on their nodes leaves

@@ -71,7 +71,7 @@ n=20011
 
 # ------------------------------------------------ FIFO in place of a copy
 # s: 4 partitions, 2 copies each; partition 1's first copy is on disk 1.
-expect_ok 4 "gen s" gen s --records $n --mirror 2 --block-size 64k --disks 'sdisk%d'
+expect_ok 4 "gen s" gen s --records $n --mirror 2 --block-size 64Ki --disks 'sdisk%d'
 expect_ok 1 "copy-out s" copy-out s -o "$tmp/ref"
 pf=$(part_file s 1 sdisk 1)
 mv "$pf" "$tmp/s.p1.saved"
@@ -100,7 +100,7 @@ rmdir "$pf"; mv "$tmp/s.p1.saved" "$pf"
 expect_ok 2 "fsck s restored" fsck s
 
 # Without a mirror: a clear error naming the file, no output file.
-expect_ok 4 "gen u" gen u --records 2000 --block-size 64k --disks 'udisk%d'
+expect_ok 4 "gen u" gen u --records 2000 --block-size 64Ki --disks 'udisk%d'
 pf=$(part_file u 2 udisk 2)
 mv "$pf" "$tmp/u.p2.saved"; mkfifo "$pf"
 rm -f "$tmp/u.out"

@@ -63,7 +63,7 @@ for n in 1 3; do
   bad $n "$b/syntax.yaml:4:6: YAML syntax error" "$b/syntax.yaml" --ranks 4
   bad $n "$b/dup_key.yaml:5:5: a stage: duplicate key 'name'" "$b/dup_key.yaml" --ranks 4
   bad $n "$b/unknown_module.yaml:3:5: stage 'a': unknown module 'nope'" "$b/unknown_module.yaml" --ranks 4
-  bad $n "$b/bad_size.yaml:3:56: stage 'a': argument 'records': expected a size (e.g. 10M), got 'lots'" "$b/bad_size.yaml" --ranks 4
+  bad $n "$b/bad_size.yaml:3:56: stage 'a': argument 'records': expected a size (suffixes k, M, G, T: ×1000; Ki, Mi, Gi, Ti: ×1024), got 'lots'" "$b/bad_size.yaml" --ranks 4
   bad $n "$b/cycle.yaml:4:5: the flow has a cycle" "$b/cycle.yaml" --ranks 4
   bad $n "$b/schema_mismatch.yaml:6:5: edge a -> b: schema mismatch" "$b/schema_mismatch.yaml" --ranks 4
   bad $n "$b/missing_arg.yaml:3:5: stage 'a': missing required argument 'records'" "$b/missing_arg.yaml" --ranks 4

@@ -29,7 +29,7 @@ same() {
     || fail "copy-out of $2 on $1 ranks differs from the original"
 }
 
-r 3 gen fk --records 3000 --mirror 2 --block-size 4k >/dev/null || fail "gen fk"
+r 3 gen fk --records 3000 --mirror 2 --block-size 4Ki >/dev/null || fail "gen fk"
 r 1 copy-out fk -o "$tmp/orig" || fail "copy-out fk"
 for n in $(ranks 1 2 3 4); do
   fsck_ok $n fk

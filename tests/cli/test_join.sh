@@ -34,7 +34,7 @@ done
 r 2 join r s jx --key key >/dev/null 2>&1 || fail "join r s jx"
 r 1 info jx | grep -q "key:bytes\[10\],payload:bytes\[90\],payload_s:bytes\[90\]" \
   || fail "OUT's schema is not R's fields then S's but the key"
-r 3 join r s jcpu --key key --cpu-rate 4M --perturb "cpu:1=0.25" \
+r 3 join r s jcpu --key key --cpu-rate 4Mi --perturb "cpu:1=0.25" \
   >"$tmp/out" 2>&1 || fail "emulated join"
 grep -q "fluid ideal" "$tmp/out" || fail "emulated join: no fluid ideal"
 
@@ -55,7 +55,7 @@ expect_fail 2 "$tmp/torn: 1050 bytes are not a whole number of 16-byte records" 
   run "$flows/join.yaml" r=file:$tmp/torn "r_schema=key:uint64,v:uint64" \
   s=k8 out=bad3 key=key
 expect_fail 3 "join: the build input \\(input 1\\) does not fit in memory=1024 bytes" \
-  join r s bad4 --key key --memory 1k
+  join r s bad4 --key key --memory 1Ki
 expect_fail 2 "join: collection jx exists \\(--force replaces it" join r s jx --key key
 [ "$(rows jx)" = 2000 ] || fail "a refused join changed OUT"
 r 2 join s r jx --key key --force >/dev/null 2>&1 || fail "--force"

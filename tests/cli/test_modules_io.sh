@@ -62,7 +62,7 @@ for n in $(ranks 1 2 3 4); do
   r 1 info w$n 2>/dev/null | grep -Eq "^layout +partitioned, $n partitions?.* $m cop" \
     || fail "$n ranks: coll_write's layout or mirror=$m not recorded"
   # Through a push edge the partitions differ; the content does not.
-  r "$n" run "$flows/gen_coll.yaml" coll=p$n layout=interleaved block_size=16K \
+  r "$n" run "$flows/gen_coll.yaml" coll=p$n layout=interleaved block_size=16Ki \
     >/dev/null 2>&1 || fail "$n ranks: gen -> coll_write (push)"
   rm -f "$tmp"/c.*
   r 1 run "$flows/coll_count.yaml" coll=p$n order=stream out="$tmp/c" \

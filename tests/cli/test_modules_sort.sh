@@ -289,7 +289,7 @@ sed 's/{from: part, to: sorter, kind: exchange, by: hash}/{from: part, to: sorte
 expect_fail 2 "river_set_partitioner: stage part output 0: not an exchange edge" \
   run "$tmp/partdq.yaml" out="$tmp/p"
 # sort over its memory cap.
-sed 's/{name: sorter, module: sort, ranks: "${ranks}"}/{name: sorter, module: sort, ranks: "${ranks}", args: {memory: 100K}}/' \
+sed 's/{name: sorter, module: sort, ranks: "${ranks}"}/{name: sorter, module: sort, ranks: "${ranks}", args: {memory: 100Ki}}/' \
   "$flows/sort_merge.yaml" >"$tmp/sortcap.yaml"
 expect_fail 2 "stage 'sorter' instance [0-9]+: sort: its input does not fit in memory=102400 bytes" \
   run "$tmp/sortcap.yaml" out="$tmp/s" ranks=0-1

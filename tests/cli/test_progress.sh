@@ -23,7 +23,7 @@ set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 export RIVER_PROGRESS=1
 N=40000
-emul="--disk-rate 2M"
+emul="--disk-rate 2Mi"
 r 2 gen --records $N g >/dev/null || fail "gen"
 
 # lines FILE: the periodic progress lines of river sort in FILE.
@@ -44,9 +44,9 @@ lines "$tmp/err" | awk -v n=$N '
 awk -v n="$n" '/^run: .* done in/ { t = $(NF - 4) }
                END { exit !(n <= t / 0.2 + 2) }' "$tmp/out" \
   || { fail "$n progress lines: more than one per 0.2 s"; cat "$tmp/out"; }
-lines "$tmp/err" | grep -Eq 'ETA [0-9]+:[0-9]+; slowest rank [01] \([0-9.]+ MB/s\), fastest rank [01] \(' \
+lines "$tmp/err" | grep -Eq 'ETA [0-9]+:[0-9]+; slowest rank [01] \([0-9.]+ [kM]?B/s\), fastest rank [01] \(' \
   || { fail "no ETA or slowest and fastest rank"; lines "$tmp/err" | head -n 2; }
-[ "$(grep -c "^sort: done: read $N records (4.0 MB), wrote $N (4.0 MB) in [0-9]*:[0-9]*; slowest rank" "$tmp/err")" -eq 1 ] \
+[ "$(grep -c "^sort: done: read $N records (4.00 MB), wrote $N (4.00 MB) in [0-9]*:[0-9]*; slowest rank" "$tmp/err")" -eq 1 ] \
   || { fail "no closing line with every record, once"; tail -n 3 "$tmp/err"; }
 r 2 valsort s1 --input g >"$tmp/out" 2>&1 || { fail "valsort"; cat "$tmp/out"; }
 
@@ -64,24 +64,25 @@ fi
 # --- river run: no total
 RIVER_PROGRESS_EVERY=0.2 r 2 run "${top_srcdir:-.}/flows/sort.yaml" in=g out=s3 \
   disk_rate=2000000 >"$tmp/out" 2>"$tmp/err" || fail "run with progress"
-grep -Eq '^run: read [0-9]+, wrote [0-9]+ records, [0-9.]+ MB/s in' "$tmp/err" \
+grep -Eq '^run: read [0-9]+, wrote [0-9]+ records, [0-9.]+ [kM]?B/s in' "$tmp/err" \
   || { fail "no progress line from river run"; cat "$tmp/err"; }
 grep -q ' of [0-9]* (' "$tmp/err" && fail "river run's line gives a total"
 grep -q "^run: done: read $N records" "$tmp/err" || fail "river run: no closing line"
 
 # one_count LABEL: the lines of a command with one count, of 2097152
-# records (209.7 MB), in $tmp/err: at least one (a line every 0.02 s,
-# and each command takes longer than that here, sanitizers or not), its
-# share and MB of the total, and one closing line.
+# records (2Mi, 209,715,200 bytes, printed as 210 MB), in $tmp/err: at
+# least one (a line every 0.02 s, and each command takes longer than
+# that here, sanitizers or not), its share and size of the total, and
+# one closing line.
 one_count() {
-  grep -Eq "^$1: [0-9]+ of 2097152 records \([0-9.]+%\), [0-9.]+ of 209\.7 MB, [0-9.]+ MB/s, [0-9]+:[0-9]+" "$tmp/err" \
+  grep -Eq "^$1: [0-9]+ of 2097152 records \([0-9.]+%\), [0-9.]+ [kM]?B of 210 MB, [0-9.]+ [kMG]?B/s, [0-9]+:[0-9]+" "$tmp/err" \
     || { fail "$1: no progress line"; head -n 3 "$tmp/err"; }
-  [ "$(grep -c "^$1: done: 2097152 records, 209.7 MB in " "$tmp/err")" -eq 1 ] \
+  [ "$(grep -c "^$1: done: 2097152 records, 210 MB in " "$tmp/err")" -eq 1 ] \
     || { fail "$1: no closing line, once"; tail -n 2 "$tmp/err"; }
 }
 
 # --- river gen and copy-in: one count, of a total in records and MB
-RIVER_PROGRESS_EVERY=0.02 r 2 gen --records 2M big >"$tmp/out" 2>"$tmp/err" \
+RIVER_PROGRESS_EVERY=0.02 r 2 gen --records 2Mi big >"$tmp/out" 2>"$tmp/err" \
   || fail "gen with progress"
 one_count gen
 r 2 --quiet copy-out big >"$tmp/big.dat" 2>/dev/null || fail "copy-out big"

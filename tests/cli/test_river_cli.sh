@@ -30,7 +30,7 @@ for ((r = 0; r < n; r++)); do
   [ "$c" -eq 1 ] || fail "hello: rank $r reported $c times"
 done
 [ "$(grep -c '^  rank ' "$tmp/out")" -eq "$n" ] || fail "hello: wrong rank count"
-grep -Eq "^ring: a 1048576-byte token went 5 times round $n ranks in [0-9.]+ s: [0-9.]+ us and [0-9.]+ GB/s per hop$" \
+grep -Eq "^ring: a 1.05 MB token went 5 times round $n ranks in [0-9.]+ s: [0-9.]+ us and [0-9.]+ [kMG]?B/s per hop$" \
   "$tmp/out" || fail "hello: no ring measurement"
 
 # Bad option value: non-zero exit, message names the option and value,

@@ -69,9 +69,9 @@ expect_fail 2 "IN and OUT are both 'raw'" sort raw raw
 expect_fail 2 "collection nosuch not found" sort nosuch out9
 expect_fail 2 "--memory lots: expected an integer" sort raw out9 --memory lots
 expect_fail 3 "sort: --memory 1024 bytes is too small to make progress" \
-  sort raw out9 --memory 1K
+  sort raw out9 --memory 1Ki
 expect_fail 3 "stage 'sort' instance [0-9]+: sort: its input does not fit in memory=1024 bytes" \
-  run "${top_srcdir:-.}/flows/sort.yaml" in=raw out=out9 memory=1K
+  run "${top_srcdir:-.}/flows/sort.yaml" in=raw out=out9 memory=1Ki
 expect_fail 1 "sort: missing OUT \\(COLL or file:PATH\\)" sort raw
 expect_fail 1 "sort: missing IN and OUT \\(COLL or file:PATH\\)" sort
 r 1 ls 2>/dev/null | grep -qw out9 && fail "a failed sort left collection out9"

@@ -8,7 +8,7 @@
 # cores, so this is about correctness, not speed.
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
-N=24000     # one pass; two passes take M=150000 (15 MB) in 1M a rank
+N=24000     # one pass; two passes take M=150000 (15 MB) in 1Mi a rank
 M=150000
 d=$tmp/files
 mkdir -p "$d"
@@ -42,20 +42,20 @@ for n in $(ranks 8 16); do
     || fail "$n ranks: sort file:a.in"
   cmp -s "$d/a$n" "$d/a.gnu" || fail "$n ranks: file sort: not GNU's bytes"
   if [ "$n" = 16 ]; then
-    r "$n" sort big "b2p$n" --memory 1M >"$tmp/out" 2>&1 \
+    r "$n" sort big "b2p$n" --memory 1Mi >"$tmp/out" 2>&1 \
       || { fail "$n ranks: two-pass sort"; head -n 3 "$tmp/out"; }
     grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks: not two passes"
     valid "b2p$n" big || fail "$n ranks: two-pass sort does not validate"
   else
-    r "$n" sort "file:$d/abig.in" "file:$d/abig$n" --memory 1M >"$tmp/out" 2>&1 \
+    r "$n" sort "file:$d/abig.in" "file:$d/abig$n" --memory 1Mi >"$tmp/out" 2>&1 \
       || fail "$n ranks: two-pass file -> file"
     grep -q "^sort: two passes" "$tmp/out" || fail "$n ranks: not two passes"
     cmp -s "$d/abig$n" "$d/abig.gnu" || fail "$n ranks: two-pass file: not GNU's bytes"
   fi
-  r "$n" sort big "file:$d/b$n" --memory 1M >/dev/null 2>&1 \
+  r "$n" sort big "file:$d/b$n" --memory 1Mi >/dev/null 2>&1 \
     || fail "$n ranks: two-pass coll -> file"
   valid "file:$d/b$n" big || fail "$n ranks: two-pass coll -> file"
-  r "$n" sort s "em$n" --disk-rate 16M --cpu-rate 16M \
+  r "$n" sort s "em$n" --disk-rate 16Mi --cpu-rate 16Mi \
     --perturb "disk:1=0.5;cpu:$((n - 1))=0.25" >"$tmp/out" 2>&1 \
     || fail "$n ranks: emulated sort"
   grep -q "fluid ideal" "$tmp/out" || fail "$n ranks: no fluid ideal"

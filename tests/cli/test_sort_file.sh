@@ -69,8 +69,8 @@ cmp -s "$d/self" "$d/a.gnu" || fail "sorted onto itself: wrong bytes"
 
 # Emulated disks and partitioners, one of each slow.
 for policy in "" --static; do
-  r 3 sort "file:$d/s.in" "file:$d/em$policy" $policy --disk-rate 8M \
-    --cpu-rate 8M --perturb "disk:1=0.5;cpu:2=0.25" >"$tmp/out" 2>&1 \
+  r 3 sort "file:$d/s.in" "file:$d/em$policy" $policy --disk-rate 8Mi \
+    --cpu-rate 8Mi --perturb "disk:1=0.5;cpu:2=0.25" >"$tmp/out" 2>&1 \
     || fail "emulated file sort $policy"
   grep -q "fluid ideal" "$tmp/out" || fail "emulated $policy: no fluid ideal"
   valid "file:$d/em$policy" "file:$d/s.in" \
@@ -165,7 +165,7 @@ printf '%s\n' 'stages:' \
   '  - {name: we, module: coll_write, ranks: 0-0, args: {coll: twoC}}' \
   '  - {name: c, module: gen, ranks: rest, args: {records: 20000}}' \
   "  - {name: late, module: count, ranks: rest," \
-  "     args: {file: \"$d/nodir/c\", cpu_rate: 2M}}" \
+  "     args: {file: \"$d/nodir/c\", cpu_rate: 2Mi}}" \
   'edges: [{from: a, to: wa}, {from: b, to: wb}, {from: e, to: we},' \
   '        {from: c, to: late}]' \
   >"$tmp/two.yaml"

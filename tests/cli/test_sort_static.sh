@@ -18,7 +18,7 @@ set -u
 N=20000
 # Rates low enough that the emulation's tolerance (ideal_ok) is a small
 # part of the ideal (0.9 s at 4 ranks, 1.3 s at 2).
-emul="--disk-rate 2M --cpu-rate 2M"
+emul="--disk-rate 2Mi --cpu-rate 2Mi"
 
 # took_at_least FILE SECONDS WHAT: the run's "done in" time in FILE is
 # at least SECONDS (emulated work cannot go faster), else fail WHAT.
@@ -78,7 +78,7 @@ r 4 valsort lost --input in4 >/dev/null 2>&1 \
 # cpu_rate: 2 MB at 2 + 1 MiB/s cannot take under 0.6 s; same digest.
 flows=${top_srcdir:-.}/tests/flows/run
 r 3 run "$flows/gen_slow.yaml" >"$tmp/fast" 2>&1 || fail "gen_slow, full speed"
-r 3 run "$flows/gen_slow.yaml" cpu_rate=2M perturb=cpu:1=0.5 \
+r 3 run "$flows/gen_slow.yaml" cpu_rate=2Mi perturb=cpu:1=0.5 \
   >"$tmp/slow" 2>&1 || fail "gen_slow, emulated"
 # digest FILE: the records, sum and xor over count's lines in FILE.
 digest() {
@@ -96,7 +96,7 @@ took_at_least "$tmp/slow" 0.6 "cpu_rate did not slow the stage"
 # A stage's emulated CPU and disk start with nothing banked: 2,000,000
 # bytes at 4 MiB/s take at least 0.4768 s (with the 50 ms burst full at
 # the start, as before issue 13's ninth session, 0.429 s).
-r 2 run "$flows/gen_slow.yaml" cpu_rate=4M >"$tmp/cpu4" 2>&1 \
+r 2 run "$flows/gen_slow.yaml" cpu_rate=4Mi >"$tmp/cpu4" 2>&1 \
   || fail "gen_slow, one sink at 4 MiB/s"
 took_at_least "$tmp/cpu4" 0.4765 "cpu_rate: free work at the start"
 # chain COLL [MID]: a flow spec, gen (rank 0) -> a stage `mid` given by
@@ -107,7 +107,7 @@ chain() {
   printf '%s\n' 'stages:' \
     '  - {name: src, module: gen, ranks: 0-0, args: {records: 20000}}' \
     ${mid:+"  - {name: mid, $mid, ranks: rest}"} \
-    "  - {name: out, module: coll_write, ranks: rest, args: {coll: $coll, disk_rate: 4M}}" \
+    "  - {name: out, module: coll_write, ranks: rest, args: {coll: $coll, disk_rate: 4Mi}}" \
     "edges: [{from: src, to: ${mid:+mid\}, {from: mid, to: }out}]"
 }
 chain w4 "" >"$tmp/w4.yaml"
@@ -117,14 +117,14 @@ took_at_least "$tmp/disk4" 0.4765 "disk_rate: free work at the start"
 # 0.4768 s of emulated CPU (it holds every record before it writes one),
 # then writes 0.4768 s; banking 50 ms while it waited, as at 7800fd3,
 # the run took 0.913-0.916 s.
-chain w5 "module: sort, args: {cpu_rate: 4M}" >"$tmp/w5.yaml"
+chain w5 "module: sort, args: {cpu_rate: 4Mi}" >"$tmp/w5.yaml"
 r 2 run "$tmp/w5.yaml" >"$tmp/idle4" 2>&1 || fail "sort, then coll_write at 4 MiB/s"
 took_at_least "$tmp/idle4" 0.953 \
   "disk_rate: work banked while idle before the first write"
 
 # Bad values: named, every rank, no OUT.
 expect_fail 4 "argument 'perturb': perturbation spec \"cpu:x=1\"" \
-  sort in4 bad1 --cpu-rate 1M --perturb cpu:x=1
+  sort in4 bad1 --cpu-rate 1Mi --perturb cpu:x=1
 expect_fail 4 "argument 'perturb' names cpu 7; the stage has instances 0..3" \
   sort in4 bad2 $emul --perturb "cpu:7=0.5"
 expect_fail 4 "--disk-rate fast: expected an integer" \
@@ -132,17 +132,17 @@ expect_fail 4 "--disk-rate fast: expected an integer" \
 expect_fail 2 "argument 'policy': 'bogus' is not gd, mirror-nogd or nomirror" \
   run "${top_srcdir:-.}/flows/sort.yaml" in=in2 out=bad4 read_policy=bogus
 expect_fail 4 "argument 'perturb' names disk 4; collection in4 has disks 0..3" \
-  sort in4 bad5 --disk-rate 10M --perturb "disk:4=0.5"
+  sort in4 bad5 --disk-rate 10Mi --perturb "disk:4=0.5"
 expect_fail 2 "sort: --perturb scales emulated rates: give --disk-rate or --cpu-rate" \
   sort in2 bad6 --perturb "disk:0=0.5"
 expect_fail 2 "--disk-rate 100: expected an integer in 1024\\.\\." \
   sort in2 bad7 --disk-rate 100
 expect_fail 2 "factor \"0.00001\" is outside 0.001..1000" \
-  sort in2 bad8 --cpu-rate 1M --perturb "cpu:0=0.00001"
+  sort in2 bad8 --cpu-rate 1Mi --perturb "cpu:0=0.00001"
 printf '%s\n' 'stages:' \
   '  - {name: src, module: gen, ranks: rest, args: {records: 100}}' \
   '  - {name: out, module: coll_write, ranks: rest,' \
-  '     args: {coll: bad9, disk_rate: 1M, perturb: "disk:3=0.5"}}' \
+  '     args: {coll: bad9, disk_rate: 1Mi, perturb: "disk:3=0.5"}}' \
   'edges: [{from: src, to: out}]' >"$tmp/w.yaml"
 expect_fail 3 "stage 'out' instance 0: argument 'perturb' names disk 3; the stage has disks 0..2" \
   run "$tmp/w.yaml"
@@ -202,7 +202,7 @@ done
 # charges the drain fails by 20 s.
 start=$(date +%s)
 expect_fail 2 "sort: its input does not fit in memory" \
-  run "$flows/sort_drain.yaml" cpu_rate=50K
+  run "$flows/sort_drain.yaml" cpu_rate=50Ki
 [ $(($(date +%s) - start)) -lt 20 ] || fail "the drain was charged"
 
 clitest_end test_sort_static

@@ -33,7 +33,7 @@ r 2 copy-out s -o "$d/s.in" >/dev/null 2>&1 || fail "copy-out s"
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
 # 4 MB of input; 1 MB a rank holds a few runs
-M=1M
+M=1Mi
 for n in $(ranks 1 2 3 4); do
   c=u
   [ $((n % 2)) -eq 0 ] && c=s   # uniform at odd n, skewed at even n
@@ -53,12 +53,12 @@ for n in $(ranks 1 2 3 4); do
   no_runs || fail "$n ranks: a runs collection was left"
 done
 
-r 3 sort s emul --memory $M --disk-rate 20M --cpu-rate 20M \
+r 3 sort s emul --memory $M --disk-rate 20Mi --cpu-rate 20Mi \
   --perturb "disk:1=0.5;cpu:2=0.25" >"$tmp/out" 2>&1 \
   || fail "emulated two-pass sort"
 grep -q "^sort: two passes" "$tmp/out" || fail "emulated: not two passes"
 valid emul s || fail "emulated two-pass sort does not validate"
-r 3 sort s onepass --memory 64M >"$tmp/out" 2>&1 || fail "sort with enough memory"
+r 3 sort s onepass --memory 64Mi >"$tmp/out" 2>&1 || fail "sort with enough memory"
 grep -q "^sort: two passes" "$tmp/out" && fail "enough memory: two passes"
 valid onepass s || fail "one pass with --memory"
 
@@ -117,9 +117,9 @@ no_runs || fail "the live sort left its runs"
 
 # Refused.
 expect_fail 2 "sort: --memory 4096 bytes is too small to make progress" \
-  sort u bad1 --memory 4K
+  sort u bad1 --memory 4Ki
 expect_fail 2 "sort: --memory 512000 bytes is too small to make progress: a sorter holds at least two messages of the exchange" \
-  sort u bad3 --memory 500K
+  sort u bad3 --memory 500Ki
 expect_fail 2 "sort: --static sorts in one pass, and u does not fit" \
   sort u bad2 --memory $M --static
 r 1 ls 2>/dev/null | grep -q "^bad" && fail "a refused sort left OUT"

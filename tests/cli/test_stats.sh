@@ -61,7 +61,7 @@ awk -v t="$(number "$tmp/sort.json" seconds)" 'BEGIN { exit !(t > 0) }' \
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d['job']['command'].endswith('sort g s1'))" "$tmp/sort.json" \
   || fail "sort: the command line is not recorded"
 r 2 valsort s1 --input g >"$tmp/out" 2>&1 || { fail "valsort s1"; cat "$tmp/out"; }
-r 2 --stats "$tmp/emul.json" sort --disk-rate 4M g s2 >"$tmp/out" 2>&1 \
+r 2 --stats "$tmp/emul.json" sort --disk-rate 4Mi g s2 >"$tmp/out" 2>&1 \
   || { fail "sort --disk-rate --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/emul.json" --records $N --flows 1
 # The sort's read stage keeps its GD read (river_ctx_keep_gd): one entry
@@ -87,7 +87,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['flows']
   || fail "a failed sort's stats: not its outcome RIVER_EIO"
 
 # --- two passes: two flows, and the file replaced whole
-r 2 --stats "$tmp/sort.json" sort --memory 1M g s3 >"$tmp/out" 2>&1 \
+r 2 --stats "$tmp/sort.json" sort --memory 1Mi g s3 >"$tmp/out" 2>&1 \
   || { fail "two-pass sort --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/sort.json" --records $N --flows 2
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit([f['label'] for f in d['flows']] != ['sort, pass 1', 'sort, pass 2'])" "$tmp/sort.json" \

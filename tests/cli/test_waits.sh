@@ -169,11 +169,11 @@ frozen() {
   kill -CONT "$pid" 2>/dev/null
   wait "$job" 2>/dev/null
 }
-RIVER_TIMEOUT=3 frozen RIVER_TIMEOUT fa sort in fa --disk-rate 2M
-frozen --timeout fb --timeout 3 sort in fb --disk-rate 2M
+RIVER_TIMEOUT=3 frozen RIVER_TIMEOUT fa sort in fa --disk-rate 2Mi
+frozen --timeout fb --timeout 3 sort in fb --disk-rate 2Mi
 
 # The same job with no rank stopped and the watchdog on: it succeeds.
-bounded 120 3 sort in o6 --timeout 3 --disk-rate 2M
+bounded 120 3 sort in o6 --timeout 3 --disk-rate 2Mi
 [ "$st" -eq 0 ] || { fail "watchdog: a healthy sort with --timeout 3 failed"; head -n 5 "$tmp/err"; }
 
 # A bad value is refused by every rank, before anything runs.

@@ -1,7 +1,8 @@
 ! test_core_f - module river from Fortran with mpi_f08: River inside a
 ! program that owns MPI, version, error codes and messages, optional ierr,
 ! the logger with a Fortran handler, timers, build and topology strings,
-! the node name and binding ranks to cores.
+! the node name and binding ranks to cores, sizes in and out (the C
+! table's rule: k x1000, Ki x1024).
 program test_core_f
   use, intrinsic :: iso_c_binding
   use mpi_f08
@@ -14,6 +15,7 @@ program test_core_f
   character(len=32) :: expect
   type(river_timer) :: t
   real(c_double) :: secs, t0
+  integer(c_int64_t) :: v
 
   call ftest_init(rank)   ! MPI_Init: the program owns MPI
 
@@ -65,6 +67,28 @@ program test_core_f
   call check(secs >= 0.0099_c_double .and. secs < 5.0_c_double, 'timer')
   call river_timer_stop(t, ierr)
   call check(ierr == RIVER_ESTATE, 'stop twice gives ESTATE')
+
+  ! Sizes: the C parser's table, and what it refuses.
+  call river_parse_size('2k', v)
+  call check(v == 2000_c_int64_t, 'parse_size 2k')
+  call river_parse_size('2Ki', v)
+  call check(v == 2048_c_int64_t, 'parse_size 2Ki')
+  call river_parse_size('1Ti', v)
+  call check(v == 1099511627776_c_int64_t, 'parse_size 1Ti')
+  call river_parse_size('9223372036854775807', v)
+  call check(v == huge(v), 'parse_size huge')
+  call river_parse_size('1m', v, ierr)
+  call check(ierr == RIVER_EINVAL .and. v == huge(v), 'parse_size 1m')
+  call river_parse_size('9223372036854775808', v, ierr)
+  call check(ierr == RIVER_EOVERFLOW .and. v == huge(v), &
+             'parse_size 2**63 gives EOVERFLOW')
+  call river_parse_size('18446744073709551616', v, ierr)
+  call check(ierr == RIVER_EINVAL, 'parse_size 2**64 gives EINVAL')
+  call check(river_format_size(999_c_int64_t) == '999 B', 'format_size B')
+  call check(river_format_size(105000000_c_int64_t) == '105 MB', &
+             'format_size MB')
+  call check(river_format_size(1048576_c_int64_t) == '1.05 MB', &
+             'format_size 1Mi')
 
   ! Strings of any length come back whole.
   call river_build_info(s)

@@ -555,7 +555,7 @@ contains
     call river_flow_place(f, 'copy', 'fcopy', [2, 3], ierr)
     call check(ierr == RIVER_SUCCESS, 'built: place copy')
     call river_flow_arg(f, 'copy', 'tag', 'fortran', ierr)
-    call river_flow_arg(f, 'copy', 'limit', '2K', ierr)
+    call river_flow_arg(f, 'copy', 'limit', '2Ki', ierr)
     call river_flow_arg(f, 'copy', 'factor', '0.25', ierr)
     call river_flow_arg(f, 'copy', 'flag', 'yes', ierr)
     call check(ierr == RIVER_SUCCESS, 'built: copy args')

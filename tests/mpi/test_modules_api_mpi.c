@@ -32,7 +32,7 @@
  *              kinds; bad ports, levels and k are RIVER_EINVAL;
  *              river_ctx_perturb gives the parsed perturb argument
  *              (RIVER_ESTATE at check time), and river_ctx_charge_disk
- *              with disk_rate 1M and "disk:1=0.5" takes at least 90% of
+ *              with disk_rate 1Mi and "disk:1=0.5" takes at least 90% of
  *              0.095 s for 100 kB on disk 0 and of 0.19 s more on disk
  *              1 (a lower bound only: a loaded machine is slower, never
  *              faster)
@@ -198,7 +198,7 @@ static int tpeers(river_ctx *ctx)
   }
   MT_CHECK_RC(river_ctx_perturb(ctx, NULL), RIVER_EINVAL);
   MT_CHECK_RC(river_ctx_charge_disk(ctx, -1, 1), RIVER_EINVAL);
-  /* 1M is 1048576 bytes/s; a disk's bucket starts empty. 90%: the
+  /* 1Mi is 1048576 bytes/s; a disk's bucket starts empty. 90%: the
    * bound's margin for the clock, not for load (load only slows). */
   t0 = river_wtime();
   MT_CHECK_RC(river_ctx_charge_disk(ctx, 0, 100000), RIVER_SUCCESS);
@@ -290,7 +290,7 @@ static void peers(MPI_Comm comm, int n)
   MT_CHECK_RC(river_flow_arg(f, "gen", "records", "3000"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_origin(f, "peers.yaml:7:3"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_place(f, "peers", "tpeers", all, n), RIVER_SUCCESS);
-  MT_CHECK_RC(river_flow_arg(f, "peers", "disk_rate", "1M"), RIVER_SUCCESS);
+  MT_CHECK_RC(river_flow_arg(f, "peers", "disk_rate", "1Mi"), RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_arg(f, "peers", "perturb", "disk:1=0.5"),
               RIVER_SUCCESS);
   MT_CHECK_RC(river_flow_origin(f, NULL), RIVER_SUCCESS);

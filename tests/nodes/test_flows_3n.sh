@@ -17,7 +17,7 @@ valid() { r 2 valsort "$1" --input "$2" 2>&1 | grep -q SUCCESS; }
 r 2 gen in --records 40000 --skew --seed 3 >/dev/null 2>&1 || fail "gen in"
 n3 4 sort in s1 >"$tmp/out" 2>&1 || { fail "sort.yaml on 3 nodes"; head -n 5 "$tmp/out"; }
 valid s1 in || fail "sort.yaml on 3 nodes: valsort --input"
-n3 4 sort in s2 --memory 1M >"$tmp/out" 2>&1 \
+n3 4 sort in s2 --memory 1Mi >"$tmp/out" 2>&1 \
   || { fail "two-pass sort on 3 nodes"; head -n 5 "$tmp/out"; }
 grep -q "^sort: two passes" "$tmp/out" || fail "3 nodes: not two passes"
 valid s2 in || fail "sort_merge.yaml on 3 nodes: valsort --input"

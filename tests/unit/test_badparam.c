@@ -1,7 +1,7 @@
 /*
- * test_badparam.c - bad arguments to the core, logging, timing, topology,
- * schema, checksum, gensort, wait and emulation functions (badparam.h
- * says what every test_badparam* program checks).
+ * test_badparam.c - bad arguments to the core, logging, timing, units,
+ * topology, schema, checksum, gensort, wait and emulation functions
+ * (badparam.h says what every test_badparam* program checks).
  */
 #include "badparam.h"
 
@@ -89,6 +89,22 @@ static void test_badparam_timing(void **state)
   assert_int_equal(river_timer_elapsed(NULL, &s), RIVER_EINVAL);
   assert_int_equal(river_timer_elapsed(&t, NULL), RIVER_EINVAL);
   assert_true(s == 3.5);
+}
+
+static void test_badparam_units(void **state)
+{
+  uint64_t v = 7;
+  char buf[8] = "keep";
+
+  (void)state;
+  assert_int_equal(river_parse_size(NULL, &v), RIVER_EINVAL);
+  assert_int_equal(river_parse_size("1", NULL), RIVER_EINVAL);
+  assert_int_equal(river_parse_size("1x", &v), RIVER_EINVAL);
+  assert_int_equal(v, 7);
+  assert_int_equal(river_format_size(1, NULL, 8), RIVER_EINVAL);
+  assert_int_equal(river_format_size(1, buf, 0), RIVER_ENOBUFS);
+  assert_int_equal(river_format_size(1000, buf, 7), RIVER_ENOBUFS);
+  assert_string_equal(buf, "keep");
 }
 
 static void test_badparam_topo(void **state)
@@ -347,6 +363,7 @@ int main(void)
     cmocka_unit_test(test_badparam_log),
     cmocka_unit_test(test_badparam_vlog),
     cmocka_unit_test(test_badparam_timing),
+    cmocka_unit_test(test_badparam_units),
     cmocka_unit_test(test_badparam_topo),
     cmocka_unit_test(test_badparam_schema),
     cmocka_unit_test(test_badparam_checksum),

@@ -266,7 +266,8 @@ static void test_flowspec_params(void **state)
   logbuf[0] = '\0';
   assert_int_equal(river_flow_load_plan(path, 3, ok, 2, &f), RIVER_EINVAL);
   snprintf(want, sizeof want, "%s:3:61: stage 'a': argument 'records': "
-           "expected a size (e.g. 10M), got 'lotslotsK'", path);
+           "expected a size (" RIVER_SIZE_SUFFIXES "), got 'lotslotsK'",
+           path);
   assert_non_null(strstr(logbuf, want));
   assert_int_equal(river_flow_load_plan(path, 3, ok, 1, &f), RIVER_SUCCESS);
   assert_int_equal(river_flow_check(f), RIVER_SUCCESS);
@@ -478,7 +479,7 @@ static void test_flow_module_args(void **state)
 {
   static const river_module_decl d = {
       0, 0, 1, 1, 1,
-      "n:int=-5, u:uint=7, sz:size=2K, d:double=0.25, b:bool=on, s:str=hi,"
+      "n:int=-5, u:uint=7, sz:size=2Ki, d:double=0.25, b:bool=on, s:str=hi,"
       " f:field=k", probe_schema, NULL};
   const char *path = tmp_spec(
       "stages:\n"
