@@ -118,7 +118,8 @@ static void clock_text(double s, char *buf, size_t len)
 #define SIZE_TEXT (RIVER_SIZE_TEXT_MAX + 2)
 static void size_text(double v, char *buf, int rate)
 {
-  river_format_size(v > 0 ? (uint64_t)(v + 0.5) : 0, buf, SIZE_TEXT);
+  river_format_size(!(v > 0) ? 0 : v >= 18446744073709549568.0 ? UINT64_MAX
+                    : (uint64_t)(v + 0.5), buf, SIZE_TEXT);
   if (rate)
     strcat(buf, "/s");
 }

@@ -53,7 +53,10 @@ const char *app_size(uint64_t bytes, char *buf)
 
 const char *app_rate(double bytes_per_s, char *buf)
 {
-  uint64_t b = bytes_per_s > 0 ? (uint64_t)(bytes_per_s + 0.5) : 0;
+  /* NaN and below 0: 0; beyond uint64_t (a near-zero time): its most */
+  uint64_t b = !(bytes_per_s > 0) ? 0
+               : bytes_per_s >= 18446744073709549568.0 ? UINT64_MAX
+               : (uint64_t)(bytes_per_s + 0.5);
 
   strcat((char *)app_size(b, buf), "/s");
   return buf;
