@@ -128,6 +128,11 @@ submodule (river) river_core_impl
       real(c_double), intent(out) :: seconds
       integer(c_int) :: river_timer_elapsed_c
     end function river_timer_elapsed_c
+    subroutine river_f_stop_c(rc, what) bind(C, name='river__f_stop')
+      import :: c_int, c_char
+      integer(c_int), value :: rc
+      character(kind=c_char), intent(in) :: what(*)
+    end subroutine river_f_stop_c
     function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -140,12 +145,12 @@ contains
   ! ---------------------------------------------- helpers of every submodule
 
   module procedure river_check
-    character(len=:), allocatable :: msg
+    ! Without ierr a failure ends the job: said once (river__f_stop in
+    ! river_shim.c), exit status 1, no backtrace per rank.
     if (present(ierr)) then
       ierr = int(rc)
     else if (rc /= RIVER_SUCCESS) then
-      msg = 'river: ' // what // ': ' // river_strerror(int(rc))
-      error stop msg
+      call river_f_stop_c(int(rc, c_int), what // c_null_char)
     end if
   end procedure river_check
 

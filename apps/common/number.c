@@ -20,6 +20,18 @@ static int says(void)
   return rank == 0;
 }
 
+static int usage_seen;
+
+void app_usage_error(void)
+{
+  usage_seen = 1;
+}
+
+int app_usage_seen(void)
+{
+  return usage_seen;
+}
+
 int app_parse_u64(const char *opt, const char *val, uint64_t min,
                   uint64_t max, int allow_suffix, uint64_t *out)
 {
@@ -30,6 +42,7 @@ int app_parse_u64(const char *opt, const char *val, uint64_t min,
   if (val == NULL) {
     if (says())
       river_log(RIVER_LOG_ERROR, "%s needs a value", opt);
+    app_usage_error();
     return RIVER_EINVAL;
   }
   errno = 0;
@@ -48,6 +61,7 @@ int app_parse_u64(const char *opt, const char *val, uint64_t min,
       river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in %llu..%llu%s",
                 opt, val, (unsigned long long)min, (unsigned long long)max,
                 allow_suffix ? " (suffixes k, M, G allowed)" : "");
+    app_usage_error();
     return RIVER_EINVAL;
   }
   *out = (uint64_t)v << shift;
