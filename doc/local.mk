@@ -1,6 +1,7 @@
 # Documentation installed under $(docdir).
 
 dist_doc_DATA += \
+	doc/guide.md \
 	doc/design.md \
 	doc/building.md \
 	doc/collections.md \

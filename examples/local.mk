@@ -9,6 +9,10 @@
 #                         test_filter_module.sh
 #   particles_f.F90       a Fortran code: particles computed, written to
 #                         a parallel collection, read back and checked
+#   plugin_c.c,           plugins: shared libraries of user modules (C
+#   plugin_f.F90          and Fortran) that river run --plugin loads on
+#                         every rank (plugin.yaml); run by
+#                         tests/cli/test_plugins.sh
 
 example_programs = examples/hello.mpi
 examples_hello_mpi_SOURCES = examples/hello.c
@@ -26,10 +30,24 @@ examples_particles_f_mpi_LDADD = fortran/libriverf.la src/libriver.la
 $(examples_hello_f_mpi_OBJECTS) $(examples_particles_f_mpi_OBJECTS): river.mod
 endif
 check_PROGRAMS += $(example_programs)
+# The plugins, built as a user builds one (a shared library linked with
+# River), as libtool modules for the tests.
+check_LTLIBRARIES += examples/plugin_c.la
+examples_plugin_c_la_SOURCES = examples/plugin_c.c
+examples_plugin_c_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+examples_plugin_c_la_LIBADD = src/libriver.la
+if RIVER_FORTRAN
+check_LTLIBRARIES += examples/plugin_f.la
+examples_plugin_f_la_SOURCES = examples/plugin_f.F90
+examples_plugin_f_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+examples_plugin_f_la_LIBADD = fortran/libriverf.la src/libriver.la
+$(examples_plugin_f_la_OBJECTS): river.mod
+endif
 TESTS += $(example_programs) examples/test_filter_module.sh \
 	examples/test_readme.sh
 EXTRA_DIST += examples/testlist examples/test_readme.sh \
-	examples/test_filter_module.sh examples/filter_module.yaml
+	examples/test_filter_module.sh examples/filter_module.yaml \
+	examples/plugin.yaml
 
 # Installed too, to $(docdir)/examples: the sources and a Makefile that
 # builds them against the installed River with pkg-config, as a program
@@ -39,9 +57,10 @@ EXTRA_DIST += examples/testlist examples/test_readme.sh \
 # LD_LIBRARY_PATH: river.pc's rpath must be enough.
 riverexamplesdir = $(docdir)/examples
 dist_riverexamples_DATA = examples/hello.c examples/filter_module.c \
-	examples/filter_module.yaml
+	examples/filter_module.yaml examples/plugin_c.c examples/plugin.yaml
 if RIVER_FORTRAN
-dist_riverexamples_DATA += examples/hello_f.F90 examples/particles_f.F90
+dist_riverexamples_DATA += examples/hello_f.F90 examples/particles_f.F90 \
+	examples/plugin_f.F90
 endif
 EXTRA_DIST += examples/Makefile.installed
 

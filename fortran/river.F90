@@ -20,9 +20,10 @@
 !
 ! Every procedure that can fail takes `integer, optional, intent(out) ::
 ! ierr` last. With ierr present it receives RIVER_SUCCESS or a negative
-! RIVER_E* code; without it, a failure stops the program (error stop)
-! with the message. Strings coming back from River are allocatable
-! character(len=:) values sized to fit. Constants come from
+! RIVER_E* code; without it, a failure ends the job (exit status 1; the
+! message said once, by the lowest rank that failed; no backtrace).
+! Strings coming back from River are allocatable character(len=:)
+! values sized to fit. Constants come from
 ! river_constants.inc, generated from river.h.
 !
 ! Handles (river_schema, river_coll, river_pcoll, river_pcoll_order,
@@ -43,6 +44,14 @@
 ! passed as a contiguous copy. A derived type matches a schema only
 ! without padding: check that c_sizeof(one_record) equals
 ! river_schema_record_size. A scalar record is passed as [rec].
+! river_pcoll_write, river_pcoll_read_block, river_dq_put and
+! river_dq_try_put take `type(*), contiguous :: records(..)` (any rank,
+! a scalar too; a section is passed as a contiguous copy), and river_put
+! `records(:)` (rank 1: a scalar would be ambiguous with its c_ptr
+! form); they check it (river__f_records in river_shim.c): an array of a
+! derived type whose c_sizeof is not the record size is an error naming
+! both sizes, never records written shifted; an array whose size is
+! known must hold the records given.
 !
 ! Statuses that are not failures never stop the program, with or without
 ! ierr: RIVER_EOS from river_coll_next, river_dq_get, river_dq_try_get and
@@ -391,7 +400,8 @@ module river
   public :: river_stats_add_number, river_stats_add_work, river_stats_write
   public :: river_stats_destroy
   ! river/module.h
-  public :: river_module_register, river_ctx_user, river_ctx_instance
+  public :: river_module_register, river_plugin_load, river_ctx_user
+  public :: river_ctx_instance
   public :: river_ctx_stage, river_ctx_ports, river_ctx_log
   public :: river_input_schema, river_output_schema
   public :: river_arg_str, river_arg_int, river_arg_uint, river_arg_double
@@ -497,6 +507,23 @@ module river
       integer(c_size_t), intent(inout) :: len
       integer(c_int) :: rc
     end function string_fill
+  end interface
+
+  ! A records argument (any rank, any type) checked against the record
+  ! size rs: a derived type's elements must be rs bytes each (c_sizeof),
+  ! the array contiguous and, where its size is known and n > 0, at least
+  ! n * rs bytes; base gets its address. RIVER_EINVAL, said naming what,
+  ! if not (river__f_records in river_shim.c).
+  interface
+    function river_f_records(a, n, rs, what, base) &
+        bind(C, name='river__f_records')
+      import :: c_int, c_ptr, c_size_t, c_char
+      type(*), intent(in) :: a(..)
+      integer(c_size_t), value :: n, rs
+      character(kind=c_char), intent(in) :: what(*)
+      type(c_ptr), intent(out) :: base
+      integer(c_int) :: river_f_records
+    end function river_f_records
   end interface
 
   ! Private helpers every submodule uses, kept in one place (bodies in

@@ -143,6 +143,11 @@ submodule (river) river_core_impl
       integer(c_size_t), value :: len
       integer(c_int) :: river_format_size_c
     end function river_format_size_c
+    subroutine river_f_stop_c(rc, what) bind(C, name='river__f_stop')
+      import :: c_int, c_char
+      integer(c_int), value :: rc
+      character(kind=c_char), intent(in) :: what(*)
+    end subroutine river_f_stop_c
     function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -155,12 +160,12 @@ contains
   ! ---------------------------------------------- helpers of every submodule
 
   module procedure river_check
-    character(len=:), allocatable :: msg
+    ! Without ierr a failure ends the job: said once (river__f_stop in
+    ! river_shim.c), exit status 1, no backtrace per rank.
     if (present(ierr)) then
       ierr = int(rc)
     else if (rc /= RIVER_SUCCESS) then
-      msg = 'river: ' // what // ': ' // river_strerror(int(rc))
-      error stop msg
+      call river_f_stop_c(int(rc, c_int), what // c_null_char)
     end if
   end procedure river_check
 

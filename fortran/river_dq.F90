@@ -38,7 +38,7 @@ submodule (river) river_dq_impl
     function river_dq_put_c(q, records, nrecords) bind(C, name='river_dq_put')
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: q
-      type(*), intent(in) :: records(*)
+      type(c_ptr), value :: records
       integer(c_size_t), value :: nrecords
       integer(c_int) :: river_dq_put_c
     end function river_dq_put_c
@@ -46,7 +46,7 @@ submodule (river) river_dq_impl
         bind(C, name='river_dq_try_put')
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: q
-      type(*), intent(in) :: records(*)
+      type(c_ptr), value :: records
       integer(c_size_t), value :: nrecords
       integer(c_int) :: river_dq_try_put_c
     end function river_dq_try_put_c
@@ -261,13 +261,20 @@ contains
   end procedure river_dq_create
 
   module procedure river_dq_put
-    call river_check(river_dq_put_c(q%ptr, records, nrecords), &
-                     'river_dq_put', ierr)
+    type(c_ptr) :: base
+    integer(c_int) :: rc
+    rc = river_f_records(records, nrecords, q%record_size, &
+                         c_str('river_dq_put'), base)
+    if (rc == RIVER_SUCCESS) rc = river_dq_put_c(q%ptr, base, nrecords)
+    call river_check(rc, 'river_dq_put', ierr)
   end procedure river_dq_put
 
   module procedure river_dq_try_put
+    type(c_ptr) :: base
     integer(c_int) :: rc
-    rc = river_dq_try_put_c(q%ptr, records, nrecords)
+    rc = river_f_records(records, nrecords, q%record_size, &
+                         c_str('river_dq_try_put'), base)
+    if (rc == RIVER_SUCCESS) rc = river_dq_try_put_c(q%ptr, base, nrecords)
     if (rc == RIVER_EAGAIN) then
       if (present(ierr)) ierr = RIVER_EAGAIN
       return

@@ -10,7 +10,7 @@
 submodule (river) river_module_impl
   implicit none
 
-  ! C's river_module_decl (schema: always NULL from Fortran).
+  ! C's river_module_decl (schema and check: always NULL from Fortran).
   type, bind(C) :: module_decl_c
     integer(c_int) :: min_inputs = 0, max_inputs = 0
     integer(c_int) :: min_outputs = 0, max_outputs = 0
@@ -18,6 +18,7 @@ submodule (river) river_module_impl
     type(c_ptr) :: args = c_null_ptr
     type(c_funptr) :: schema = c_null_funptr
     type(c_ptr) :: doc = c_null_ptr
+    type(c_funptr) :: check = c_null_funptr
   end type module_decl_c
 
   ! module_decl_c must be the size of C's river_module_decl (see
@@ -154,14 +155,18 @@ submodule (river) river_module_impl
       integer(c_int), intent(inout) :: input
       integer(c_int) :: river_select_c
     end function river_select_c
-    function river_put_c(ctx, output, records, n) bind(C, name='river_put')
+    function river_plugin_load_c(path) bind(C, name='river_plugin_load')
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int) :: river_plugin_load_c
+    end function river_plugin_load_c
+    function output_record_size_c(ctx, output) &
+        bind(C, name='river__f_output_record_size')
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: ctx
       integer(c_int), value :: output
-      type(*), intent(in) :: records(*)
-      integer(c_size_t), value :: n
-      integer(c_int) :: river_put_c
-    end function river_put_c
+      integer(c_size_t) :: output_record_size_c
+    end function output_record_size_c
     function river_put_ptr_c(ctx, output, records, n) bind(C, name='river_put')
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: ctx
@@ -318,6 +323,11 @@ contains
                      'river_module_register', ierr)
   end procedure river_module_register
 
+  module procedure river_plugin_load
+    call river_check(river_plugin_load_c(c_str(path)), 'river_plugin_load', &
+                     ierr)
+  end procedure river_plugin_load
+
   ! ---------------------------------------------------------- who am I
 
   module procedure river_ctx_user
@@ -455,8 +465,13 @@ contains
   end procedure river_select
 
   module procedure river_put_array
-    call river_check(river_put_c(ctx, int(output, c_int), records, n), &
-                     'river_put', ierr)
+    type(c_ptr) :: base
+    integer(c_int) :: rc
+    rc = river_f_records(records, n, &
+                         output_record_size_c(ctx, int(output, c_int)), &
+                         c_str('river_put'), base)
+    if (rc == RIVER_SUCCESS) rc = river_put_ptr_c(ctx, int(output, c_int), base, n)
+    call river_check(rc, 'river_put', ierr)
   end procedure river_put_array
 
   module procedure river_put_ptr

@@ -44,10 +44,15 @@ submodule (river) river_pcoll_impl
         bind(C, name='river_pcoll_write')
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: pc
-      type(*), intent(in) :: records(*)
+      type(c_ptr), value :: records
       integer(c_size_t), value :: nrecords
       integer(c_int) :: river_pcoll_write_c
     end function river_pcoll_write_c
+    function pcoll_record_size_c(pc) bind(C, name='river__f_pcoll_record_size')
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: pc
+      integer(c_size_t) :: pcoll_record_size_c
+    end function pcoll_record_size_c
     function river_pcoll_begin_partition_c(pc, order) &
         bind(C, name='river_pcoll_begin_partition')
       import :: c_int, c_ptr, c_int64_t
@@ -110,7 +115,7 @@ submodule (river) river_pcoll_impl
       type(c_ptr), value :: pc
       integer(c_int), value :: p
       integer(c_int64_t), value :: block
-      type(*), intent(inout) :: buf(*)
+      type(c_ptr), value :: buf
       integer(c_size_t), value :: bufsize
       integer(c_size_t), intent(out) :: nrecords
       integer(c_int) :: river_pcoll_read_block_c
@@ -367,8 +372,12 @@ contains
   end procedure river_pcoll_create
 
   module procedure river_pcoll_write
-    call river_check(river_pcoll_write_c(pcoll%ptr, records, nrecords), &
-                     'river_pcoll_write', ierr)
+    type(c_ptr) :: base
+    integer(c_int) :: rc
+    rc = river_f_records(records, nrecords, pcoll_record_size_c(pcoll%ptr), &
+                         c_str('river_pcoll_write'), base)
+    if (rc == RIVER_SUCCESS) rc = river_pcoll_write_c(pcoll%ptr, base, nrecords)
+    call river_check(rc, 'river_pcoll_write', ierr)
   end procedure river_pcoll_write
 
   module procedure river_pcoll_begin_partition
@@ -451,10 +460,14 @@ contains
   end procedure river_pcoll_disk_path
 
   module procedure river_pcoll_read_block
+    type(c_ptr) :: base
     integer(c_size_t) :: n
     integer(c_int) :: rc
-    rc = river_pcoll_read_block_c(pcoll%ptr, int(p, c_int), block, buf, &
-                                  bufsize, n)
+    rc = river_f_records(buf, 0_c_size_t, pcoll_record_size_c(pcoll%ptr), &
+                         c_str('river_pcoll_read_block'), base)
+    if (rc == RIVER_SUCCESS) &
+      rc = river_pcoll_read_block_c(pcoll%ptr, int(p, c_int), block, base, &
+                                    bufsize, n)
     if (rc == RIVER_SUCCESS) nrecords = n
     call river_check(rc, 'river_pcoll_read_block', ierr)
   end procedure river_pcoll_read_block

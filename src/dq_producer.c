@@ -1567,3 +1567,18 @@ int river_dq_end_unit(river_dq *q)
     return RIVER_EINVAL;
   return block_on(q, river_dq_try_end_unit);
 }
+
+int river_dq_put_sized(river_dq *q, const void *records, size_t nrecords,
+                       size_t record_size)
+{
+  if (q == NULL)
+    return RIVER_EINVAL;
+  if (record_size != q->record_size) {
+    river__error("queue: records of %zu bytes given, the queue's are %zu "
+                 "bytes: the record type does not match the schema (a field "
+                 "more or less, other types, or padding); nothing put",
+                 record_size, q->record_size);
+    return RIVER_EINVAL;
+  }
+  return river_dq_put(q, records, nrecords);
+}

@@ -349,6 +349,24 @@ static int edge_ok(const river_flow *f, const river__edge *e)
   return rc;
 }
 
+/* Stage s's module check (river_check_fn), if it has one: rank 0's
+ * messages said, the other ranks' hushed. */
+static int stage_check(river_flow *f, river__stage *s)
+{
+  int hush = river__flow_check_level(f) != RIVER_LOG_ERROR, rc;
+  river_ctx ctx;
+
+  if (s->mod->decl.check == NULL)
+    return RIVER_SUCCESS;
+  river__ctx_init(&ctx, f, s);
+  if (hush)
+    river__log_hush(1);
+  rc = s->mod->decl.check(&ctx);
+  if (hush)
+    river__log_hush(0);
+  return rc;
+}
+
 static int check_local(river_flow *f)
 {
   int i, rc = RIVER_SUCCESS;
@@ -365,6 +383,8 @@ static int check_local(river_flow *f)
     rc = stage_schemas(f, &f->stages[f->topo[i]]);
   for (i = 0; i < f->nedges && rc == RIVER_SUCCESS; i++)
     rc = edge_ok(f, &f->edges[i]);
+  for (i = 0; i < f->nstages && rc == RIVER_SUCCESS; i++)
+    rc = stage_check(f, &f->stages[f->topo[i]]);
   return rc;
 }
 

@@ -66,6 +66,8 @@ typedef struct river__module {
   void *user;
   int nargs;
   river__arg_decl *args;
+  char *plugin;            /* the plugin that registered it (its path),
+                              NULL: built in or the program's own */
 } river__module;
 
 /* An argument given to a stage: args[k] of the stage is the value of
@@ -141,6 +143,13 @@ const river__module *river__module_find(const char *name);
 
 /* Free every registered module (for river_finalize and tests). */
 void river__module_clear(void);
+
+/* The plugin whose river_plugin_init runs now (src/plugin.c), NULL
+ * outside one: the modules registered meanwhile are its own. */
+void river__module_set_plugin(const char *path);
+
+/* Remove the modules plugin `path` registered (its init failed). */
+void river__module_drop_plugin(const char *path);
 
 /* 1 if name is 1..max characters of letters, digits, '_' and '-'. */
 int river__name_ok(const char *name, size_t max);

@@ -608,9 +608,9 @@ int river_ctx_wait(river_ctx *ctx, MPI_Request *req, MPI_Status *status)
     if (river__flow_aborted(ctx->flow)) {
       /* A peer may never join: leave the request (its buffers must
        * outlive the flow's run, as the module's own do). */
-      river__error("stage %s instance %d: the flow failed elsewhere; not "
-                   "waiting for the stage's peers", ctx->stage->name,
-                   ctx->instance);
+      river_log(RIVER_LOG_DEBUG, "stage %s instance %d: the flow failed "
+                "elsewhere; not waiting for the stage's peers",
+                ctx->stage->name, ctx->instance);
       return RIVER_ESTATE;
     }
     if (river__sched_yield(1) != RIVER_SUCCESS)

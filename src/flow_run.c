@@ -17,6 +17,7 @@
  */
 #include "flow_run_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,14 +173,30 @@ static int run_instance(void *arg)
   struct river__inst *in = arg;
   const river__stage *s = in->ctx.stage;
   double t0 = river_wtime();
+  unsigned long said = river__log_errors();
   int rc, frc;
 
   rc = s->mod->fn(&in->ctx);
   if (rc == RIVER_EOS)
     rc = RIVER_SUCCESS;  /* an input's end passed on: done */
   if (rc != RIVER_SUCCESS) {
-    river__error("stage %s instance %d (module %s) failed: %s", s->name,
-                 in->ctx.instance, s->mod->name, river_strerror(rc));
+    /* After the flow failed elsewhere a failure is most likely that
+     * one's consequence (a peer gone, an input cut short), and a module
+     * (or River under it) that said what went wrong has said it: then
+     * this line is for debugging only, so that a failure is said once,
+     * where it happened. */
+    struct river__run *run = in->ctx.flow->run;
+    int after = river__flow_aborted(in->ctx.flow);
+    char line[sizeof run->unsaid];
+
+    snprintf(line, sizeof line, "stage %s instance %d (module %s) failed: "
+             "%s", s->name, in->ctx.instance, s->mod->name,
+             river_strerror(rc));
+    river_log(RIVER_LOG_DEBUG, "%s%s", line,
+              after ? " (after the flow failed elsewhere)" : "");
+    /* Said at the end, by one rank, if no rank said why (finish). */
+    if (!after && river__log_errors() == said && run->unsaid[0] == '\0')
+      snprintf(run->unsaid, sizeof run->unsaid, "%s", line);
     river__flow_abort(in->ctx.flow);  /* before its outputs close */
   }
   frc = river__inst_finish(in);
@@ -364,6 +381,8 @@ int river_flow_go_async(river_flow *f)
   if (rc != RIVER_SUCCESS)
     return rc;
   r = calloc(1, sizeof *r);
+  if (r != NULL)
+    r->errors0 = river__log_errors();
   rc = r == NULL ? RIVER_ENOMEM : RIVER_SUCCESS;
   if (rc == RIVER_SUCCESS) {
     f->run = r;
@@ -443,6 +462,26 @@ static void keep_edge_stats(const river_flow *f, struct river__run *r, int i)
   }
 }
 
+/* The outcome, agreed; and if the flow failed with nothing said on any
+ * rank about why, the lowest rank with a failure nothing said says its
+ * first (run->unsaid): a failure is said once, where it happened, and
+ * the failures it caused elsewhere are not (src/flow_run.c,
+ * run_instance). */
+static int agree_said(river_flow *f, struct river__run *r, int local)
+{
+  int v[3], rc;
+
+  v[0] = local;
+  v[1] = river__log_errors() == r->errors0;   /* 0: this rank said one */
+  v[2] = r->unsaid[0] != '\0' ? f->rank : INT_MAX;
+  rc = river__allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, f->comm);
+  if (rc != RIVER_SUCCESS)
+    return river__agree(f->comm, local);   /* says why; agrees */
+  if (v[0] != RIVER_SUCCESS && v[1] && v[2] == f->rank)
+    river__error("%s", r->unsaid);
+  return v[0];
+}
+
 /* Every task here has returned: tear down (collective) and agree. */
 static int finish(river_flow *f, int local)
 {
@@ -464,7 +503,7 @@ static int finish(river_flow *f, int local)
     river_dq_destroy(r->dqs[i]);
     r->dqs[i] = NULL;
   }
-  r->outcome = river__agree(f->comm, local);
+  r->outcome = agree_said(f, r, local);
   river__flow_abort_close(f, r, 1);
   /* Outputs outside the queues appear only now, and only if the flow
    * succeeded everywhere; a publish that fails fails the flow everywhere

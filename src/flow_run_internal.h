@@ -171,6 +171,12 @@ struct river__run {
   int ninst;
   int done;                /* every task has returned */
   int outcome;             /* agreed outcome, once finished */
+  unsigned long errors0;   /* river__log_errors() when the run began */
+  char unsaid[300];        /* this rank's first failure that nothing
+                              said (a module that failed silently, or
+                              one whose peer's failure had not yet
+                              been said): said at the end only if no
+                              rank said anything (finish) */
   int finished;            /* queues destroyed, outcome agreed */
   struct river__edge_stats *edge_st; /* per edge, kept at the end */
   river_progress *progress; /* the progress line's (river_flow_progress),

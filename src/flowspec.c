@@ -660,12 +660,43 @@ static int read_edge(struct spec *sp, yaml_node_t *n)
 
 /* --------------------------------------------------------------- load */
 
-/* The spec's top level: description, params, stages, edges. */
+/* The spec's `plugins:` (a list of paths; a relative one is taken
+ * from the spec's directory), each loaded on this rank
+ * (river_plugin_load) before any stage names a module. */
+static int plugins(struct spec *sp, yaml_node_t *list)
+{
+  yaml_node_t **items = NULL;
+  const char *slash = strrchr(sp->path, '/');
+  char *p = NULL, file[4200];
+  int i, n = 0, rc;
+
+  if (list == NULL)
+    return RIVER_SUCCESS;
+  rc = sequence(sp, list, "plugins", &items, &n);
+  for (i = 0; rc == RIVER_SUCCESS && i < n; i++) {
+    if ((rc = scalar(sp, items[i], "a plugin", &p)) != RIVER_SUCCESS)
+      break;
+    if (p[0] == '/' || slash == NULL)
+      snprintf(file, sizeof file, "%s", p);
+    else
+      snprintf(file, sizeof file, "%.*s/%s", (int)(slash - sp->path),
+               sp->path, p);
+    if (river_plugin_load(file) != RIVER_SUCCESS)
+      rc = err(sp, items[i], "plugin %s could not be loaded (see above)",
+               file);
+    free(p);
+    p = NULL;
+  }
+  free(items);
+  return rc;
+}
+
+/* The spec's top level: description, params, plugins, stages, edges. */
 static int walk(struct spec *sp, const char *const *kv, int nkv)
 {
   static const char *const keys[] = {"description", "params", "stages",
-                                     "edges", NULL};
-  yaml_node_t *root = visit(sp, 1), *v[4], **items = NULL;
+                                     "edges", "plugins", NULL};
+  yaml_node_t *root = visit(sp, 1), *v[5], **items = NULL;
   int i, n, rc;
 
   if (root == NULL)
@@ -676,6 +707,8 @@ static int walk(struct spec *sp, const char *const *kv, int nkv)
     return err(sp, v[0], "description must be a scalar, not %s",
                kind_name(v[0]));
   if ((rc = params(sp, v[1], kv, nkv)) != RIVER_SUCCESS)
+    return rc;
+  if ((rc = plugins(sp, v[4])) != RIVER_SUCCESS)
     return rc;
   if (v[2] == NULL)
     return err(sp, root, "no 'stages': a flow needs at least one stage");

@@ -60,7 +60,7 @@ src_libriver_la_SOURCES = \
 	src/progress_internal.h \
 	src/progress.c \
 	src/flow_internal.h \
-	src/module.c \
+	src/module.c src/plugin.c \
 	src/flow.c \
 	src/flow_check.c \
 	src/flow_run_internal.h \

@@ -104,6 +104,13 @@ int river__log_rank(void)
   return rank;
 }
 
+static unsigned long errors_said;   /* errors said (not hushed) */
+
+unsigned long river__log_errors(void)
+{
+  return errors_said;
+}
+
 int river_vlog(int level, const char *fmt, va_list ap)
 {
   char msg[1024], line[1100];
@@ -114,6 +121,8 @@ int river_vlog(int level, const char *fmt, va_list ap)
     return RIVER_EINVAL;
   if (hushed > 0)
     level = RIVER_LOG_DEBUG;
+  if (level == RIVER_LOG_ERROR)
+    errors_said++;
   if (level > level_cur)
     return RIVER_SUCCESS;
 

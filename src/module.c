@@ -25,6 +25,7 @@
 static river__module **mods;
 static int nmods, mods_cap;
 static int builtins_done;   /* the built-in modules are registered */
+static const char *loading;  /* the plugin being loaded (src/plugin.c) */
 
 static const char *const type_names[] = {"str", "int", "uint", "size",
                                          "double", "bool", "field"};
@@ -169,6 +170,7 @@ static void free_module(river__module *m)
   free(m->args);
   free((char *)m->decl.args);
   free((char *)m->decl.doc);
+  free(m->plugin);
   free(m);
 }
 
@@ -302,6 +304,7 @@ int river_module_register(const char *name, river_module_fn fn,
                           const river_module_decl *decl, void *user)
 {
   river__module *m, **grown;
+  const river__module *found;
   int rc;
 
   if (fn == NULL || decl == NULL || !river__name_ok(name, RIVER__NAME_MAX)) {
@@ -310,8 +313,14 @@ int river_module_register(const char *name, river_module_fn fn,
                  : "bad name (1..63 letters, digits, '_', '-')");
     return RIVER_EINVAL;
   }
-  if (river__module_find(name) != NULL) {
-    river__error("module '%s' is already registered", name);
+  if ((found = river__module_find(name)) != NULL) {
+    if (loading != NULL)
+      river__error("plugin %s: module '%s' is already registered (%s%s): "
+                   "a plugin's module needs a name of its own", loading,
+                   name, found->plugin ? "by plugin " : "built in",
+                   found->plugin ? found->plugin : "");
+    else
+      river__error("module '%s' is already registered", name);
     return RIVER_EEXIST;
   }
   if (!decl_ok(name, decl))
@@ -324,7 +333,9 @@ int river_module_register(const char *name, river_module_fn fn,
   m->user = user;
   m->decl.args = with_stage_args(decl->args);
   m->decl.doc = decl->doc ? strdup(decl->doc) : NULL;
+  m->plugin = loading != NULL ? strdup(loading) : NULL;
   rc = !m->decl.args || (decl->doc && !m->decl.doc)
+           || (loading != NULL && m->plugin == NULL)
            ? RIVER_ENOMEM : parse_decl_args(m);
   if (rc == RIVER_SUCCESS && nmods == mods_cap) {
     grown = realloc(mods, (size_t)(mods_cap * 2 + 8) * sizeof *mods);
@@ -348,13 +359,65 @@ const river__module *river__module_find(const char *name)
   int i;
 
   if (!builtins_done) {
+    const char *was = loading;   /* built-ins belong to no plugin */
     builtins_done = 1;  /* first: registering looks names up too */
+    loading = NULL;
     river__modules_builtin();
+    loading = was;
   }
   for (i = 0; name != NULL && i < nmods; i++)
     if (strcmp(mods[i]->name, name) == 0)
       return mods[i];
   return NULL;
+}
+
+void river__module_set_plugin(const char *path)
+{
+  loading = path;
+}
+
+void river__module_drop_plugin(const char *path)
+{
+  int i, k = 0;
+
+  for (i = 0; i < nmods; i++) {
+    if (mods[i]->plugin != NULL && strcmp(mods[i]->plugin, path) == 0)
+      free_module(mods[i]);
+    else
+      mods[k++] = mods[i];
+  }
+  nmods = k;
+}
+
+int river_module_count(int *n)
+{
+  if (n == NULL)
+    return RIVER_EINVAL;
+  (void)river__module_find(NULL);   /* the built-ins first */
+  *n = nmods;
+  return RIVER_SUCCESS;
+}
+
+int river_module_info_get(int index, river_module_info *info)
+{
+  const river__module *m;
+
+  (void)river__module_find(NULL);
+  if (info == NULL || index < 0 || index >= nmods) {
+    river__error("river_module_info_get: %s", info == NULL ? "info is NULL"
+                 : "index out of range (river_module_count)");
+    return RIVER_EINVAL;
+  }
+  m = mods[index];
+  info->name = m->name;
+  info->min_inputs = m->decl.min_inputs;
+  info->max_inputs = m->decl.max_inputs;
+  info->min_outputs = m->decl.min_outputs;
+  info->max_outputs = m->decl.max_outputs;
+  info->args = m->decl.args;
+  info->doc = m->decl.doc;
+  info->plugin = m->plugin;
+  return RIVER_SUCCESS;
 }
 
 void river__module_clear(void)

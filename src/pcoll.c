@@ -330,8 +330,9 @@ static int lock_for_write(river_pcoll *pc)
    * write of the name cannot commit between this look and ours; where
    * the lock cannot be taken, the commit's check refuses it). */
   if (rc == RIVER_SUCCESS && pc->exclusive && pc->prev.exists) {
-    river__error("collection %s exists in %s: not replaced (this write "
-                 "may not replace one)", pc->info.name, pc->root);
+    river__error("collection %s exists in %s: not replaced (a command's "
+                 "--force, a stage's replace: true, or an API writer with "
+                 "exclusive 0 replaces it)", pc->info.name, pc->root);
     rc = RIVER_EEXIST;
   }
   if (rc == RIVER_SUCCESS)
@@ -858,4 +859,20 @@ int river_pcoll_verify_blocks(river_pcoll *pc, int p, int c,
   if (nbad != NULL)
     *nbad = n;
   return rc;
+}
+
+int river_pcoll_write_sized(river_pcoll *pc, const void *records,
+                            size_t nrecords, size_t record_size)
+{
+  if (pc == NULL || !pc->writing)
+    return RIVER_EINVAL;
+  if (record_size != pc->info.record_size) {
+    river__error("collection %s: records of %zu bytes given, its schema's "
+                 "are %zu bytes: the record type does not match the schema "
+                 "(a field more or less, other types, or padding); nothing "
+                 "written", pc->info.name, record_size,
+                 pc->info.record_size);
+    return RIVER_EINVAL;
+  }
+  return river_pcoll_write(pc, records, nrecords);
 }

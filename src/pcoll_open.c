@@ -388,8 +388,14 @@ static int open_once(river_pcoll *pc, const char *path, int keep_disks)
   if (rc == RIVER_SUCCESS
       && river__bcast(img, (int)len, MPI_BYTE, 0, pc->comm) != RIVER_SUCCESS)
     rc = RIVER_EMPI;
-  if (rc == RIVER_SUCCESS)
+  if (rc == RIVER_SUCCESS) {
+    /* The same image everywhere: what is wrong with it is said once */
+    if (pc->rank != 0)
+      river__log_hush(1);
     rc = river__pcoll_meta_parse(pc, path, img, len, keep_disks);
+    if (pc->rank != 0)
+      river__log_hush(0);
+  }
   free(img);
   if (rc == RIVER_SUCCESS)
     rc = alloc_reader(pc);

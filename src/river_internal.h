@@ -66,6 +66,11 @@ int river__log_rank(void);
  * rank 0 say what they find (src/flow_check.c). */
 void river__log_hush(int on);
 
+/* How many errors this process has said so far (hushed ones not
+ * counted): a caller that would add a line of its own about a failure
+ * says it only if nothing was said meanwhile (src/flow_run.c). */
+unsigned long river__log_errors(void);
+
 /* Read RIVER_LOG into the log level (warns on a value it cannot parse). */
 void river__log_init_from_env(void);
 

@@ -64,6 +64,18 @@ tests_peak_rss_la_LIBADD = -ldl
 # fail_write fails writes to files with chosen name endings with ENOSPC
 # (a full disk); tests/cli/test_coll_meta.sh preloads it.
 check_LTLIBRARIES += tests/fail_write.la
+# Bad plugins for tests/cli/test_plugins.sh: no entry point, a module
+# name a built-in has, an entry point that fails on one rank.
+check_LTLIBRARIES += tests/plugins/noentry.la tests/plugins/clash.la \
+	tests/plugins/fail_rank.la
+tests_plugins_noentry_la_SOURCES = tests/plugins/noentry.c
+tests_plugins_noentry_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_clash_la_SOURCES = tests/plugins/clash.c
+tests_plugins_clash_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_clash_la_LIBADD = src/libriver.la
+tests_plugins_fail_rank_la_SOURCES = tests/plugins/fail_rank.c
+tests_plugins_fail_rank_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_fail_rank_la_LIBADD = src/libriver.la
 tests_fail_write_la_SOURCES = tests/fail_write.c
 tests_fail_write_la_CFLAGS = $(RIVER_WARN_CFLAGS)
 tests_fail_write_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
@@ -353,8 +365,18 @@ cli_tests = tests/cli/test_river_cli.sh tests/cli/test_coll_cli.sh \
 	tests/cli/test_outfile_target.sh tests/cli/test_coll_forged.sh \
 	tests/cli/test_topo.sh tests/cli/test_coll_nodes.sh \
 	tests/cli/test_slurm.sh tests/cli/test_progress.sh tests/cli/test_stats.sh \
-	tests/cli/test_plot.sh tests/cli/test_units.sh
+	tests/cli/test_plot.sh tests/cli/test_noreplace.sh \
+	tests/cli/test_said_once.sh tests/cli/test_plugins.sh \
+	tests/cli/test_units.sh
 TESTS += $(cli_tests)
+
+# ---------------------------------------------------------------- docs
+# doc/guide.md's Fortran reference against module river's sources
+# (tests/doc/check_fortran_ref.py; python3, no MPI job), through the
+# launcher like every shell test (tests/doc/testlist).
+doc_tests = tests/doc/test_fortran_ref.sh
+TESTS += $(doc_tests)
+EXTRA_DIST += $(doc_tests) tests/doc/testlist tests/doc/check_fortran_ref.py
 EXTRA_DIST += $(cli_tests) tests/cli/testlist tests/cli/clitest.sh \
 	tests/cli/check_stats.py tests/cli/stats-example.json \
 	tests/cli/meta_crash.river.h5 \

@@ -297,7 +297,7 @@ static void abort_if_timed_out(int rc)
   river_log(RIVER_LOG_ERROR, "%s (%s): aborting the job",
             river_strerror(rc), river_err_name(rc));
   fflush(NULL);
-  MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Abort(MPI_COMM_WORLD, 124);   /* as timeout(1): exit 124 */
 }
 
 int bench_end_run(struct bench *b, struct bench_result *res, int rc)
@@ -494,13 +494,16 @@ static int parse_opts(struct bench *b, const struct bench_suite *s, int argc,
         snprintf(msg, sizeof msg, "unknown or ambiguous option %s",
                  argv[optind - 1]);
       bench_usage(msg);
+      app_usage_error();
       rc = RIVER_EINVAL;
     }
   }
   free(t);
   if (rc == RIVER_SUCCESS && b->perturb_text
-      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS)
+      && river_perturb_parse(b->perturb_text, &b->perturb) != RIVER_SUCCESS) {
+    app_usage_error();
     rc = RIVER_EFORMAT;
+  }
   return rc;
 }
 
@@ -606,5 +609,8 @@ int main(int argc, char **argv)
     river_log(RIVER_LOG_ERROR, "%s %s: %s", argv[1], argv[2],
               river_strerror(rc));
   river_finalize();
+  /* 2: a wrong command line (every rank parses the same one) */
+  if (rc != RIVER_SUCCESS && app_usage_seen())
+    return 2;
   return rc != RIVER_SUCCESS || b->failures ? 1 : 0;
 }

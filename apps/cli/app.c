@@ -1,5 +1,5 @@
 /*
- * app.c - what river sort and river join share (app.h).
+ * app.c - what the river command's applications share (app.h).
  */
 #include "app.h"
 

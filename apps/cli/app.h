@@ -1,5 +1,5 @@
 /*
- * app.h - what the river command's applications (sort.c, join.c)
+ * app.h - what the river command's writers (sort.c, join.c, coll.c)
  * share: their endpoints (a collection, or file:PATH), the refusal of
  * an existing OUT, and the flow params they fill in from options.
  */

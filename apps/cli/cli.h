@@ -32,6 +32,28 @@ int cli_size(void);
  * Waits backing off, like every wait of River's. */
 int cli_agree(int rc);
 
+/* The element-wise minimum of v[0..n) over every rank, into v (as
+ * cli_agree: RIVER_SUCCESS, RIVER_EMPI or RIVER_ETIMEDOUT). */
+int cli_agree_min(int *v, int n);
+
+/* Around a step every rank takes alike (loading a flow spec, plugins),
+ * whose messages would be the same on every rank: rank 0 says its
+ * own, the others keep theirs; cli_hush_end agrees on rc (as cli_agree)
+ * and, if rank 0 did not fail but others did, the lowest of them says
+ * what it kept (a file missing on one node only). */
+void cli_hush_begin(void);
+int cli_hush_end(int rc);
+
+/* Load the plugins paths[0..n) on every rank (river_plugin_load), said
+ * once (cli_hush_begin/end); the agreed outcome. */
+int cli_plugins(char *const *paths, int n);
+
+/* Take every `--plugin PATH` (or --plugin=PATH) out of argv (argv[0]:
+ * the command's name) into paths[0..*n), at most max: RIVER_EINVAL
+ * (said, a usage error) for a missing value or too many. */
+#define CLI_PLUGINS_MAX 16
+int cli_take_plugins(int *argc, char **argv, char **paths, int max, int *n);
+
 /* Rank 0's `bytes` bytes at buf, on every rank of MPI_COMM_WORLD
  * (RIVER_SUCCESS, RIVER_EMPI, or RIVER_ETIMEDOUT as cli_agree). Waits
  * backing off. */
@@ -77,6 +99,7 @@ int cmd_rm(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
+int cmd_modules(int argc, char **argv);
 int cmd_valsort(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
 int cmd_join(int argc, char **argv);

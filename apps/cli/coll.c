@@ -16,6 +16,8 @@
  */
 #include "coll.h"
 
+#include "app.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,6 +28,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A wrong command line, said by rank 0 alone: every rank parses the
+ * same arguments and fails alike. */
+#define say_usage(...) \
+  do { \
+    if (cli_rank() == 0) \
+      river_log(RIVER_LOG_ERROR, __VA_ARGS__); \
+  } while (0)
 
 static const struct option long_opts[] = {
   {"root", required_argument, NULL, OPT_ROOT},
@@ -81,7 +91,7 @@ static int set_opt(struct args *a, int opt, const char *val)
     rc = app_parse_u64("--block-size", val, RIVER_COLL_ALIGN, 1u << 30,
                              1, &v);
     if (rc == RIVER_SUCCESS && v % RIVER_COLL_ALIGN != 0) {
-      river_log(RIVER_LOG_ERROR, "--block-size %s: must be a multiple of %d",
+      say_usage("--block-size %s: must be a multiple of %d",
                 val, RIVER_COLL_ALIGN);
       rc = RIVER_EINVAL;
     }
@@ -93,7 +103,7 @@ static int set_opt(struct args *a, int opt, const char *val)
     else if (strcmp(val, "interleaved") == 0)
       a->opts.layout = RIVER_LAYOUT_INTERLEAVED;
     else {
-      river_log(RIVER_LOG_ERROR, "--layout %s: expected partitioned or "
+      say_usage("--layout %s: expected partitioned or "
                 "interleaved", val);
       rc = RIVER_EINVAL;
     }
@@ -119,7 +129,7 @@ static int set_opt(struct args *a, int opt, const char *val)
     else if (strcmp(val, "nomirror") == 0)
       a->read_policy = RIVER_GD_NOMIRROR;
     else {
-      river_log(RIVER_LOG_ERROR, "--read-policy %s: expected gd, mirror-nogd "
+      say_usage("--read-policy %s: expected gd, mirror-nogd "
                 "or nomirror", val);
       rc = RIVER_EINVAL;
     }
@@ -180,25 +190,25 @@ static int bad_opt(const char *cmd, int opt, int longindex, char **argv,
 
   snprintf(see, sizeof see, "(see river %s --help)", cmd);
   if (opt == ':') {
-    river_log(RIVER_LOG_ERROR, "%s: option %s needs a value %s", cmd,
+    say_usage("%s: option %s needs a value %s", cmd,
               opt_name(optopt, -1), see);
   } else if (opt == '?' && strncmp(arg, "--", 2) != 0) {
-    river_log(RIVER_LOG_ERROR, "%s: unknown option '-%c' %s", cmd, optopt,
+    say_usage("%s: unknown option '-%c' %s", cmd, optopt,
               see);
   } else if (opt == '?' && optopt != 0 && strchr(arg, '=') != NULL) {
     /* A known option without a value, given one (--direct-io=1). */
-    river_log(RIVER_LOG_ERROR, "%s: option %s takes no value (given '%s') "
+    say_usage("%s: option %s takes no value (given '%s') "
               "%s", cmd, opt_name(optopt, -1), strchr(arg, '=') + 1, see);
   } else if (opt == '?' && nearest_opt(arg + 2, allowed) != NULL) {
-    river_log(RIVER_LOG_ERROR, "%s: unknown option '%s': did you mean "
+    say_usage("%s: unknown option '%s': did you mean "
               "'--%s'? %s", cmd, arg, nearest_opt(arg + 2, allowed), see);
   } else if (opt == '?') {
-    river_log(RIVER_LOG_ERROR, "%s: unknown option '%s' %s", cmd, arg, see);
+    say_usage("%s: unknown option '%s' %s", cmd, arg, see);
   } else if (optarg != NULL) {
-    river_log(RIVER_LOG_ERROR, "%s: option %s (value '%s') is not accepted "
+    say_usage("%s: option %s (value '%s') is not accepted "
               "by %s %s", cmd, opt_name(opt, longindex), optarg, cmd, see);
   } else {
-    river_log(RIVER_LOG_ERROR, "%s: option %s is not accepted by %s %s", cmd,
+    say_usage("%s: option %s is not accepted by %s %s", cmd,
               opt_name(opt, longindex), cmd, see);
   }
   return RIVER_EINVAL;
@@ -235,8 +245,8 @@ static const char *missing_names(const char *posnames, int given)
   return out[0] != '\0' ? out : posnames;
 }
 
-int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
-                        const char *posnames, struct args *a)
+static int parse_args(int argc, char **argv, unsigned allowed, int npos,
+                      const char *posnames, struct args *a)
 {
   river_pcoll_opts defaults = RIVER_PCOLL_OPTS_INIT;
   int opt, rc, li = -1;
@@ -258,14 +268,14 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
   }
   for (; optind < argc; optind++) {
     if (a->npos == npos) {
-      river_log(RIVER_LOG_ERROR, "%s: unexpected argument '%s'", a->cmd,
+      say_usage("%s: unexpected argument '%s'", a->cmd,
                 argv[optind]);
       return RIVER_EINVAL;
     }
     a->pos[a->npos++] = argv[optind];
   }
   if (a->npos < npos) {
-    river_log(RIVER_LOG_ERROR, "%s: missing %s (see river %s --help)", a->cmd,
+    say_usage("%s: missing %s (see river %s --help)", a->cmd,
               missing_names(posnames, a->npos), a->cmd);
     return RIVER_EINVAL;
   }
@@ -273,16 +283,26 @@ int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
    * name starting with '-' here, which would read as an option. */
   if (npos > 0 && strstr(posnames, "COLL") != NULL
       && a->pos[npos - 1][0] == '-') {
-    river_log(RIVER_LOG_ERROR, "%s: argument '%s' was taken as COLL: a "
+    say_usage("%s: argument '%s' was taken as COLL: a "
               "collection name may not start with '-'", a->cmd,
               a->pos[npos - 1]);
     return RIVER_EINVAL;
   }
   if ((allowed & OPT_RECORDS) && !a->have_records) {
-    river_log(RIVER_LOG_ERROR, "%s: --records COUNT is required", a->cmd);
+    say_usage("%s: --records COUNT is required", a->cmd);
     return RIVER_EINVAL;
   }
   return RIVER_SUCCESS;
+}
+
+int cli_coll_args(int argc, char **argv, unsigned allowed, int npos,
+                  const char *posnames, struct args *a)
+{
+  int rc = parse_args(argc, argv, allowed, npos, posnames, a);
+
+  if (rc != RIVER_SUCCESS)
+    app_usage_error();   /* said: exit 2 */
+  return rc;
 }
 
 /* Commit pc if every rank wrote its part, else abandon it (collective);
@@ -402,10 +422,13 @@ int cmd_gen(int argc, char **argv)
   int rank = cli_rank(), size = cli_size(), rc;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_RECORDS | OPT_ASCII | OPT_SKEW
-                  | OPT_SEED | OPT_MIRROR | OPT_LAYOUT | OPT_BLOCK, 1, "COLL",
-                  &a);
+                  | OPT_SEED | OPT_MIRROR | OPT_LAYOUT | OPT_BLOCK | OPT_FORCE,
+                  1, "COLL", &a);
+  if (rc == RIVER_SUCCESS && !a.force)
+    rc = app_refuse_existing("gen", a.pos[0], &a.opts);
   if (rc != RIVER_SUCCESS)
     return rc;
+  a.opts.exclusive = !a.force;   /* and not one committed meanwhile */
   rc = river_schema_create_default(&schema);
   buf = malloc(chunk * RIVER_GENSORT_RECORD_SIZE);
   rc = cli_agree(rc == RIVER_SUCCESS && buf == NULL ? RIVER_ENOMEM : rc);
@@ -715,9 +738,12 @@ int cmd_copy_in(int argc, char **argv)
   double t0;
 
   rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_SCHEMA | OPT_MIRROR
-                  | OPT_LAYOUT | OPT_BLOCK, 2, "FILE and COLL", &a);
+                  | OPT_LAYOUT | OPT_BLOCK | OPT_FORCE, 2, "FILE and COLL", &a);
+  if (rc == RIVER_SUCCESS && !a.force)
+    rc = app_refuse_existing("copy-in", a.pos[1], &a.opts);
   if (rc != RIVER_SUCCESS)
     return rc;
+  a.opts.exclusive = !a.force;   /* and not one committed meanwhile */
   memset(&ci, 0, sizeof ci);
   ci.fd = -1;
   ci.file = a.pos[0];
@@ -848,6 +874,7 @@ static int copy_out_run(struct copy_out *co, river_gd_policy policy)
  * if it is a regular file or does not exist, is written under a
  * temporary name beside it (river/outfile.h: a random name, recorded in
  * the root for gc) and, once every rank has succeeded, renamed over it
+ * (a file already there only with --force: refused before the copy)
  * keeping its mode, fsync'd before and its directory after (unless
  * RIVER_SYNC=0). A character device or a FIFO is written through, as
  * it is, opened without waiting: a FIFO with no reader is an error at
@@ -935,7 +962,7 @@ static int out_special(const char *out, const struct out_path *o,
 /* Rank 0: open the output (stdout, PATH's target, or a temporary name
  * beside it, recorded in root). */
 static int copy_out_open(struct copy_out *co, const char *out,
-                         const char *root, struct out_path *o)
+                         const char *root, int force, struct out_path *o)
 {
   struct stat st;
   int rc;
@@ -973,7 +1000,13 @@ static int copy_out_open(struct copy_out *co, const char *out,
               S_ISBLK(st.st_mode) ? "block device" : "socket");
     return RIVER_EINVAL;
   }
-  rc = river_outfile_create(o->target, root, 0, &o->of);
+  if (!force && lstat(o->target, &st) == 0) {
+    river_log(RIVER_LOG_ERROR, "copy-out: %s exists (--force replaces it "
+              "once the copy is written)", out);
+    return RIVER_EEXIST;
+  }
+  rc = river_outfile_create(o->target, root,
+                            force ? 0 : RIVER_OUTFILE_NOREPLACE, &o->of);
   if (rc == RIVER_SUCCESS)
     river_outfile_fd(o->of, &co->fd);
   return rc;
@@ -1010,8 +1043,8 @@ int cmd_copy_out(int argc, char **argv)
   struct out_path o = {{0}, NULL};
   int rc;
 
-  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ, 1, "COLL",
-                  &a);
+  rc = cli_coll_args(argc, argv, OPT_COMMON | OPT_OUT | OPT_READ | OPT_FORCE,
+                     1, "COLL", &a);
   if (rc != RIVER_SUCCESS)
     return rc;
   co.rank = cli_rank();
@@ -1027,7 +1060,7 @@ int cmd_copy_out(int argc, char **argv)
   if (co.rank == 0)
     rc = river_pcoll_order_create(co.pc, &co.order);
   if (rc == RIVER_SUCCESS && co.rank == 0)
-    rc = copy_out_open(&co, a.out, a.opts.root, &o);
+    rc = copy_out_open(&co, a.out, a.opts.root, a.force, &o);
   rc = gd_progress_begin(&co.prog, "copy-out", &co.info, rc);
   if (rc == RIVER_SUCCESS)
     rc = copy_out_run(&co, a.read_policy);

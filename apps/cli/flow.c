@@ -108,8 +108,10 @@ static int flow_check(int argc, char **argv)
     else if (strcmp(argv[i], "--dot") == 0)
       dot = 1;
     else if (argv[i][0] == '-' || (path != NULL && !strchr(argv[i], '='))) {
-      river_log(RIVER_LOG_ERROR, "flow check: unexpected argument '%s'",
-                argv[i]);
+      if (cli_rank() == 0)
+        river_log(RIVER_LOG_ERROR, "flow check: unexpected argument '%s'",
+                  argv[i]);
+      app_usage_error();
       rc = RIVER_EINVAL;
     } else if (path == NULL)
       path = argv[i];
@@ -119,7 +121,9 @@ static int flow_check(int argc, char **argv)
   if (kv == NULL)
     return RIVER_ENOMEM;
   if (rc == RIVER_SUCCESS && path == NULL) {
-    river_log(RIVER_LOG_ERROR, "flow check: no FLOW.yaml given");
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "flow check: no FLOW.yaml given");
+    app_usage_error();
     rc = RIVER_EINVAL;
   }
   if (rc != RIVER_SUCCESS) {
@@ -144,11 +148,72 @@ static int flow_check(int argc, char **argv)
 
 int cmd_flow(int argc, char **argv)
 {
+  char *plugins[CLI_PLUGINS_MAX];
+  int np, rc;
+
+  if ((rc = cli_take_plugins(&argc, argv, plugins, CLI_PLUGINS_MAX, &np))
+      != RIVER_SUCCESS)
+    return rc;
   if (argc < 2 || strcmp(argv[1], "check") != 0) {
-    river_log(RIVER_LOG_ERROR, "flow: %s%s%s (try river flow --help)",
-              argc < 2 ? "no subcommand" : "unknown subcommand '",
-              argc < 2 ? "" : argv[1], argc < 2 ? "" : "'");
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "flow: %s%s%s (try river flow --help)",
+                argc < 2 ? "no subcommand" : "unknown subcommand '",
+                argc < 2 ? "" : argv[1], argc < 2 ? "" : "'");
+    app_usage_error();
     return RIVER_EINVAL;
   }
+  if ((rc = cli_plugins(plugins, np)) != RIVER_SUCCESS)
+    return rc;
   return flow_check(argc - 1, argv + 1);
+}
+
+/* A port count range as text: "1", "0..2", "1 or more". */
+static const char *ports(int lo, int hi, char *buf, size_t len)
+{
+  if (hi == -1)
+    snprintf(buf, len, "%d or more", lo);
+  else if (lo == hi)
+    snprintf(buf, len, "%d", lo);
+  else
+    snprintf(buf, len, "%d..%d", lo, hi);
+  return buf;
+}
+
+/* river modules [--plugin LIB.so...]: every module a flow may name,
+ * with its ports, arguments and one line of what it does; rank 0
+ * prints. */
+int cmd_modules(int argc, char **argv)
+{
+  char *plugins[CLI_PLUGINS_MAX], in[32], out[32];
+  river_module_info mi;
+  int np, n = 0, i, rc;
+
+  if ((rc = cli_take_plugins(&argc, argv, plugins, CLI_PLUGINS_MAX, &np))
+      != RIVER_SUCCESS)
+    return rc;
+  if (argc > 1) {
+    if (cli_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "modules: unexpected argument '%s' (see "
+                "river modules --help)", argv[1]);
+    app_usage_error();
+    return RIVER_EINVAL;
+  }
+  if ((rc = cli_plugins(plugins, np)) != RIVER_SUCCESS)
+    return rc;
+  rc = river_module_count(&n);
+  for (i = 0; i < n && rc == RIVER_SUCCESS && cli_rank() == 0; i++) {
+    if ((rc = river_module_info_get(i, &mi)) != RIVER_SUCCESS)
+      break;
+    printf("%s  inputs %s, outputs %s%s%s%s\n", mi.name,
+           ports(mi.min_inputs, mi.max_inputs, in, sizeof in),
+           ports(mi.min_outputs, mi.max_outputs, out, sizeof out),
+           mi.plugin ? "  (plugin " : "", mi.plugin ? mi.plugin : "",
+           mi.plugin ? ")" : "");
+    if (mi.doc)
+      printf("    %s\n", mi.doc);
+    printf("    args: %s\n", mi.args && mi.args[0] ? mi.args : "(none)");
+  }
+  if (fflush(stdout) != 0 && rc == RIVER_SUCCESS)
+    rc = RIVER_EIO;
+  return cli_agree(rc);
 }

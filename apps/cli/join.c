@@ -173,6 +173,7 @@ int cmd_join(int argc, char **argv)
     snprintf(kv[n++], sizeof kv[0], "read_policy=mirror-nogd");
     snprintf(kv[n++], sizeof kv[0], "spread=one-to-one");
   }
+  snprintf(kv[n++], sizeof kv[0], "replace=%s", a.force ? "true" : "false");
   if (!app_param("join", kv[n++], sizeof kv[0], "r", a.pos[0])
       || !app_param("join", kv[n++], sizeof kv[0], "s", a.pos[1])
       || !app_param("join", kv[n++], sizeof kv[0], "out", a.pos[2])

@@ -47,17 +47,23 @@ static const struct cmd cmds[] = {
   {"version", cmd_version, "", "print River's version and build line"},
   {"gen", cmd_gen,
    "COLL --records N [--ascii] [--skew] [--seed S] [--mirror R]\n"
-   "       [--layout partitioned|interleaved] [--block-size B] [COMMON]",
-   "generate gensort-format records into a collection, a slice per rank"},
+   "       [--layout partitioned|interleaved] [--block-size B] [--force]\n"
+   "       [COMMON]",
+   "generate gensort-format records into a collection, a slice per rank\n"
+   "             (an existing COLL is refused unless --force)"},
   {"copy-in", cmd_copy_in,
-   "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B] [COMMON]",
+   "FILE COLL [--schema S] [--mirror R] [--layout L] [--block-size B]\n"
+   "       [--force] [COMMON]",
    "split a flat file of records into a parallel collection (FILE may\n"
-   "             be a pipe or FIFO, or - for standard input)"},
+   "             be a pipe or FIFO, or - for standard input; an existing\n"
+   "             COLL is refused unless --force)"},
   {"copy-out", cmd_copy_out,
-   "COLL [-o FILE] [--read-policy gd|mirror-nogd|nomirror] [COMMON]",
+   "COLL [-o FILE [--force]] [--read-policy gd|mirror-nogd|nomirror]\n"
+   "       [COMMON]",
    "write a collection's records in order to FILE or stdout, reading\n"
    "             every mirror with graduated declustering (--read-policy:\n"
-   "             the baselines)"},
+   "             the baselines); an existing FILE is refused unless\n"
+   "             --force (a FIFO or device is written through)"},
   {"ls", cmd_ls, "[COMMON]", "list the collections under the root"},
   {"info", cmd_info, "COLL [COMMON]",
    "show a collection's schema, partitions, sizes and mirrors"},
@@ -104,18 +110,24 @@ static const struct cmd cmds[] = {
    "             (flows/join_replicated.yaml); --static: the static\n"
    "             baseline; --cpu-rate emulates the joiners' CPUs, which\n"
    "             --perturb slows (\"cpu:1=0.25\")"},
-  {"run", cmd_run, "FLOW.yaml [key=value ...]",
+  {"run", cmd_run, "FLOW.yaml [key=value ...] [--plugin LIB.so ...]",
    "run a flow spec (doc/flowspec.md) on the job's ranks; print each\n"
-   "             stage's totals"},
+   "             stage's totals (--plugin: load a shared library of\n"
+   "             user modules first, on every rank; doc/modules.md)"},
   {"gc", cmd_gc, "[--remove [--force]] [COMMON]",
    "list the files crashed or failed writes left under the root,\n"
    "             and the temporaries of outputs outside it recorded there\n"
    "             (copy-out -o, file: OUT; --remove: remove them; --force:\n"
    "             also data files newer than their collection's metadata)"},
-  {"flow", cmd_flow, "check FLOW.yaml [--ranks N] [--dot] [key=value...]",
+  {"flow", cmd_flow,
+   "check FLOW.yaml [--ranks N] [--dot] [--plugin LIB.so ...]\n"
+   "       [key=value...]",
    "check a flow spec (on this job's ranks, or as a plan for N ranks)\n"
    "             and print each rank's stages, or the flow as a Graphviz\n"
    "             graph (--dot); key=value overrides the spec's params"},
+  {"modules", cmd_modules, "[--plugin LIB.so ...]",
+   "list every module a flow may name (built in, and the plugins'),\n"
+   "             with its ports, arguments and what it does"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
@@ -294,7 +306,9 @@ static int cmd_hello(int argc, char **argv)
     else if (strcmp(argv[i], "--bytes") == 0)
       rc = app_parse_u64("--bytes", argv[++i], 1, 1 << 30, 1, &bytes);
     else {
-      river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
+      if (cli_rank() == 0)
+        river_log(RIVER_LOG_ERROR, "hello: unknown argument '%s'", argv[i]);
+      app_usage_error();
       rc = RIVER_EINVAL;
     }
     if (rc != RIVER_SUCCESS)
@@ -356,8 +370,13 @@ static int cmd_version(int argc, char **argv)
 
 /* ------------------------------------------------------------------- main */
 
+/* What was wrong with the options taken before MPI is up (said once,
+ * by rank 0, once it is). */
+static char pre_error[160];
+
 /* Take option opt VALUE (or opt=VALUE) out of argv, wherever it is,
- * into *val (NULL if absent). 0, or 2 (printed) if it has no value. */
+ * into *val (NULL if absent). 0, or 2 (in pre_error) if it has no
+ * value. */
 static int take_value(int *argc, char **argv, const char *opt,
                       const char **val)
 {
@@ -368,7 +387,7 @@ static int take_value(int *argc, char **argv, const char *opt,
   for (i = 1; i < *argc && *val == NULL; i++) {
     if (strcmp(argv[i], opt) == 0) {
       if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0) {
-        fprintf(stderr, "river: %s needs a value\n", opt);
+        snprintf(pre_error, sizeof pre_error, "%s needs a value", opt);
         return 2;
       }
       *val = argv[i + 1];
@@ -386,7 +405,7 @@ static int take_value(int *argc, char **argv, const char *opt,
   for (i = 1; i < *argc; i++)
     if (strcmp(argv[i], opt) == 0
         || (strncmp(argv[i], opt, len) == 0 && argv[i][len] == '=')) {
-      fprintf(stderr, "river: %s given twice\n", opt);
+      snprintf(pre_error, sizeof pre_error, "%s given twice", opt);
       return 2;
     }
   return 0;
@@ -402,7 +421,7 @@ static int take_timeout(int *argc, char **argv)
   if (take_value(argc, argv, "--timeout", &v) != 0)
     return 2;
   if (v != NULL && setenv("RIVER_TIMEOUT", v, 1) != 0) {
-    fprintf(stderr, "river: cannot set RIVER_TIMEOUT\n");
+    snprintf(pre_error, sizeof pre_error, "cannot set RIVER_TIMEOUT");
     return 2;
   }
   return 0;
@@ -449,19 +468,25 @@ static int take_flag(int *argc, char **argv, const char *flag)
  * watchdog has fired (RIVER_ETIMEDOUT here or in the command) some rank
  * may never answer, so the job is aborted: the library cannot end it,
  * and a rank left in MPI_Finalize would hold the job for ever. */
-static int agree_or_abort(const char *name, int rc)
+static int agree_or_abort(const char *name, int rc, int *first, int *usage)
 {
-  int all = rc;
+  int v[3], w;
 
-  if (rc != RIVER_ETIMEDOUT)
-    all = cli_agree(rc > 0 ? RIVER_EINVAL : rc);
-  if (all == RIVER_ETIMEDOUT) {
+  /* The most negative code, the lowest rank that failed, and whether
+   * any rank found the command line wrong. */
+  v[0] = rc > 0 ? RIVER_EINVAL : rc;
+  v[1] = rc != RIVER_SUCCESS ? cli_rank() : cli_size();
+  v[2] = !app_usage_seen();
+  w = rc == RIVER_ETIMEDOUT ? rc : cli_agree_min(v, 3);
+  if (w != RIVER_SUCCESS) {
     river_log(RIVER_LOG_ERROR, "%s: %s (%s): aborting the job", name,
-              river_strerror(all), river_err_name(all));
+              river_strerror(w), river_err_name(w));
     fflush(NULL);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Abort(MPI_COMM_WORLD, 124);   /* as timeout(1): exit 124 */
   }
-  return all;
+  *first = v[1];
+  *usage = !v[2];
+  return v[0];
 }
 
 river_stats *cli_stats;
@@ -563,13 +588,11 @@ int main(int argc, char **argv)
   const char *stats = NULL;
   char *line = command_line(argc, argv);
   size_t i;
-  int rc, all, bind;
+  int rc, all, bind, first, usage;
 
-  if ((rc = take_timeout(&argc, argv)) != 0
-      || (rc = take_value(&argc, argv, "--stats", &stats)) != 0) {
-    free(line);
-    return rc;
-  }
+  if (take_timeout(&argc, argv) != 0
+      || take_value(&argc, argv, "--stats", &stats) != 0)
+    unsetenv("RIVER_TIMEOUT");   /* a bad option: said below */
   bind = take_flag(&argc, argv, "--bind");
   /* The progress line (river/progress.h): on unless --quiet, or
    * RIVER_PROGRESS says otherwise. */
@@ -582,6 +605,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "river: cannot initialise: %s\n", river_strerror(rc));
     free(line);
     return 1;
+  }
+  if (pre_error[0] != '\0') {
+    if (world_rank() == 0)
+      river_log(RIVER_LOG_ERROR, "%s (see river --help)", pre_error);
+    free(line);
+    river_finalize();
+    return 2;
   }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     if (world_rank() == 0)
@@ -624,11 +654,17 @@ int main(int argc, char **argv)
   }
   free(line);
 
-  /* Every rank exits non-zero if any rank failed; a timeout aborts. */
-  all = agree_or_abort(cmd->name, rc);
-  if (rc != RIVER_SUCCESS)
+  /* Every rank exits non-zero if any rank failed (2 if the command line
+   * was wrong); a timeout aborts. The closing line is said once, by the
+   * lowest rank that failed (naming it, when it is not rank 0). */
+  all = agree_or_abort(cmd->name, rc, &first, &usage);
+  if (rc != RIVER_SUCCESS && cli_rank() == first && first == 0)
     river_log(RIVER_LOG_ERROR, "%s failed: %s (%s)", cmd->name,
               river_strerror(rc), river_err_name(rc));
+  else if (rc != RIVER_SUCCESS && cli_rank() == first)
+    river_log(RIVER_LOG_ERROR, "%s failed on rank %d (first of the ranks "
+              "that failed): %s (%s)", cmd->name, first, river_strerror(rc),
+              river_err_name(rc));
   river_finalize();
-  return all != RIVER_SUCCESS ? 1 : 0;
+  return all == RIVER_SUCCESS ? 0 : usage ? 2 : 1;
 }

@@ -12,14 +12,6 @@
 #include <string.h>
 
 /* A log handler that drops messages: other ranks while rank 0 speaks. */
-static void quiet(int level, int rank, const char *msg, void *ctx)
-{
-  (void)level;
-  (void)rank;
-  (void)msg;
-  (void)ctx;
-}
-
 /* Where the totals go: standard error if a stage writes records to
  * standard output (module stdout), else standard output. */
 static FILE *totals_stream(river_flow *f)
@@ -76,21 +68,29 @@ static int print_totals(river_flow *f, FILE *out)
 
 int cmd_run(int argc, char **argv)
 {
-  int i;
+  char *plugins[CLI_PLUGINS_MAX];
+  int i, np, rc;
 
+  if ((rc = cli_take_plugins(&argc, argv, plugins, CLI_PLUGINS_MAX, &np))
+      != RIVER_SUCCESS)
+    return rc;
   if (argc < 2 || argv[1][0] == '-') {
     if (cli_rank() == 0)
       river_log(RIVER_LOG_ERROR, "run: %s (see river run --help)",
                 argc < 2 ? "missing FLOW.yaml" : "unknown option");
+    app_usage_error();
     return RIVER_EINVAL;
   }
   for (i = 2; i < argc; i++) {
     if (strchr(argv[i], '=') == NULL) {
       if (cli_rank() == 0)
         river_log(RIVER_LOG_ERROR, "run: '%s' is not key=value", argv[i]);
+      app_usage_error();
       return RIVER_EINVAL;
     }
   }
+  if ((rc = cli_plugins(plugins, np)) != RIVER_SUCCESS)
+    return rc;
   return cli_run_flow(argv[1], (const char *const *)argv + 2, argc - 2,
                       "run", 0, NULL);
 }
@@ -102,13 +102,11 @@ int cli_run_flow(const char *path, const char *const *kv, int nkv,
   double t0, t;
   int rc;
 
-  if (cli_rank() != 0)
-    river_log_set_handler(quiet, NULL);
+  cli_hush_begin();
   rc = river_flow_load(MPI_COMM_WORLD, path, kv, nkv, &f);
-  river_log_set_handler(NULL, NULL);
+  rc = cli_hush_end(rc);
   if (rc == RIVER_SUCCESS)
-    rc = river_flow_progress(f, label, total);
-  rc = cli_agree(rc);
+    rc = cli_agree(river_flow_progress(f, label, total));
   t0 = river_wtime();
   if (rc == RIVER_SUCCESS)
     rc = river_flow_go(f);

@@ -377,8 +377,8 @@ int cmd_sort(int argc, char **argv)
   snprintf(kv[n++], sizeof kv[0], "mirror=%d",
            a.opts.replication > 0 ? a.opts.replication : 1);
   snprintf(kv[n++], sizeof kv[0], "sync=true");   /* --sync: the default */
-  if (!a.force)   /* a file: OUT made meanwhile is kept, not replaced */
-    snprintf(kv[n++], sizeof kv[0], "replace=false");
+  /* Without --force, an OUT made meanwhile is kept, not replaced */
+  snprintf(kv[n++], sizeof kv[0], "replace=%s", a.force ? "true" : "false");
   if (a.memory != NULL)   /* a cap: over it, a clear error */
     snprintf(kv[n++], sizeof kv[0], "memory=%llu", (unsigned long long)mem);
   for (i = 0; i < n && i < (int)(sizeof kv / sizeof kv[0]); i++)

@@ -19,6 +19,18 @@ static int says(void)
   return rank == 0;
 }
 
+static int usage_seen;
+
+void app_usage_error(void)
+{
+  usage_seen = 1;
+}
+
+int app_usage_seen(void)
+{
+  return usage_seen;
+}
+
 int app_parse_u64(const char *opt, const char *val, uint64_t min,
                   uint64_t max, int allow_suffix, uint64_t *out)
 {
@@ -27,6 +39,7 @@ int app_parse_u64(const char *opt, const char *val, uint64_t min,
   if (val == NULL) {
     if (says())
       river_log(RIVER_LOG_ERROR, "%s needs a value", opt);
+    app_usage_error();
     return RIVER_EINVAL;
   }
   /* Digits alone unless suffixes are allowed; then the library's one
@@ -38,6 +51,7 @@ int app_parse_u64(const char *opt, const char *val, uint64_t min,
       river_log(RIVER_LOG_ERROR, "%s %s: expected an integer in %llu..%llu%s",
                 opt, val, (unsigned long long)min, (unsigned long long)max,
                 allow_suffix ? " (" RIVER_SIZE_SUFFIXES ")" : "");
+    app_usage_error();
     return RIVER_EINVAL;
   }
   *out = v;

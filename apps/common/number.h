@@ -21,6 +21,15 @@
 int app_parse_u64(const char *opt, const char *val, uint64_t min,
                   uint64_t max, int allow_suffix, uint64_t *out);
 
+/* The command line was wrong (an unknown option, a bad value, a missing
+ * or extra argument): the parser that found it has said what, and calls
+ * this; the program then exits 2 (usage) rather than 1 (failure), the
+ * same on every rank (doc/guide.md, "Exit codes"). */
+void app_usage_error(void);
+
+/* Whether app_usage_error was called on this rank. */
+int app_usage_seen(void);
+
 /* Sizes and rates as every command prints them (river_format_size):
  * bytes as "105 MB", a rate in bytes/s as "105 MB/s", written in buf
  * (APP_SIZE_TEXT bytes), which is returned, for printf's arguments. */

@@ -294,6 +294,14 @@ RIVER_API int river_dq_create(MPI_Comm comm, int role, size_t record_size,
  * nowhere to go. */
 RIVER_API int river_dq_put(river_dq *q, const void *records, size_t nrecords);
 
+/* river_dq_put of records whose size the caller states (sizeof of its
+ * record type: RIVER_DQ_PUT_TYPED): RIVER_EINVAL, said, naming both
+ * sizes, if it is not the queue's record_size. */
+RIVER_API int river_dq_put_sized(river_dq *q, const void *records,
+                                 size_t nrecords, size_t record_size);
+#define RIVER_DQ_PUT_TYPED(q, records, n) \
+  river_dq_put_sized((q), (records), (n), sizeof *(records))
+
 /* Like river_dq_put, but returns RIVER_EAGAIN instead of blocking; then
  * none of the records was taken. Records that could not go at once even
  * with every credit free (they would fill more messages than `credits`

@@ -61,6 +61,20 @@ typedef int (*river_module_fn)(river_ctx *ctx);
 typedef int (*river_schema_fn)(river_ctx *ctx, int output,
                                river_schema **schema);
 
+/*
+ * A module's check of a stage before anything runs: called once per
+ * stage (not per instance; river_ctx_instance gives instance 0 and the
+ * number of instances) on every rank when the flow is checked (by
+ * river_flow_run, river_flow_check and `river flow check`), after the
+ * schemas, with the stage's arguments readable (river_arg_*,
+ * river_input_schema; no get or put). RIVER_SUCCESS, or an error said
+ * with river_ctx_log (rank 0's message is shown, the others' hushed)
+ * that fails the check: no stage of the flow starts. For what is
+ * cheap to see up front and would otherwise fail mid-run (coll_write's
+ * existing target).
+ */
+typedef int (*river_check_fn)(river_ctx *ctx);
+
 /* What a module declares when it is registered. */
 typedef struct river_module_decl {
   int min_inputs, max_inputs;    /* max -1: any number */
@@ -79,9 +93,10 @@ typedef struct river_module_decl {
                               schema (a module without inputs must then
                               be given a `schema` argument) */
   const char *doc;     /* one line for listings; may be NULL */
+  river_check_fn check;  /* NULL: none */
 } river_module_decl;
 
-#define RIVER_MODULE_DECL_INIT {0, 0, 0, 0, 0, NULL, NULL, NULL}
+#define RIVER_MODULE_DECL_INIT {0, 0, 0, 0, 0, NULL, NULL, NULL, NULL}
 
 /*
  * Make module `name` (1..63 letters, digits, '_', '-') available to
@@ -94,6 +109,46 @@ typedef struct river_module_decl {
 RIVER_API int river_module_register(const char *name, river_module_fn fn,
                                     const river_module_decl *decl,
                                     void *user);
+
+/* What river_module_info_get tells of a registered module (river
+ * modules lists them). The strings are River's, valid until
+ * river_finalize. */
+typedef struct river_module_info {
+  const char *name;
+  int min_inputs, max_inputs;    /* max -1: any number */
+  int min_outputs, max_outputs;
+  const char *args;    /* NAME:TYPE[=DEFAULT], comma-separated: its own
+                          and the stage arguments every module takes */
+  const char *doc;     /* may be NULL */
+  const char *plugin;  /* the plugin that registered it (its path), or
+                          NULL: built in, or the program's own */
+} river_module_info;
+
+/* How many modules are registered (the built-ins, the program's, the
+ * plugins'); river_module_info_get(0..n-1) tells of each. */
+RIVER_API int river_module_count(int *n);
+RIVER_API int river_module_info_get(int index, river_module_info *info);
+
+/*
+ * Load a plugin: a shared library of modules (dlopen of path, which is
+ * used as given: a name without '/' is taken as ./NAME, never searched
+ * for; only paths a user gives are loaded), then call its entry point
+ *
+ *   int river_plugin_init(void);
+ *
+ * which registers its modules (river_module_register, or the Fortran
+ * module's; C and Fortran libraries alike) and returns RIVER_SUCCESS or
+ * an error. Not collective, like river_module_register: every rank that
+ * runs a flow using its modules must load it (a flow spec's `plugins:`
+ * and `river run --plugin` do that on every rank). Loading a plugin
+ * already loaded does nothing. Errors (said, naming path):
+ * RIVER_ENOTFOUND (no such file, or no river_plugin_init in it),
+ * RIVER_EFORMAT (not a library this process can load: dlerror's
+ * reason), RIVER_EEXIST (a module name already taken: a built-in's, or
+ * another plugin's), or what river_plugin_init returned; a failed init's
+ * modules are removed again.
+ */
+RIVER_API int river_plugin_load(const char *path);
 
 /* -------------------------------------------------------- who am I */
 

@@ -174,6 +174,17 @@ RIVER_API int river_pcoll_begin_partition(river_pcoll *pc, uint64_t order);
 RIVER_API int river_pcoll_write(river_pcoll *pc, const void *records,
                                 size_t nrecords);
 
+/* river_pcoll_write of records whose size the caller states (sizeof of
+ * its record type: RIVER_PCOLL_WRITE_TYPED): RIVER_EINVAL, said, naming
+ * both sizes, if it is not the schema's record size, so that a type
+ * that does not match the schema (a field more, other padding) cannot
+ * write records that read back shifted. The Fortran module's
+ * river_pcoll_write checks a derived type's size this way. */
+RIVER_API int river_pcoll_write_sized(river_pcoll *pc, const void *records,
+                                      size_t nrecords, size_t record_size);
+#define RIVER_PCOLL_WRITE_TYPED(pc, records, n) \
+  river_pcoll_write_sized((pc), (records), (n), sizeof *(records))
+
 /*
  * Make the collection visible (see above) and free pc. Collective. If any
  * rank failed, no rank commits, every file of this write is removed, a

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* `coll: file:PATH`: a flat file of records instead (file.c). */
 #define FILE_PREFIX "file:"
@@ -275,9 +276,11 @@ static int write_opts(river_ctx *ctx, river_pcoll_opts *o)
 {
   const char *layout = "";
   uint64_t mirror = 1, bs = 0;
-  int inst, ninst;
+  int inst, ninst, replace = 0;
 
   coll_opts(ctx, o);
+  river_arg_bool(ctx, "replace", &replace);
+  o->exclusive = !replace;   /* refused at create, before any work */
   river_arg_str(ctx, "layout", &layout);
   river_arg_uint(ctx, "mirror", &mirror);
   river_arg_uint(ctx, "block_size", &bs);
@@ -384,7 +387,7 @@ static int coll_write(river_ctx *ctx)
     river_ctx_failed(ctx, &failed);
   if (rc == RIVER_SUCCESS && failed) {
     /* An end of input after a failure upstream is not the whole data. */
-    river_ctx_log(ctx, RIVER_LOG_ERROR, "the flow failed elsewhere; "
+    river_ctx_log(ctx, RIVER_LOG_DEBUG, "the flow failed elsewhere; "
                   "collection %s not committed", name);
     rc = RIVER_ESTATE;
   }
@@ -406,6 +409,35 @@ static int coll_write(river_ctx *ctx)
   if (rc != RIVER_SUCCESS)
     river_pcoll_close(pc);   /* collective: removes this write's files */
   return rc;
+}
+
+/* Before the flow runs: a target already there is refused unless
+ * `replace` (create's exclusive write and the file's NOREPLACE rename
+ * refuse one made meanwhile). */
+static int write_check(river_ctx *ctx)
+{
+  river_pcoll_opts o;
+  const char *name = "";
+  char path[4200];
+  size_t len = 4096;
+  int replace = 0;
+
+  river_arg_bool(ctx, "replace", &replace);
+  river_arg_str(ctx, "coll", &name);
+  if (strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) == 0)
+    return river__file_replaceable(ctx, name + strlen(FILE_PREFIX), replace);
+  coll_opts(ctx, &o);
+  if (replace || river_pcoll_root(&o, path, &len) != RIVER_SUCCESS
+      || strchr(name, '/') != NULL)
+    return RIVER_SUCCESS;   /* create says what is wrong */
+  len = strlen(path);
+  snprintf(path + len, sizeof path - len, "/%s" RIVER_PCOLL_META_SUFFIX, name);
+  if (access(path, F_OK) != 0)
+    return RIVER_SUCCESS;
+  path[len] = '\0';
+  river_ctx_log(ctx, RIVER_LOG_ERROR, "collection %s exists in %s (replace: "
+                "true replaces it once the new one is written)", name, path);
+  return RIVER_EEXIST;
 }
 
 /* ------------------------------------------------------- registration */
@@ -433,12 +465,14 @@ void river__module_coll_write(void)
   d.shares_rank = 1;
   d.args = "coll:str,root:str=,mirror:uint=1,layout:str=partitioned,"
            "block_size:size=0,disk_rate:size=0,sync:bool=true,"
-           "replace:bool=true";
+           "replace:bool=false";
+  d.check = write_check;
   d.doc = "write a parallel collection, instance i writing partition i "
           "(from a pull edge: each unit a partition, by unit id), committed "
           "atomically at the end; or one flat file, coll file:PATH, each "
           "run at the position its tag gives, renamed into place once the "
-          "flow has succeeded (sync: false skips the fsyncs, for scratch; "
-          "replace: false keeps a file already there)";
+          "flow has succeeded (sync: false skips the fsyncs, for scratch); "
+          "a collection or file already there is refused unless "
+          "replace: true";
   river_module_register("coll_write", coll_write, &d, NULL);
 }

@@ -186,6 +186,31 @@ static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
   return 0;
 }
 
+/* path may be written: absent, or (with replace) a regular file (not a
+ * directory, FIFO, device, socket or symbolic link, which the rename
+ * would replace or fail on). RIVER_EEXIST (logged) if not (modules.h). */
+int river__file_replaceable(river_ctx *ctx, const char *path, int replace)
+{
+  struct stat st;
+
+  if (lstat(path, &st) != 0)
+    return RIVER_SUCCESS;
+  if (S_ISREG(st.st_mode) && !replace) {
+    river_ctx_log(ctx, RIVER_LOG_ERROR, "%s exists (replace: true replaces "
+                  "it once the new one is written)", path);
+    return RIVER_EEXIST;
+  }
+  if (S_ISREG(st.st_mode))
+    return RIVER_SUCCESS;
+  river_ctx_log(ctx, RIVER_LOG_ERROR, "%s exists and is not a regular file "
+                "(%s): not replacing it", path,
+                S_ISDIR(st.st_mode) ? "a directory"
+               : S_ISLNK(st.st_mode) ? "a symbolic link"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+  return RIVER_EEXIST;
+}
+
 /* The flags of a file output from the stage's `sync` argument. */
 static int out_flags(river_ctx *ctx, int replace)
 {
@@ -226,17 +251,21 @@ static int file_write(river_ctx *ctx)
   const void *recs;
   size_t rs = 0, n;
   uint64_t at = 0;
-  int inst, ninst, fd = -1, rc, wrc = RIVER_SUCCESS;
+  int inst, ninst, fd = -1, replace = 0, rc, wrc = RIVER_SUCCESS;
 
   river_input_schema(ctx, 0, &s);
   river_schema_record_size(s, &rs);
   river_arg_str(ctx, "path", &path);
+  river_arg_bool(ctx, "replace", &replace);
   river_ctx_instance(ctx, &inst, &ninst);
   if (ninst == 1)
     snprintf(final, sizeof final, "%s", path);
   else
     snprintf(final, sizeof final, "%s.%d", path, inst);
-  rc = river_outfile_create(final, out_root(ctx), out_flags(ctx, 1), &of);
+  if ((rc = river__file_replaceable(ctx, final, replace)) != RIVER_SUCCESS)
+    return rc;   /* before any work */
+  rc = river_outfile_create(final, out_root(ctx), out_flags(ctx, replace),
+                            &of);
   if (rc != RIVER_SUCCESS) {
     river_ctx_log(ctx, RIVER_LOG_ERROR, "cannot write %s (see above)", final);
     return rc;
@@ -265,23 +294,6 @@ static int file_write(river_ctx *ctx)
 /* ------------------------------------------- one file, placed by tags */
 
 
-/* path may be replaced: absent, or a regular file (not a directory,
- * FIFO, device, socket or symbolic link, which the rename would
- * replace or fail on). RIVER_EEXIST (logged) if not. */
-static int replaceable(river_ctx *ctx, const char *path)
-{
-  struct stat st;
-
-  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
-    return RIVER_SUCCESS;
-  river_ctx_log(ctx, RIVER_LOG_ERROR, "%s exists and is not a regular file "
-                "(%s): not replacing it", path,
-                S_ISDIR(st.st_mode) ? "a directory"
-               : S_ISLNK(st.st_mode) ? "a symbolic link"
-               : S_ISFIFO(st.st_mode) ? "a FIFO"
-               : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
-  return RIVER_EEXIST;
-}
 
 /* The temporary file beside path: instance 0 creates it (a
  * river_outfile: O_EXCL|O_NOFOLLOW, a random name, recorded for gc) and
@@ -486,7 +498,7 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   char tmp[4300] = "";
   size_t rs = 0, n;
   uint64_t total = 0;
-  int inst, ninst, fd = -1, sync = 1, replace = 1, rc, crc = 0, failed = 0;
+  int inst, ninst, fd = -1, sync = 1, replace = 0, rc, crc = 0, failed = 0;
 
   memset(&w, 0, sizeof w);
   river_input_edge(ctx, 0, &e);
@@ -498,7 +510,9 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   river_ctx_instance(ctx, &inst, &ninst);
   river_arg_bool(ctx, "sync", &sync);
   river_arg_bool(ctx, "replace", &replace);
-  rc = river_ctx_agree(ctx, replaceable(ctx, path));   /* before a collective */
+  /* Before any work and before a collective; said by instance 0 */
+  rc = river_ctx_agree(ctx, inst == 0 ? river__file_replaceable(ctx, path, replace)
+                                      : RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS)
     rc = open_shared_tmp(ctx, path, out_flags(ctx, replace), tmp,
                          sizeof tmp, &fd, &of);
@@ -515,7 +529,7 @@ int river__file_write_placed(river_ctx *ctx, const char *path)
   if (rc == RIVER_SUCCESS)
     river_ctx_failed(ctx, &failed);
   if (rc == RIVER_SUCCESS && failed) {
-    river_ctx_log(ctx, RIVER_LOG_ERROR, "the flow failed elsewhere; %s not "
+    river_ctx_log(ctx, RIVER_LOG_DEBUG, "the flow failed elsewhere; %s not "
                   "written", path);
     rc = RIVER_ESTATE;
   }
@@ -563,14 +577,36 @@ void river__module_file_read(void)
   river_module_register("file_read", file_read, &d, NULL);
 }
 
+/* Before the flow runs: each instance's file may be written. */
+static int file_write_check(river_ctx *ctx)
+{
+  const char *path = "";
+  char final[4096];
+  int replace = 0, i, ninst, rc = RIVER_SUCCESS;
+
+  river_arg_str(ctx, "path", &path);
+  river_arg_bool(ctx, "replace", &replace);
+  river_ctx_instance(ctx, NULL, &ninst);
+  for (i = 0; i < ninst && rc == RIVER_SUCCESS; i++) {
+    if (ninst == 1)
+      snprintf(final, sizeof final, "%s", path);
+    else
+      snprintf(final, sizeof final, "%s.%d", path, i);
+    rc = river__file_replaceable(ctx, final, replace);
+  }
+  return rc;
+}
+
 void river__module_file_write(void)
 {
   river_module_decl d = RIVER_MODULE_DECL_INIT;
 
   d.min_inputs = d.max_inputs = 1;
   d.shares_rank = 1;
-  d.args = "path:str,sync:bool=true,root:str=";
+  d.args = "path:str,sync:bool=true,root:str=,replace:bool=false";
+  d.check = file_write_check;
   d.doc = "write the records to a flat file: PATH (one instance) or "
-          "PATH.INSTANCE (several)";
+          "PATH.INSTANCE (several); a file already there is refused unless "
+          "replace: true";
   river_module_register("file_write", file_write, &d, NULL);
 }

@@ -66,6 +66,10 @@ int river__file_read_slice(river_ctx *ctx, const char *path);
  * if the `sync` argument is set). Collective over the stage. */
 int river__file_write_placed(river_ctx *ctx, const char *path);
 
+/* Whether path may be written (file.c): absent, or with replace a
+ * regular file; else RIVER_EEXIST, said through ctx. */
+int river__file_replaceable(river_ctx *ctx, const char *path, int replace);
+
 /* ---------------------------------------------------------- radix.c */
 
 /* river_key, river_key_of, river_key_norm: river/schema.h. */

@@ -13,17 +13,17 @@ n=20011   # not a multiple of 4 or 3: uneven partitions
 # --------------------------------------------------------------- round trips
 for fmt in binary ascii; do
   flag=; [ $fmt = ascii ] && flag=--ascii
-  r 4 gen "g_$fmt" --records $n $flag >/dev/null || fail "gen $fmt"
-  r 4 copy-out "g_$fmt" -o "$tmp/$fmt.dat" || fail "copy-out g_$fmt"
+  r 4 gen --force "g_$fmt" --records $n $flag >/dev/null || fail "gen $fmt"
+  r 4 copy-out --force "g_$fmt" -o "$tmp/$fmt.dat" || fail "copy-out g_$fmt"
   [ "$(stat -c %s "$tmp/$fmt.dat")" -eq $((n * 100)) ] || fail "$fmt: wrong size"
   for m in 1 2; do
     for lay in partitioned interleaved; do
       c="c_${fmt}_${m}_$lay"
-      r 4 copy-in "$tmp/$fmt.dat" "$c" --mirror $m --layout $lay \
+      r 4 copy-in --force "$tmp/$fmt.dat" "$c" --mirror $m --layout $lay \
         --block-size 64Ki >/dev/null || fail "copy-in $c"
       for readers in 3 1; do
         rm -f "$tmp/back"
-        r $readers copy-out "$c" -o "$tmp/back" || fail "copy-out $c ($readers)"
+        r $readers copy-out --force "$c" -o "$tmp/back" || fail "copy-out $c ($readers)"
         cmp -s "$tmp/$fmt.dat" "$tmp/back" \
           || fail "$c read by $readers ranks differs from what was copied in"
       done
@@ -39,9 +39,9 @@ r 2 copy-out c_binary_2_interleaved | cmp -s - "$tmp/binary.dat" \
 [ "$(tr -d '\r' <"$tmp/ascii.dat" | awk 'length != 98' | wc -l)" -eq 0 ] \
   && [ "$(wc -l <"$tmp/ascii.dat")" -eq $n ] || fail "ASCII records malformed"
 # The same rows whatever the number of generating ranks.
-r 3 gen g3 --records $n >/dev/null && r 1 copy-out g3 -o "$tmp/g3.dat" \
+r 3 gen --force g3 --records $n >/dev/null && r 1 copy-out --force g3 -o "$tmp/g3.dat" \
   && cmp -s "$tmp/g3.dat" "$tmp/binary.dat" || fail "gen depends on rank count"
-r 2 gen skewed --records 5000 --skew >/dev/null && r 1 copy-out skewed -o "$tmp/sk" \
+r 2 gen --force skewed --records 5000 --skew >/dev/null && r 1 copy-out --force skewed -o "$tmp/sk" \
   || fail "gen --skew"
 low=$(od -An -v -tu1 -w100 "$tmp/sk" | awk '$1 < 16' | wc -l)
 [ "$low" -gt 2000 ] || fail "--skew: only $low of 5000 keys start below 16"
@@ -64,7 +64,7 @@ else
 fi
 
 # -------------------------------------------------------------------- fsck
-r 4 gen f --records 20000 --block-size 64Ki >/dev/null || fail "gen f"
+r 4 gen --force f --records 20000 --block-size 64Ki >/dev/null || fail "gen f"
 r 3 fsck f >"$tmp/out" 2>&1 || fail "fsck of an intact collection failed"
 grep -q "fsck f: OK" "$tmp/out" || fail "fsck: no OK line"
 pf=$(part_file f 1 1)
@@ -92,11 +92,11 @@ r 2 fsck f >/dev/null 2>&1 || fail "fsck after repair"
 
 # ------------------------------------------------ mirrors cover a lost disk
 # (m2 has disk directories of its own: losing its disk 2 harms nothing else)
-r 4 copy-in "$tmp/binary.dat" m2 --mirror 2 --block-size 64Ki --disks 'm2disk%d' \
+r 4 copy-in --force "$tmp/binary.dat" m2 --mirror 2 --block-size 64Ki --disks 'm2disk%d' \
   >/dev/null || fail "copy-in m2"
 [ "$(ls "$root"/m2disk*/m2.p*.rdat | wc -l)" -eq 8 ] || fail "m2: not 2 copies of 4 partitions"
 rm -rf "$root/m2disk2"
-r 3 copy-out m2 -o "$tmp/m2" 2>"$tmp/err" || fail "copy-out with disk 2 gone"
+r 3 copy-out --force m2 -o "$tmp/m2" 2>"$tmp/err" || fail "copy-out with disk 2 gone"
 cmp -s "$tmp/m2" "$tmp/binary.dat" || fail "copy-out with a lost disk differs"
 grep -q "partition 2: the copy on disk 2 is unusable" "$tmp/err" \
   || fail "copy-out did not say disk 2's copy of partition 2 is unusable"
@@ -105,23 +105,23 @@ grep -q "partition 2: the copy on disk 2 is unusable" "$tmp/err" \
 # partition and block, and leaves no output.
 for ranks in 1 2 4; do
   rm -f "$tmp/m2n"
-  r $ranks copy-out m2 -o "$tmp/m2n" --read-policy mirror-nogd 2>/dev/null \
+  r $ranks copy-out --force m2 -o "$tmp/m2n" --read-policy mirror-nogd 2>/dev/null \
     && cmp -s "$tmp/m2n" "$tmp/binary.dat" || fail "mirror-nogd on $ranks ranks, disk 2 gone"
 done
 rm -f "$tmp/m2n"
 expect_fail 3 "collection m2: partition 2 block 0: no readable copy \(missing on disk 2; other mirrors not tried: nomirror" \
-  copy-out m2 -o "$tmp/m2n" --read-policy nomirror
+  copy-out --force m2 -o "$tmp/m2n" --read-policy nomirror
 [ ! -e "$tmp/m2n" ] || fail "a failed nomirror copy-out left an output file"
 # Interleaved, mirrored, a disk lost: stripes still come out in order.
-r 4 copy-in "$tmp/binary.dat" m2i --mirror 2 --layout interleaved --block-size 8Ki \
+r 4 copy-in --force "$tmp/binary.dat" m2i --mirror 2 --layout interleaved --block-size 8Ki \
   --disks 'm2idisk%d' >/dev/null || fail "copy-in m2i"
 rm -rf "$root/m2idisk1"
 for ranks in 1 3; do
-  r $ranks copy-out m2i -o "$tmp/m2i" 2>/dev/null && cmp -s "$tmp/m2i" "$tmp/binary.dat" \
+  r $ranks copy-out --force m2i -o "$tmp/m2i" 2>/dev/null && cmp -s "$tmp/m2i" "$tmp/binary.dat" \
     || fail "interleaved mirrored copy-out on $ranks ranks with disk 1 gone"
 done
 expect_fail 2 "--read-policy fast: expected gd, mirror-nogd or nomirror" \
-  copy-out m2 -o "$tmp/m2n" --read-policy fast
+  copy-out --force m2 -o "$tmp/m2n" --read-policy fast
 # Every block still has an intact copy: fsck passes, warning about each
 # copy on the lost disk (tests/cli/test_fsck.sh has the details).
 r 2 fsck m2 >"$tmp/out" 2>/dev/null || fail "fsck failed with disk 2 gone (no data lost)"
@@ -131,62 +131,62 @@ grep -q "WARN: partition 1 copy 1 (disk 2): file missing" "$tmp/out" \
 grep -q "OK with warnings: 2 of 8 copies damaged" "$tmp/out" || fail "fsck m2 summary"
 # A damaged block on one copy is read from the other.
 flip "$(ls "$root"/m2disk0/m2.p0.*.rdat)" $((4096 + 100))
-r 2 copy-out m2 -o "$tmp/m2b" 2>/dev/null && cmp -s "$tmp/m2b" "$tmp/binary.dat" \
+r 2 copy-out --force m2 -o "$tmp/m2b" 2>/dev/null && cmp -s "$tmp/m2b" "$tmp/binary.dat" \
   || fail "a corrupt block was not read from its mirror"
 
 # ------------------------------------------------------------- bad input
-expect_fail 4 "collection name 'a/b'" gen a/b --records 10
-expect_fail 2 "collection name '\.\.'" gen .. --records 10
+expect_fail 4 "collection name 'a/b'" gen --force a/b --records 10
+expect_fail 2 "collection name '\.\.'" gen --force .. --records 10
 expect_fail 2 "may not contain '\.\.'" copy-out x..y
-expect_fail 2 "'\.\.' would escape the root" gen esc --records 10 --disks '../out%d'
-expect_fail 2 "needs exactly one %d" gen esc --records 10 --disks 'disk'
+expect_fail 2 "'\.\.' would escape the root" gen --force esc --records 10 --disks '../out%d'
+expect_fail 2 "needs exactly one %d" gen --force esc --records 10 --disks 'disk'
 expect_fail 2 "--records 99999999999999999999999: expected an integer" \
-  gen big --records 99999999999999999999999
-expect_fail 2 "--block-size 5G: expected an integer" gen big --records 1 --block-size 5G
-expect_fail 2 "--mirror 9: needs 1\.\.2|replication 9 needs 1\.\.2" gen mm --records 10 --mirror 9
+  gen --force big --records 99999999999999999999999
+expect_fail 2 "--block-size 5G: expected an integer" gen --force big --records 1 --block-size 5G
+expect_fail 2 "--mirror 9: needs 1\.\.2|replication 9 needs 1\.\.2" gen --force mm --records 10 --mirror 9
 expect_fail 2 "collection nothere not found" copy-out nothere
-expect_fail 2 "cannot read $tmp/missing" copy-in "$tmp/missing" x
+expect_fail 2 "cannot read $tmp/missing" copy-in --force "$tmp/missing" x
 head -c 1050 "$tmp/binary.dat" >"$tmp/odd"
 expect_fail 2 "odd: 1050 bytes is not a whole number of 100-byte records" \
-  copy-in "$tmp/odd" x
+  copy-in --force "$tmp/odd" x
 expect_fail 2 'schema "k:int33": field 1 "k": unknown type' copy-in "$tmp/binary.dat" x --schema 'k:int33'
 # Every rank exits non-zero and says so.
-r 4 gen a/b --records 1 2>"$tmp/err" >/dev/null
+r 4 gen --force a/b --records 1 2>"$tmp/err" >/dev/null
 [ "$(grep -c 'collection name' "$tmp/err")" -eq 4 ] || fail "not every rank reported the bad name"
 
 # A failed replacement leaves the old collection as it was.
-r 4 copy-in "$tmp/odd" c_binary_1_partitioned 2>/dev/null && fail "bad copy-in succeeded"
-r 2 copy-out c_binary_1_partitioned -o "$tmp/still" && cmp -s "$tmp/still" "$tmp/binary.dat" \
+r 4 copy-in --force "$tmp/odd" c_binary_1_partitioned 2>/dev/null && fail "bad copy-in succeeded"
+r 2 copy-out --force c_binary_1_partitioned -o "$tmp/still" && cmp -s "$tmp/still" "$tmp/binary.dat" \
   || fail "failed replacement damaged the old collection"
 # A good replacement removes the old generation's files.
-r 4 copy-in "$tmp/ascii.dat" c_binary_1_partitioned >/dev/null || fail "replace"
+r 4 copy-in --force "$tmp/ascii.dat" c_binary_1_partitioned >/dev/null || fail "replace"
 [ "$(ls "$root"/disk*/c_binary_1_partitioned.p*.rdat | wc -l)" -eq 4 ] \
   || fail "old generation files left behind"
 
 # Truncated data file (no mirror): the read fails naming partition and
 # block, and no output file appears.
-r 4 copy-in "$tmp/binary.dat" t1 --block-size 64Ki >/dev/null || fail "copy-in t1"
+r 4 copy-in --force "$tmp/binary.dat" t1 --block-size 64Ki >/dev/null || fail "copy-in t1"
 pf=$(part_file t1 2 2)
 truncate -s $((4096 + 3 * 65536 + 10)) "$pf"
 rm -f "$tmp/t1.out"
-expect_fail 3 "partition 2 block 0: no readable copy" copy-out t1 -o "$tmp/t1.out"
+expect_fail 3 "partition 2 block 0: no readable copy" copy-out --force t1 -o "$tmp/t1.out"
 grep -q "block 3" "$tmp/err" || fail "truncation: first missing block (3) not named"
 [ ! -e "$tmp/t1.out" ] || fail "a failed copy-out left an output file"
 ls "$tmp"/t1.out.river-tmp.* >/dev/null 2>&1 && fail "a failed copy-out left a temporary file"
 # Checksum mismatch (no mirror).
-r 4 copy-in "$tmp/binary.dat" t2 --block-size 64Ki >/dev/null
+r 4 copy-in --force "$tmp/binary.dat" t2 --block-size 64Ki >/dev/null
 flip "$(part_file t2 1 1)" $((4096 + 65536 + 5))
-expect_fail 2 "partition 1 block 1: no readable copy" copy-out t2 -o "$tmp/t2.out"
+expect_fail 2 "partition 1 block 1: no readable copy" copy-out --force t2 -o "$tmp/t2.out"
 grep -q "block 1: checksum mismatch" "$tmp/err" || fail "checksum mismatch not named"
 # Record-size mismatch: a data file of another collection in its place.
-r 2 copy-in "$tmp/binary.dat" small --schema 'a:int64,b:int32' >/dev/null 2>&1 || true
+r 2 copy-in --force "$tmp/binary.dat" small --schema 'a:int64,b:int32' >/dev/null 2>&1 || true
 head -c 240000 "$tmp/binary.dat" >"$tmp/b12"
-r 2 copy-in "$tmp/b12" small --schema 'a:int64,b:int32' >/dev/null || fail "copy-in small"
-r 2 copy-in "$tmp/binary.dat" t3 >/dev/null
+r 2 copy-in --force "$tmp/b12" small --schema 'a:int64,b:int32' >/dev/null || fail "copy-in small"
+r 2 copy-in --force "$tmp/binary.dat" t3 >/dev/null
 cp "$(part_file small 0 0)" "$(part_file t3 0 0)"
-expect_fail 2 "records are 12 bytes, expected 100" copy-out t3 -o "$tmp/t3.out"
+expect_fail 2 "records are 12 bytes, expected 100" copy-out --force t3 -o "$tmp/t3.out"
 # Corrupt and truncated metadata.
-r 2 gen meta --records 100 >/dev/null
+r 2 gen --force meta --records 100 >/dev/null
 cp "$root/meta.river.h5" "$tmp/meta.h5"
 truncate -s 1000 "$root/meta.river.h5"
 expect_fail 2 "meta.river.h5 is 1000 bytes, its header says [0-9]+ \\(truncated or torn write\\)" info meta
@@ -208,11 +208,11 @@ expect_fail 2 "collection g_binary not found" rm g_binary
 
 # copy-out -o: a replaced file keeps its mode; a write error on standard
 # output is a failure also through the launcher (which writes it).
-r 2 gen cm --records 3000 >/dev/null || fail "gen cm"
-r 1 copy-out cm -o "$tmp/cm.ref" || fail "copy-out cm"
+r 2 gen --force cm --records 3000 >/dev/null || fail "gen cm"
+r 1 copy-out --force cm -o "$tmp/cm.ref" || fail "copy-out cm"
 printf 'old' >"$tmp/cm.out"
 chmod 600 "$tmp/cm.out"
-r 2 copy-out cm -o "$tmp/cm.out" && cmp -s "$tmp/cm.out" "$tmp/cm.ref" \
+r 2 copy-out --force cm -o "$tmp/cm.out" && cmp -s "$tmp/cm.out" "$tmp/cm.ref" \
   || fail "copy-out over a mode-600 file"
 [ "$(stat -c %a "$tmp/cm.out")" = 600 ] \
   || fail "copy-out -o turned mode 600 into $(stat -c %a "$tmp/cm.out")"
@@ -223,7 +223,7 @@ done
 # A copy-out killed while it writes leaves TARGET.river-tmp.RANDOM: gc
 # lists it (its record under the root), and gc --remove removes it.
 env RIVER_TEST_FAULT=outfile-created:kill "$run" -n 2 "$river" copy-out cm \
-  -o "$tmp/cm.out" >/dev/null 2>&1 && fail "copy-out not killed"
+  -o "$tmp/cm.out" --force >/dev/null 2>&1 && fail "copy-out not killed"
 cmp -s "$tmp/cm.out" "$tmp/cm.ref" || fail "a killed copy-out changed its target"
 left=$(ls "$tmp"/cm.out.river-tmp.* 2>/dev/null)
 [ -n "$left" ] || fail "a killed copy-out left no temporary (the test's premise)"

@@ -24,7 +24,7 @@ slow_copy_out() {
   local what=$1 n=$2 pid; shift 2
   rm -f "$tmp/fifo" "$tmp/got"
   mkfifo "$tmp/fifo"
-  r 1 copy-out x -o "$tmp/fifo" </dev/null 2>"$tmp/co.err" &
+  r 1 copy-out --force x -o "$tmp/fifo" </dev/null 2>"$tmp/co.err" &
   pid=$!
   exec 3<"$tmp/fifo"
   # Once 64 KiB came through, the copy-out has opened x.
@@ -39,13 +39,13 @@ slow_copy_out() {
 }
 
 for mirror in 1 2; do
-  r 4 gen x --records 40000 --mirror $mirror --block-size 65536 </dev/null \
+  r 4 gen --force x --records 40000 --mirror $mirror --block-size 65536 </dev/null \
     >/dev/null || fail "gen x (mirror $mirror)"
-  r 1 copy-out x -o "$tmp/want" </dev/null || fail "copy-out x"
+  r 1 copy-out --force x -o "$tmp/want" </dev/null || fail "copy-out x"
   slow_copy_out "gen during copy-out (mirror $mirror)" 4 \
-    gen x --records 80000 --seed 9 --mirror $mirror
+    gen --force x --records 80000 --seed 9 --mirror $mirror
   # Now x is the second write: take its bytes, then remove it meanwhile.
-  r 1 copy-out x -o "$tmp/want" </dev/null || fail "copy-out x (2)"
+  r 1 copy-out --force x -o "$tmp/want" </dev/null || fail "copy-out x (2)"
   slow_copy_out "rm during copy-out (mirror $mirror)" 1 rm x
   [ ! -e "$root/x.river.h5" ] || fail "rm x left the metadata"
 done
@@ -92,26 +92,26 @@ gen_of() {
 }
 
 for mirror in 1 2; do
-  r 4 gen x --records 40000 --mirror $mirror --block-size 65536 </dev/null \
+  r 4 gen --force x --records 40000 --mirror $mirror --block-size 65536 </dev/null \
     >/dev/null || fail "gen x (mirror $mirror)"
-  r 4 copy-out x -o "$tmp/want" </dev/null || fail "copy-out x (4 ranks)"
+  r 4 copy-out --force x -o "$tmp/want" </dev/null || fail "copy-out x (4 ranks)"
   gen=$(gen_of x)
   held "copy-out on 4 ranks during gen (mirror $mirror)" 4 \
-    copy-out x -o "$tmp/got4" -- 4 gen x --records 30000 --seed 5 --mirror $mirror
+    copy-out --force x -o "$tmp/got4" -- 4 gen --force x --records 30000 --seed 5 --mirror $mirror
   gone "copy-out during gen" x
   cmp -s "$tmp/want" "$tmp/got4" \
     || fail "copy-out on 4 ranks during gen (mirror $mirror) gave other bytes"
-  r 4 copy-out x -o "$tmp/want" </dev/null || fail "copy-out x (4 ranks, 2)"
+  r 4 copy-out --force x -o "$tmp/want" </dev/null || fail "copy-out x (4 ranks, 2)"
   gen=$(gen_of x)
   held "copy-out on 4 ranks during rm (mirror $mirror)" 4 \
-    copy-out x -o "$tmp/got4" -- 1 rm x
+    copy-out --force x -o "$tmp/got4" -- 1 rm x
   gone "copy-out during rm" x
   cmp -s "$tmp/want" "$tmp/got4" \
     || fail "copy-out on 4 ranks during rm (mirror $mirror) gave other bytes"
 done
 
 # fsck during rm: the copies it verifies are those it holds.
-r 4 gen x --records 40000 --mirror 2 --block-size 65536 </dev/null >/dev/null \
+r 4 gen --force x --records 40000 --mirror 2 --block-size 65536 </dev/null >/dev/null \
   || fail "gen x (fsck)"
 gen=$(gen_of x)
 held "fsck during rm" 4 fsck x -- 1 rm x
@@ -121,14 +121,14 @@ grep -q "^fsck x: OK: 4 partitions, 8 copies, every block verified" \
 
 # sort during gen: it sorts the records it opened (the same as a sort
 # of them made before); valsort during rm counts the records it opened.
-r 4 gen x --records 40000 --mirror 2 --block-size 65536 </dev/null >/dev/null \
+r 4 gen --force x --records 40000 --mirror 2 --block-size 65536 </dev/null >/dev/null \
   || fail "gen x (sort)"
 r 4 sort x ref </dev/null >/dev/null || fail "sort x ref"
-r 4 copy-out ref -o "$tmp/want" </dev/null || fail "copy-out ref"
+r 4 copy-out --force ref -o "$tmp/want" </dev/null || fail "copy-out ref"
 gen=$(gen_of x)
-held "sort during gen" 4 sort x y -- 4 gen x --records 30000 --seed 7
+held "sort during gen" 4 sort x y -- 4 gen --force x --records 30000 --seed 7
 gone "sort during gen" x
-r 4 copy-out y -o "$tmp/got4" </dev/null || fail "copy-out y"
+r 4 copy-out --force y -o "$tmp/got4" </dev/null || fail "copy-out y"
 cmp -s "$tmp/want" "$tmp/got4" || fail "sort during gen sorted other records"
 r 4 valsort y </dev/null >"$tmp/vs.want" || fail "valsort y"
 gen=$(gen_of y)

@@ -30,7 +30,7 @@ mkdir -p "$root"
 trav='a/../../../v'
 forge_trav() {
   rm -rf "$root" && mkdir -p "$root"
-  r 2 gen X --records 2000 >/dev/null 2>&1 || fail "gen X"
+  r 2 gen --force X --records 2000 >/dev/null 2>&1 || fail "gen X"
   "$forge" "$root/X.river.h5" "$tmp/m.h5" "gen=$trav" || fail "forge X"
   cp "$tmp/m.h5" "$root/X.river.h5"
   mkdir -p "$root/disk0/X.p0.a" "$root/disk1/X.p1.a"
@@ -43,14 +43,14 @@ bad_gen="metadata $root/X.river.h5: bad generation 'a/\.\./\.\./\.\./v'"
 forge_trav
 expect_fail 1 "$bad_gen" info X
 expect_fail 1 "$bad_gen" fsck X
-expect_fail 1 "$bad_gen" copy-out X -o "$tmp/out.dat"
+expect_fail 1 "$bad_gen" copy-out --force X -o "$tmp/out.dat"
 [ -e "$tmp/out.dat" ] && fail "copy-out of the forged X wrote its output"
 expect_fail 1 "$bad_gen" rm X
 victim_intact || fail "rm X (traversal generation) removed or changed a file outside the root"
 [ -f "$root/X.river.h5" ] || fail "rm X removed the metadata it refused"
 
 forge_trav
-r 2 gen X --records 100 >"$tmp/out" 2>"$tmp/err" \
+r 2 gen --force X --records 100 >"$tmp/out" 2>"$tmp/err" \
   || fail "gen over the forged X failed"
 victim_intact || fail "gen over X (traversal generation) removed or changed a file outside the root"
 grep -q "$bad_gen" "$tmp/err" || fail "gen over X: the bad generation not named"
@@ -71,10 +71,10 @@ if [ "$(id -u)" -eq 0 ]; then
   # that the rest of the file is River's)
   plant() {
     rm -rf "$A" "$B" && mkdir -p "$A" "$B" && chmod 777 "$A"
-    r 2 gen Y --root "$B" --records 2000 >/dev/null 2>&1 || fail "gen Y in B"
+    r 2 gen --force Y --root "$B" --records 2000 >/dev/null 2>&1 || fail "gen Y in B"
     f=$(ls "$B"/disk0/Y.p0.*.rdat); genB=${f##*/Y.p0.}; genB=${genB%%.*}
     sumB=$(r 1 copy-out Y --root "$B" 2>/dev/null | sha256sum)
-    r 2 gen Y --root "$A" --records 2000 >/dev/null 2>&1 || fail "gen Y in A"
+    r 2 gen --force Y --root "$A" --records 2000 >/dev/null 2>&1 || fail "gen Y in A"
     "$forge" "$A/Y.river.h5" "$tmp/m.h5" "gen=$genB" "disks=$B/disk%d" \
       || fail "forge A/Y"
     cp "$tmp/m.h5" "$A/Y.river.h5"
@@ -103,7 +103,7 @@ if [ "$(id -u)" -eq 0 ]; then
     && fail "rm --force Y --root A listed a file of B"
 
   plant
-  r 2 gen Y --root "$A" --records 100 >"$tmp/out" 2>"$tmp/err" \
+  r 2 gen --force Y --root "$A" --records 100 >"$tmp/out" 2>"$tmp/err" \
     || fail "gen Y --root A over the foreign metadata"
   b_intact "gen Y --root A"
   grep -Eq "the metadata this write replaces, $A/Y.river.h5, belongs to" \
@@ -120,7 +120,7 @@ else
 fi
 
 # --- 3. the caller's own collection on disks outside the root ----------
-r 2 gen Z --records 1000 --disks "$tmp/scratch/d%d" >/dev/null 2>&1 \
+r 2 gen --force Z --records 1000 --disks "$tmp/scratch/d%d" >/dev/null 2>&1 \
   || fail "gen Z --disks outside the root"
 ls "$tmp"/scratch/d0/Z.p0.*.rdat >/dev/null 2>&1 || fail "no data of Z"
 r 1 rm Z >/dev/null 2>&1 || fail "rm Z (own, disks outside the root)"

@@ -25,17 +25,17 @@ peak() {
 }
 
 for n in $(ranks 2 3 4); do
-  peak $n "$tmp/small" gen small$n --records 100 --block-size 4Ki --mirror 2 \
+  peak $n "$tmp/small" gen --force small$n --records 100 --block-size 4Ki --mirror 2 \
     --disks "$root/d%d"
-  peak $n "$tmp/big" gen big$n --records 100 --block-size 1Gi --mirror 2 \
+  peak $n "$tmp/big" gen --force big$n --records 100 --block-size 1Gi --mirror 2 \
     --disks "$root/d%d"
   small=$(cat "$tmp/small") big=$(cat "$tmp/big")
   echo "$n ranks: peak $small KiB with 4 KiB blocks, $big KiB with 1 GiB blocks"
   [ $((big - small)) -lt 16384 ] \
     || fail "$n ranks: 1 GiB blocks took $(((big - small) / 1024)) MiB more"
-  r $n copy-out small$n -o "$tmp/small.out" --disks "$root/d%d" \
+  r $n copy-out --force small$n -o "$tmp/small.out" --disks "$root/d%d" \
     || fail "copy-out small$n"
-  r $n copy-out big$n -o "$tmp/big.out" --disks "$root/d%d" \
+  r $n copy-out --force big$n -o "$tmp/big.out" --disks "$root/d%d" \
     || fail "copy-out big$n"
   cmp -s "$tmp/small.out" "$tmp/big.out" \
     || fail "$n ranks: the 1 GiB-block collection reads back differently"

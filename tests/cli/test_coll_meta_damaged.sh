@@ -95,15 +95,15 @@ check() {
   [ -e "$meta" ] && fail "$f: rm --force left $meta"
   ls "$root"/disk*/dmg.* >/dev/null 2>&1 \
     && fail "$f: rm --force left data files of dmg"
-  r 2 gen dmg --records 10 >/dev/null 2>"$tmp/err" \
+  r 2 gen --force dmg --records 10 >/dev/null 2>"$tmp/err" \
     || fail "$f: gen dmg after rm --force"
   r 1 info dmg >"$tmp/out" 2>&1 && grep -q '^records *10 ' "$tmp/out" \
     || fail "$f: the new dmg is not readable"
 }
 
-r 1 gen keep --records 100 >/dev/null || fail "gen keep"
-r 1 copy-out keep -o "$tmp/keep" || fail "copy-out keep"
-r 1 gen dmg --records 10 >/dev/null || fail "gen dmg"
+r 1 gen --force keep --records 100 >/dev/null || fail "gen keep"
+r 1 copy-out --force keep -o "$tmp/keep" || fail "copy-out keep"
+r 1 gen --force dmg --records 10 >/dev/null || fail "gen dmg"
 cp "$meta" "$tmp/dmg.good"
 [ "$(stat -c %s "$image")" -eq $(($(stat -c %s "$meta") - 512)) ] \
   || fail "dmg's metadata is not 512 bytes more than the image: 'sealed' is not"
@@ -115,7 +115,7 @@ check sealed "$meta fails its checksum \\(altered or torn write\\)\$"
 # A rewrite over the damaged file: it works, and the old data files are
 # gc's to list.
 plant zhdr
-r 2 gen dmg --records 20 >/dev/null 2>"$tmp/err"; rc=$?
+r 2 gen --force dmg --records 20 >/dev/null 2>"$tmp/err"; rc=$?
 nosig "rewrite" $rc
 [ $rc -eq 0 ] || fail "rewrite of damaged dmg: exit $rc"
 grep -q "collection dmg: replacing unreadable metadata" "$tmp/err" \
@@ -129,7 +129,7 @@ grep -Eq "disk[01]/dmg\\.p[01]\\.[0-9a-f]+\\.rdat .*data file of a generation th
 # A rewrite killed at its commit's rename: gc lists its temporary
 # metadata, rm --force clears the name, and a write works again.
 plant v2
-RIVER_TEST_FAULT=commit-rename:kill r 1 gen dmg --records 30 \
+RIVER_TEST_FAULT=commit-rename:kill r 1 gen --force dmg --records 30 \
   >/dev/null 2>"$tmp/err" && fail "the killed rewrite succeeded"
 ls -A "$root" | grep -q '^\.tmp\.dmg\..*\.river\.h5$' \
   || fail "the killed rewrite left no temporary metadata (test broken)"
@@ -140,11 +140,11 @@ grep -Eq "/\\.tmp\\.dmg\\.[^ ]*\\.river\\.h5 .*temporary metadata of a write tha
 r 1 rm --force dmg >/dev/null 2>&1 || fail "rm --force after the killed rewrite"
 ls -A "$root" "$root"/disk* | grep -q 'dmg\.' \
   && fail "rm --force left files of dmg after the killed rewrite"
-r 1 gen dmg --records 40 >/dev/null 2>&1 || fail "gen dmg at the end"
+r 1 gen --force dmg --records 40 >/dev/null 2>&1 || fail "gen dmg at the end"
 
 # What is read at all: no symbolic link (to an intact file, even), no
 # file over the 1 GiB bound (a sparse one here), each refused naming it.
-r 1 gen ln --records 10 >/dev/null || fail "gen ln"
+r 1 gen --force ln --records 10 >/dev/null || fail "gen ln"
 mv "$root/ln.river.h5" "$tmp/ln.river.h5"
 ln -s "$tmp/ln.river.h5" "$root/ln.river.h5"
 expect_fail 1 "collection ln: metadata $root/ln.river.h5 is a symbolic link; not read" info ln
@@ -153,7 +153,7 @@ truncate -s 1100M "$root/ln.river.h5"
 expect_fail 1 "collection ln: metadata $root/ln.river.h5 is 1153433600 bytes, over the 1073741824-byte bound of a metadata file; not read" info ln
 r 1 rm --force ln >/dev/null 2>&1 || fail "rm --force ln"
 
-r 1 copy-out keep -o "$tmp/keep2" && cmp -s "$tmp/keep" "$tmp/keep2" \
+r 1 copy-out --force keep -o "$tmp/keep2" && cmp -s "$tmp/keep" "$tmp/keep2" \
   || fail "keep changed"
 
 clitest_end test_coll_meta_damaged

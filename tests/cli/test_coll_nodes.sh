@@ -26,27 +26,27 @@ pat="$nodes/%n/d%d"
 N=20000
 
 # The reference: the same rows on shared disks, one rank.
-r 1 gen ref --records $N >/dev/null || fail "gen ref"
-r 1 copy-out ref -o "$tmp/ref.dat" || fail "copy-out ref"
+r 1 gen --force ref --records $N >/dev/null || fail "gen ref"
+r 1 copy-out --force ref -o "$tmp/ref.dat" || fail "copy-out ref"
 [ "$(stat -c %s "$tmp/ref.dat")" = $((N * 100)) ] || fail "ref is not $N records"
 
 # --- Bad patterns: refused before anything is written, naming the pattern.
 expect_fail 1 "disk pattern 'd%d%n%n': %n \(the node's name\) may appear at most once" \
-  gen bad --records 10 --disks 'd%d%n%n'
+  gen --force bad --records 10 --disks 'd%d%n%n'
 expect_fail 1 "disk pattern 'x%r/d%d': %r \(a rank\) is not allowed" \
-  gen bad --records 10 --disks 'x%r/d%d'
+  gen --force bad --records 10 --disks 'x%r/d%d'
 expect_fail 1 "disk pattern 'x%q/d%d': only %d \(once\), %n \(at most once\) and %% are allowed" \
-  gen bad --records 10 --disks 'x%q/d%d'
+  gen --force bad --records 10 --disks 'x%q/d%d'
 expect_fail 1 "disk pattern '%n/../d%d': '..' would escape the root" \
-  gen bad --records 10 --disks '%n/../d%d'
+  gen --force bad --records 10 --disks '%n/../d%d'
 expect_fail 1 "disk pattern '%n/disk': needs exactly one %d" \
-  gen bad --records 10 --disks '%n/disk'
+  gen --force bad --records 10 --disks '%n/disk'
 RIVER_DISKS='e%r%d' expect_fail 1 "disk pattern 'e%r%d': %r \(a rank\) is not allowed" \
-  gen bad --records 10
+  gen --force bad --records 10
 RIVER_NODE_NAME='a/b' expect_fail 1 "node name 'a/b' .* cannot stand for %n in a disk pattern" \
-  gen bad --records 10 --disks '%n/d%d'
+  gen --force bad --records 10 --disks '%n/d%d'
 RIVER_NODE_NAME='..' expect_fail 1 "node name '..' .* cannot stand for %n" \
-  gen bad --records 10 --disks '%n/d%d'
+  gen --force bad --records 10 --disks '%n/d%d'
 [ -e "$root/bad.river.h5" ] && fail "a refused pattern left metadata"
 [ -z "$(find "$root" -name 'bad.*.rdat*')" ] || fail "a refused pattern left data files"
 
@@ -71,7 +71,7 @@ rn() {
 copies() { find "$1" -name "$2.p*.rdat" 2>/dev/null | wc -l; }
 
 # --- Write on 2 nodes, 4 ranks, 2 copies: disk d on river-node(d mod 2 + 1).
-rn 2 4 gen X --records $N --mirror 2 --disks "$pat" >/dev/null \
+rn 2 4 gen --force X --records $N --mirror 2 --disks "$pat" >/dev/null \
   || fail "gen X on 2 nodes"
 for d in 0 1 2 3; do
   own=river-node$((d % 2 + 1)) other=river-node$(((d + 1) % 2 + 1))
@@ -92,7 +92,7 @@ done
 # --- Read back: 4 and 3 ranks on 2 nodes, 3 ranks on 3 nodes (river-node3
 # holds no disk: its rank serves none).
 for spec in 2:4 2:3 3:3 2:2; do
-  rn ${spec%:*} ${spec#*:} copy-out X -o "$tmp/out" \
+  rn ${spec%:*} ${spec#*:} copy-out --force X -o "$tmp/out" \
     || fail "copy-out X on ${spec%:*} nodes, ${spec#*:} ranks"
   cmp -s "$tmp/out" "$tmp/ref.dat" \
     || fail "copy-out X on ${spec%:*} nodes, ${spec#*:} ranks differs from the reference"
@@ -105,7 +105,7 @@ grep -q "fsck X: OK: 4 partitions, 8 copies, every block verified" "$tmp/fsck" \
 # river-node1 hold every partition.
 mv "$nodes/river-node2" "$tmp/saved-node2"
 for spec in 2:4 2:3; do
-  rn ${spec%:*} ${spec#*:} copy-out X -o "$tmp/out" 2>"$tmp/err" \
+  rn ${spec%:*} ${spec#*:} copy-out --force X -o "$tmp/out" 2>"$tmp/err" \
     || fail "copy-out X with river-node2 lost (${spec#*:} ranks)"
   cmp -s "$tmp/out" "$tmp/ref.dat" \
     || fail "copy-out X with river-node2 lost (${spec#*:} ranks) differs from the reference"
@@ -113,7 +113,7 @@ done
 grep -q "copy on disk [13] unusable (not found)" "$tmp/err" \
   || fail "copy-out did not warn about the lost disks"
 # Only river-node1 left, as a job of its own.
-RIVER_NODE_NAME=river-node1 r 2 copy-out X -o "$tmp/out" 2>/dev/null \
+RIVER_NODE_NAME=river-node1 r 2 copy-out --force X -o "$tmp/out" 2>/dev/null \
   || fail "copy-out X on river-node1 alone"
 cmp -s "$tmp/out" "$tmp/ref.dat" || fail "copy-out X on river-node1 alone differs"
 rn 2 4 fsck X >"$tmp/fsck" 2>/dev/null
@@ -129,13 +129,13 @@ done
 mv "$tmp/saved-node2" "$nodes/river-node2"
 
 # --- 3 nodes, 3 ranks, 2 copies: one node lost reads back, two do not.
-rn 3 3 gen T --records $N --mirror 2 --disks "$pat" >/dev/null \
+rn 3 3 gen --force T --records $N --mirror 2 --disks "$pat" >/dev/null \
   || fail "gen T on 3 nodes"
 for d in 0 1 2; do
   [ "$(copies "$nodes/river-node$((d + 1))/d$d" T)" = 2 ] || fail "T: disk $d misplaced"
 done
 mv "$nodes/river-node3" "$tmp/saved-node3"
-rn 3 3 copy-out T -o "$tmp/out" 2>/dev/null || fail "copy-out T, river-node3 lost"
+rn 3 3 copy-out --force T -o "$tmp/out" 2>/dev/null || fail "copy-out T, river-node3 lost"
 cmp -s "$tmp/out" "$tmp/ref.dat" || fail "copy-out T, river-node3 lost, differs"
 mv "$nodes/river-node2" "$tmp/saved-node2"
 rn 3 3 fsck T >"$tmp/fsck" 2>/dev/null
@@ -145,7 +145,7 @@ grep -q "fsck T: DATA LOST: partition 1 blocks\? 0: no intact copy (disks 1, 2)"
   || fail "fsck T: no DATA LOST line for partition 1"
 grep -q "fsck T: DAMAGED: 4 of 6 copies damaged" "$tmp/fsck" || fail "fsck T: not DAMAGED"
 RIVER_NODES=3 expect_fail 3 "collection T: partition 1 block 0: no readable copy" \
-  copy-out T -o "$tmp/out"
+  copy-out --force T -o "$tmp/out"
 mv "$tmp/saved-node2" "$nodes/river-node2"
 mv "$tmp/saved-node3" "$nodes/river-node3"
 
@@ -196,11 +196,11 @@ RIVER_DISKS="$pat" RIVER_NODES=2 expect_fail 2 \
 # nothing on any node; one killed there leaves files that gc --disks on
 # each node removes (the write's record claims their generation).
 RIVER_TEST_FAULT=commit-ship:fail RIVER_NODES=2 expect_fail 4 "gen failed" \
-  gen F --records $N --mirror 2 --disks "$pat"
+  gen --force F --records $N --mirror 2 --disks "$pat"
 [ -e "$root/F.river.h5" ] && fail "a failed write of F left metadata"
 [ "$(copies "$nodes" F)" = 0 ] && [ -z "$(find "$nodes" -name 'F.*')" ] \
   || fail "a failed write of F left files: $(find "$nodes" -name 'F.*' | head -n 3)"
-RIVER_TEST_FAULT=commit-ship:kill rn 2 4 gen F --records $N --mirror 2 \
+RIVER_TEST_FAULT=commit-ship:kill rn 2 4 gen --force F --records $N --mirror 2 \
   --disks "$pat" >/dev/null 2>&1 && fail "gen F killed at commit-ship succeeded"
 [ -e "$root/F.river.h5" ] && fail "a killed write of F left metadata"
 [ -n "$(find "$nodes" -name 'F.*')" ] || fail "a write killed at commit-ship left no files (was it killed there?)"
@@ -213,7 +213,7 @@ done
 
 # --- A replacing write removes the old generation on every node.
 old=$(find "$nodes" -name 'X.p0.*.rdat' | head -n 1 | sed 's/.*X\.p0\.\(.*\)\.rdat/\1/')
-rn 2 4 gen X --records $N --mirror 2 --disks "$pat" >/dev/null \
+rn 2 4 gen --force X --records $N --mirror 2 --disks "$pat" >/dev/null \
   || fail "gen X again"
 [ -z "$(find "$nodes" -name "X.*.$old.rdat")" ] \
   || fail "the old generation's files stay: $(find "$nodes" -name "X.*.$old.rdat" | head -n 2)"
@@ -221,9 +221,9 @@ rn 2 4 gen X --records $N --mirror 2 --disks "$pat" >/dev/null \
 
 # A node-local collection replaced by one on the root's own disks: the
 # old files go from both nodes.
-rn 2 4 gen V --records 1000 --mirror 2 --disks "$pat" >/dev/null || fail "gen V node-local"
+rn 2 4 gen --force V --records 1000 --mirror 2 --disks "$pat" >/dev/null || fail "gen V node-local"
 [ "$(copies "$nodes" V)" = 8 ] || fail "V has $(copies "$nodes" V) files, not 8"
-rn 2 4 gen V --records 1000 --mirror 2 >/dev/null || fail "gen V shared"
+rn 2 4 gen --force V --records 1000 --mirror 2 >/dev/null || fail "gen V shared"
 [ "$(copies "$nodes" V)" = 0 ] || fail "V's node-local files stay after a shared rewrite"
 
 # --- rm runs on one node and removes what it sees; gc --disks on the
@@ -240,15 +240,15 @@ RIVER_NODE_NAME=river-node2 r 1 gc --remove --disks "$pat" >/dev/null 2>&1 \
 [ "$(copies "$nodes" X)" = 0 ] || fail "X's files stay after gc --remove on river-node2"
 
 # --- RIVER_DISKS is the default pattern; readers take it from the metadata.
-RIVER_DISKS="$tmp/envd/%n/e%d" rn 2 2 gen Z --records 1000 >/dev/null \
+RIVER_DISKS="$tmp/envd/%n/e%d" rn 2 2 gen --force Z --records 1000 >/dev/null \
   || fail "gen Z with RIVER_DISKS"
 [ "$(copies "$tmp/envd/river-node1/e0" Z)" = 1 ] && [ "$(copies "$tmp/envd/river-node2/e1" Z)" = 1 ] \
   || fail "RIVER_DISKS: Z's files are not on their nodes"
-rn 2 2 copy-out Z -o "$tmp/z.dat" || fail "copy-out Z"
+rn 2 2 copy-out --force Z -o "$tmp/z.dat" || fail "copy-out Z"
 cmp -s "$tmp/z.dat" <(head -c 100000 "$tmp/ref.dat") || fail "copy-out Z differs"
 
 # --- Every copy of a partition on one node: written, with a warning.
-RIVER_NODE_NAME=solo r 2 gen W --records 1000 --mirror 2 --disks '%n/w%d' \
+RIVER_NODE_NAME=solo r 2 gen --force W --records 1000 --mirror 2 --disks '%n/w%d' \
   >/dev/null 2>"$tmp/err" || fail "gen W on one node"
 grep -q "collection W: the 2 copies of 2 partitions (the first: partition 0, on node solo) are all on one node" \
   "$tmp/err" || fail "no warning that W's copies share a node"

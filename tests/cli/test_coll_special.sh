@@ -71,19 +71,19 @@ n=20011
 
 # ------------------------------------------------ FIFO in place of a copy
 # s: 4 partitions, 2 copies each; partition 1's first copy is on disk 1.
-expect_ok 4 "gen s" gen s --records $n --mirror 2 --block-size 64Ki --disks 'sdisk%d'
-expect_ok 1 "copy-out s" copy-out s -o "$tmp/ref"
+expect_ok 4 "gen s" gen --force s --records $n --mirror 2 --block-size 64Ki --disks 'sdisk%d'
+expect_ok 1 "copy-out s" copy-out --force s -o "$tmp/ref"
 pf=$(part_file s 1 sdisk 1)
 mv "$pf" "$tmp/s.p1.saved"
 mkfifo "$pf"
 for ranks in 1 3; do
   rm -f "$tmp/o"
-  if expect_ok $ranks "copy-out s, FIFO for a copy ($ranks ranks)" copy-out s -o "$tmp/o"; then
+  if expect_ok $ranks "copy-out s, FIFO for a copy ($ranks ranks)" copy-out --force s -o "$tmp/o"; then
     cmp -s "$tmp/o" "$tmp/ref" || fail "copy-out s with a FIFO copy differs ($ranks ranks)"
     err_has "$pf: not a regular file" "copy-out s, FIFO copy"
   fi
 done
-expect_ok 2 "copy-out s, mirror-nogd" copy-out s -o "$tmp/o" --read-policy mirror-nogd \
+expect_ok 2 "copy-out s, mirror-nogd" copy-out --force s -o "$tmp/o" --read-policy mirror-nogd \
   && { cmp -s "$tmp/o" "$tmp/ref" || fail "mirror-nogd with a FIFO copy differs"; }
 # Every block still has an intact copy (the mirror): fsck passes with a
 # warning naming the copy, and the file in the log.
@@ -94,17 +94,17 @@ if expect_ok 2 "fsck s, FIFO copy with a mirror" fsck s; then
 fi
 # A directory in its place is refused the same way.
 rm "$pf"; mkdir "$pf"
-expect_ok 2 "copy-out s, directory for a copy" copy-out s -o "$tmp/o" \
+expect_ok 2 "copy-out s, directory for a copy" copy-out --force s -o "$tmp/o" \
   && err_has "$pf: not a regular file" "copy-out s, directory copy"
 rmdir "$pf"; mv "$tmp/s.p1.saved" "$pf"
 expect_ok 2 "fsck s restored" fsck s
 
 # Without a mirror: a clear error naming the file, no output file.
-expect_ok 4 "gen u" gen u --records 2000 --block-size 64Ki --disks 'udisk%d'
+expect_ok 4 "gen u" gen --force u --records 2000 --block-size 64Ki --disks 'udisk%d'
 pf=$(part_file u 2 udisk 2)
 mv "$pf" "$tmp/u.p2.saved"; mkfifo "$pf"
 rm -f "$tmp/u.out"
-expect_fail 3 "$pf: not a regular file" copy-out u -o "$tmp/u.out"
+expect_fail 3 "$pf: not a regular file" copy-out --force u -o "$tmp/u.out"
 err_has "partition 2 block 0: no readable copy" "copy-out u, FIFO copy"
 [ ! -e "$tmp/u.out" ] || fail "a failed copy-out left an output file"
 expect_fail 2 "$pf: not a regular file" fsck u
@@ -115,7 +115,7 @@ mkdir -p "$root"
 mkfifo "$root/fm.river.h5"
 mf="$root/fm.river.h5: not a regular file"
 expect_fail 2 "$mf" info fm
-expect_fail 2 "$mf" copy-out fm -o "$tmp/fm.out"
+expect_fail 2 "$mf" copy-out --force fm -o "$tmp/fm.out"
 expect_fail 2 "$mf" fsck fm
 expect_fail 1 "$mf" rm fm
 [ -p "$root/fm.river.h5" ] || fail "rm removed a FIFO that is not River's"
@@ -124,8 +124,8 @@ if expect_ok 2 "ls with a FIFO as metadata" ls; then
   grep -q "^s " "$tmp/out" || fail "ls stopped listing at fm"
 fi
 # A new collection of that name replaces the FIFO.
-expect_ok 2 "gen fm over a FIFO" gen fm --records 100 \
-  && expect_ok 1 "copy-out the new fm" copy-out fm -o "$tmp/fm.out"
+expect_ok 2 "gen fm over a FIFO" gen --force fm --records 100 \
+  && expect_ok 1 "copy-out the new fm" copy-out --force fm -o "$tmp/fm.out"
 mkdir "$root/dm.river.h5"
 expect_fail 2 "$root/dm.river.h5: not a regular file" info dm
 expect_fail 1 "$root/dm.river.h5: not a regular file" rm dm
@@ -143,13 +143,13 @@ fi
 # Without a mirror: copy-out and fsck say permission denied, naming the
 # file, and never call it corrupt.
 pf=$(part_file u 1 udisk 1)
-deny "$pf" expect_fail 2 "$pf: open failed: Permission denied" copy-out u -o "$tmp/u.out"
+deny "$pf" expect_fail 2 "$pf: open failed: Permission denied" copy-out --force u -o "$tmp/u.out"
 err_has "partition 1 block 0: no readable copy \(permission denied" "copy-out u, denied copy"
 err_has "RIVER_EACCES" "copy-out u, denied copy"
 err_lacks "corrupt" "copy-out u, denied copy"
 # The same with one fixed mirror (no balancing between copies).
 deny "$pf" expect_fail 1 "partition 1 block 0: no readable copy .*permission denied" \
-  copy-out u -o "$tmp/u.out" --read-policy mirror-nogd
+  copy-out --force u -o "$tmp/u.out" --read-policy mirror-nogd
 err_lacks "corrupt" "copy-out u mirror-nogd, denied copy"
 # fsck: the library names the copy, and the verdict is "unreadable:
 # permission denied", not data lost (the data may well be intact).
@@ -162,7 +162,7 @@ grep -Eq "data lost|DATA LOST|DAMAGED:" "$tmp/out" \
   && { fail "fsck u: a copy refused by permission is called data lost"; cat "$tmp/out"; }
 # With a mirror: read from the mirror, with a warning naming the file.
 pf=$(part_file s 2 sdisk 2)
-deny "$pf" expect_ok 2 "copy-out s, denied copy" copy-out s -o "$tmp/o" \
+deny "$pf" expect_ok 2 "copy-out s, denied copy" copy-out --force s -o "$tmp/o" \
   && { cmp -s "$tmp/o" "$tmp/ref" || fail "copy-out s with a denied copy differs"; } \
   && err_has "$pf: open failed: Permission denied" "copy-out s, denied copy"
 # Metadata: info, copy-out and fsck say so; rm leaves the collection.
@@ -173,7 +173,7 @@ for cmd in info copy-out fsck; do
 done
 deny "$mp" expect_fail 1 "$mp: .*Permission denied" rm s
 [ -f "$mp" ] || fail "rm removed metadata it could not read"
-expect_ok 1 "copy-out s after a refused rm" copy-out s -o "$tmp/o" \
+expect_ok 1 "copy-out s after a refused rm" copy-out --force s -o "$tmp/o" \
   && { cmp -s "$tmp/o" "$tmp/ref" || fail "s changed by a refused rm"; }
 
 # The metadata is read once, by rank 0, and broadcast: with every other
@@ -195,7 +195,7 @@ chmod +x "$tmp/rank-deny"
 river_real=$river
 river=$tmp/rank-deny
 expect_ok 3 "info s, metadata denied to ranks 1 and 2" info s
-expect_ok 3 "copy-out s, metadata denied to ranks 1 and 2" copy-out s -o "$tmp/o" \
+expect_ok 3 "copy-out s, metadata denied to ranks 1 and 2" copy-out --force s -o "$tmp/o" \
   && { cmp -s "$tmp/o" "$tmp/ref" || fail "copy-out s by rank 0's metadata differs"; }
 river=$river_real
 

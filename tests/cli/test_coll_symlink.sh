@@ -40,7 +40,7 @@ intact() { printf 'precious %s\n' "$1" | cmp -s - "$victims/v$1"; }
 # --- 1. temporary metadata: a link planted during `river gen X` --------
 hold=$tmp/hold
 touch "$hold"
-RIVER_TEST_FAULT=commit-meta:wait=$hold "$run" -n 2 "$river" gen X \
+RIVER_TEST_FAULT=commit-meta:wait=$hold "$run" -n 2 "$river" gen --force X \
   --records 5000 >"$tmp/gen.out" 2>"$tmp/gen.err" &
 pid=$!
 f=$(wait_for "$root/disk0/X.p0.*.rdat") || fail "gen X: no data file"
@@ -54,7 +54,7 @@ intact meta || fail "the victim of .tmp.X.GEN.river.h5 was written"
 r 2 fsck X >/dev/null 2>&1 || fail "fsck X after the planted link"
 
 # --- 2. a 3-rank sort's later partitions: links planted ----------------
-r 3 gen IN --records 200000 >/dev/null 2>&1 || fail "gen IN"
+r 3 gen --force IN --records 200000 >/dev/null 2>&1 || fail "gen IN"
 touch "$hold"
 RIVER_TEST_FAULT=begin-partition:wait=$hold "$run" -n 3 "$river" sort IN \
   OUT >"$tmp/sort.out" 2>"$tmp/sort.err" &
@@ -82,7 +82,7 @@ if id nobody >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
   ln -s "$tmp/elsewhere" "$root/ln0"
   chown -h nobody "$root/ln0"
   expect_fail 1 "disk directory $root/ln0 is a symbolic link owned by another user" \
-    gen L --records 100 --disks 'ln%d'
+    gen --force L --records 100 --disks 'ln%d'
   [ -z "$(ls -A "$tmp/elsewhere")" ] || fail "a file was made through ln0"
   rm -f "$root/ln0"
 fi
@@ -94,11 +94,11 @@ for d in 0 1; do
   ln -s "$tmp/shared/disk$d" "$A/disk$d"
   ln -s "$tmp/shared/disk$d" "$B/disk$d"
 done
-r 2 gen Y --root "$B" --records 20000 >/dev/null 2>&1 || fail "gen Y in B"
+r 2 gen --force Y --root "$B" --records 20000 >/dev/null 2>&1 || fail "gen Y in B"
 f=$(ls "$B"/disk0/Y.p0.*.rdat); genB=${f##*/Y.p0.}; genB=${genB%%.*}
-r 2 gen W --root "$A" --records 1000 >/dev/null 2>&1 || fail "gen W in A"
+r 2 gen --force W --root "$A" --records 1000 >/dev/null 2>&1 || fail "gen W in A"
 # A's own write of Y, killed: files of A's generation in the shared dirs
-RIVER_TEST_FAULT=commit-meta:kill "$run" -n 2 "$river" gen Y --root "$A" \
+RIVER_TEST_FAULT=commit-meta:kill "$run" -n 2 "$river" gen --force Y --root "$A" \
   --records 3000 >/dev/null 2>&1 && fail "killed gen Y in A succeeded"
 sum_before=$(r 1 copy-out Y --root "$B" 2>/dev/null | cksum)
 # A record another user planted in A, naming B's generation of Y, claims
@@ -127,7 +127,7 @@ r 1 rm --force Y --root "$A" >/dev/null 2>&1
 r 2 fsck Y --root "$B" >/dev/null 2>&1 || fail "rm --force Y in A hurt B"
 
 # --- 5. a first write with a non-default --disks, killed ---------------
-RIVER_TEST_FAULT=commit-meta:kill "$run" -n 2 "$river" gen Z \
+RIVER_TEST_FAULT=commit-meta:kill "$run" -n 2 "$river" gen --force Z \
   --disks 'zd%d' --records 3000 >/dev/null 2>&1 && fail "killed gen Z"
 ls "$root"/zd0/Z.p0.*.rdat >/dev/null 2>&1 || fail "no data of the killed Z"
 r 1 gc >"$tmp/gc5" 2>&1 || fail "gc after the killed Z"
@@ -138,10 +138,10 @@ ls "$root"/zd*/Z.* "$root"/.Z.*.write >/dev/null 2>&1 \
   && fail "gc --remove left the killed Z's files"
 
 # --- 6. a stale metadata backup restored --------------------------------
-r 2 gen S --records 4000 --seed 1 >/dev/null 2>&1 || fail "gen S v1"
+r 2 gen --force S --records 4000 --seed 1 >/dev/null 2>&1 || fail "gen S v1"
 cp -p "$root/S.river.h5" "$tmp/S.v1"
 sleep 0.05
-r 2 gen S --records 4000 --seed 2 >/dev/null 2>&1 || fail "gen S v2"
+r 2 gen --force S --records 4000 --seed 2 >/dev/null 2>&1 || fail "gen S v2"
 cp "$root/S.river.h5" "$tmp/S.v2"
 cp "$tmp/S.v1" "$root/S.river.h5"     # the stale backup, restored
 r 1 gc --remove >"$tmp/gc6" 2>&1 || fail "gc --remove, stale metadata"

@@ -36,9 +36,9 @@ grep -q "1000 records" "$tmp/out" || fail "bin-0-1000: not 1000 records"
 # Each vector in and out again, byte for byte, at 1 and 3 ranks.
 for f in bin-0-1000 bin-1000000-1000 ascii-0-1000 ascii-1000000-1000 skew-0-1000; do
   for n in $(ranks 1 3); do
-    r "$n" copy-in "$vec/$f.dat" "v$n$f" >/dev/null 2>"$tmp/err" \
+    r "$n" copy-in --force "$vec/$f.dat" "v$n$f" >/dev/null 2>"$tmp/err" \
       || { fail "$n ranks: copy-in $f"; cat "$tmp/err"; continue; }
-    r "$n" copy-out "v$n$f" -o "$tmp/$f.out" >/dev/null 2>"$tmp/err" \
+    r "$n" copy-out --force "v$n$f" -o "$tmp/$f.out" >/dev/null 2>"$tmp/err" \
       || { fail "$n ranks: copy-out $f"; cat "$tmp/err"; continue; }
     cmp -s "$vec/$f.dat" "$tmp/$f.out" || fail "$n ranks: $f changed in and out"
   done

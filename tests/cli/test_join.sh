@@ -19,8 +19,8 @@ flows=${top_srcdir:-.}/flows
 # rows COLL: its record count, from river info.
 rows() { r 1 info "$1" 2>/dev/null | awk '/^records/ { print $2 }'; }
 
-r 2 gen r --records 3000 --seed 5 >/dev/null 2>&1 || fail "gen r"
-r 3 gen s --records 2000 --seed 5 >/dev/null 2>&1 || fail "gen s"
+r 2 gen --force r --records 3000 --seed 5 >/dev/null 2>&1 || fail "gen r"
+r 3 gen --force s --records 2000 --seed 5 >/dev/null 2>&1 || fail "gen s"
 for n in $(ranks 1 2 3 4); do
   for v in "" --static --replicate; do
     out=j$n${v#--}
@@ -45,7 +45,7 @@ head -c 1600 /dev/zero >"$tmp/t16.bin"
 expect_fail 2 "join: --key nokey: R \\(r\\) has no field nokey \\(its schema: " \
   join r s bad1 --key nokey
 grep -q "join.yaml" "$tmp/err" && fail "--key nokey: the spec's lines in the message"
-r 1 copy-in "$tmp/t16.bin" k8 --schema "key:uint64,v:uint64" >/dev/null 2>&1 \
+r 1 copy-in --force "$tmp/t16.bin" k8 --schema "key:uint64,v:uint64" >/dev/null 2>&1 \
   || fail "copy-in k8"
 expect_fail 2 "join: --key key is bytes\\[10\\] in R \\(r\\) but uint64 in S \\(k8\\): the key must be of one type in both" \
   join r k8 bad2 --key key
@@ -61,9 +61,9 @@ expect_fail 2 "join: collection jx exists \\(--force replaces it" join r s jx --
 r 2 join s r jx --key key --force >/dev/null 2>&1 || fail "--force"
 r 1 info jx | grep -q "payload_s" || fail "--force: OUT not replaced"
 # S's fields clashing with the output's twice: refused, naming them.
-r 1 copy-in "$tmp/t16.bin" cx --schema "key:uint64,x:uint32,x_s:uint32" \
+r 1 copy-in --force "$tmp/t16.bin" cx --schema "key:uint64,x:uint32,x_s:uint32" \
   >/dev/null 2>&1 || fail "copy-in cx"
-r 1 copy-in "$tmp/t16.bin" rx --schema "key:uint64,x:uint64" \
+r 1 copy-in --force "$tmp/t16.bin" rx --schema "key:uint64,x:uint64" \
   >/dev/null 2>&1 || fail "copy-in rx"
 expect_fail 2 "join: S's field 'x' clashes with a field of the output, and so does 'x_s'" \
   join rx cx bad8 --key key

@@ -27,9 +27,9 @@ r 1 run "$flows/gen_count.yaml" out="$tmp/ref" gen_ranks=0-0 \
   count_ranks=0-0 >/dev/null || fail "the one-rank reference run"
 want=$(total "$tmp/ref")
 [ "${want%% *}" = 20000 ] || fail "the reference counted ${want%% *} records"
-r 3 gen g --records 20000 --seed 1 --mirror 2 >/dev/null \
-  && r 1 copy-out g -o "$tmp/g.dat" || fail "river gen + copy-out"
-r 2 gen g1 --records 20000 --seed 1 >/dev/null || fail "river gen g1"
+r 3 gen --force g --records 20000 --seed 1 --mirror 2 >/dev/null \
+  && r 1 copy-out --force g -o "$tmp/g.dat" || fail "river gen + copy-out"
+r 2 gen --force g1 --records 20000 --seed 1 >/dev/null || fail "river gen g1"
 
 # ------------------------------------------------------------ coll_read
 for n in $(ranks 1 2 3 4); do
@@ -57,7 +57,7 @@ for n in $(ranks 1 2 3 4); do
   # [20000 i/n, 20000 (i+1)/n) as partition i, as `river gen` does.
   r "$n" run "$flows/gen_coll.yaml" coll=w$n kind=one-to-one mirror=$m \
     >"$tmp/out" 2>&1 || { fail "$n ranks: gen -> coll_write"; head -n 5 "$tmp/out"; }
-  r 2 copy-out w$n -o "$tmp/w.dat" && cmp -s "$tmp/w.dat" "$tmp/g.dat" \
+  r 2 copy-out --force w$n -o "$tmp/w.dat" && cmp -s "$tmp/w.dat" "$tmp/g.dat" \
     || fail "$n ranks: coll_write's copy-out differs from river gen's"
   r 1 info w$n 2>/dev/null | grep -Eq "^layout +partitioned, $n partitions?.* $m cop" \
     || fail "$n ranks: coll_write's layout or mirror=$m not recorded"
@@ -71,7 +71,7 @@ for n in $(ranks 1 2 3 4); do
 done
 # Writing over an existing collection replaces it atomically.
 r 2 run "$flows/gen_coll.yaml" coll=w1 records=500 >/dev/null 2>&1 \
-  && r 1 copy-out w1 -o "$tmp/w.dat" && [ "$(stat -c %s "$tmp/w.dat")" = 50000 ] \
+  && r 1 copy-out --force w1 -o "$tmp/w.dat" && [ "$(stat -c %s "$tmp/w.dat")" = 50000 ] \
   || fail "coll_write over an existing collection"
 
 # ------------------------------------------------- file_read, file_write
@@ -98,7 +98,7 @@ done
 # A failure upstream (a corrupt block that coll_read cannot read) also
 # ends file_write's input: the old file stays byte for byte, with its
 # mode, and no temporary is left; a flow that succeeds keeps the mode.
-r 2 gen bad --records 200000 >/dev/null 2>&1 || fail "gen bad"
+r 2 gen --force bad --records 200000 >/dev/null 2>&1 || fail "gen bad"
 f=$(part_file bad 1 1)
 flip "$f" $(( $(stat -c %s "$f") / 2 ))
 head -c 1000000 /dev/urandom >"$tmp/old.dat"

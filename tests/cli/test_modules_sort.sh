@@ -160,8 +160,8 @@ for n in $(ranks 1 2 3 4); do
 done
 
 # filter: each op on the ASCII keys, against awk over the same records.
-r 1 gen asc --records $N --ascii --seed 1 >/dev/null || fail "river gen --ascii"
-r 1 copy-out asc -o "$tmp/asc.dat" >/dev/null || fail "copy-out"
+r 1 gen --force asc --records $N --ascii --seed 1 >/dev/null || fail "river gen --ascii"
+r 1 copy-out --force asc -o "$tmp/asc.dat" >/dev/null || fail "copy-out"
 # expect OP VALUE: the records whose 10-byte key satisfies OP VALUE.
 expect() {
   LC_ALL=C awk -v op="$1" -v v="$2" '

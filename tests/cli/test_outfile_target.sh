@@ -22,13 +22,13 @@ shim=${top_builddir:-.}/tests/.libs/fail_fsync.so
 flows=${top_srcdir:-.}/tests/flows/run
 other=65534
 
-r 2 gen X --records 3000 </dev/null >/dev/null || fail "gen X"
-r 2 copy-out X -o "$tmp/ref.dat" </dev/null || fail "copy-out X (reference)"
+r 2 gen --force X --records 3000 </dev/null >/dev/null || fail "gen X"
+r 2 copy-out --force X -o "$tmp/ref.dat" </dev/null || fail "copy-out X (reference)"
 
 # co_timed WHAT PATH: copy-out X -o PATH on 2 ranks within 60 s; the exit
 # status in $rc, stderr in $tmp/err; a hang (124) fails WHAT.
 co_timed() {
-  timeout 60 "$run" -n 2 "$river" copy-out X -o "$2" </dev/null \
+  timeout 60 "$run" -n 2 "$river" copy-out --force X -o "$2" </dev/null \
     >/dev/null 2>"$tmp/err"
   rc=$?
   [ $rc = 124 ] && fail "$1: copy-out still waiting after 60 s"
@@ -78,7 +78,7 @@ if chown -h "$other" "$tmp/pub/theirs.dat"; then
   echo old >"$tmp/victim/owners.dat"
   ln -s "$tmp/victim/owners.dat" "$tmp/pub2/owners.dat"
   chown -h "$other" "$tmp/pub2/owners.dat"
-  r 2 copy-out X -o "$tmp/pub2/owners.dat" </dev/null \
+  r 2 copy-out --force X -o "$tmp/pub2/owners.dat" </dev/null \
     || fail "copy-out -o the sticky directory owner's link"
   cmp -s "$tmp/victim/owners.dat" "$tmp/ref.dat" \
     || fail "the directory owner's link: its target lacks the data"
@@ -88,7 +88,7 @@ fi
 # The caller's own link there is followed: the link stays a link.
 echo old >"$tmp/victim/mine.dat"
 ln -s "$tmp/victim/mine.dat" "$tmp/pub/mine.dat"
-r 2 copy-out X -o "$tmp/pub/mine.dat" </dev/null || fail "copy-out -o my own link"
+r 2 copy-out --force X -o "$tmp/pub/mine.dat" </dev/null || fail "copy-out -o my own link"
 [ -L "$tmp/pub/mine.dat" ] || fail "my own link is no longer a link"
 cmp -s "$tmp/victim/mine.dat" "$tmp/ref.dat" || fail "my own link: its target lacks the data"
 
@@ -102,7 +102,7 @@ grep -q "copy-out: cannot open $tmp/nobody-reads: a FIFO with no reader" "$tmp/e
 # /dev/stderr, a link to /proc/self/fd/2, a link whose text names no file
 # (pipe:[N]: the launcher's pipe): written through, as the kernel resolves
 # it.
-r 2 copy-out X -o /dev/stderr </dev/null >/dev/null 2>"$tmp/se" \
+r 2 copy-out --force X -o /dev/stderr </dev/null >/dev/null 2>"$tmp/se" \
   || { fail "copy-out -o /dev/stderr (a pipe)"; head -c 300 "$tmp/se"; }
 cmp -s "$tmp/se" "$tmp/ref.dat" || fail "copy-out -o /dev/stderr: other bytes"
 
@@ -122,7 +122,7 @@ preloaded() {
 }
 
 head -c 20000 /dev/urandom >"$tmp/odir/co.dat"
-preloaded 2 copy-out X -o "$tmp/odir/co.dat"
+preloaded 2 copy-out --force X -o "$tmp/odir/co.dat"
 [ $rc = 0 ] || { fail "copy-out -o: a failed directory sync after the rename: exit $rc"; head -n 3 "$tmp/err"; }
 warned "copy-out -o" "$tmp/odir/co.dat"
 cmp -s "$tmp/odir/co.dat" "$tmp/ref.dat" || fail "copy-out -o: the published file is not complete"

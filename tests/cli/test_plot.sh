@@ -227,7 +227,7 @@ png_ok "$tmp/gds.png"
 # sort's (its series, its edges, its read stage's GD read) and a
 # copy-out's (its GD read)
 [ -x "$river" ] || fail "no river program at $river"
-r 2 gen --records 30000 g >/dev/null 2>&1 || fail "gen g"
+r 2 gen --force --records 30000 g >/dev/null 2>&1 || fail "gen g"
 r 2 --stats "$tmp/sort.json" sort --memory 1Mi g s >"$tmp/log" 2>&1 \
   || { fail "sort --stats"; cat "$tmp/log"; }
 python3 "${top_srcdir:-.}/tests/cli/check_stats.py" "$tmp/sort.json" \

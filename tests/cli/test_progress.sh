@@ -24,7 +24,7 @@ set -u
 export RIVER_PROGRESS=1
 N=40000
 emul="--disk-rate 2Mi"
-r 2 gen --records $N g >/dev/null || fail "gen"
+r 2 gen --force --records $N g >/dev/null || fail "gen"
 
 # lines FILE: the periodic progress lines of river sort in FILE.
 lines() { grep -E '^sort: read [0-9]+, wrote [0-9]+ records of '$N "$1"; }
@@ -82,11 +82,11 @@ one_count() {
 }
 
 # --- river gen and copy-in: one count, of a total in records and MB
-RIVER_PROGRESS_EVERY=0.02 r 2 gen --records 2Mi big >"$tmp/out" 2>"$tmp/err" \
+RIVER_PROGRESS_EVERY=0.02 r 2 gen --force --records 2Mi big >"$tmp/out" 2>"$tmp/err" \
   || fail "gen with progress"
 one_count gen
 r 2 --quiet copy-out big >"$tmp/big.dat" 2>/dev/null || fail "copy-out big"
-RIVER_PROGRESS_EVERY=0.02 r 2 copy-in "$tmp/big.dat" big2 >"$tmp/out" \
+RIVER_PROGRESS_EVERY=0.02 r 2 copy-in --force "$tmp/big.dat" big2 >"$tmp/out" \
   2>"$tmp/err" || fail "copy-in with progress"
 one_count copy-in
 # --- copy-out and valsort: rank 0 counts what it takes, every rank's

@@ -63,9 +63,9 @@ grep -q "did you mean 'sort'" "$tmp/err" || fail "srot: not sort"
   && fail "ls of a missing root succeeded"
 [ "$(grep -c "ls: no root $tmp/nowhere" "$tmp/err")" -eq 1 ] \
   || { fail "ls of a missing root: not said once"; cat "$tmp/err"; }
-"$run" -n 3 "$river" gen --root "$tmp/r" three --records 30 --mirror 2 \
+"$run" -n 3 "$river" gen --force --root "$tmp/r" three --records 30 --mirror 2 \
   >/dev/null 2>&1 || fail "gen three"
-"$run" -n 1 "$river" gen --root "$tmp/r" one --records 1 >"$tmp/out" 2>&1 \
+"$run" -n 1 "$river" gen --force --root "$tmp/r" one --records 1 >"$tmp/out" 2>&1 \
   || fail "gen one"
 grep -q "^gen: one: 1 record on 1 partition$" "$tmp/out" \
   || { fail "gen of 1 record on 1 rank: not in the singular"; cat "$tmp/out"; }

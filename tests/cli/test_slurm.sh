@@ -310,7 +310,7 @@ check_local() {
 N=20000
 # A user's collection for the sort and flow templates, on their root.
 uroot=$tmp/user
-RIVER_ROOT=$uroot r 4 gen events --records $N --skew --seed 3 >/dev/null \
+RIVER_ROOT=$uroot r 4 gen --force events --records $N --skew --seed 3 >/dev/null \
   || fail "gen events"
 
 # main-mpirun keeps its data (RIVER_KEEP=1) for a look at where it
@@ -428,7 +428,7 @@ fifo=$SPIN_DIR/fifo
 mkfifo "$fifo" || exit 1
 exec 3<>"$fifo"          # hold it open, never read: the pipe fills
 export SPIN_MARK=$SLURM_JOB_ID
-srun --mpi=pmix "$RIVER" copy-out events -o "$fifo" 3<&- &
+srun --mpi=pmix "$RIVER" copy-out --force events -o "$fifo" 3<&- &
 step=$!
 # ticks PID: its user + system CPU time in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
@@ -500,7 +500,7 @@ awk '/^spin: rank / { if ($7 + 0 >= 20) bad = bad " " $3 "(" $7 ")" }
   "$out/spin.out" || fail "spin: a blocked rank used 20% of a core or more"
 [ "$(stat -c %s "$tmp/spin/out.dat" 2>/dev/null)" = $((N * 100)) ] \
   || fail "spin: copy-out did not deliver $N records"
-RIVER_ROOT=$uroot r 2 copy-out events -o "$tmp/spin/want.dat" >/dev/null 2>&1 \
+RIVER_ROOT=$uroot r 2 copy-out --force events -o "$tmp/spin/want.dat" >/dev/null 2>&1 \
   && cmp -s "$tmp/spin/want.dat" "$tmp/spin/out.dat" \
   || fail "spin: the FIFO's bytes differ from copy-out's"
 

@@ -29,7 +29,7 @@ for n in $(ranks 1 2 3 4); do
     [ $kind = ascii ] && flags=--ascii
     [ $n -ge 2 ] && [ $kind = uniform ] && mirror=2
     in=in$kind$n; out=out$kind$n
-    r "$n" gen "$in" --records $N $flags --seed $n --mirror $mirror \
+    r "$n" gen --force "$in" --records $N $flags --seed $n --mirror $mirror \
       >/dev/null 2>&1 || fail "$n ranks: gen $kind"
     if ! r "$n" sort "$in" "$out" --mirror $mirror >"$tmp/out" 2>&1; then
       fail "$n ranks, $kind: sort failed"; head -n 5 "$tmp/out"; continue
@@ -38,8 +38,8 @@ for n in $(ranks 1 2 3 4); do
       || { fail "$n ranks, $kind: valsort"; head -n 3 "$tmp/out"; }
     balanced "$out" $N "$n" || fail "$n ranks, $kind: unbalanced output"
   done
-  r 1 copy-out "inascii$n" -o "$tmp/in.dat" >/dev/null 2>&1
-  r 1 copy-out "outascii$n" -o "$tmp/out.dat" >/dev/null 2>&1
+  r 1 copy-out --force "inascii$n" -o "$tmp/in.dat" >/dev/null 2>&1
+  r 1 copy-out --force "outascii$n" -o "$tmp/out.dat" >/dev/null 2>&1
   LC_ALL=C sort "$tmp/in.dat" >"$tmp/want.dat"
   cmp -s "$tmp/out.dat" "$tmp/want.dat" \
     || fail "$n ranks: ASCII sort differs from LC_ALL=C sort's"
@@ -47,7 +47,7 @@ done
 
 # The shipped spec, through river run.
 flows=${top_srcdir:-.}/flows
-r 3 gen raw --records $N --skew >/dev/null 2>&1 || fail "gen raw"
+r 3 gen --force raw --records $N --skew >/dev/null 2>&1 || fail "gen raw"
 r 3 run "$flows/sort.yaml" in=raw out=viarun >/dev/null 2>&1 \
   || fail "river run flows/sort.yaml"
 r 2 valsort viarun --input raw >/dev/null 2>&1 || fail "river run: valsort"

@@ -15,14 +15,14 @@ mkdir -p "$d"
 
 valid() { r 4 valsort "$1" --input "$2" >/dev/null 2>&1; }
 
-r 4 gen u --records $N --seed 21 >/dev/null 2>&1 || fail "gen u"
-r 4 gen s --records $N --skew --seed 22 >/dev/null 2>&1 || fail "gen s"
-r 4 gen a --records $N --ascii --seed 23 >/dev/null 2>&1 || fail "gen a"
-r 4 gen big --records $M --skew --seed 24 >/dev/null 2>&1 || fail "gen big"
-r 4 gen abig --records $M --ascii --seed 25 >/dev/null 2>&1 || fail "gen abig"
-r 4 copy-out abig -o "$d/abig.in" >/dev/null 2>&1 || fail "copy-out abig"
+r 4 gen --force u --records $N --seed 21 >/dev/null 2>&1 || fail "gen u"
+r 4 gen --force s --records $N --skew --seed 22 >/dev/null 2>&1 || fail "gen s"
+r 4 gen --force a --records $N --ascii --seed 23 >/dev/null 2>&1 || fail "gen a"
+r 4 gen --force big --records $M --skew --seed 24 >/dev/null 2>&1 || fail "gen big"
+r 4 gen --force abig --records $M --ascii --seed 25 >/dev/null 2>&1 || fail "gen abig"
+r 4 copy-out --force abig -o "$d/abig.in" >/dev/null 2>&1 || fail "copy-out abig"
 LC_ALL=C sort "$d/abig.in" >"$d/abig.gnu" || fail "GNU sort abig"
-r 4 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
+r 4 copy-out --force a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
 # At each of 8 and 16 ranks: River and static on uniform and skewed

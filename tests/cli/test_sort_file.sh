@@ -28,11 +28,11 @@ mkdir -p "$d"
 # valid OUT IN: OUT validates against IN (either COLL or file:PATH).
 valid() { r 2 valsort "$1" --input "$2" >/dev/null 2>&1; }
 
-r 2 gen u --records $N --seed 1 >/dev/null 2>&1 || fail "gen u"
-r 2 gen s --records $N --skew --seed 2 >/dev/null 2>&1 || fail "gen s"
-r 2 gen a --records $N --ascii --seed 3 >/dev/null 2>&1 || fail "gen a"
+r 2 gen --force u --records $N --seed 1 >/dev/null 2>&1 || fail "gen u"
+r 2 gen --force s --records $N --skew --seed 2 >/dev/null 2>&1 || fail "gen s"
+r 2 gen --force a --records $N --ascii --seed 3 >/dev/null 2>&1 || fail "gen a"
 for c in u s a; do
-  r 2 copy-out $c -o "$d/$c.in" >/dev/null 2>&1 || fail "copy-out $c"
+  r 2 copy-out --force $c -o "$d/$c.in" >/dev/null 2>&1 || fail "copy-out $c"
 done
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
@@ -133,7 +133,7 @@ done
 # A failure upstream (a corrupt block of IN) leaves the old OUT byte for
 # byte, with its mode, and no temporary; a sort that succeeds keeps the
 # mode of the OUT it replaces.
-r 2 gen bad --records $N --seed 4 >/dev/null 2>&1 || fail "gen bad"
+r 2 gen --force bad --records $N --seed 4 >/dev/null 2>&1 || fail "gen bad"
 f=$(part_file bad 1 1)
 flip "$f" $(( $(stat -c %s "$f") / 2 ))
 cp "$d/u.in" "$d/old"
@@ -151,18 +151,18 @@ r 3 sort s "file:$d/old" --force >/dev/null 2>&1 && valid "file:$d/old" s \
 # later): neither coll_write file:, file_write nor coll_write to a
 # collection publishes.
 printf 'old A' >"$d/twoA"
-r 2 gen twoC --records 500 >/dev/null 2>&1 && r 1 copy-out twoC -o "$tmp/twoC.ref" \
+r 2 gen --force twoC --records 500 >/dev/null 2>&1 && r 1 copy-out --force twoC -o "$tmp/twoC.ref" \
   || fail "gen twoC"
 printf 'old B' >"$d/twoB"
 cp "$d/twoA" "$tmp/twoA.ref"
 cp "$d/twoB" "$tmp/twoB.ref"
 printf '%s\n' 'stages:' \
   '  - {name: a, module: gen, ranks: 0-0, args: {records: 1000}}' \
-  "  - {name: wa, module: coll_write, ranks: 0-0, args: {coll: \"file:$d/twoA\"}}" \
+  "  - {name: wa, module: coll_write, ranks: 0-0, args: {coll: \"file:$d/twoA\", replace: true}}" \
   '  - {name: b, module: gen, ranks: 0-0, args: {records: 1000}}' \
-  "  - {name: wb, module: file_write, ranks: 0-0, args: {path: \"$d/twoB\"}}" \
+  "  - {name: wb, module: file_write, ranks: 0-0, args: {path: \"$d/twoB\", replace: true}}" \
   '  - {name: e, module: gen, ranks: 0-0, args: {records: 1000}}' \
-  '  - {name: we, module: coll_write, ranks: 0-0, args: {coll: twoC}}' \
+  '  - {name: we, module: coll_write, ranks: 0-0, args: {coll: twoC, replace: true}}' \
   '  - {name: c, module: gen, ranks: rest, args: {records: 20000}}' \
   "  - {name: late, module: count, ranks: rest," \
   "     args: {file: \"$d/nodir/c\", cpu_rate: 2Mi}}" \
@@ -173,7 +173,7 @@ expect_fail 2 "cannot write $d/nodir/c" run "$tmp/two.yaml"
 cmp -s "$d/twoA" "$tmp/twoA.ref" || fail "a failed flow replaced coll_write's file:"
 cmp -s "$d/twoB" "$tmp/twoB.ref" || fail "a failed flow replaced file_write's file"
 ls "$d" | grep -q "^two.\.river-tmp" && fail "a failed flow left a temporary"
-r 1 copy-out twoC -o "$tmp/twoC.now" && cmp -s "$tmp/twoC.now" "$tmp/twoC.ref" \
+r 1 copy-out --force twoC -o "$tmp/twoC.now" && cmp -s "$tmp/twoC.now" "$tmp/twoC.ref" \
   || fail "a failed flow committed coll_write's collection"
 
 # One file from several writers needs records tagged with their place.
@@ -204,13 +204,29 @@ expect_fail 3 "reach this instance from 3 producers on an edge that interleaves"
   gather=dq gather_policy=push
 [ -e "$d/pushed" ] && fail "interleaved runs were published"
 
-# replace=false (river sort without --force) keeps a file already there;
+# replace=false (river sort without --force) refuses a file already
+# there before any work, and keeps one that appears while the job
+# writes (made once the job's temporary is there: the check is past);
 # a file sorted onto itself keeps its permissions; --mirror is refused.
 cp "$d/u.in" "$d/kept"
-expect_fail 2 "$d/kept appeared while this job wrote it: not replacing it" \
+expect_fail 2 "stage 'write': $d/kept exists \\(replace: true replaces it" \
   run "${top_srcdir:-.}/flows/sort.yaml" in=file:$d/s.in out=file:$d/kept \
   replace=false
 cmp -s "$d/kept" "$d/u.in" || fail "replace=false: the file changed"
+rm -f "$d/kept"
+( r 2 run "${top_srcdir:-.}/flows/sort.yaml" in=file:$d/s.in \
+    out=file:$d/kept disk_rate=1Mi >/dev/null 2>"$tmp/race.err"
+  echo $? >"$tmp/race.rc" ) </dev/null &
+for i in $(seq 1 600); do
+  ls "$d" | grep -q "^kept.river-tmp" && break
+  sleep 0.1
+done
+cp "$d/u.in" "$d/kept"
+wait
+[ "$(cat "$tmp/race.rc")" != 0 ] || fail "replace=false: a file made meanwhile was replaced"
+grep -q "$d/kept appeared while this job wrote it: not replacing it" \
+  "$tmp/race.err" || { fail "replace=false: the race is not said"; cat "$tmp/race.err"; }
+cmp -s "$d/kept" "$d/u.in" || fail "replace=false: the file made meanwhile changed"
 ls "$d" | grep -q "^kept.river-tmp" && fail "replace=false left a temporary"
 cp "$d/a.in" "$d/private"
 chmod 600 "$d/private"

@@ -48,7 +48,7 @@ ideal_ok() {
 }
 
 for n in $(ranks 2 4); do
-  r "$n" gen "in$n" --records $N --skew --mirror 2 --seed $n \
+  r "$n" gen --force "in$n" --records $N --skew --mirror 2 --seed $n \
     --block-size 65536 >/dev/null 2>&1 \
     || fail "$n ranks: gen"
   r "$n" sort "in$n" "st$n" --static >"$tmp/out" 2>&1 \
@@ -170,7 +170,7 @@ r 1 ls 2>/dev/null | grep -q "^bad" && fail "a failed sort left a collection"
 # (or, killed after the commit, the new one), never a mix; an error
 # leaves nothing, a kill what gc lists and removes.
 cksum_of() { r 2 valsort "$1" 2>/dev/null | awk '/checksum/ { print $5 }'; }
-r 4 gen inb --records $N --skew --seed 99 >/dev/null 2>&1 || fail "gen inb"
+r 4 gen --force inb --records $N --skew --seed 99 >/dev/null 2>&1 || fail "gen inb"
 r 4 sort in4 crash >/dev/null 2>&1 || fail "sort in4 crash"
 old=$(cksum_of crash); new=$(cksum_of inb)
 [ -n "$old" ] && [ "$old" != "$new" ] || fail "no checksums to tell OUTs apart"

@@ -25,11 +25,11 @@ mkdir -p "$d"
 valid() { r 2 valsort "$1" --input "$2" >/dev/null 2>&1; }
 no_runs() { ! r 1 ls 2>/dev/null | grep -q '^sort-runs-'; }
 
-r 2 gen u --records $N --seed 11 >/dev/null 2>&1 || fail "gen u"
-r 3 gen s --records $N --skew --seed 12 >/dev/null 2>&1 || fail "gen s"
-r 2 gen a --records $N --ascii --seed 13 >/dev/null 2>&1 || fail "gen a"
-r 2 copy-out a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
-r 2 copy-out s -o "$d/s.in" >/dev/null 2>&1 || fail "copy-out s"
+r 2 gen --force u --records $N --seed 11 >/dev/null 2>&1 || fail "gen u"
+r 3 gen --force s --records $N --skew --seed 12 >/dev/null 2>&1 || fail "gen s"
+r 2 gen --force a --records $N --ascii --seed 13 >/dev/null 2>&1 || fail "gen a"
+r 2 copy-out --force a -o "$d/a.in" >/dev/null 2>&1 || fail "copy-out a"
+r 2 copy-out --force s -o "$d/s.in" >/dev/null 2>&1 || fail "copy-out s"
 LC_ALL=C sort "$d/a.in" >"$d/a.gnu" || fail "GNU sort"
 
 # 4 MB of input; 1 MB a rank holds a few runs

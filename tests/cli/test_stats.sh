@@ -46,7 +46,7 @@ number() {
   python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['job']['numbers'].get(sys.argv[2], 'none'))" "$1" "$2"
 }
 
-r 2 --stats "$tmp/gen.json" gen --records $N g >/dev/null 2>&1 || fail "gen g"
+r 2 --stats "$tmp/gen.json" gen --force --records $N g >/dev/null 2>&1 || fail "gen g"
 stats_ok "$tmp/gen.json" --flows 0 --work-records $N
 grep -q '"label": "gen"' "$tmp/gen.json" || fail "gen: no work entry"
 
@@ -109,8 +109,8 @@ PY
 
 # --- copy-in and fsck: their work, each rank's records (fsck: every
 # copy's, 2 mirrors)
-r 2 copy-out g -o "$tmp/g2.bin" >/dev/null 2>&1 || fail "copy-out g"
-r 2 --stats "$tmp/ci.json" copy-in "$tmp/g2.bin" ci --mirror 2 >/dev/null 2>&1 \
+r 2 copy-out --force g -o "$tmp/g2.bin" >/dev/null 2>&1 || fail "copy-out g"
+r 2 --stats "$tmp/ci.json" copy-in --force "$tmp/g2.bin" ci --mirror 2 >/dev/null 2>&1 \
   || fail "copy-in --stats"
 stats_ok "$tmp/ci.json" --flows 0 --work-records $N
 r 2 --stats "$tmp/fsck.json" fsck ci >/dev/null 2>&1 || fail "fsck --stats"
@@ -119,14 +119,14 @@ grep -q '"label": "fsck"' "$tmp/fsck.json" || fail "fsck: no work entry"
 
 # --- GD reads: copy-out; valsort of a collection on shared disks reads
 # it without GD
-r 2 --stats "$tmp/out.json" copy-out g -o "$tmp/g.bin" >"$tmp/out" 2>&1 \
+r 2 --stats "$tmp/out.json" copy-out --force g -o "$tmp/g.bin" >"$tmp/out" 2>&1 \
   || { fail "copy-out --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/out.json" --flows 0 --gd-bytes $((N * 100))
 r 2 --stats "$tmp/val.json" valsort s1 >"$tmp/out" 2>&1 \
   || { fail "valsort --stats"; cat "$tmp/out"; }
 stats_ok "$tmp/val.json" --flows 0
 grep -q '"gd"' "$tmp/val.json" && fail "valsort of shared data: a gd entry"
-r 2 gen --records 2000 --seed 5 jr >/dev/null 2>&1 || fail "gen jr"
+r 2 gen --force --records 2000 --seed 5 jr >/dev/null 2>&1 || fail "gen jr"
 RIVER_NODES=2 r 4 --stats "$tmp/join.json" join jr g j1 --key key \
   >"$tmp/out" 2>&1 || { fail "join --stats on 2 nodes"; cat "$tmp/out"; }
 stats_ok "$tmp/join.json" --flows 1 --nodes 2

@@ -15,13 +15,12 @@ rule='(suffixes k, M, G, T: ×1000; Ki, Mi, Gi, Ti: ×1024)'
 # records COLL: the records `river info` counts in COLL.
 records() { r 1 info "$1" 2>/dev/null | awk '/^records/ { print $2 }'; }
 
-# refused WHAT MESSAGE CMD...: CMD fails, and says MESSAGE (grep -F) once.
+# refused WHAT STATUS MESSAGE CMD...: CMD exits STATUS (2: a wrong
+# command line; 1: a wrong spec) and says MESSAGE (grep -F) once.
 refused() {
-  local what=$1 msg=$2 c; shift 2
-  if "$@" </dev/null >"$tmp/out" 2>"$tmp/err"; then
-    fail "$what: accepted"
-    return
-  fi
+  local what=$1 want=$2 msg=$3 c rc; shift 3
+  "$@" </dev/null >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ "$rc" -eq "$want" ] || fail "$what: exit $rc, expected $want"
   c=$(grep -cF -e "$msg" "$tmp/err")
   [ "$c" -eq 1 ] || { fail "$what: '$msg' said $c times, not once"
                       head -n 4 "$tmp/err" | sed 's/^/    /'; }
@@ -35,7 +34,7 @@ r 2 gen ki2 --records 2Ki >/dev/null || fail "gen --records 2Ki"
 r 2 gen K2 --records 2K >/dev/null || fail "gen --records 2K"
 [ "$(records K2)" = 2000 ] || fail "--records 2K: $(records K2) records, not 2000"
 for bad in 1m 1.5M 1KiB 1ki 1MB 1P -1 0x10; do
-  refused "gen --records $bad" \
+  refused "gen --records $bad" 2 \
     "--records $bad: expected an integer in 0..144115188075855871 $rule" \
     "$run" -n 2 "$river" gen bad --records "$bad"
 done
@@ -44,10 +43,8 @@ r 2 gen b64 --records 1000 --block-size 64Ki >/dev/null || fail "--block-size 64
 r 1 info b64 >"$tmp/info" || fail "info b64"
 grep -q '^blocks *65536 bytes (65.5 kB, 655 records)$' "$tmp/info" \
   || { fail "--block-size 64Ki: not 65536 bytes"; grep blocks "$tmp/info"; }
-"$run" -n 2 "$river" gen bad --records 1000 --block-size 64k >/dev/null \
-  2>"$tmp/err" && fail "--block-size 64k: accepted"
-grep -q -- "--block-size 64k: must be a multiple of 4096" "$tmp/err" \
-  || fail "--block-size 64k: not said"
+refused "--block-size 64k" 2 "--block-size 64k: must be a multiple of 4096" \
+  "$run" -n 2 "$river" gen bad --records 1000 --block-size 64k
 [ -e "$root/bad.river.h5" ] && fail "a refused gen wrote collection bad"
 
 # --- sizes print one way: exact where it matters, and for a person
@@ -76,10 +73,10 @@ for v in 2k:2000 2Ki:2048 2K:2000; do
 done
 for bad in 1m 1.5M 1KiB 1ki; do
   spec "$bad"
-  refused "spec records: $bad" \
+  refused "spec records: $bad" 1 \
     "stage 'src': argument 'records': expected a size $rule, got '$bad'" \
     "$run" -n 2 "$river" flow check "$tmp/s.yaml"
-  refused "param records=$bad" \
+  refused "param records=$bad" 1 \
     "stage 'src': argument 'records': expected a size $rule, got '$bad'" \
     "$run" -n 2 "$river" run "$flows/gen_count.yaml" records="$bad" out="$tmp/c"
 done
@@ -92,7 +89,7 @@ grep -q ', 20000 records)' "$tmp/out" \
 grep -q '^real n=2 2.00 MB, median of 1' "$tmp/out" \
   || { fail "river-bench: the size is not printed as 2.00 MB"; cat "$tmp/out"; }
 for bad in 1m 1KiB; do
-  refused "river-bench --records $bad" \
+  refused "river-bench --records $bad" 2 \
     "--records $bad: expected an integer in 1..1099511627776 $rule" \
     "$run" -n 2 "$bench" sort real --records "$bad"
 done

@@ -16,10 +16,10 @@ set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 N=300
 
-r 1 gen asc --records $N --ascii --seed 3 >/dev/null || fail "river gen --ascii"
-r 1 copy-out asc -o "$tmp/asc.dat" >/dev/null || fail "copy-out"
-r 1 gen bin --records $N --seed 5 >/dev/null || fail "river gen"
-r 1 copy-out bin -o "$tmp/bin.dat" >/dev/null || fail "copy-out bin"
+r 1 gen --force asc --records $N --ascii --seed 3 >/dev/null || fail "river gen --ascii"
+r 1 copy-out --force asc -o "$tmp/asc.dat" >/dev/null || fail "copy-out"
+r 1 gen --force bin --records $N --seed 5 >/dev/null || fail "river gen"
+r 1 copy-out --force bin -o "$tmp/bin.dat" >/dev/null || fail "copy-out bin"
 
 # crcsum FILE: the sum of the CRC-32s of its 100-byte records, in hex, by
 # gzip (a gzip stream ends with its data's CRC-32, little-endian).
@@ -53,7 +53,7 @@ for n in $(ranks 1 2 3 4); do
   grep -q "SUCCESS - all records are in order" "$tmp/out" \
     || fail "$n ranks: no SUCCESS line"
   for layout in partitioned interleaved; do
-    r "$n" copy-in "$tmp/sorted.dat" "s$layout$n" --layout $layout \
+    r "$n" copy-in --force "$tmp/sorted.dat" "s$layout$n" --layout $layout \
       --block-size 4096 >/dev/null 2>&1 || fail "$n ranks: copy-in $layout"
     r "$n" valsort "s$layout$n" --input "file:$tmp/asc.dat" >"$tmp/out" \
       2>"$tmp/err" || { fail "$n ranks: sorted $layout collection refused"; head -n 3 "$tmp/err"; }
@@ -67,7 +67,7 @@ for n in $(ranks 1 4); do
   expect_fail "$n" "not in key order: record $first \\(counted from 0\\)" \
     valsort "file:$tmp/asc.dat"
 done
-r 2 copy-in "$tmp/asc.dat" unsorted >/dev/null 2>&1 || fail "copy-in unsorted"
+r 2 copy-in --force "$tmp/asc.dat" unsorted >/dev/null 2>&1 || fail "copy-in unsorted"
 expect_fail 2 "valsort unsorted: not in key order: record $first " \
   valsort unsorted
 

@@ -34,7 +34,7 @@ bounded() {
 }
 
 N=200000
-r 3 gen in --records $N --seed 7 >/dev/null 2>&1 || fail "gen in"
+r 3 gen --force in --records $N --seed 7 >/dev/null 2>&1 || fail "gen in"
 
 # ------------------------------------------------------ the window lock
 ompi=$(ompi_info --version 2>/dev/null | sed -n 's/^Open MPI v\([0-9]*\).*/\1/p')
@@ -57,7 +57,7 @@ if [ -n "$ompi" ] && [ "$ompi" -lt 5 ]; then
     grep -q "gave up after [0-9.]* s waiting for the node's window lock $lock (held by pid [0-9]*" "$tmp/err" \
       || { fail "lock held: no message naming $lock and its holder"; head -n 5 "$tmp/err"; }
     c=$(grep -c "sort failed" "$tmp/err")
-    [ "$c" -eq 3 ] || fail "lock held: $c of 3 ranks failed"
+    [ "$c" -eq 1 ] || fail "lock held: $c closing lines, not 1"
     [ "$took" -le 30 ] || fail "lock held: took $took s (RIVER_WIN_LOCK_TIMEOUT=2)"
   fi
 
@@ -72,7 +72,7 @@ if [ -n "$ompi" ] && [ "$ompi" -lt 5 ]; then
   grep -q "the lock file $lk/river-win-$uid.lock is a symbolic link: refusing it" "$tmp/err" \
     || { fail "lock link: no refusal naming the file"; head -n 5 "$tmp/err"; }
   c=$(grep -c "sort failed" "$tmp/err")
-  [ "$c" -eq 3 ] || fail "lock link: $c of 3 ranks failed"
+  [ "$c" -eq 1 ] || fail "lock link: $c closing lines, not 1"
   cmp -s "$tmp/victim" "$tmp/victim.want" || fail "lock link: the link's target changed"
   # ... and a dangling one: its target is not created.
   lk=$tmp/lock-dangling
@@ -149,7 +149,7 @@ frozen() {
       fail "watchdog ($how): the job with rank 1 stopped still runs after $took s"
       kill -KILL "$pid" 2>/dev/null
     else
-      [ "$(cat "$tmp/st")" -ne 0 ] || fail "watchdog ($how): the job exited 0"
+      [ "$(cat "$tmp/st")" = 124 ] || fail "watchdog ($how): the job exited $(cat "$tmp/st"), not 124"
       [ "$took" -le 15 ] || fail "watchdog ($how): ended $took s after the stop (timeout 3 s)"
       grep -Eq "no progress for 3 s \(RIVER_TIMEOUT, river --timeout\): .*, from world ranks? ([0-9]+, )*1(, [0-9]+)*; giving up" "$tmp/err" \
         || { fail "watchdog ($how): no message naming rank 1"; head -n 8 "$tmp/err"; }

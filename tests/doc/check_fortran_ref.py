@@ -469,7 +469,7 @@ def parse_entry(text):
         if intent == "result":
             result = norm_type(body)
             continue
-        items = list(re.finditer(r"`(\w+)(\([:*]\))?`", body))
+        items = list(re.finditer(r"`(\w+)(\((?:[:*]|\.\.)\))?`", body))
         waiting = []     # names before a shared type: `a`, `b` integer
         for k, it in enumerate(items):
             stop = items[k + 1].start() if k + 1 < len(items) else len(body)

@@ -21,6 +21,12 @@ module test_dq_f_util
     integer(c_int64_t) :: filler
   end type drec
 
+  ! 40 bytes: not the queue's 32-byte records (issue 37: a put of it is
+  ! refused, naming both sizes).
+  type, bind(C) :: wide
+    integer(c_int64_t) :: v(5)
+  end type wide
+
   ! Times the partition function was called (through its ctx).
   integer(c_int64_t), target :: part_calls = 0
 
@@ -419,6 +425,21 @@ contains
       call check(ierr == RIVER_EINVAL, 'tag on a producer: RIVER_EINVAL')
       call river_dq_set_tag(q, 77_c_int64_t, ierr)
       call check(ierr == RIVER_SUCCESS, 'set_tag before a put')
+      call river_log_set_handler(capture, c_null_ptr)
+      wanted = 0
+      want = 'river_dq_put: records of 40 bytes given (the c_sizeof of ' // &
+             'their derived type), the record size is 32 bytes'
+      call river_dq_put(q, [wide([integer(c_int64_t) :: 1, 2, 3, 4, 5])], &
+                        1_c_size_t, ierr)
+      call check(ierr == RIVER_EINVAL .and. wanted == 1, &
+                 'put of a 40-byte type on 32-byte records: refused, both named')
+      want = 'river_dq_try_put: records of 40 bytes given'
+      call river_dq_try_put(q, [wide([integer(c_int64_t) :: 1, 2, 3, 4, 5])], &
+                            1_c_size_t, ierr)
+      call check(ierr == RIVER_EINVAL .and. wanted == 2, &
+                 'try_put of a 40-byte type: refused, both named')
+      deallocate(want)
+      call river_log_reset_handler()
       call river_dq_try_end_unit(q, ierr)
       call check(ierr == RIVER_EINVAL, 'try_end_unit without PULL: EINVAL')
       ! Close by steps: RIVER_EAGAIN (a status) until done, then ESTATE.

@@ -390,6 +390,8 @@ program test_pcoll_f
   call check(ierr == RIVER_ENOTFOUND, 'removed: open gives ENOTFOUND')
   call river_log_reset_handler()
 
+  call check_typed(root)
+
   ! Clean up: the directories must be empty now (remove took every data
   ! file, the failed creates left nothing behind).
   call MPI_Barrier(MPI_COMM_WORLD)
@@ -408,6 +410,88 @@ program test_pcoll_f
   call ftest_finish('test_pcoll_f')
 
 contains
+
+  ! A derived type that does not match the schema (issue 37: 48 bytes
+  ! with its padding, the schema's records 44) is refused on write and
+  ! on read, naming both sizes, and nothing is written; too few bytes are
+  ! refused; bytes of the right length go in and come back.
+  subroutine check_typed(root)
+    character(len=*), intent(in) :: root
+    type, bind(C) :: padded
+      integer(c_int64_t) :: k
+      integer(c_int32_t) :: a
+      real(c_double) :: x(4)
+    end type padded
+    type(padded) :: w(8), rb(100)
+    type(river_schema) :: ts
+    type(river_pcoll) :: h
+    type(river_pcoll_info) :: ti
+    integer(c_int8_t), allocatable :: raw(:), back(:)
+    integer(c_size_t) :: trs, got
+    integer :: e, k
+    call river_schema_parse('k:int64,a:int32,x0:float64,x1:float64,' // &
+                            'x2:float64,x3:float64', ts, e)
+    call river_schema_record_size(ts, trs)
+    call check(e == RIVER_SUCCESS .and. trs == 44 .and. c_sizeof(w(1)) == 48, &
+               'typed: 44-byte records, a 48-byte type')
+    call river_pcoll_create(MPI_COMM_WORLD, 'typed', ts, h, root=root, &
+                            disks='d%d', block_size=4096_c_size_t, ierr=e)
+    call check(e == RIVER_SUCCESS, 'typed: create')
+    do k = 1, 8
+      w(k)%k = k
+      w(k)%a = -k
+      w(k)%x = real(k, c_double)
+    end do
+    call river_log_set_handler(capture, c_null_ptr)
+    wanted = 0
+    want = 'river_pcoll_write: records of 48 bytes given (the c_sizeof of ' // &
+           'their derived type), the record size is 44 bytes'
+    call river_pcoll_write(h, w, 8_c_size_t, e)
+    call check(e == RIVER_EINVAL .and. wanted == 1, &
+               'typed: a 48-byte type for 44-byte records refused, naming both')
+    allocate(raw(44 * 8 - 1))
+    raw = 7
+    wanted = 0
+    want = 'river_pcoll_write: 8 records of 44 bytes need 352 bytes; the ' // &
+           'array holds 351'
+    call river_pcoll_write(h, raw, 8_c_size_t, e)
+    call check(e == RIVER_EINVAL .and. wanted == 1, 'typed: too few bytes refused')
+    deallocate(want)
+    call river_log_reset_handler()
+    deallocate(raw)
+    allocate(raw(44 * 8))
+    do k = 1, size(raw)
+      raw(k) = int(mod(k + 13 * rank, 127), c_int8_t)
+    end do
+    call river_pcoll_write(h, raw, 8_c_size_t, e)
+    call check(e == RIVER_SUCCESS, 'typed: 8 records as bytes')
+    call river_pcoll_info_get(h, ti)
+    call river_pcoll_commit(h, e)
+    call check(e == RIVER_SUCCESS, 'typed: commit (nothing of the refused writes)')
+    call river_pcoll_open(MPI_COMM_WORLD, 'typed', h, root=root, ierr=e)
+    call river_pcoll_info_get(h, ti)
+    call check(e == RIVER_SUCCESS .and. ti%nrecords == 8 * nranks, &
+               'typed: only the bytes written: ' // itoa(ti%nrecords))
+    call river_log_set_handler(capture, c_null_ptr)
+    wanted = 0
+    want = 'river_pcoll_read_block: records of 48 bytes given'
+    call river_pcoll_read_block(h, rank, 0_c_int64_t, rb, &
+                                int(size(rb), c_size_t) * 48, got, e)
+    call check(e == RIVER_EINVAL .and. wanted == 1, &
+               'typed: reading into a 48-byte type refused, naming both')
+    deallocate(want)
+    call river_log_reset_handler()
+    allocate(back(4096))
+    call river_pcoll_read_block(h, rank, 0_c_int64_t, back, &
+                                int(size(back), c_size_t), got, e)
+    call check(e == RIVER_SUCCESS .and. got == 8, 'typed: read back as bytes')
+    call check(all(back(1:352) == raw), 'typed: the bytes written')
+    call river_pcoll_close(h)
+    call river_pcoll_remove_all(MPI_COMM_WORLD, 'typed', root=root, &
+                                disks='d%d', ierr=e)
+    call check(e == RIVER_SUCCESS, 'typed: remove')
+    call river_schema_destroy(ts)
+  end subroutine check_typed
 
   ! Order-independent digest: count, sum of ids, sum of record CRCs.
   subroutine add_rec(sums, r)

@@ -267,8 +267,8 @@ static unsigned char *reference(const struct jcase *c, size_t *n)
 static void run_join(MPI_Comm comm, const struct jcase *c, const char *spec,
                      const char *variant, const char *const *extra, int nx)
 {
-  char kv[12][300], text[1024] = "";
-  const char *params[12];
+  char kv[6][300], text[1024] = "";
+  const char *params[13];
   river_flow *f = NULL;
   unsigned char *got, *want = NULL;
   size_t ngot = 0, nwant = 0, rs = 0;
@@ -281,11 +281,12 @@ static void run_join(MPI_Comm comm, const struct jcase *c, const char *spec,
   snprintf(kv[2], sizeof kv[0], "out=out");
   snprintf(kv[3], sizeof kv[0], "key=%s", c->key);
   snprintf(kv[4], sizeof kv[0], "root=%s", root);
-  for (i = 0; i < 5; i++)
+  snprintf(kv[5], sizeof kv[0], "replace=true");   /* OUT of the last case */
+  for (i = 0; i < 6; i++)
     params[i] = kv[i];
-  for (i = 0; i < nx; i++)
-    params[5 + i] = extra[i];
-  rc = river_flow_load(comm, spec, params, 5 + nx, &f);
+  for (i = 0; i < nx && i < 7; i++)
+    params[6 + i] = extra[i];
+  rc = river_flow_load(comm, spec, params, 6 + (nx < 7 ? nx : 7), &f);
   MT_CHECK_RC(rc, RIVER_SUCCESS);
   if (rc == RIVER_SUCCESS)
     MT_CHECK_RC(river_flow_go(f), RIVER_SUCCESS);

@@ -14,7 +14,7 @@ tflows=${top_srcdir:-.}/tests/flows/run
 n3() { RIVER_NODES=3 r "$@"; }
 valid() { r 2 valsort "$1" --input "$2" 2>&1 | grep -q SUCCESS; }
 
-r 2 gen in --records 40000 --skew --seed 3 >/dev/null 2>&1 || fail "gen in"
+r 2 gen --force in --records 40000 --skew --seed 3 >/dev/null 2>&1 || fail "gen in"
 n3 4 sort in s1 >"$tmp/out" 2>&1 || { fail "sort.yaml on 3 nodes"; head -n 5 "$tmp/out"; }
 valid s1 in || fail "sort.yaml on 3 nodes: valsort --input"
 n3 4 sort in s2 --memory 1Mi >"$tmp/out" 2>&1 \
@@ -38,17 +38,17 @@ else
 fi
 
 # Joins: the same records as a one-node static join (sorted, copied out).
-r 2 gen r --records 3000 --seed 5 >/dev/null 2>&1 || fail "gen r"
-r 3 gen s --records 2000 --seed 5 >/dev/null 2>&1 || fail "gen s"
+r 2 gen --force r --records 3000 --seed 5 >/dev/null 2>&1 || fail "gen r"
+r 3 gen --force s --records 2000 --seed 5 >/dev/null 2>&1 || fail "gen s"
 r 1 join r s jref --key key --static >/dev/null 2>&1 || fail "reference join"
-r 1 sort jref jref.s >/dev/null 2>&1 && r 1 copy-out jref.s -o "$tmp/jref" \
+r 1 sort jref jref.s >/dev/null 2>&1 && r 1 copy-out --force jref.s -o "$tmp/jref" \
   >/dev/null 2>&1 || fail "reference join: sort, copy-out"
 for v in "" --replicate; do
   out=j3${v#--}
   n3 4 join r s "$out" --key key $v >"$tmp/out" 2>&1 \
     || { fail "join $v on 3 nodes"; head -n 5 "$tmp/out"; continue; }
   r 1 sort "$out" "$out.s" >/dev/null 2>&1 \
-    && r 1 copy-out "$out.s" -o "$tmp/$out" >/dev/null 2>&1 \
+    && r 1 copy-out --force "$out.s" -o "$tmp/$out" >/dev/null 2>&1 \
     || { fail "join $v on 3 nodes: sort, copy-out"; continue; }
   cmp -s "$tmp/$out" "$tmp/jref" || fail "join $v on 3 nodes: not the reference's records"
 done

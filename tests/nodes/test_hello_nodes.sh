@@ -49,7 +49,7 @@ grep -q "RIVER_DQ_CREDITS=fast: expected auto, rma or msg" "$tmp/err" \
 
 # osc/pt2pt allowed: a window across the nodes, and a valid sort on it.
 hello 2 4 rma OMPI_MCA_osc=pt2pt
-r 4 gen in --records 40000 >/dev/null || fail "gen failed"
+r 4 gen --force in --records 40000 >/dev/null || fail "gen failed"
 if ! OMPI_MCA_osc=pt2pt RIVER_NODES=2 r 4 sort in out >"$tmp/out" 2>&1; then
   fail "sort across 2 nodes with osc/pt2pt failed"; cat "$tmp/out"
 fi
