@@ -60,7 +60,7 @@ dist_riverexamples_DATA = examples/hello.c examples/filter_module.c \
 	examples/filter_module.yaml examples/plugin_c.c examples/plugin.yaml
 if RIVER_FORTRAN
 dist_riverexamples_DATA += examples/hello_f.F90 examples/particles_f.F90 \
-	examples/plugin_f.F90
+	examples/plugin_f.F90 examples/plugin_f.yaml
 endif
 EXTRA_DIST += examples/Makefile.installed
 
