@@ -72,7 +72,7 @@ check() {
   nosig "$f: ls" $rc
   [ $rc -eq 0 ] || fail "$f: ls: exit $rc"
   names "$f: ls" "$tmp/err"
-  grep -Eq '^keep +100 +10000 ' "$tmp/out" || fail "$f: ls lost keep"
+  grep -Eq '^keep +100 +10.0 kB ' "$tmp/out" || fail "$f: ls lost keep"
   grep -Eq '^dmg +\(unreadable metadata' "$tmp/out" \
     || fail "$f: ls does not mark dmg unreadable"
   r 1 gc >"$tmp/out" 2>"$tmp/err"; rc=$?
