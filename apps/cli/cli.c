@@ -71,14 +71,16 @@ int cli_bcast(void *buf, int bytes)
 /* What a rank other than 0 logged between cli_hush_begin and
  * cli_hush_end: kept, and said only if no rank before it failed. */
 static char hushed[8][1000];
-static int nhushed;
+static int hushed_level[8], nhushed;
 
 static void keep_hushed(int level, int rank, const char *msg, void *ctx)
 {
   (void)rank;
   (void)ctx;
-  if (level <= RIVER_LOG_WARN && nhushed < 8)
+  if (level <= RIVER_LOG_WARN && nhushed < 8) {
+    hushed_level[nhushed] = level;
     snprintf(hushed[nhushed++], sizeof hushed[0], "%s", msg);
+  }
 }
 
 void cli_hush_begin(void)
@@ -102,7 +104,7 @@ int cli_hush_end(int rc)
    * lowest rank that had it. */
   if (v[1] > 0 && v[1] == cli_rank())
     for (i = 0; i < nhushed; i++)
-      river_log(RIVER_LOG_ERROR, "%s", hushed[i]);
+      river_log(hushed_level[i], "%s", hushed[i]);
   return v[0];
 }
 

@@ -23,11 +23,13 @@
 #  - river's own: a two-pass sort's stats file on 2 ranks gives all 4
 #    plots (series, edges, its read stage's GD read), a copy-out's the
 #    GD one.
-# Skipped (77) only where python3 cannot import matplotlib
+# Skipped (77) only where neither python3 nor the system's
+# /usr/bin/python3 (river-plot falls back to it) can import matplotlib
 # (scripts/install-deps installs it).
 set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
-if ! python3 -c 'import matplotlib' 2>/dev/null; then
+if ! python3 -c 'import matplotlib' 2>/dev/null \
+   && ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   echo "SKIP: test_plot: python3 cannot import matplotlib" \
        "(scripts/install-deps installs it)" >&2
   exit 77
