@@ -22,6 +22,19 @@ ranks() {
   fi
 }
 
+# total PREFIX: "RECORDS SUM XOR" over the files the count module wrote,
+# PREFIX.0, PREFIX.1, ... (lines "STAGE INSTANCE RECORDS SUM XOR", hex
+# digests; 64-bit arithmetic), or "none" if there is none.
+total() {
+  local n=0 s=0 x=0 stage inst recs sum xr f
+  for f in "$1".[0-9]*; do
+    [ -e "$f" ] || { echo "none"; return; }
+    read -r stage inst recs sum xr <"$f" || return
+    n=$((n + recs)); s=$((s + 16#$sum)); x=$((x ^ 16#$xr))
+  done
+  echo "$n $s $x"
+}
+
 # fail WHAT: count a failed check and say what failed.
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

@@ -9,16 +9,6 @@ set -u
 . "${top_srcdir:-.}/tests/cli/clitest.sh"
 flows=${top_srcdir:-.}/tests/flows/run
 
-# total PREFIX: "RECORDS SUM XOR" over the count files PREFIX.* (lines
-# "STAGE INSTANCE RECORDS SUM XOR", hex digests; 64-bit arithmetic).
-total() {
-  local n=0 s=0 x=0 stage inst recs sum xr
-  for f in "$1".*; do
-    read -r stage inst recs sum xr <"$f" || return
-    n=$((n + recs)); s=$((s + 16#$sum)); x=$((x ^ 16#$xr))
-  done
-  echo "$n $s $x"
-}
 
 # The reference: the whole flow on one rank.
 r 1 run "$flows/gen_count.yaml" out="$tmp/ref" gen_ranks=0-0 count_ranks=0-0 >/dev/null \

@@ -24,15 +24,6 @@ set -u
 flows=${top_srcdir:-.}/tests/flows/run
 N=20000
 
-# total PREFIX: "RECORDS SUM XOR" over the count files PREFIX.0, .1, ...
-total() {
-  local n=0 s=0 x=0 stage inst recs sum xr f
-  for f in "$1".[0-9]*; do
-    read -r stage inst recs sum xr <"$f" || return
-    n=$((n + recs)); s=$((s + 16#$sum)); x=$((x ^ 16#$xr))
-  done
-  echo "$n $s $x"
-}
 
 # largest PREFIX: the most records one count instance got.
 largest() {

@@ -22,16 +22,6 @@ spec=${top_srcdir:-.}/examples/plugin.yaml
 [ -f "$pc" ] || { echo "FAIL: $pc not built"; exit 1; }
 N=30000
 
-# total PREFIX: "RECORDS SUM XOR" over the count files PREFIX.*.
-total() {
-  local n=0 s=0 x=0 stage inst recs sum xr f
-  for f in "$1".*; do
-    [ -e "$f" ] || { echo "none"; return; }
-    read -r stage inst recs sum xr <"$f" || return
-    n=$((n + recs)); s=$((s + 16#$sum)); x=$((x ^ 16#$xr))
-  done
-  echo "$n $s $x"
-}
 
 # once NRANKS PATTERN ARGS...: fails with exit 1, PATTERN said once and
 # one closing line.
